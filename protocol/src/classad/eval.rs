@@ -1,0 +1,700 @@
+//! The evaluator: expressions to values, with HTCondor's semantics.
+//!
+//! An [`Evaluator`] holds up to two top-level ads, MY and TARGET, and
+//! evaluates expressions in the scope of one of them. Name resolution follows
+//! HTCondor's ClassAd library:
+//!
+//! - `name` is looked up in the current ad, then in each enclosing (lexical
+//!   parent) ad. In [`Mode::Compat`] (HTCondor's daemons, the default) a name
+//!   not found in a top-level ad is then looked up in the other top-level ad,
+//!   so `Memory > 10` in a job's `Requirements` sees the machine's `Memory`;
+//!   in [`Mode::Strict`] (HTCondor's library as the Python `classad2` module
+//!   uses it) it is undefined. If nothing defines the name, the special names
+//!   `MY`/`SELF`, `TARGET`, `PARENT`, `ROOT`/`TOPLEVEL` name those ads.
+//! - `.name` is looked up from the top-level ad of the current side.
+//! - `base.name` evaluates `base`; for an ad it looks `name` up there (and in
+//!   its parents), for a list of ads it gives the list of each ad's value.
+//! - An attribute that refers back to itself while it is being evaluated
+//!   yields `undefined`, as in HTCondor.
+//!
+//! Work is bounded: every node visited costs a step from a budget, and
+//! attribute and `eval` recursion is limited in depth; running out yields
+//! `error`, never a hang or a stack overflow.
+
+use std::sync::Arc;
+
+use super::ad::ClassAd;
+use super::ast::{AttrRef, BinaryOp, Expr};
+use super::limits::{DEFAULT_STEP_BUDGET, MAX_EVAL_DEPTH};
+use super::name::Folded;
+use super::operators;
+use super::value::{AdValue, Parent, Value};
+
+/// Which of the two top-level ads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Side {
+    My,
+    Target,
+}
+
+impl Side {
+    pub fn other(self) -> Side {
+        match self {
+            Side::My => Side::Target,
+            Side::Target => Side::My,
+        }
+    }
+}
+
+/// How unqualified names resolve past the top-level ad.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// HTCondor's daemons (`STRICT_CLASSAD_EVALUATION = false`): MY, then
+    /// TARGET.
+    #[default]
+    Compat,
+    /// HTCondor's ClassAd library by default: MY only.
+    Strict,
+}
+
+/// A built-in function: called with the unevaluated arguments, so that
+/// functions like `ifThenElse` and `unparse` control evaluation themselves.
+pub type Builtin = fn(&mut Evaluator<'_>, Ctx<'_>, &[Expr]) -> Value;
+
+/// The scope an expression is being evaluated in.
+#[derive(Clone, Copy, Debug)]
+pub struct Ctx<'c> {
+    scope: Scope<'c>,
+    side: Side,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Scope<'c> {
+    /// No ad at all (a free-standing expression).
+    None,
+    /// One of the evaluator's top-level ads.
+    Top(Side),
+    /// A nested ad value.
+    Nested(&'c Arc<AdValue>),
+}
+
+impl<'c> Ctx<'c> {
+    /// The context of the top-level ad on `side`.
+    pub fn top(side: Side) -> Ctx<'static> {
+        Ctx {
+            scope: Scope::Top(side),
+            side,
+        }
+    }
+
+    /// Which top-level ad is MY here.
+    pub fn side(&self) -> Side {
+        self.side
+    }
+
+    /// The context inside a nested ad value.
+    pub fn inside(self, ad: &'c Arc<AdValue>) -> Ctx<'c> {
+        Ctx {
+            scope: Scope::Nested(ad),
+            side: self.side,
+        }
+    }
+}
+
+/// Evaluates expressions against up to two ads.
+pub struct Evaluator<'a> {
+    my: Option<&'a ClassAd>,
+    target: Option<&'a ClassAd>,
+    mode: Mode,
+    steps_left: u64,
+    budget: u64,
+    depth: u32,
+    /// Attributes being evaluated right now (ad identity, name), to detect
+    /// self-reference.
+    in_progress: Vec<(usize, Folded)>,
+    /// Seconds since the epoch, for `time()` and friends.
+    now: Option<i64>,
+    rng_state: u64,
+}
+
+impl<'a> Evaluator<'a> {
+    /// An evaluator with no ads.
+    pub fn new() -> Evaluator<'a> {
+        Evaluator {
+            my: None,
+            target: None,
+            mode: Mode::default(),
+            steps_left: DEFAULT_STEP_BUDGET,
+            budget: DEFAULT_STEP_BUDGET,
+            depth: 0,
+            in_progress: Vec::new(),
+            now: None,
+            rng_state: 0x9E37_79B9_7F4A_7C15,
+        }
+    }
+
+    /// An evaluator with MY (and optionally TARGET).
+    pub fn with_ads(my: Option<&'a ClassAd>, target: Option<&'a ClassAd>) -> Evaluator<'a> {
+        let mut ev = Evaluator::new();
+        ev.my = my;
+        ev.target = target;
+        ev
+    }
+
+    pub fn mode(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Replaces the step budget of each top-level evaluation.
+    pub fn step_budget(mut self, steps: u64) -> Self {
+        self.budget = steps;
+        self.steps_left = steps;
+        self
+    }
+
+    /// Fixes the clock (seconds since the epoch) for `time()` and friends.
+    pub fn now(mut self, secs: i64) -> Self {
+        self.now = Some(secs);
+        self
+    }
+
+    /// Seeds `random()`.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.rng_state = seed | 1;
+        self
+    }
+
+    /// Swaps in a new pair of ads, keeping the settings.
+    pub fn set_ads(&mut self, my: Option<&'a ClassAd>, target: Option<&'a ClassAd>) {
+        self.my = my;
+        self.target = target;
+    }
+
+    /// Evaluates `expr` in the scope of MY (or with no scope if there is no
+    /// MY ad).
+    pub fn eval(&mut self, expr: &Expr) -> Value {
+        self.eval_on(Side::My, expr)
+    }
+
+    /// Evaluates `expr` as if it were written in the top-level ad of `side`.
+    pub fn eval_on(&mut self, side: Side, expr: &Expr) -> Value {
+        self.reset();
+        let ctx = if self.ad(side).is_some() {
+            Ctx::top(side)
+        } else {
+            Ctx {
+                scope: Scope::None,
+                side,
+            }
+        };
+        self.eval_in(ctx, expr)
+    }
+
+    /// Evaluates the attribute `name` of the ad on `side`; undefined if absent.
+    pub fn eval_attr(&mut self, side: Side, name: Folded) -> Value {
+        self.reset();
+        let Some(ad) = self.ad(side) else {
+            return Value::Undefined;
+        };
+        match ad.get_folded(name) {
+            Some(e) => self.eval_attr_expr(Ctx::top(side), ad as *const ClassAd as usize, name, e),
+            None => Value::Undefined,
+        }
+    }
+
+    fn reset(&mut self) {
+        self.steps_left = self.budget;
+        self.depth = 0;
+        self.in_progress.clear();
+    }
+
+    /// The top-level ad on `side`.
+    pub fn ad(&self, side: Side) -> Option<&'a ClassAd> {
+        match side {
+            Side::My => self.my,
+            Side::Target => self.target,
+        }
+    }
+
+    /// Current time in seconds since the epoch.
+    pub fn now_secs(&self) -> i64 {
+        self.now.unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs() as i64)
+                .unwrap_or(0)
+        })
+    }
+
+    /// A pseudo-random number in [0, 1), from the evaluator's seeded stream.
+    pub fn next_random(&mut self) -> f64 {
+        // SplitMix64.
+        self.rng_state = self.rng_state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.rng_state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Charges `n` steps; false when the budget is spent.
+    pub fn charge(&mut self, n: u64) -> bool {
+        if self.steps_left < n {
+            self.steps_left = 0;
+            false
+        } else {
+            self.steps_left -= n;
+            true
+        }
+    }
+
+    /// Evaluates an expression in a context. The entry point for built-in
+    /// functions evaluating their arguments.
+    pub fn eval_in(&mut self, ctx: Ctx<'_>, expr: &Expr) -> Value {
+        if !self.charge(1) {
+            return Value::Error;
+        }
+        match expr {
+            Expr::Literal(v) => v.clone(),
+            Expr::Attr(r) => self.eval_attr_ref(ctx, r),
+            Expr::Select(base, r) => self.eval_select(ctx, base, r),
+            Expr::Index(pair) => {
+                let base = self.eval_in(ctx, &pair[0]);
+                let index = self.eval_in(ctx, &pair[1]);
+                self.subscript(ctx, base, index)
+            }
+            Expr::Unary(op, e) => {
+                let v = self.eval_in(ctx, e);
+                operators::unary(*op, v)
+            }
+            Expr::Binary(op, pair) => self.eval_binary(ctx, *op, &pair[0], &pair[1]),
+            Expr::Cond(parts) => {
+                let c = self.eval_in(ctx, &parts[0]);
+                match operators::truth(&c) {
+                    Ok(Some(true)) => self.eval_in(ctx, &parts[1]),
+                    Ok(Some(false)) => self.eval_in(ctx, &parts[2]),
+                    Ok(None) => Value::Undefined,
+                    Err(()) => Value::Error,
+                }
+            }
+            Expr::Elvis(parts) => {
+                let a = self.eval_in(ctx, &parts[0]);
+                if a.is_undefined() {
+                    self.eval_in(ctx, &parts[1])
+                } else {
+                    a
+                }
+            }
+            Expr::Paren(e) => self.eval_in(ctx, e),
+            Expr::Call(call) => match call.func {
+                Some(f) => {
+                    if self.depth >= MAX_EVAL_DEPTH {
+                        return Value::Error;
+                    }
+                    self.depth += 1;
+                    let v =
+                        stacker::maybe_grow(64 * 1024, 1024 * 1024, || f(self, ctx, &call.args));
+                    self.depth -= 1;
+                    if self.steps_left == 0 {
+                        Value::Error
+                    } else {
+                        v
+                    }
+                }
+                None => Value::Error,
+            },
+            Expr::List(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for e in items.iter() {
+                    out.push(self.eval_in(ctx, e));
+                }
+                Value::List(out.into())
+            }
+            Expr::Ad(ad) => Value::Ad(Arc::new(AdValue {
+                ad: ad.clone(),
+                parent: self.parent_of(ctx),
+            })),
+        }
+    }
+
+    /// How a nested ad written in `ctx` records its parent.
+    fn parent_of(&self, ctx: Ctx<'_>) -> Parent {
+        match ctx.scope {
+            Scope::None => Parent::None,
+            Scope::Top(s) => Parent::Top(s),
+            Scope::Nested(av) => Parent::Ad(av.clone()),
+        }
+    }
+
+    fn eval_binary(&mut self, ctx: Ctx<'_>, op: BinaryOp, l: &Expr, r: &Expr) -> Value {
+        match op {
+            BinaryOp::And => {
+                let a = self.eval_in(ctx, l);
+                match operators::truth(&a) {
+                    Ok(Some(false)) => Value::Bool(false),
+                    Err(()) => Value::Error,
+                    Ok(left) => {
+                        let b = self.eval_in(ctx, r);
+                        match (left, operators::truth(&b)) {
+                            (_, Err(())) => Value::Error,
+                            (_, Ok(Some(false))) => Value::Bool(false),
+                            (Some(true), Ok(Some(true))) => Value::Bool(true),
+                            _ => Value::Undefined,
+                        }
+                    }
+                }
+            }
+            BinaryOp::Or => {
+                let a = self.eval_in(ctx, l);
+                match operators::truth(&a) {
+                    Ok(Some(true)) => Value::Bool(true),
+                    Err(()) => Value::Error,
+                    Ok(left) => {
+                        let b = self.eval_in(ctx, r);
+                        match (left, operators::truth(&b)) {
+                            (_, Err(())) => Value::Error,
+                            (_, Ok(Some(true))) => Value::Bool(true),
+                            (Some(false), Ok(Some(false))) => Value::Bool(false),
+                            _ => Value::Undefined,
+                        }
+                    }
+                }
+            }
+            _ => {
+                let a = self.eval_in(ctx, l);
+                let b = self.eval_in(ctx, r);
+                operators::binary(op, &a, &b)
+            }
+        }
+    }
+
+    fn subscript(&mut self, ctx: Ctx<'_>, base: Value, index: Value) -> Value {
+        match (&base, &index) {
+            (Value::Error, _) | (_, Value::Error) => Value::Error,
+            (Value::Undefined, _) | (_, Value::Undefined) => Value::Undefined,
+            (Value::List(items), Value::Int(i)) => {
+                if *i < 0 || *i as usize >= items.len() {
+                    Value::Error
+                } else {
+                    items[*i as usize].clone()
+                }
+            }
+            (Value::Ad(av), Value::String(name)) => match super::name::Name::new(name) {
+                Ok(n) => self.lookup_from(ctx.inside(av), n.folded()),
+                Err(_) => Value::Undefined,
+            },
+            _ => Value::Error,
+        }
+    }
+
+    fn eval_attr_ref(&mut self, ctx: Ctx<'_>, r: &AttrRef) -> Value {
+        if r.absolute {
+            let side = ctx.side;
+            return match self.ad(side) {
+                Some(_) => self.lookup_from(Ctx::top(side), r.key),
+                None => Value::Undefined,
+            };
+        }
+        self.lookup_from(ctx, r.key)
+    }
+
+    /// Resolves a name starting at `ctx`, walking out through parents (and to
+    /// TARGET in compat mode), then the special scope names.
+    fn lookup_from(&mut self, ctx: Ctx<'_>, key: Folded) -> Value {
+        let mut scope = ctx.scope;
+        let side = ctx.side;
+        loop {
+            match scope {
+                Scope::None => break,
+                Scope::Top(s) => {
+                    let ad = self.ad(s).expect("top scope has an ad");
+                    if let Some(e) = ad.get_folded(key) {
+                        return self.eval_attr_expr(
+                            Ctx {
+                                scope: Scope::Top(s),
+                                side: s,
+                            },
+                            ad as *const ClassAd as usize,
+                            key,
+                            e,
+                        );
+                    }
+                    if self.mode == Mode::Compat && s == side {
+                        if let Some(other) = self.ad(s.other()) {
+                            if let Some(e) = other.get_folded(key) {
+                                return self.eval_attr_expr(
+                                    Ctx::top(s.other()),
+                                    other as *const ClassAd as usize,
+                                    key,
+                                    e,
+                                );
+                            }
+                        }
+                    }
+                    break;
+                }
+                Scope::Nested(av) => {
+                    if let Some(e) = av.ad.get_folded(key) {
+                        let ident = Arc::as_ptr(&av.ad) as usize;
+                        return self.eval_attr_expr(ctx.inside(av), ident, key, e);
+                    }
+                    match &av.parent {
+                        Parent::None => break,
+                        Parent::Top(s) => {
+                            if self.ad(*s).is_none() {
+                                break;
+                            }
+                            scope = Scope::Top(*s);
+                        }
+                        Parent::Ad(p) => {
+                            // Continue in the parent; recursion keeps the
+                            // borrow simple and parents are few.
+                            let p = p.clone();
+                            return self.lookup_from(ctx.inside(&p), key);
+                        }
+                    }
+                }
+            }
+        }
+        self.special_name(ctx, key)
+    }
+
+    /// `MY`, `SELF`, `TARGET`, `PARENT`, `ROOT`, `TOPLEVEL` when no ad defines
+    /// them.
+    fn special_name(&mut self, ctx: Ctx<'_>, key: Folded) -> Value {
+        let which = match key.as_str() {
+            "my" | "self" | "root" | "toplevel" => Some(ctx.side),
+            "target" => Some(ctx.side.other()),
+            "parent" => {
+                return match ctx.scope {
+                    Scope::Nested(av) => match &av.parent {
+                        Parent::None => Value::Undefined,
+                        Parent::Top(s) => self.top_value(*s),
+                        Parent::Ad(p) => Value::Ad(p.clone()),
+                    },
+                    _ => Value::Undefined,
+                }
+            }
+            _ => None,
+        };
+        match which {
+            Some(s) => self.top_value(s),
+            None => Value::Undefined,
+        }
+    }
+
+    /// A top-level ad as a value (copied: values own their ads).
+    fn top_value(&self, side: Side) -> Value {
+        match self.ad(side) {
+            Some(ad) => Value::Ad(Arc::new(AdValue {
+                ad: Arc::new(ad.clone()),
+                parent: Parent::None,
+            })),
+            None => Value::Undefined,
+        }
+    }
+
+    /// Evaluates an attribute's expression, guarding against self-reference
+    /// and runaway depth.
+    fn eval_attr_expr(&mut self, ctx: Ctx<'_>, ad_ident: usize, key: Folded, e: &Expr) -> Value {
+        if let Expr::Literal(v) = e {
+            if !self.charge(1) {
+                return Value::Error;
+            }
+            return v.clone();
+        }
+        if self.in_progress.contains(&(ad_ident, key)) {
+            return Value::Undefined;
+        }
+        if self.depth >= MAX_EVAL_DEPTH {
+            return Value::Error;
+        }
+        self.depth += 1;
+        self.in_progress.push((ad_ident, key));
+        let v = stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.eval_in(ctx, e));
+        self.in_progress.pop();
+        self.depth -= 1;
+        v
+    }
+
+    /// `base.name`.
+    fn eval_select(&mut self, ctx: Ctx<'_>, base: &Expr, r: &AttrRef) -> Value {
+        // Fast path for MY.x / TARGET.x when the scope names are not shadowed
+        // by an attribute: no copy of the top-level ad is made.
+        if let Expr::Attr(b) = base {
+            if !b.absolute {
+                let target = match b.key.as_str() {
+                    "my" | "self" => Some(ctx.side),
+                    "target" => Some(ctx.side.other()),
+                    _ => None,
+                };
+                if let Some(side) = target {
+                    if !self.defined_in_scope(ctx, b.key) {
+                        if !self.charge(1) {
+                            return Value::Error;
+                        }
+                        return match self.ad(side) {
+                            Some(_) => self.lookup_top_only(side, r.key),
+                            None => Value::Undefined,
+                        };
+                    }
+                }
+            }
+        }
+        let b = self.eval_in(ctx, base);
+        self.select(ctx, b, r.key)
+    }
+
+    /// Looks `key` up in the top-level ad on `side` only (then its parents:
+    /// a top-level ad has none).
+    fn lookup_top_only(&mut self, side: Side, key: Folded) -> Value {
+        let ad = self.ad(side).expect("checked");
+        match ad.get_folded(key) {
+            Some(e) => self.eval_attr_expr(Ctx::top(side), ad as *const ClassAd as usize, key, e),
+            None => Value::Undefined,
+        }
+    }
+
+    /// Whether an attribute named `key` is visible from `ctx` (so a special
+    /// scope name is shadowed).
+    fn defined_in_scope(&self, ctx: Ctx<'_>, key: Folded) -> bool {
+        let mut scope = ctx.scope;
+        loop {
+            match scope {
+                Scope::None => return false,
+                Scope::Top(s) => {
+                    let ad = self.ad(s).expect("top scope has an ad");
+                    if ad.get_folded(key).is_some() {
+                        return true;
+                    }
+                    if self.mode == Mode::Compat && s == ctx.side {
+                        if let Some(o) = self.ad(s.other()) {
+                            return o.get_folded(key).is_some();
+                        }
+                    }
+                    return false;
+                }
+                Scope::Nested(av) => {
+                    if av.ad.get_folded(key).is_some() {
+                        return true;
+                    }
+                    match &av.parent {
+                        Parent::None => return false,
+                        Parent::Top(s) => scope = Scope::Top(*s),
+                        Parent::Ad(p) => {
+                            return self.defined_in_scope(ctx.inside(p), key);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Selection on an evaluated base.
+    pub fn select(&mut self, ctx: Ctx<'_>, base: Value, key: Folded) -> Value {
+        match &base {
+            Value::Ad(av) => self.lookup_in_selected(ctx, av, key),
+            Value::List(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for item in items.iter() {
+                    out.push(match item {
+                        Value::Ad(av) => self.lookup_in_selected(ctx, av, key),
+                        Value::Undefined => Value::Undefined,
+                        _ => Value::Error,
+                    });
+                }
+                Value::List(out.into())
+            }
+            Value::Undefined => Value::Undefined,
+            _ => Value::Error,
+        }
+    }
+
+    fn lookup_in_selected(&mut self, ctx: Ctx<'_>, av: &Arc<AdValue>, key: Folded) -> Value {
+        // Selection looks in the ad and its lexical parents, not TARGET.
+        let inner = ctx.inside(av);
+        let saved = self.mode;
+        self.mode = Mode::Strict;
+        let v = self.lookup_from(inner, key);
+        self.mode = saved;
+        v
+    }
+
+    /// Finds the expression an attribute reference names, without evaluating
+    /// it (for `unparse`, `unresolved` and friends).
+    pub fn find_attr_expr(&self, ctx: Ctx<'_>, r: &AttrRef) -> Option<Expr> {
+        let mut scope = if r.absolute {
+            Scope::Top(ctx.side)
+        } else {
+            ctx.scope
+        };
+        loop {
+            match scope {
+                Scope::None => return None,
+                Scope::Top(s) => {
+                    let ad = self.ad(s)?;
+                    if let Some(e) = ad.get_folded(r.key) {
+                        return Some(e.clone());
+                    }
+                    if self.mode == Mode::Compat && s == ctx.side {
+                        return self.ad(s.other())?.get_folded(r.key).cloned();
+                    }
+                    return None;
+                }
+                Scope::Nested(av) => {
+                    if let Some(e) = av.ad.get_folded(r.key) {
+                        return Some(e.clone());
+                    }
+                    match &av.parent {
+                        Parent::None => return None,
+                        Parent::Top(s) => scope = Scope::Top(*s),
+                        Parent::Ad(p) => {
+                            let p = p.clone();
+                            return self.find_attr_expr(ctx.inside(&p), r);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Evaluates `expr` with `ad` as MY and the current TARGET kept, as
+    /// `evalInEachContext` needs.
+    pub fn eval_in_ad(&mut self, ctx: Ctx<'_>, ad: &Arc<AdValue>, expr: &Expr) -> Value {
+        self.eval_in(ctx.inside(ad), expr)
+    }
+
+    /// Steps left in the current evaluation.
+    pub fn steps_left(&self) -> u64 {
+        self.steps_left
+    }
+
+    /// Recursion depth of the current evaluation (attribute references and
+    /// function calls).
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+
+    /// Runs `f` one level deeper, or yields error at the depth limit.
+    pub fn deeper(&mut self, f: impl FnOnce(&mut Self) -> Value) -> Value {
+        if self.depth >= MAX_EVAL_DEPTH {
+            return Value::Error;
+        }
+        self.depth += 1;
+        let v = stacker::maybe_grow(64 * 1024, 1024 * 1024, || f(self));
+        self.depth -= 1;
+        v
+    }
+}
+
+impl Default for Evaluator<'_> {
+    fn default() -> Self {
+        Evaluator::new()
+    }
+}
+
+/// Evaluates a free-standing expression (no ads).
+pub fn eval_expr(expr: &Expr) -> Value {
+    Evaluator::new().eval(expr)
+}

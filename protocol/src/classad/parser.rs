@@ -1,0 +1,481 @@
+//! The parser: text in HTCondor's ClassAd syntax to expression trees.
+//!
+//! Operator precedence (lowest first), as in HTCondor's parser:
+//! `?:` (and the elvis `?:`), `||`, `&&`, `|`, `^`, `&`,
+//! `== != =?= =!= is isnt`, `< <= > >=`, `<< >> >>>`, `+ -`, `* / %`,
+//! unary `- + ! ~`, then subscripts, `.` selection and calls.
+
+use std::fmt;
+use std::sync::Arc;
+
+use super::ad::ClassAd;
+use super::ast::{AttrRef, BinaryOp, Call, Expr, UnaryOp};
+use super::lexer::{LexError, Lexer, Pos, Tok};
+use super::limits::{MAX_AD_ATTRS, MAX_ARGS, MAX_DEPTH, MAX_INPUT_LEN, MAX_LIST_LEN};
+use super::name::Name;
+use super::value::Value;
+use super::{functions, time};
+
+/// A syntax error, with the 1-based line and column where it was found.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}, column {column}: {message}")]
+pub struct ParseError {
+    pub line: u32,
+    pub column: u32,
+    pub message: String,
+}
+
+impl ParseError {
+    pub(crate) fn at(pos: Pos, message: impl Into<String>) -> ParseError {
+        ParseError {
+            line: pos.line,
+            column: pos.column,
+            message: message.into(),
+        }
+    }
+
+    /// The same error, reported as if the parsed text began on `line`.
+    pub fn shifted(mut self, lines: u32) -> ParseError {
+        self.line += lines;
+        self
+    }
+}
+
+impl From<LexError> for ParseError {
+    fn from(e: LexError) -> ParseError {
+        ParseError::at(e.pos, e.message)
+    }
+}
+
+/// Parses one expression; the whole text must be that expression.
+pub fn parse_expr(text: &str) -> Result<Expr, ParseError> {
+    let mut p = Parser::new(text)?;
+    let (e, _) = p.expr(0)?;
+    p.expect_eof()?;
+    Ok(e)
+}
+
+/// Parses one ad in the new syntax, `[ name = expr; ... ]`.
+pub fn parse_ad(text: &str) -> Result<ClassAd, ParseError> {
+    let mut p = Parser::new(text)?;
+    let ad = p.ad_literal()?;
+    p.expect_eof()?;
+    Ok(ad)
+}
+
+/// Parses a sequence of new-syntax ads, optionally separated by white space
+/// or commas (as a JSON-like array of ads would be).
+pub fn parse_ads(text: &str) -> Result<Vec<ClassAd>, ParseError> {
+    let mut p = Parser::new(text)?;
+    let mut ads = Vec::new();
+    loop {
+        if p.tok == Tok::Eof {
+            return Ok(ads);
+        }
+        ads.push(p.ad_literal()?);
+        if p.tok == Tok::Punct(",") {
+            p.advance()?;
+        }
+    }
+}
+
+pub(crate) struct Parser<'a> {
+    lexer: Lexer<'a>,
+    tok: Tok,
+    pos: Pos,
+    /// Byte offset where the current token starts.
+    start: usize,
+}
+
+impl fmt::Debug for Parser<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Parser")
+            .field("tok", &self.tok)
+            .field("pos", &self.pos)
+            .finish()
+    }
+}
+
+type Parsed = Result<(Expr, u32), ParseError>;
+
+impl<'a> Parser<'a> {
+    pub(crate) fn new(text: &'a str) -> Result<Parser<'a>, ParseError> {
+        if text.len() > MAX_INPUT_LEN {
+            return Err(ParseError::at(
+                Pos { line: 1, column: 1 },
+                format!(
+                    "input is {} bytes, more than the limit of {MAX_INPUT_LEN}",
+                    text.len()
+                ),
+            ));
+        }
+        let mut lexer = Lexer::new(text);
+        let (tok, pos) = lexer.next_token()?;
+        let start = lexer.offset();
+        Ok(Parser {
+            lexer,
+            tok,
+            pos,
+            start,
+        })
+    }
+
+    fn advance(&mut self) -> Result<Tok, ParseError> {
+        let (tok, pos) = self.lexer.next_token()?;
+        self.start = self.lexer.offset();
+        self.pos = pos;
+        Ok(std::mem::replace(&mut self.tok, tok))
+    }
+
+    fn unexpected(&self, wanted: &str) -> ParseError {
+        ParseError::at(
+            self.pos,
+            format!("expected {wanted} but found {}", self.tok.describe()),
+        )
+    }
+
+    fn expect(&mut self, punct: &'static str) -> Result<(), ParseError> {
+        if self.tok == Tok::Punct(punct) {
+            self.advance()?;
+            Ok(())
+        } else {
+            Err(self.unexpected(&format!("'{punct}'")))
+        }
+    }
+
+    pub(crate) fn expect_eof(&self) -> Result<(), ParseError> {
+        if self.tok == Tok::Eof {
+            Ok(())
+        } else {
+            Err(self.unexpected("end of input"))
+        }
+    }
+
+    fn check_depth(&self, depth: u32) -> Result<(), ParseError> {
+        if depth > MAX_DEPTH {
+            Err(ParseError::at(
+                self.pos,
+                format!("expression nested more than {MAX_DEPTH} levels deep"),
+            ))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn name(&self, text: &str) -> Result<Name, ParseError> {
+        Name::new(text).map_err(|e| ParseError::at(self.pos, e.to_string()))
+    }
+
+    /// expr := or-expr [ '?' expr ':' expr | '?:' expr ]
+    pub(crate) fn expr(&mut self, depth: u32) -> Parsed {
+        self.check_depth(depth)?;
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.conditional(depth))
+    }
+
+    fn conditional(&mut self, depth: u32) -> Parsed {
+        let (cond, d0) = self.binary(1, depth)?;
+        match self.tok {
+            Tok::Punct("?") => {
+                self.advance()?;
+                let (then, d1) = self.expr(depth + 1)?;
+                self.expect(":")?;
+                let (els, d2) = self.expr(depth + 1)?;
+                let d = 1 + d0.max(d1).max(d2);
+                self.check_depth(d)?;
+                Ok((Expr::Cond(Box::new([cond, then, els])), d))
+            }
+            Tok::Punct("?:") => {
+                self.advance()?;
+                let (els, d1) = self.expr(depth + 1)?;
+                let d = 1 + d0.max(d1);
+                self.check_depth(d)?;
+                Ok((Expr::Elvis(Box::new([cond, els])), d))
+            }
+            _ => Ok((cond, d0)),
+        }
+    }
+
+    fn binary_op(&self) -> Option<BinaryOp> {
+        use BinaryOp::*;
+        Some(match &self.tok {
+            Tok::Punct(p) => match *p {
+                "||" => Or,
+                "&&" => And,
+                "|" => BitOr,
+                "^" => BitXor,
+                "&" => BitAnd,
+                "==" => Eq,
+                "!=" => Ne,
+                "=?=" => Is,
+                "=!=" => Isnt,
+                "<" => Lt,
+                "<=" => Le,
+                ">" => Gt,
+                ">=" => Ge,
+                "<<" => Shl,
+                ">>" => Shr,
+                ">>>" => Ushr,
+                "+" => Add,
+                "-" => Sub,
+                "*" => Mul,
+                "/" => Div,
+                "%" => Mod,
+                _ => return None,
+            },
+            Tok::Is => Is,
+            Tok::Isnt => Isnt,
+            _ => return None,
+        })
+    }
+
+    /// Precedence climbing over the left-associative binary operators.
+    fn binary(&mut self, min_prec: u8, depth: u32) -> Parsed {
+        let (mut left, mut left_depth) = self.unary(depth)?;
+        while let Some(op) = self.binary_op() {
+            let prec = op.precedence();
+            if prec < min_prec {
+                break;
+            }
+            self.advance()?;
+            let (right, right_depth) = self.binary(prec + 1, depth + 1)?;
+            left_depth = 1 + left_depth.max(right_depth);
+            self.check_depth(left_depth)?;
+            left = Expr::binary(op, left, right);
+        }
+        Ok((left, left_depth))
+    }
+
+    fn unary(&mut self, depth: u32) -> Parsed {
+        self.check_depth(depth)?;
+        let op = match self.tok {
+            Tok::Punct("-") => UnaryOp::Minus,
+            Tok::Punct("+") => UnaryOp::Plus,
+            Tok::Punct("!") => UnaryOp::Not,
+            Tok::Punct("~") => UnaryOp::BitNot,
+            _ => return self.postfix(depth),
+        };
+        self.advance()?;
+        // HTCondor folds a minus written directly before a number into a
+        // negative literal (so `-1` unparses as `-1`, not ` -1`).
+        if op == UnaryOp::Minus {
+            match self.tok {
+                Tok::Int(i) => {
+                    self.advance()?;
+                    return self.postfix_ops(Expr::Literal(Value::Int(i.wrapping_neg())), 1, depth);
+                }
+                Tok::Real(r) => {
+                    self.advance()?;
+                    return self.postfix_ops(Expr::Literal(Value::Real(-r)), 1, depth);
+                }
+                _ => {}
+            }
+        }
+        let (operand, d) = self.unary(depth + 1)?;
+        Ok((Expr::Unary(op, Box::new(operand)), d + 1))
+    }
+
+    fn postfix(&mut self, depth: u32) -> Parsed {
+        let (e, d) = self.primary(depth)?;
+        self.postfix_ops(e, d, depth)
+    }
+
+    fn postfix_ops(&mut self, mut e: Expr, mut d: u32, depth: u32) -> Parsed {
+        loop {
+            match self.tok {
+                Tok::Punct("[") => {
+                    self.advance()?;
+                    let (index, di) = self.expr(depth + 1)?;
+                    self.expect("]")?;
+                    d = 1 + d.max(di);
+                    e = Expr::Index(Box::new([e, index]));
+                }
+                Tok::Punct(".") => {
+                    self.advance()?;
+                    let name = match self.advance()? {
+                        Tok::Ident { text, .. } => self.name(&text)?,
+                        other => {
+                            return Err(ParseError::at(
+                                self.pos,
+                                format!(
+                                    "expected an attribute name after '.' but found {}",
+                                    other.describe()
+                                ),
+                            ))
+                        }
+                    };
+                    d += 1;
+                    e = Expr::Select(Box::new(e), AttrRef::new(name, false));
+                }
+                _ => return Ok((e, d)),
+            }
+            self.check_depth(d)?;
+        }
+    }
+
+    fn primary(&mut self, depth: u32) -> Parsed {
+        let pos = self.pos;
+        let tok = self.advance()?;
+        let e = match tok {
+            Tok::Int(i) => Expr::Literal(Value::Int(i)),
+            Tok::Real(r) => Expr::Literal(Value::Real(r)),
+            Tok::Str(s) => Expr::Literal(Value::String(s.into())),
+            Tok::True => Expr::Literal(Value::Bool(true)),
+            Tok::False => Expr::Literal(Value::Bool(false)),
+            Tok::Undefined => Expr::Literal(Value::Undefined),
+            Tok::Error => Expr::Literal(Value::Error),
+            Tok::Ident { text, quoted } => {
+                if !quoted && self.tok == Tok::Punct("(") {
+                    return self.call(&text, depth);
+                }
+                Expr::Attr(AttrRef::new(self.name(&text)?, false))
+            }
+            Tok::Punct(".") => match self.advance()? {
+                Tok::Ident { text, .. } => Expr::Attr(AttrRef::new(self.name(&text)?, true)),
+                other => {
+                    return Err(ParseError::at(
+                        self.pos,
+                        format!(
+                            "expected an attribute name after '.' but found {}",
+                            other.describe()
+                        ),
+                    ))
+                }
+            },
+            Tok::Punct("(") => {
+                let (inner, d) = self.expr(depth + 1)?;
+                self.expect(")")?;
+                return Ok((Expr::Paren(Box::new(inner)), d + 1));
+            }
+            Tok::Punct("{") => return self.list(depth),
+            Tok::Punct("[") => {
+                let ad = self.ad_body(depth + 1)?;
+                return Ok((Expr::Ad(Arc::new(ad)), 1));
+            }
+            other => {
+                return Err(ParseError::at(
+                    pos,
+                    format!("expected an expression but found {}", other.describe()),
+                ))
+            }
+        };
+        Ok((e, 1))
+    }
+
+    fn call(&mut self, name: &str, depth: u32) -> Parsed {
+        self.expect("(")?;
+        let mut args = Vec::new();
+        let mut d = 0;
+        if self.tok != Tok::Punct(")") {
+            loop {
+                let (a, da) = self.expr(depth + 1)?;
+                d = d.max(da);
+                args.push(a);
+                if args.len() > MAX_ARGS {
+                    return Err(ParseError::at(
+                        self.pos,
+                        format!("more than {MAX_ARGS} arguments"),
+                    ));
+                }
+                if self.tok == Tok::Punct(",") {
+                    self.advance()?;
+                } else {
+                    break;
+                }
+            }
+        }
+        self.expect(")")?;
+        let name = self.name(name)?;
+        // Like HTCondor, fold absTime("...") and relTime("...") of a literal
+        // string into a time literal.
+        if let [Expr::Literal(Value::String(s))] = args.as_slice() {
+            match name.folded().as_str() {
+                "abstime" => {
+                    if let Some(t) = time::parse_abs_time(s) {
+                        return Ok((Expr::Literal(Value::AbsTime(t)), 1));
+                    }
+                }
+                "reltime" => {
+                    if let Some(t) = time::parse_rel_time(s) {
+                        return Ok((Expr::Literal(Value::RelTime(t)), 1));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let func = functions::lookup(name.folded().as_str());
+        Ok((
+            Expr::Call(Box::new(Call {
+                name,
+                func,
+                args: args.into_boxed_slice(),
+            })),
+            d + 1,
+        ))
+    }
+
+    fn list(&mut self, depth: u32) -> Parsed {
+        let mut items = Vec::new();
+        let mut d = 0;
+        if self.tok != Tok::Punct("}") {
+            loop {
+                let (e, de) = self.expr(depth + 1)?;
+                d = d.max(de);
+                items.push(e);
+                if items.len() > MAX_LIST_LEN {
+                    return Err(ParseError::at(
+                        self.pos,
+                        format!("list longer than {MAX_LIST_LEN} elements"),
+                    ));
+                }
+                if self.tok == Tok::Punct(",") {
+                    self.advance()?;
+                } else {
+                    break;
+                }
+            }
+        }
+        self.expect("}")?;
+        Ok((Expr::List(items.into_boxed_slice()), d + 1))
+    }
+
+    /// `[ ... ]`, at the current token.
+    pub(crate) fn ad_literal(&mut self) -> Result<ClassAd, ParseError> {
+        self.expect("[")?;
+        self.ad_body(1)
+    }
+
+    /// The attributes of an ad after its `[`, through the closing `]`.
+    fn ad_body(&mut self, depth: u32) -> Result<ClassAd, ParseError> {
+        self.check_depth(depth)?;
+        let mut ad = ClassAd::new();
+        loop {
+            let name = match &self.tok {
+                Tok::Punct("]") => {
+                    self.advance()?;
+                    return Ok(ad);
+                }
+                Tok::Ident { text, .. } => self.name(text)?,
+                _ => return Err(self.unexpected("an attribute name or ']'")),
+            };
+            self.advance()?;
+            self.expect("=")?;
+            let (e, _) = self.expr(depth + 1)?;
+            ad.insert(name, e);
+            if ad.len() > MAX_AD_ATTRS {
+                return Err(ParseError::at(
+                    self.pos,
+                    format!("ad has more than {MAX_AD_ATTRS} attributes"),
+                ));
+            }
+            match self.tok {
+                Tok::Punct(";") => {
+                    while self.tok == Tok::Punct(";") {
+                        self.advance()?;
+                    }
+                }
+                Tok::Punct("]") => {}
+                _ => return Err(self.unexpected("';' or ']'")),
+            }
+        }
+    }
+}

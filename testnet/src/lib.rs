@@ -1,0 +1,1 @@
+//! Starting many agents on one machine with domains, keys, emulated links and faults. Arrives with the agent issue.
