@@ -1,1 +1,5 @@
-fn main() {}
+//! The `starling` command.
+
+fn main() -> std::process::ExitCode {
+    starling_node::cli::main()
+}

@@ -11,7 +11,9 @@
 mod ad;
 mod ast;
 mod eval;
+pub mod formats;
 mod functions;
+pub mod matching;
 mod lexer;
 pub mod limits;
 mod name;

@@ -256,6 +256,9 @@ impl<'a> Evaluator<'a> {
             return Value::Error;
         }
         match expr {
+            // HTCondor quirk: a relative-time literal (what the parser
+            // makes of `relTime("1:30")`) evaluates to a real.
+            Expr::Literal(Value::RelTime(r)) => Value::Real(*r),
             Expr::Literal(v) => v.clone(),
             Expr::Attr(r) => self.eval_attr_ref(ctx, r),
             Expr::Select(base, r) => self.eval_select(ctx, base, r),
@@ -499,6 +502,9 @@ impl<'a> Evaluator<'a> {
     /// and runaway depth.
     fn eval_attr_expr(&mut self, ctx: Ctx<'_>, ad_ident: usize, key: Folded, e: &Expr) -> Value {
         if let Expr::Literal(v) = e {
+            if matches!(v, Value::RelTime(_)) {
+                return self.eval_in(ctx, e);
+            }
             if !self.charge(1) {
                 return Value::Error;
             }

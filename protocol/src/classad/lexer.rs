@@ -11,7 +11,8 @@ pub(crate) struct Pos {
 
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Tok {
-    Int(i64),
+    /// An integer literal's magnitude; `None` if it does not fit in 64 bits.
+    Int(Option<u64>),
     Real(f64),
     Str(String),
     /// An identifier or a 'quoted name'; `quoted` names are never keywords.
@@ -33,7 +34,8 @@ pub(crate) enum Tok {
 impl Tok {
     pub(crate) fn describe(&self) -> String {
         match self {
-            Tok::Int(i) => format!("integer {i}"),
+            Tok::Int(Some(i)) => format!("integer {i}"),
+            Tok::Int(None) => "an integer".into(),
             Tok::Real(r) => format!("real {r}"),
             Tok::Str(_) => "a string".into(),
             Tok::Ident { text, .. } => format!("name '{text}'"),
@@ -201,6 +203,19 @@ impl<'a> Lexer<'a> {
 
     fn number(&mut self, pos: Pos) -> Result<Tok, LexError> {
         let start = self.at;
+        // HTCondor reads `0x1F` as one token and converts it in base 10,
+        // giving 0; we do the same rather than reject what it accepts.
+        if self.peek_byte(0) == Some(b'0')
+            && matches!(self.peek_byte(1), Some(b'x' | b'X'))
+            && matches!(self.peek_byte(2), Some(b) if b.is_ascii_hexdigit())
+        {
+            self.bump();
+            self.bump();
+            while matches!(self.peek_byte(0), Some(b) if b.is_ascii_hexdigit()) {
+                self.bump();
+            }
+            return Ok(Tok::Int(Some(0)));
+        }
         while matches!(self.peek_byte(0), Some(b'0'..=b'9')) {
             self.bump();
         }
@@ -240,9 +255,7 @@ impl<'a> Lexer<'a> {
                 .map_err(|_| self.err(pos, format!("malformed real '{text}'")))?;
             Ok(Tok::Real(r))
         } else {
-            // HTCondor reads an integer literal that does not fit in 64 bits
-            // as 0 (strtoll's failure value); we do the same.
-            Ok(Tok::Int(text.parse().unwrap_or(0)))
+            Ok(Tok::Int(text.parse().ok()))
         }
     }
 

@@ -58,8 +58,10 @@ fn num(v: &Value) -> Option<Num> {
     }
 }
 
+/// HTCondor turns a result of positive infinity (overflow, division by
+/// zero) into error; negative infinity and NaN pass through.
 fn real_result(r: f64) -> Value {
-    if r.is_infinite() {
+    if r == f64::INFINITY {
         Value::Error
     } else {
         Value::Real(r)

@@ -79,6 +79,19 @@ pub fn parse_ads(text: &str) -> Result<Vec<ClassAd>, ParseError> {
     }
 }
 
+/// HTCondor reads an integer literal that does not fit in 64 bits as 0.
+fn int_literal(magnitude: Option<u64>) -> i64 {
+    magnitude.and_then(|m| i64::try_from(m).ok()).unwrap_or(0)
+}
+
+/// `-N` written directly: `-9223372036854775808` is the minimum integer.
+fn negative_int_literal(magnitude: Option<u64>) -> i64 {
+    match magnitude {
+        Some(m) if m <= 1 << 63 => (m as i128).wrapping_neg() as i64,
+        _ => 0,
+    }
+}
+
 pub(crate) struct Parser<'a> {
     lexer: Lexer<'a>,
     tok: Tok,
@@ -259,9 +272,10 @@ impl<'a> Parser<'a> {
         // negative literal (so `-1` unparses as `-1`, not ` -1`).
         if op == UnaryOp::Minus {
             match self.tok {
-                Tok::Int(i) => {
+                Tok::Int(magnitude) => {
                     self.advance()?;
-                    return self.postfix_ops(Expr::Literal(Value::Int(i.wrapping_neg())), 1, depth);
+                    let v = negative_int_literal(magnitude);
+                    return self.postfix_ops(Expr::Literal(Value::Int(v)), 1, depth);
                 }
                 Tok::Real(r) => {
                     self.advance()?;
@@ -316,7 +330,7 @@ impl<'a> Parser<'a> {
         let pos = self.pos;
         let tok = self.advance()?;
         let e = match tok {
-            Tok::Int(i) => Expr::Literal(Value::Int(i)),
+            Tok::Int(magnitude) => Expr::Literal(Value::Int(int_literal(magnitude))),
             Tok::Real(r) => Expr::Literal(Value::Real(r)),
             Tok::Str(s) => Expr::Literal(Value::String(s.into())),
             Tok::True => Expr::Literal(Value::Bool(true)),

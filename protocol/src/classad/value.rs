@@ -185,15 +185,16 @@ impl Value {
     }
 
     /// Structural identity, as `=?=` sees it: same type and same value, strings
-    /// compared case-sensitively, reals bit-for-bit equal or both NaN.
+    /// compared case-sensitively, reals numerically (so NaN is not identical
+    /// to itself), times with their zone.
     pub fn identical(&self, other: &Value) -> bool {
         match (self, other) {
             (Value::Undefined, Value::Undefined) | (Value::Error, Value::Error) => true,
             (Value::Bool(a), Value::Bool(b)) => a == b,
             (Value::Int(a), Value::Int(b)) => a == b,
-            (Value::Real(a), Value::Real(b)) => a == b || (a.is_nan() && b.is_nan()),
+            (Value::Real(a), Value::Real(b)) => a == b,
             (Value::String(a), Value::String(b)) => a == b,
-            (Value::AbsTime(a), Value::AbsTime(b)) => a.secs == b.secs,
+            (Value::AbsTime(a), Value::AbsTime(b)) => a == b,
             (Value::RelTime(a), Value::RelTime(b)) => a == b,
             (Value::List(a), Value::List(b)) => {
                 Arc::ptr_eq(a, b)

@@ -41,6 +41,9 @@ Requests
     this is HTCondor's multi-line *pretty* printer.  ``compact`` is the
     one-line ClassAdUnParser form (the form used in printOld / on the wire).
 
+``{"id": N, "op": "info"}``
+    -> library version, evaluation mode (``old_classad_semantics``), limits.
+
 ``{"id": N, "op": "parse_ads", "text": TEXT, "format": "old"|"new"|"json"|"auto"}``
     -> ``{"id": N, "ads": [{ATTR: UNPARSED, ...}, ...], "ads_compact": [...]}``
        or ``{"id": N, "parse_error": MSG, "ads": [...parsed so far...]}``
@@ -70,7 +73,15 @@ When enumerating the attributes of a record, the reserved name
 ``starling_r__`` is skipped (it only exists because of the probing
 technique; e.g. ``MY`` evaluates to the MY ad without it).
 
-The oracle runs with TZ=UTC.
+The oracle runs with TZ=UTC, never reads a local HTCondor configuration, and
+by default uses HTCondor's default evaluation mode ("old ClassAd semantics",
+STRICT_CLASSAD_EVALUATION = false: MY works without a target, unqualified
+names fall back from MY to TARGET, leading-zero integer literals are parse
+errors, ...).  ``--strict`` / STARLING_ORACLE_STRICT=1 selects strict mode.
+See NOTES.md.
+
+Usage: ``python oracle.py [--strict] < requests.jsonl > responses.jsonl``
+with a python that has ``htcondor==25.14.1`` (scripts/oracle-venv.sh).
 
 If HTCondor's evaluator itself reports a hard evaluation failure (classad2
 raises "failed to evaluate expression"; the C++ Evaluate() returned false)
@@ -81,7 +92,6 @@ import datetime
 import json
 import math
 import os
-import re
 import sys
 import time
 import traceback
@@ -93,6 +103,18 @@ os.environ["TZ"] = "UTC"
 if hasattr(time, "tzset"):
     time.tzset()
 
+# Evaluation mode.  HTCondor daemons and tools run the ClassAd library with
+# "old ClassAd semantics" enabled unless the config knob
+# STRICT_CLASSAD_EVALUATION is true (default false).  That is the default
+# here too; pass --strict (or STARLING_ORACLE_STRICT=1) for the pure
+# ClassAd-language semantics.  A local HTCondor configuration is never read.
+STRICT = "--strict" in sys.argv[1:] or os.environ.get("STARLING_ORACLE_STRICT") == "1"
+os.environ["CONDOR_CONFIG"] = "/dev/null"
+for _k in list(os.environ):
+    if _k.upper().startswith("_CONDOR_"):
+        del os.environ[_k]
+os.environ["_CONDOR_STRICT_CLASSAD_EVALUATION"] = "true" if STRICT else "false"
+
 import classad2  # noqa: E402
 
 try:  # private, but lets us see how much input the parser consumed
@@ -101,9 +123,29 @@ except Exception:  # pragma: no cover
     _parse_next = None
 
 RESERVED = "starling_r__"
+OLD_SEMANTICS = None
 MAX_DEPTH = 4
 MAX_LIST = 64
 _PROBE_NAME = "starling_p_" + os.urandom(6).hex() + "__"
+
+
+def _init_mode():
+    """Make HTCondor's compat layer apply STRICT_CLASSAD_EVALUATION now.
+
+    classad2 only runs HTCondor's ClassAd reconfiguration (which sets the
+    library-global "old ClassAd semantics" flag) the first time the file
+    parser is used; until then the library is in strict mode.  Trigger it
+    once up front so every request sees the same mode, then verify it.
+    """
+    if _parse_next is not None:
+        _parse_next("[starling_warmup = 1]", int(classad2.ParserType.New), 0)
+    try:
+        classad2.ClassAd("[x = 010]")
+        old_semantics = False  # leading-zero integers are rejected in old mode
+    except Exception:
+        old_semantics = True
+    return old_semantics
+
 
 _PARSERS = {
     "old": classad2.ParserType.Old,
@@ -145,9 +187,9 @@ def _parse_wrapped(text):
     must hold exactly the two attributes, and the parenthesised form must
     parse too (which rejects "1;" and the like).
 
-    Note: we deliberately avoid classad2.parseAds / _classad_parse_next for
-    expressions: in htcondor 25.14.1 using it leaves the shared lexer in a
-    state where later parses of literals such as 010 fail.
+    Note: the file parser (_classad_parse_next) is deliberately not used
+    here: its first use flips library-global evaluation settings (see
+    _init_mode), and it is only needed for the multi-ad formats.
     """
     if not isinstance(text, str):
         raise ParseError("text must be a string")
@@ -192,9 +234,6 @@ def parse_ad(text, what):
 # Canonicalisation
 
 
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
 def quote_name(name):
     return "'" + name.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
@@ -233,6 +272,9 @@ class Evaluator:
             self._trees[text] = tree
         try:
             return tree.eval(scope=self.scope, target=self.target)
+        except UnicodeDecodeError as e:
+            raise RuntimeError("value contains a string that is not valid UTF-8 "
+                               "and cannot be represented (%s)" % e)
         except classad2.ClassAdException as e:
             if "failed to evaluate" in str(e):
                 raise EvalFailed(str(e))
@@ -375,9 +417,9 @@ def _parse_ads_work(text, parser):
 def _isolated(fn, *args):
     """Run fn(*args) in a forked child and return its (JSON-able) result.
 
-    HTCondor's parse_next leaves global lexer state behind that changes how
-    later expressions parse, so parse_ads requests must not run in the
-    long-lived process.
+    HTCondor's file parser touches library-global state (configuration,
+    evaluation mode); running parse_ads requests in a throw-away child keeps
+    the long-lived process's state identical for every eval request.
     """
     if not hasattr(os, "fork"):
         return fn(*args)
@@ -426,7 +468,20 @@ def op_parse_ads(req):
     return _isolated(_parse_ads_work, text, _PARSERS[fmt])
 
 
+def op_info(req):
+    return {
+        "htcondor_classad_version": classad2.version(),
+        "old_classad_semantics": OLD_SEMANTICS,
+        "strict": STRICT,
+        "tz": "UTC",
+        "reserved_name": RESERVED,
+        "max_depth": MAX_DEPTH,
+        "max_list": MAX_LIST,
+    }
+
+
 OPS = {
+    "info": op_info,
     "eval": op_eval,
     "match": op_match,
     "unparse": op_unparse,
@@ -457,6 +512,11 @@ def handle_line(line):
 
 
 def main():
+    global OLD_SEMANTICS
+    OLD_SEMANTICS = _init_mode()
+    if OLD_SEMANTICS == STRICT:
+        sys.stderr.write("oracle.py: warning: could not put HTCondor's ClassAd library in %s mode\n"
+                         % ("strict" if STRICT else "old-semantics"))
     # Line-oriented and unbuffered-ish regardless of how we were started.
     stdin = open(sys.stdin.fileno(), "r", encoding="utf-8", errors="replace", newline="\n", closefd=False)
     stdout = open(sys.stdout.fileno(), "w", encoding="utf-8", newline="\n", closefd=False)

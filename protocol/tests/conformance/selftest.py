@@ -2,7 +2,7 @@
 """Run corpus.txt through oracle.py and print a summary.
 
 Usage:
-    selftest.py [--python PY] [--corpus FILE] [--show] [--grep TEXT]
+    selftest.py [--python PY] [--corpus FILE] [--strict] [--show] [--grep TEXT]
 
 --python  interpreter that has classad2 installed (default: this one; see
           scripts/oracle-venv.sh)
@@ -62,11 +62,13 @@ def main():
     ap.add_argument("--corpus", default=os.path.join(HERE, "corpus.txt"))
     ap.add_argument("--show", action="store_true")
     ap.add_argument("--grep", default=None)
+    ap.add_argument("--strict", action="store_true",
+                    help="run the oracle in STRICT_CLASSAD_EVALUATION mode")
     args = ap.parse_args()
 
     entries = list(parse_corpus(args.corpus))
     proc = subprocess.Popen(
-        [args.python, os.path.join(HERE, "oracle.py")],
+        [args.python, os.path.join(HERE, "oracle.py")] + (["--strict"] if args.strict else []),
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8",
     )
     counts = collections.Counter()

@@ -1,0 +1,172 @@
+//! `starling match`: one job ad against any number of machine ads.
+//!
+//! Machine ads are streamed (long and JSON formats), so memory stays flat
+//! however many there are; only the best `--top` are kept. Candidates are
+//! ordered by the job's `Rank` of the machine, then the machine's `Rank` of
+//! the job, then input order.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::io::{BufReader, Write};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::Context;
+use starling_protocol::classad::formats::{self, Format};
+use starling_protocol::classad::matching::Matcher;
+use starling_protocol::classad::{format_real_short, ClassAd, Mode, Value};
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// The job ad: a file, or ad text in any format.
+    #[arg(long, value_name = "FILE|AD")]
+    job: String,
+    /// A file of machine ads (new, long or JSON format, detected), or `-` for
+    /// standard input.
+    #[arg(long, value_name = "FILE")]
+    machines: String,
+    /// How many of the best matches to list.
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    top: usize,
+    /// Print the result as JSON.
+    #[arg(long)]
+    json: bool,
+    /// The machine ads' format, instead of detecting it.
+    #[arg(long, value_name = "new|long|json")]
+    format: Option<Format>,
+    /// Resolve unqualified names in MY only (HTCondor's library default).
+    #[arg(long)]
+    strict: bool,
+    /// Print timings (parse and match) on standard error.
+    #[arg(long)]
+    stats: bool,
+}
+
+/// A matched machine, ordered so the heap's top is the worst kept.
+struct Candidate {
+    rank: f64,
+    machine_rank: f64,
+    seq: u64,
+    name: String,
+}
+
+impl Candidate {
+    /// Better candidates compare greater.
+    fn key_cmp(&self, other: &Self) -> Ordering {
+        self.rank
+            .total_cmp(&other.rank)
+            .then(self.machine_rank.total_cmp(&other.machine_rank))
+            .then(other.seq.cmp(&self.seq))
+    }
+}
+
+impl PartialEq for Candidate {
+    fn eq(&self, other: &Self) -> bool {
+        self.key_cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Candidate {}
+impl PartialOrd for Candidate {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Candidate {
+    // Reversed: BinaryHeap is a max-heap and we want the worst on top.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.key_cmp(self)
+    }
+}
+
+fn name_of(ad: &ClassAd) -> String {
+    match ad.get("Name") {
+        Some(starling_protocol::classad::Expr::Literal(Value::String(s))) => s.to_string(),
+        Some(e) => starling_protocol::classad::unparse(e),
+        None => "(no Name)".into(),
+    }
+}
+
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let job = super::read_ad_arg(&args.job, "--job")?;
+    let matcher = Matcher::new(if args.strict { Mode::Strict } else { Mode::Compat });
+    let input: Box<dyn std::io::Read> = if args.machines == "-" {
+        Box::new(std::io::stdin())
+    } else {
+        Box::new(
+            std::fs::File::open(&args.machines)
+                .with_context(|| format!("--machines: opening {}", args.machines))?,
+        )
+    };
+    let reader = BufReader::with_capacity(1 << 20, input);
+    let started = Instant::now();
+    let mut match_time = std::time::Duration::ZERO;
+    let mut seen: u64 = 0;
+    let mut matched: u64 = 0;
+    let mut best: BinaryHeap<Candidate> = BinaryHeap::with_capacity(args.top + 1);
+    formats::read_ads(reader, args.format, |machine| {
+        seen += 1;
+        let t = Instant::now();
+        if matcher.symmetric_match(&job, &machine) {
+            matched += 1;
+            if args.top > 0 {
+                let c = Candidate {
+                    rank: matcher.rank(&job, &machine),
+                    machine_rank: matcher.rank(&machine, &job),
+                    seq: seen,
+                    name: String::new(),
+                };
+                let keep = best.len() < args.top
+                    || best.peek().is_some_and(|worst| c.key_cmp(worst) == Ordering::Greater);
+                if keep {
+                    best.push(Candidate {
+                        name: name_of(&machine),
+                        ..c
+                    });
+                    if best.len() > args.top {
+                        best.pop();
+                    }
+                }
+            }
+        }
+        match_time += t.elapsed();
+        Ok(())
+    })
+    .with_context(|| format!("--machines: reading ad {} of {}", seen + 1, args.machines))?;
+    let total = started.elapsed();
+    let best = best.into_sorted_vec();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if args.json {
+        let top: Vec<serde_json::Value> = best
+            .iter()
+            .map(|c| serde_json::json!({"Name": c.name, "Rank": c.rank, "MachineRank": c.machine_rank}))
+            .collect();
+        let doc = serde_json::json!({"machines": seen, "matched": matched, "top": top});
+        writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+    } else {
+        writeln!(out, "{seen} machines, {matched} match")?;
+        if !best.is_empty() {
+            writeln!(out, "{:>14} {:>14}  Name", "Rank", "MachineRank")?;
+            for c in &best {
+                writeln!(
+                    out,
+                    "{:>14} {:>14}  {}",
+                    format_real_short(c.rank),
+                    format_real_short(c.machine_rank),
+                    c.name
+                )?;
+            }
+        }
+    }
+    if args.stats {
+        let parse = total.saturating_sub(match_time);
+        eprintln!(
+            "stats: ads={seen} matched={matched} total_s={:.6} parse_s={:.6} match_s={:.6} per_pair_ns={:.1}",
+            total.as_secs_f64(),
+            parse.as_secs_f64(),
+            match_time.as_secs_f64(),
+            if seen > 0 { match_time.as_nanos() as f64 / seen as f64 } else { 0.0 }
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
