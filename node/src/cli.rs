@@ -53,7 +53,10 @@ fn read_ad_arg(arg: &str, what: &str) -> anyhow::Result<starling_protocol::class
             "{what}: {arg} is larger than {} bytes",
             starling_protocol::classad::limits::MAX_INPUT_LEN
         );
-        (std::fs::read_to_string(path).with_context(|| format!("{what}: reading {arg}"))?, arg.to_owned())
+        (
+            std::fs::read_to_string(path).with_context(|| format!("{what}: reading {arg}"))?,
+            arg.to_owned(),
+        )
     } else {
         (arg.to_owned(), "the command line".to_owned())
     };

@@ -23,7 +23,10 @@ fn deep_nesting_is_a_parse_error_naming_the_limit() {
     for (open, close) in [("(", ")"), ("{", "}"), ("[a=", "]"), ("-", ""), ("!", "")] {
         let text = format!("{}1{}", open.repeat(100_000), close.repeat(100_000));
         let err = parse_expr(&text).unwrap_err().to_string();
-        assert!(err.contains(&format!("nested more than {MAX_DEPTH}")), "{open}: {err}");
+        assert!(
+            err.contains(&format!("nested more than {MAX_DEPTH}")),
+            "{open}: {err}"
+        );
     }
 }
 
@@ -66,13 +69,16 @@ fn string_growth_is_capped() {
     }
     ad.push(']');
     let v = eval_in_ad(&ad, "s39");
-    assert!(v.is_error(), "a string past {MAX_STRING_LEN} bytes must be error");
+    assert!(
+        v.is_error(),
+        "a string past {MAX_STRING_LEN} bytes must be error"
+    );
 }
 
 #[test]
 fn parse_errors_name_line_column_and_what_was_expected() {
     let err = parse_expr("a +\n  (b * ").unwrap_err();
-    assert_eq!((err.line, err.column), (2, 9), "{err}");
+    assert_eq!((err.line, err.column), (2, 8), "{err}");
     assert!(err.message.contains("expected an expression"), "{err}");
     let err = parse_ad("[ a = 1 b = 2 ]").unwrap_err();
     assert!(err.to_string().contains("expected ';' or ']'"), "{err}");

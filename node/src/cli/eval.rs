@@ -27,13 +27,25 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let my = args.my.as_deref().map(|a| super::read_ad_arg(a, "--my")).transpose()?;
-    let target = args.target.as_deref().map(|a| super::read_ad_arg(a, "--target")).transpose()?;
+    let my = args
+        .my
+        .as_deref()
+        .map(|a| super::read_ad_arg(a, "--my"))
+        .transpose()?;
+    let target = args
+        .target
+        .as_deref()
+        .map(|a| super::read_ad_arg(a, "--target"))
+        .transpose()?;
     anyhow::ensure!(
         args.stdin || !args.exprs.is_empty(),
         "nothing to evaluate: give expressions as arguments or --stdin"
     );
-    let mode = if args.strict { Mode::Strict } else { Mode::Compat };
+    let mode = if args.strict {
+        Mode::Strict
+    } else {
+        Mode::Compat
+    };
     let mut ev = Evaluator::with_ads(my.as_ref(), target.as_ref()).mode(mode);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -66,5 +78,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     out.flush()?;
-    Ok(if failures > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(if failures > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }

@@ -88,7 +88,11 @@ fn name_of(ad: &ClassAd) -> String {
 
 pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let job = super::read_ad_arg(&args.job, "--job")?;
-    let matcher = Matcher::new(if args.strict { Mode::Strict } else { Mode::Compat });
+    let matcher = Matcher::new(if args.strict {
+        Mode::Strict
+    } else {
+        Mode::Compat
+    });
     let input: Box<dyn std::io::Read> = if args.machines == "-" {
         Box::new(std::io::stdin())
     } else {
@@ -116,7 +120,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
                     name: String::new(),
                 };
                 let keep = best.len() < args.top
-                    || best.peek().is_some_and(|worst| c.key_cmp(worst) == Ordering::Greater);
+                    || best
+                        .peek()
+                        .is_some_and(|worst| c.key_cmp(worst) == Ordering::Greater);
                 if keep {
                     best.push(Candidate {
                         name: name_of(&machine),

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::ast::Expr;
-use super::name::{Folded, Name};
+use super::name::{Folded, Name, ScopeNames};
 
 /// One attribute of an ad.
 #[derive(Clone, Debug)]
@@ -22,6 +22,10 @@ pub struct ClassAd {
     entries: Vec<Entry>,
     /// Folded name and position in `entries`, sorted by name.
     index: Vec<(Folded, u32)>,
+    /// Whether some attribute is named like a scope (`MY`, `TARGET`…), which
+    /// then shadows the scope. Almost never; knowing it lets the evaluator
+    /// skip the check.
+    shadows_scopes: bool,
 }
 
 impl ClassAd {
@@ -33,6 +37,7 @@ impl ClassAd {
         ClassAd {
             entries: Vec::with_capacity(n),
             index: Vec::with_capacity(n),
+            shadows_scopes: false,
         }
     }
 
@@ -48,6 +53,7 @@ impl ClassAd {
     /// but takes the new spelling.
     pub fn insert(&mut self, name: Name, expr: Expr) {
         let key = name.folded();
+        self.shadows_scopes |= ScopeNames::get().contains(key);
         match self.index.binary_search_by_key(&key, |&(k, _)| k) {
             Ok(i) => {
                 let pos = self.index[i].1 as usize;
@@ -82,6 +88,12 @@ impl ClassAd {
             }
         }
         Some(entry.expr)
+    }
+
+    /// Whether an attribute is named `MY`, `TARGET`, `PARENT`, `SELF`, `ROOT`
+    /// or `TOPLEVEL`.
+    pub(crate) fn shadows_scopes(&self) -> bool {
+        self.shadows_scopes
     }
 
     /// Looks an attribute up by folded name.

@@ -26,7 +26,7 @@ use std::sync::Arc;
 use super::ad::ClassAd;
 use super::ast::{AttrRef, BinaryOp, Expr};
 use super::limits::{DEFAULT_STEP_BUDGET, MAX_EVAL_DEPTH};
-use super::name::Folded;
+use super::name::{Folded, ScopeNames};
 use super::operators;
 use super::value::{AdValue, Parent, Value};
 
@@ -383,10 +383,20 @@ impl<'a> Evaluator<'a> {
                     items[*i as usize].clone()
                 }
             }
-            (Value::Ad(av), Value::String(name)) => match super::name::Name::new(name) {
-                Ok(n) => self.lookup_from(ctx.inside(av), n.folded()),
-                Err(_) => Value::Undefined,
-            },
+            // `ad["name"]` looks in that ad only, not its parents.
+            (Value::Ad(av), Value::String(name)) => {
+                let Ok(n) = super::name::Name::new(name) else {
+                    return Value::Undefined;
+                };
+                let key = n.folded();
+                match av.ad.get_folded(key) {
+                    Some(e) => {
+                        let ident = Arc::as_ptr(&av.ad) as usize;
+                        self.eval_attr_expr(ctx.inside(av), ident, key, e)
+                    }
+                    None => Value::Undefined,
+                }
+            }
             _ => Value::Error,
         }
     }
@@ -395,95 +405,119 @@ impl<'a> Evaluator<'a> {
         if r.absolute {
             let side = ctx.side;
             return match self.ad(side) {
-                Some(_) => self.lookup_from(Ctx::top(side), r.key),
+                Some(_) => self.lookup_top_only(side, r.key),
                 None => Value::Undefined,
             };
         }
         self.lookup_from(ctx, r.key)
     }
 
-    /// Resolves a name starting at `ctx`, walking out through parents (and to
-    /// TARGET in compat mode), then the special scope names.
-    fn lookup_from(&mut self, ctx: Ctx<'_>, key: Folded) -> Value {
-        let mut scope = ctx.scope;
-        let side = ctx.side;
-        loop {
-            match scope {
-                Scope::None => break,
-                Scope::Top(s) => {
-                    let ad = self.ad(s).expect("top scope has an ad");
-                    if let Some(e) = ad.get_folded(key) {
-                        return self.eval_attr_expr(
-                            Ctx {
-                                scope: Scope::Top(s),
-                                side: s,
-                            },
-                            ad as *const ClassAd as usize,
-                            key,
-                            e,
-                        );
-                    }
-                    if self.mode == Mode::Compat && s == side {
-                        if let Some(other) = self.ad(s.other()) {
-                            if let Some(e) = other.get_folded(key) {
-                                return self.eval_attr_expr(
-                                    Ctx::top(s.other()),
-                                    other as *const ClassAd as usize,
-                                    key,
-                                    e,
-                                );
-                            }
-                        }
-                    }
-                    break;
+    /// Resolves a name starting at `origin`, walking out through lexical
+    /// parents (and to TARGET in compat mode), then the special scope names
+    /// relative to `origin`.
+    fn lookup_from(&mut self, origin: Ctx<'_>, key: Folded) -> Value {
+        let to_target = self.mode == Mode::Compat;
+        self.lookup_from_with(origin, key, to_target)
+    }
+
+    /// [`Self::lookup_from`], choosing whether a top-level miss falls back to
+    /// the other top-level ad.
+    fn lookup_from_with(&mut self, origin: Ctx<'_>, key: Folded, to_target: bool) -> Value {
+        match self.lookup_chain(origin, key, to_target) {
+            Some(v) => v,
+            None => self.special_name(origin, key),
+        }
+    }
+
+    fn lookup_chain(&mut self, at: Ctx<'_>, key: Folded, to_target: bool) -> Option<Value> {
+        match at.scope {
+            Scope::None => None,
+            Scope::Top(s) => {
+                let ad = self.ad(s)?;
+                if let Some(e) = ad.get_folded(key) {
+                    return Some(self.eval_attr_expr(
+                        Ctx::top(s),
+                        ad as *const ClassAd as usize,
+                        key,
+                        e,
+                    ));
                 }
-                Scope::Nested(av) => {
-                    if let Some(e) = av.ad.get_folded(key) {
-                        let ident = Arc::as_ptr(&av.ad) as usize;
-                        return self.eval_attr_expr(ctx.inside(av), ident, key, e);
-                    }
-                    match &av.parent {
-                        Parent::None => break,
-                        Parent::Top(s) => {
-                            if self.ad(*s).is_none() {
-                                break;
-                            }
-                            scope = Scope::Top(*s);
-                        }
-                        Parent::Ad(p) => {
-                            // Continue in the parent; recursion keeps the
-                            // borrow simple and parents are few.
-                            let p = p.clone();
-                            return self.lookup_from(ctx.inside(&p), key);
-                        }
+                if to_target {
+                    let other = self.ad(s.other())?;
+                    let e = other.get_folded(key)?;
+                    return Some(self.eval_attr_expr(
+                        Ctx::top(s.other()),
+                        other as *const ClassAd as usize,
+                        key,
+                        e,
+                    ));
+                }
+                None
+            }
+            Scope::Nested(av) => {
+                if let Some(e) = av.ad.get_folded(key) {
+                    let ident = Arc::as_ptr(&av.ad) as usize;
+                    return Some(self.eval_attr_expr(at.inside(av), ident, key, e));
+                }
+                match &av.parent {
+                    Parent::None => None,
+                    Parent::Top(s) => self.lookup_chain(
+                        Ctx {
+                            scope: Scope::Top(*s),
+                            side: at.side,
+                        },
+                        key,
+                        to_target,
+                    ),
+                    Parent::Ad(p) => {
+                        let p = p.clone();
+                        self.lookup_chain(at.inside(&p), key, to_target)
                     }
                 }
             }
         }
-        self.special_name(ctx, key)
     }
 
     /// `MY`, `SELF`, `TARGET`, `PARENT`, `ROOT`, `TOPLEVEL` when no ad defines
     /// them.
-    fn special_name(&mut self, ctx: Ctx<'_>, key: Folded) -> Value {
-        let which = match key.as_str() {
-            "my" | "self" | "root" | "toplevel" => Some(ctx.side),
-            "target" => Some(ctx.side.other()),
-            "parent" => {
-                return match ctx.scope {
-                    Scope::Nested(av) => match &av.parent {
-                        Parent::None => Value::Undefined,
-                        Parent::Top(s) => self.top_value(*s),
-                        Parent::Ad(p) => Value::Ad(p.clone()),
-                    },
-                    _ => Value::Undefined,
-                }
+    ///
+    /// `SELF` is the ad the lookup started in; `MY` is too in compat mode,
+    /// while in strict mode it exists only in a match (with a TARGET) and is
+    /// the top-level ad, as HTCondor's match context defines it.
+    fn special_name(&mut self, origin: Ctx<'_>, key: Folded) -> Value {
+        let names = ScopeNames::get();
+        if key == names.self_ || (key == names.my && self.mode == Mode::Compat) {
+            self.scope_value(origin)
+        } else if key == names.my {
+            if self.ad(origin.side.other()).is_some() {
+                self.top_value(origin.side)
+            } else {
+                Value::Undefined
             }
-            _ => None,
-        };
-        match which {
-            Some(s) => self.top_value(s),
-            None => Value::Undefined,
+        } else if key == names.target {
+            self.top_value(origin.side.other())
+        } else if key == names.root || key == names.toplevel {
+            self.top_value(origin.side)
+        } else if key == names.parent {
+            match origin.scope {
+                Scope::Nested(av) => match &av.parent {
+                    Parent::None => Value::Undefined,
+                    Parent::Top(s) => self.top_value(*s),
+                    Parent::Ad(p) => Value::Ad(p.clone()),
+                },
+                _ => Value::Undefined,
+            }
+        } else {
+            Value::Undefined
+        }
+    }
+
+    /// The ad a context is in, as a value.
+    fn scope_value(&self, ctx: Ctx<'_>) -> Value {
+        match ctx.scope {
+            Scope::None => Value::Undefined,
+            Scope::Top(s) => self.top_value(s),
+            Scope::Nested(av) => Value::Ad(av.clone()),
         }
     }
 
@@ -530,18 +564,13 @@ impl<'a> Evaluator<'a> {
         // by an attribute: no copy of the top-level ad is made.
         if let Expr::Attr(b) = base {
             if !b.absolute {
-                let target = match b.key.as_str() {
-                    "my" | "self" => Some(ctx.side),
-                    "target" => Some(ctx.side.other()),
-                    _ => None,
-                };
-                if let Some(side) = target {
+                if let Some(side) = self.top_scope_named(ctx, b.key) {
                     if !self.defined_in_scope(ctx, b.key) {
                         if !self.charge(1) {
                             return Value::Error;
                         }
-                        return match self.ad(side) {
-                            Some(_) => self.lookup_top_only(side, r.key),
+                        return match side {
+                            Some(side) => self.lookup_top_only(side, r.key),
                             None => Value::Undefined,
                         };
                     }
@@ -552,13 +581,33 @@ impl<'a> Evaluator<'a> {
         self.select(ctx, b, r.key)
     }
 
+    /// For `MY`, `SELF` and `TARGET` seen from a top-level ad: which
+    /// top-level ad they name (`Some(None)`: none), or `None` if the name is
+    /// not one of those or needs the general path.
+    fn top_scope_named(&self, ctx: Ctx<'_>, key: Folded) -> Option<Option<Side>> {
+        let names = ScopeNames::get();
+        let Scope::Top(here) = ctx.scope else {
+            return None;
+        };
+        let exists = |side: Side| self.ad(side).map(|_| side);
+        if key == names.target {
+            Some(exists(here.other()))
+        } else if key == names.self_ || (key == names.my && self.mode == Mode::Compat) {
+            Some(exists(here))
+        } else if key == names.my {
+            Some(self.ad(here.other()).and_then(|_| exists(here)))
+        } else {
+            None
+        }
+    }
+
     /// Looks `key` up in the top-level ad on `side` only (then its parents:
     /// a top-level ad has none).
     fn lookup_top_only(&mut self, side: Side, key: Folded) -> Value {
         let ad = self.ad(side).expect("checked");
         match ad.get_folded(key) {
             Some(e) => self.eval_attr_expr(Ctx::top(side), ad as *const ClassAd as usize, key, e),
-            None => Value::Undefined,
+            None => self.special_name(Ctx::top(side), key),
         }
     }
 
@@ -571,18 +620,18 @@ impl<'a> Evaluator<'a> {
                 Scope::None => return false,
                 Scope::Top(s) => {
                     let ad = self.ad(s).expect("top scope has an ad");
-                    if ad.get_folded(key).is_some() {
+                    if ad.shadows_scopes() && ad.get_folded(key).is_some() {
                         return true;
                     }
                     if self.mode == Mode::Compat && s == ctx.side {
                         if let Some(o) = self.ad(s.other()) {
-                            return o.get_folded(key).is_some();
+                            return o.shadows_scopes() && o.get_folded(key).is_some();
                         }
                     }
                     return false;
                 }
                 Scope::Nested(av) => {
-                    if av.ad.get_folded(key).is_some() {
+                    if av.ad.shadows_scopes() && av.ad.get_folded(key).is_some() {
                         return true;
                     }
                     match &av.parent {
@@ -605,7 +654,13 @@ impl<'a> Evaluator<'a> {
                 let mut out = Vec::with_capacity(items.len());
                 for item in items.iter() {
                     out.push(match item {
-                        Value::Ad(av) => self.lookup_in_selected(ctx, av, key),
+                        // HTCondor stores each selected value as a literal,
+                        // and a relative-time literal evaluates to a real.
+                        Value::Ad(av) => match self.lookup_in_selected(ctx, av, key) {
+                            Value::RelTime(r) => Value::Real(r),
+                            v => v,
+                        },
+                        Value::List(_) => self.select(ctx, item.clone(), key),
                         Value::Undefined => Value::Undefined,
                         _ => Value::Error,
                     });
@@ -619,12 +674,7 @@ impl<'a> Evaluator<'a> {
 
     fn lookup_in_selected(&mut self, ctx: Ctx<'_>, av: &Arc<AdValue>, key: Folded) -> Value {
         // Selection looks in the ad and its lexical parents, not TARGET.
-        let inner = ctx.inside(av);
-        let saved = self.mode;
-        self.mode = Mode::Strict;
-        let v = self.lookup_from(inner, key);
-        self.mode = saved;
-        v
+        self.lookup_from_with(ctx.inside(av), key, false)
     }
 
     /// Finds the expression an attribute reference names, without evaluating

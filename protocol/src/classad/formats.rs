@@ -36,7 +36,9 @@ impl std::str::FromStr for Format {
             "new" => Ok(Format::New),
             "long" | "old" => Ok(Format::Long),
             "json" => Ok(Format::Json),
-            other => Err(format!("unknown ad format '{other}' (expected new, long or json)")),
+            other => Err(format!(
+                "unknown ad format '{other}' (expected new, long or json)"
+            )),
         }
     }
 }
@@ -95,7 +97,9 @@ pub fn read_ads<R: BufRead>(
         Format::Json => read_json(reader, sink),
         Format::New => {
             let mut text = String::new();
-            reader.take(MAX_INPUT_LEN as u64 + 1).read_to_string(&mut text)?;
+            reader
+                .take(MAX_INPUT_LEN as u64 + 1)
+                .read_to_string(&mut text)?;
             for ad in super::parser::parse_ads(&text)? {
                 sink(ad)?;
             }
@@ -330,7 +334,10 @@ pub fn json_to_ad(v: &serde_json::Value, depth: u32) -> Result<ClassAd, String> 
     let mut ad = ClassAd::with_capacity(map.len());
     for (k, v) in map {
         let name = Name::new(k).map_err(|e| format!("{k}: {e}"))?;
-        ad.insert(name, json_to_expr(v, depth + 1).map_err(|e| format!("{k}: {e}"))?);
+        ad.insert(
+            name,
+            json_to_expr(v, depth + 1).map_err(|e| format!("{k}: {e}"))?,
+        );
     }
     Ok(ad)
 }
@@ -490,7 +497,10 @@ mod tests {
     fn long_format_reads_ads_separated_by_blank_lines() {
         let ads = parse_ads_any(LONG).unwrap();
         assert_eq!(ads.len(), 2);
-        assert_eq!(to_long(&ads[0]), "Name = \"slot1@a\"\nCpus = 4\nRequirements = TARGET.RequestCpus <= Cpus\n");
+        assert_eq!(
+            to_long(&ads[0]),
+            "Name = \"slot1@a\"\nCpus = 4\nRequirements = TARGET.RequestCpus <= Cpus\n"
+        );
     }
 
     #[test]
@@ -503,7 +513,10 @@ mod tests {
 
     #[test]
     fn json_round_trips_expressions() {
-        let ad = parse_ad("[ a = 1; b = \"x/y\"; c = x + 1; d = { 1,2 }; e = [ f = 1.5 ]; g = undefined ]").unwrap();
+        let ad = parse_ad(
+            "[ a = 1; b = \"x/y\"; c = x + 1; d = { 1,2 }; e = [ f = 1.5 ]; g = undefined ]",
+        )
+        .unwrap();
         let text = to_json(&ad);
         assert!(text.contains("\"\\/Expr(x + 1)\\/\""), "{text}");
         let back = parse_ads_any(&format!("[{text}]")).unwrap();
@@ -514,7 +527,12 @@ mod tests {
     fn long_format_errors_name_the_line() {
         let err = parse_ads_any("A = 1\nB = (\n").unwrap_err().to_string();
         assert!(err.starts_with("line 2:"), "{err}");
-        let err = parse_ads_any("A = 1\nnot an attribute\n").unwrap_err().to_string();
-        assert!(err.contains("line 2") && err.contains("Name = expression"), "{err}");
+        let err = parse_ads_any("A = 1\nnot an attribute\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("line 2") && err.contains("Name = expression"),
+            "{err}"
+        );
     }
 }

@@ -47,14 +47,26 @@ pub(crate) fn lookup(folded_name: &str) -> Option<Builtin> {
         // Type predicates.
         "isundefined" => |ev, ctx, args| meta::type_test(ev, ctx, args, |v| v.is_undefined()),
         "iserror" => |ev, ctx, args| meta::type_test(ev, ctx, args, |v| v.is_error()),
-        "isstring" => |ev, ctx, args| meta::type_test(ev, ctx, args, |v| matches!(v, Value::String(_))),
-        "isinteger" => |ev, ctx, args| meta::type_test(ev, ctx, args, |v| matches!(v, Value::Int(_))),
+        "isstring" => {
+            |ev, ctx, args| meta::type_test(ev, ctx, args, |v| matches!(v, Value::String(_)))
+        }
+        "isinteger" => {
+            |ev, ctx, args| meta::type_test(ev, ctx, args, |v| matches!(v, Value::Int(_)))
+        }
         "isreal" => |ev, ctx, args| meta::type_test(ev, ctx, args, |v| matches!(v, Value::Real(_))),
-        "isboolean" => |ev, ctx, args| meta::type_test(ev, ctx, args, |v| matches!(v, Value::Bool(_))),
+        "isboolean" => {
+            |ev, ctx, args| meta::type_test(ev, ctx, args, |v| matches!(v, Value::Bool(_)))
+        }
         "islist" => |ev, ctx, args| meta::type_test(ev, ctx, args, |v| matches!(v, Value::List(_))),
-        "isclassad" => |ev, ctx, args| meta::type_test(ev, ctx, args, |v| matches!(v, Value::Ad(_))),
-        "isabstime" => |ev, ctx, args| meta::type_test(ev, ctx, args, |v| matches!(v, Value::AbsTime(_))),
-        "isreltime" => |ev, ctx, args| meta::type_test(ev, ctx, args, |v| matches!(v, Value::RelTime(_))),
+        "isclassad" => {
+            |ev, ctx, args| meta::type_test(ev, ctx, args, |v| matches!(v, Value::Ad(_)))
+        }
+        "isabstime" => {
+            |ev, ctx, args| meta::type_test(ev, ctx, args, |v| matches!(v, Value::AbsTime(_)))
+        }
+        "isreltime" => {
+            |ev, ctx, args| meta::type_test(ev, ctx, args, |v| matches!(v, Value::RelTime(_)))
+        }
         // Conversions and arithmetic.
         "int" => math::int,
         "real" => math::real,
@@ -95,14 +107,26 @@ pub(crate) fn lookup(folded_name: &str) -> Option<Builtin> {
         "splitusername" => |ev, ctx, args| strings::split_at(ev, ctx, args, false),
         "splitslotname" => |ev, ctx, args| strings::split_at(ev, ctx, args, true),
         "stringlistsize" => strings::string_list_size,
-        "stringlistsum" => |ev, ctx, args| strings::string_list_summary(ev, ctx, args, strings::Summary::Sum),
-        "stringlistavg" => |ev, ctx, args| strings::string_list_summary(ev, ctx, args, strings::Summary::Avg),
-        "stringlistmin" => |ev, ctx, args| strings::string_list_summary(ev, ctx, args, strings::Summary::Min),
-        "stringlistmax" => |ev, ctx, args| strings::string_list_summary(ev, ctx, args, strings::Summary::Max),
+        "stringlistsum" => {
+            |ev, ctx, args| strings::string_list_summary(ev, ctx, args, strings::Summary::Sum)
+        }
+        "stringlistavg" => {
+            |ev, ctx, args| strings::string_list_summary(ev, ctx, args, strings::Summary::Avg)
+        }
+        "stringlistmin" => {
+            |ev, ctx, args| strings::string_list_summary(ev, ctx, args, strings::Summary::Min)
+        }
+        "stringlistmax" => {
+            |ev, ctx, args| strings::string_list_summary(ev, ctx, args, strings::Summary::Max)
+        }
         "stringlistmember" => |ev, ctx, args| strings::string_list_member(ev, ctx, args, false),
         "stringlistimember" => |ev, ctx, args| strings::string_list_member(ev, ctx, args, true),
-        "stringlistsubsetmatch" => |ev, ctx, args| strings::string_list_subset(ev, ctx, args, false),
-        "stringlistisubsetmatch" => |ev, ctx, args| strings::string_list_subset(ev, ctx, args, true),
+        "stringlistsubsetmatch" => {
+            |ev, ctx, args| strings::string_list_subset(ev, ctx, args, false)
+        }
+        "stringlistisubsetmatch" => {
+            |ev, ctx, args| strings::string_list_subset(ev, ctx, args, true)
+        }
         "stringlistsintersect" => strings::string_lists_intersect,
         "envv1tov2" => strings::env_v1_to_v2,
         "mergeenvironment" => strings::merge_environment,
@@ -189,7 +213,8 @@ fn string_of(v: &Value) -> Option<std::borrow::Cow<'_, str>> {
         Value::String(s) => Cow::Borrowed(&**s),
         Value::Int(i) => Cow::Owned(i.to_string()),
         Value::AbsTime(t) => Cow::Owned(format_abs_time(*t)),
-        Value::RelTime(r) => Cow::Owned(format_rel_time(*r)),
+        // Converting a relative time to text keeps whole seconds only.
+        Value::RelTime(r) => Cow::Owned(format_rel_time(r.trunc())),
         Value::Real(_) | Value::Bool(_) | Value::List(_) | Value::Ad(_) => {
             Cow::Owned(unparse_value(v))
         }
@@ -211,7 +236,9 @@ fn to_string_value(v: &Value) -> Value {
 /// C's `(long long)` conversion of a double on x86: out of range and NaN
 /// give the "integer indefinite" value, `i64::MIN`.
 fn f64_to_i64(r: f64) -> i64 {
-    if r.is_nan() || r >= 9.223_372_036_854_775_808e18 || r < -9.223_372_036_854_775_808e18 {
+    // 2^63: the first double past i64::MAX.
+    const LIMIT: f64 = 9_223_372_036_854_775_808.0;
+    if r.is_nan() || !(-LIMIT..LIMIT).contains(&r) {
         i64::MIN
     } else {
         r as i64
@@ -220,7 +247,7 @@ fn f64_to_i64(r: f64) -> i64 {
 
 /// C's `(int)` conversion of a double on x86.
 fn f64_to_i32(r: f64) -> i32 {
-    if r.is_nan() || r >= 2_147_483_648.0 || r < -2_147_483_648.0 {
+    if r.is_nan() || !(-2_147_483_648.0..2_147_483_648.0).contains(&r) {
         i32::MIN
     } else {
         r as i32
@@ -249,7 +276,8 @@ fn to_real_value(v: &Value) -> Value {
         Value::Real(_) => v.clone(),
         Value::Int(i) => Value::Real(*i as f64),
         Value::Bool(b) => Value::Real(if *b { 1.0 } else { 0.0 }),
-        Value::RelTime(r) => Value::Real(*r),
+        // HTCondor reads a relative time as whole seconds here.
+        Value::RelTime(r) => Value::Real(f64_to_i64(*r) as f64),
         Value::AbsTime(t) => Value::Real(t.secs as f64),
         Value::String(s) => match strtod(s) {
             Some((r, _)) => Value::Real(r),
@@ -296,9 +324,8 @@ fn strtod(s: &str) -> Option<(f64, usize)> {
     };
     let sign = if neg { -1.0 } else { 1.0 };
     let rest = &b[i..];
-    let lower_starts = |w: &str| {
-        rest.len() >= w.len() && rest[..w.len()].eq_ignore_ascii_case(w.as_bytes())
-    };
+    let lower_starts =
+        |w: &str| rest.len() >= w.len() && rest[..w.len()].eq_ignore_ascii_case(w.as_bytes());
     if lower_starts("infinity") {
         return Some((sign * f64::INFINITY, i + 8));
     }

@@ -87,6 +87,12 @@ impl<'a> Lexer<'a> {
         self.at
     }
 
+    /// Whether the character right after the last token is a digit (so a
+    /// `-` just read starts a negative number).
+    pub(crate) fn next_byte_is_digit(&self) -> bool {
+        matches!(self.peek_byte(0), Some(b'0'..=b'9' | b'.'))
+    }
+
     pub(crate) fn pos(&self) -> Pos {
         Pos {
             line: self.line,

@@ -110,12 +110,14 @@ impl Matcher {
 
     /// The value of `left`'s `Requirements` against `right`, unconverted.
     pub fn requirements_value(&self, left: &ClassAd, right: &ClassAd) -> Value {
-        self.evaluator(left, right).eval_attr(Side::My, self.names.requirements)
+        self.evaluator(left, right)
+            .eval_attr(Side::My, self.names.requirements)
     }
 
     /// The value of `left`'s `Rank` for `right`, unconverted.
     pub fn rank_value(&self, left: &ClassAd, right: &ClassAd) -> Value {
-        self.evaluator(left, right).eval_attr(Side::My, self.names.rank)
+        self.evaluator(left, right)
+            .eval_attr(Side::My, self.names.rank)
     }
 
     /// How much `left` prefers `right`.
@@ -131,7 +133,10 @@ mod tests {
 
     #[test]
     fn both_sides_must_agree() {
-        let job = parse_ad("[ RequestCpus = 2; Requirements = TARGET.Cpus >= RequestCpus; Rank = TARGET.Cpus ]").unwrap();
+        let job = parse_ad(
+            "[ RequestCpus = 2; Requirements = TARGET.Cpus >= RequestCpus; Rank = TARGET.Cpus ]",
+        )
+        .unwrap();
         let big = parse_ad("[ Cpus = 8; Requirements = TARGET.RequestCpus <= Cpus ]").unwrap();
         let small = parse_ad("[ Cpus = 1; Requirements = true ]").unwrap();
         let picky = parse_ad("[ Cpus = 8; Requirements = TARGET.Owner == \"alice\" ]").unwrap();

@@ -124,6 +124,45 @@ impl Name {
     }
 }
 
+/// The names that denote scopes when no attribute has them, interned once so
+/// the evaluator compares integers instead of taking the interner's lock.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ScopeNames {
+    pub(crate) my: Folded,
+    pub(crate) self_: Folded,
+    pub(crate) target: Folded,
+    pub(crate) parent: Folded,
+    pub(crate) root: Folded,
+    pub(crate) toplevel: Folded,
+}
+
+impl ScopeNames {
+    pub(crate) fn get() -> &'static ScopeNames {
+        static NAMES: OnceLock<ScopeNames> = OnceLock::new();
+        NAMES.get_or_init(|| {
+            let f = |s: &str| Name::known(s).folded();
+            ScopeNames {
+                my: f("my"),
+                self_: f("self"),
+                target: f("target"),
+                parent: f("parent"),
+                root: f("root"),
+                toplevel: f("toplevel"),
+            }
+        })
+    }
+
+    /// Whether `key` is one of the scope names.
+    pub(crate) fn contains(&self, key: Folded) -> bool {
+        key == self.my
+            || key == self.self_
+            || key == self.target
+            || key == self.parent
+            || key == self.root
+            || key == self.toplevel
+    }
+}
+
 impl Folded {
     /// The lower-case spelling.
     pub fn as_str(self) -> &'static str {

@@ -49,6 +49,15 @@ enum Num {
     Real(f64),
 }
 
+/// A number for time arithmetic: booleans do not count.
+fn strict_num(v: &Value) -> Option<Num> {
+    match v {
+        Value::Int(i) => Some(Num::Int(*i)),
+        Value::Real(r) => Some(Num::Real(*r)),
+        _ => None,
+    }
+}
+
 fn num(v: &Value) -> Option<Num> {
     match v {
         Value::Int(i) => Some(Num::Int(*i)),
@@ -103,7 +112,7 @@ pub(crate) fn binary(op: BinaryOp, a: &Value, b: &Value) -> Value {
 /// (HTCondor yields error).
 fn is_identical(a: &Value, b: &Value) -> Option<bool> {
     match (a, b) {
-        (Value::List(_) | Value::Ad(_), _) | (_, Value::List(_) | Value::Ad(_)) => None,
+        (Value::List(_), Value::List(_)) | (Value::Ad(_), Value::Ad(_)) => None,
         _ => Some(a.identical(b)),
     }
 }
@@ -121,18 +130,14 @@ fn arithmetic(op: BinaryOp, a: &Value, b: &Value) -> Value {
         (Add, Value::RelTime(x), Value::RelTime(y)) => return rel(x + y),
         (Sub, Value::RelTime(x), Value::RelTime(y)) => return rel(x - y),
         (Mul, Value::RelTime(x), n) | (Mul, n, Value::RelTime(x)) => {
-            return match num(n) {
-                Some(Num::Int(i)) => rel(x * i as f64),
-                Some(Num::Real(r)) => rel(x * r),
+            return match strict_num(n) {
+                Some(n) => rel(x * as_f64(n)),
                 None => Value::Error,
             }
         }
         (Div, Value::RelTime(x), n) => {
-            return match num(n) {
-                Some(Num::Int(0)) => Value::Error,
-                Some(Num::Int(i)) => rel(x / i as f64),
-                Some(Num::Real(r)) if r == 0.0 => Value::Error,
-                Some(Num::Real(r)) => rel(x / r),
+            return match strict_num(n) {
+                Some(n) => rel(x / as_f64(n)),
                 None => Value::Error,
             }
         }
@@ -175,12 +180,10 @@ fn arithmetic(op: BinaryOp, a: &Value, b: &Value) -> Value {
     }
 }
 
+/// Relative-time arithmetic is plain floating point in HTCondor: dividing
+/// by zero gives an infinite relative time, not error.
 fn rel(r: f64) -> Value {
-    if r.is_finite() {
-        Value::RelTime(r)
-    } else {
-        Value::Error
-    }
+    Value::RelTime(r)
 }
 
 fn abs_time_add(t: AbsTime, r: f64) -> Value {
@@ -249,7 +252,13 @@ fn bitwise(op: BinaryOp, a: &Value, b: &Value) -> Value {
         BitXor => x ^ y,
         Shl => x.wrapping_shl(s),
         Shr => x.wrapping_shr(s),
-        Ushr => ((x as u64) >> s) as i64,
+        // HTCondor's logical shift of a negative number masks with
+        // `~(-1 << (64 - n))`, computed with x86's 6-bit shift counts (so a
+        // shift by 0 gives 0); a non-negative number shifts arithmetically.
+        Ushr if x < 0 => {
+            x.wrapping_shr(s) & !(-1i64).wrapping_shl(64u32.wrapping_sub(y as u32) & 63)
+        }
+        Ushr => x.wrapping_shr(s),
         _ => unreachable!(),
     })
 }

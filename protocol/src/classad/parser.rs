@@ -1,9 +1,10 @@
 //! The parser: text in HTCondor's ClassAd syntax to expression trees.
 //!
 //! Operator precedence (lowest first), as in HTCondor's parser:
-//! `?:` (and the elvis `?:`), `||`, `&&`, `|`, `^`, `&`,
-//! `== != =?= =!= is isnt`, `< <= > >=`, `<< >> >>>`, `+ -`, `* / %`,
-//! unary `- + ! ~`, then subscripts, `.` selection and calls.
+//! `? :`, `||`, `&&`, `|`, `^`, `&`, `== != =?= =!= is isnt`,
+//! `< <= > >=`, `<< >> >>>`, `+ -`, `* / %`, unary `- + ! ~`, the elvis
+//! `?:`, then subscripts, `.` selection and calls. (HTCondor's elvis binds
+//! tighter than any other operator: `-a ?: b` is `-(a ?: b)`.)
 
 use std::fmt;
 use std::sync::Arc;
@@ -197,13 +198,6 @@ impl<'a> Parser<'a> {
                 self.check_depth(d)?;
                 Ok((Expr::Cond(Box::new([cond, then, els])), d))
             }
-            Tok::Punct("?:") => {
-                self.advance()?;
-                let (els, d1) = self.expr(depth + 1)?;
-                let d = 1 + d0.max(d1);
-                self.check_depth(d)?;
-                Ok((Expr::Elvis(Box::new([cond, els])), d))
-            }
             _ => Ok((cond, d0)),
         }
     }
@@ -265,27 +259,61 @@ impl<'a> Parser<'a> {
             Tok::Punct("+") => UnaryOp::Plus,
             Tok::Punct("!") => UnaryOp::Not,
             Tok::Punct("~") => UnaryOp::BitNot,
-            _ => return self.postfix(depth),
+            _ => return self.elvis(depth),
         };
+        let op_pos = self.pos;
         self.advance()?;
-        // HTCondor folds a minus written directly before a number into a
-        // negative literal (so `-1` unparses as `-1`, not ` -1`).
-        if op == UnaryOp::Minus {
+        // HTCondor folds a minus written directly before a number (no space)
+        // into a negative literal: `-1` unparses as `-1`, `- 1` as ` -1`.
+        let adjacent = self.pos.line == op_pos.line && self.pos.column == op_pos.column + 1;
+        if op == UnaryOp::Minus && adjacent {
             match self.tok {
                 Tok::Int(magnitude) => {
                     self.advance()?;
                     let v = negative_int_literal(magnitude);
-                    return self.postfix_ops(Expr::Literal(Value::Int(v)), 1, depth);
+                    let (e, d) = self.postfix_ops(Expr::Literal(Value::Int(v)), 1, depth)?;
+                    return self.elvis_after(e, d, depth);
                 }
                 Tok::Real(r) => {
                     self.advance()?;
-                    return self.postfix_ops(Expr::Literal(Value::Real(-r)), 1, depth);
+                    let (e, d) = self.postfix_ops(Expr::Literal(Value::Real(-r)), 1, depth)?;
+                    return self.elvis_after(e, d, depth);
                 }
                 _ => {}
             }
         }
         let (operand, d) = self.unary(depth + 1)?;
         Ok((Expr::Unary(op, Box::new(operand)), d + 1))
+    }
+
+    /// `postfix [ '?:' elvis ]`. HTCondor's grammar puts the elvis operator
+    /// above every unary and binary operator: `-a ?: b` is `-(a ?: b)` and
+    /// `a ?: b + 1` is `(a ?: b) + 1`; its right side cannot start with a
+    /// unary operator (except a negative number).
+    fn elvis(&mut self, depth: u32) -> Parsed {
+        let (left, dl) = self.postfix(depth)?;
+        self.elvis_after(left, dl, depth)
+    }
+
+    /// The optional `?: elvis` after an already parsed left side.
+    fn elvis_after(&mut self, left: Expr, dl: u32, depth: u32) -> Parsed {
+        if self.tok != Tok::Punct("?:") {
+            return Ok((left, dl));
+        }
+        self.advance()?;
+        let (right, dr) = if self.tok == Tok::Punct("-") && self.lexer.next_byte_is_digit() {
+            self.unary(depth + 1)?
+        } else if matches!(self.tok, Tok::Punct("-" | "+" | "!" | "~")) {
+            return Err(ParseError::at(
+                self.pos,
+                "HTCondor does not accept a unary operator right after '?:'; put it in parentheses",
+            ));
+        } else {
+            self.elvis(depth + 1)?
+        };
+        let d = 1 + dl.max(dr);
+        self.check_depth(d)?;
+        Ok((Expr::Elvis(Box::new([left, right])), d))
     }
 
     fn postfix(&mut self, depth: u32) -> Parsed {
@@ -305,6 +333,10 @@ impl<'a> Parser<'a> {
                 }
                 Tok::Punct(".") => {
                     self.advance()?;
+                    // HTCondor reads `a..b` as `a.b`.
+                    if self.tok == Tok::Punct(".") {
+                        self.advance()?;
+                    }
                     let name = match self.advance()? {
                         Tok::Ident { text, .. } => self.name(&text)?,
                         other => {
@@ -401,17 +433,26 @@ impl<'a> Parser<'a> {
         let name = self.name(name)?;
         // Like HTCondor, fold absTime("...") and relTime("...") of a literal
         // string into a time literal.
+        // A string that is not a time is a syntax error, as in HTCondor.
         if let [Expr::Literal(Value::String(s))] = args.as_slice() {
             match name.folded().as_str() {
                 "abstime" => {
-                    if let Some(t) = time::parse_abs_time(s) {
-                        return Ok((Expr::Literal(Value::AbsTime(t)), 1));
-                    }
+                    return match time::parse_abs_time(s) {
+                        Some(t) => Ok((Expr::Literal(Value::AbsTime(t)), 1)),
+                        None => Err(ParseError::at(
+                            self.pos,
+                            format!("absTime: \"{s}\" is not an ISO 8601 time"),
+                        )),
+                    };
                 }
                 "reltime" => {
-                    if let Some(t) = time::parse_rel_time(s) {
-                        return Ok((Expr::Literal(Value::RelTime(t)), 1));
-                    }
+                    return match time::parse_rel_time(s) {
+                        Some(t) => Ok((Expr::Literal(Value::RelTime(t)), 1)),
+                        None => Err(ParseError::at(
+                            self.pos,
+                            format!("relTime: \"{s}\" is not a relative time"),
+                        )),
+                    };
                 }
                 _ => {}
             }

@@ -158,7 +158,7 @@ fn write_real(out: &mut String, r: f64, style: RealStyle) {
         out.push_str(if r > 0.0 {
             "real(\"INF\")"
         } else {
-            "-real(\"INF\")"
+            "real(\"-INF\")"
         });
     } else if r == 0.0 {
         out.push_str(if r.is_sign_negative() { "-0.0" } else { "0.0" });

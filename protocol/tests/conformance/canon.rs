@@ -43,7 +43,10 @@ fn probe(ev: &mut Evaluator<'_>, text: &str, depth: usize) -> J {
                     continue;
                 }
                 let quoted = name.replace('\\', "\\\\").replace('\'', "\\'");
-                map.insert(name.to_ascii_lowercase(), probe(ev, &format!("{text}.'{quoted}'"), depth + 1));
+                map.insert(
+                    name.to_ascii_lowercase(),
+                    probe(ev, &format!("{text}.'{quoted}'"), depth + 1),
+                );
             }
             json!({"t": "ad", "v": map})
         }
@@ -62,7 +65,9 @@ pub(crate) fn value_canon(v: &Value) -> J {
         Value::String(s) => json!({"t": "string", "v": &**s}),
         Value::AbsTime(t) => json!({"t": "abstime", "v": t.secs}),
         Value::RelTime(r) => json!({"t": "reltime", "v": real(*r)}),
-        Value::List(items) => json!({"t": "list", "v": items.iter().map(value_canon).collect::<Vec<_>>()}),
+        Value::List(items) => {
+            json!({"t": "list", "v": items.iter().map(value_canon).collect::<Vec<_>>()})
+        }
         Value::Ad(_) => json!({"t": "ad"}),
     }
 }
@@ -80,18 +85,23 @@ fn real(r: f64) -> J {
 /// Equal canonical values, reals to a relative 1e-12.
 pub(crate) fn same_canon(a: &J, b: &J) -> bool {
     match (a, b) {
-        (J::Number(x), J::Number(y)) => {
-            match (x.as_i64(), y.as_i64()) {
-                (Some(i), Some(j)) if x.is_i64() && y.is_i64() => i == j,
-                _ => {
-                    let (x, y) = (x.as_f64().unwrap_or(f64::NAN), y.as_f64().unwrap_or(f64::NAN));
-                    x == y || (x - y).abs() <= 1e-12 * x.abs().max(y.abs())
-                }
+        (J::Number(x), J::Number(y)) => match (x.as_i64(), y.as_i64()) {
+            (Some(i), Some(j)) if x.is_i64() && y.is_i64() => i == j,
+            _ => {
+                let (x, y) = (
+                    x.as_f64().unwrap_or(f64::NAN),
+                    y.as_f64().unwrap_or(f64::NAN),
+                );
+                x == y || (x - y).abs() <= 1e-12 * x.abs().max(y.abs())
             }
+        },
+        (J::Array(x), J::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_canon(a, b))
         }
-        (J::Array(x), J::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_canon(a, b)),
         (J::Object(x), J::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same_canon(v, w)))
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| same_canon(v, w)))
         }
         _ => a == b,
     }

@@ -6,8 +6,14 @@ pub(crate) struct Generator {
     state: u64,
 }
 
-const NAMES: &[&str] = &["a", "b", "c", "x", "y", "Name", "Cpus", "Memory", "Owner", "l", "ad"];
+// Not `ad`, `other`, `my` or `target`: inside a match HTCondor's context ad
+// defines those (see differences.txt).
+const NAMES: &[&str] = &[
+    "a", "b", "c", "x", "y", "Name", "Cpus", "Memory", "Owner", "l", "dd",
+];
 
+// Not `unparse`: HTCondor pretty-prints lists and ads there, on purpose
+// different (see differences.txt); the corpus covers it.
 const FUNCTIONS: &[(&str, usize, usize)] = &[
     ("ifThenElse", 3, 3),
     ("isUndefined", 1, 1),
@@ -54,7 +60,6 @@ const FUNCTIONS: &[(&str, usize, usize)] = &[
     ("replace", 3, 4),
     ("anyCompare", 3, 3),
     ("allCompare", 3, 3),
-    ("unparse", 1, 1),
     ("interval", 1, 1),
 ];
 
@@ -90,15 +95,56 @@ impl Generator {
 
     fn literal(&mut self) -> String {
         match self.below(14) {
-            0 => self.pick(&["0", "1", "-1", "2", "7", "-7", "3", "100", "9223372036854775807", "-9223372036854775808"]).into(),
+            0 => self
+                .pick(&[
+                    "0",
+                    "1",
+                    "-1",
+                    "2",
+                    "7",
+                    "-7",
+                    "3",
+                    "100",
+                    "9223372036854775807",
+                    "-9223372036854775808",
+                ])
+                .into(),
             1 => self.below(1000).to_string(),
-            2 => self.pick(&["0.0", "-0.0", "1.5", "-2.5", "0.1", "1e10", "1e300", "3.0", "2.5e-3"]).into(),
-            3 => self.pick(&["\"\"", "\"abc\"", "\"ABC\"", "\"a b c\"", "\"1,2,3\"", "\"10\"", "\"x\"", "\"a,b\"", "\"1.5\"", "\"true\""]).into(),
+            2 => self
+                .pick(&[
+                    "0.0", "-0.0", "1.5", "-2.5", "0.1", "1e10", "1e300", "3.0", "2.5e-3",
+                ])
+                .into(),
+            3 => self
+                .pick(&[
+                    "\"\"",
+                    "\"abc\"",
+                    "\"ABC\"",
+                    "\"a b c\"",
+                    "\"1,2,3\"",
+                    "\"10\"",
+                    "\"x\"",
+                    "\"a,b\"",
+                    "\"1.5\"",
+                    "\"true\"",
+                ])
+                .into(),
             4 => self.pick(&["true", "false"]).into(),
             5 => "undefined".into(),
             6 => "error".into(),
-            7 => self.pick(&["{}", "{1,2,3}", "{\"a\",\"B\"}", "{1,\"a\",2.5}", "{undefined,1}", "{[a=1],[a=2]}"]).into(),
-            8 => self.pick(&["[]", "[a=1]", "[a=1; b=a+1]", "[x=\"s\"; y={1}]"]).into(),
+            7 => self
+                .pick(&[
+                    "{}",
+                    "{1,2,3}",
+                    "{\"a\",\"B\"}",
+                    "{1,\"a\",2.5}",
+                    "{undefined,1}",
+                    "{[a=1],[a=2]}",
+                ])
+                .into(),
+            8 => self
+                .pick(&["[]", "[a=1]", "[a=1; b=a+1]", "[x=\"s\"; y={1}]"])
+                .into(),
             9 => format!("absTime({})", self.below(2_000_000_000)),
             10 => format!("relTime({})", self.below(200_000) as i64 - 1000),
             _ => {
@@ -123,10 +169,27 @@ impl Generator {
                 let op = self.pick(BINARY);
                 format!("{} {op} {}", self.operand(d), self.operand(d))
             }
-            4 => format!("{} ? {} : {}", self.operand(d), self.operand(d), self.operand(d)),
+            4 => format!(
+                "{} ? {} : {}",
+                self.operand(d),
+                self.operand(d),
+                self.operand(d)
+            ),
             5 => format!("{} ?: {}", self.operand(d), self.operand(d)),
-            6 => format!("{}[{}]", self.operand(d), self.pick(&["0", "1", "2", "-1", "\"a\"", "undefined"])),
-            7 => format!("{}.{}", self.operand(d), self.pick(NAMES)),
+            6 => format!(
+                "{}[{}]",
+                self.operand(d),
+                self.pick(&["0", "1", "2", "-1", "\"a\"", "undefined"])
+            ),
+            7 => {
+                let base = self.operand(d);
+                // `1.x` would lex as a malformed real: parenthesise numbers.
+                if base.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
+                    format!("({base}).{}", self.pick(NAMES))
+                } else {
+                    format!("{base}.{}", self.pick(NAMES))
+                }
+            }
             _ => {
                 let (name, lo, hi) = FUNCTIONS[self.below(FUNCTIONS.len())];
                 let n = lo + self.below(hi - lo + 1);
@@ -145,11 +208,15 @@ impl Generator {
         }
     }
 
-    fn ad(&mut self) -> String {
+    pub(crate) fn ad(&mut self) -> String {
         let mut attrs = Vec::new();
         for name in NAMES {
             if self.chance(60) {
-                let value = if self.chance(70) { self.literal_no_refs() } else { self.expr(2) };
+                let value = if self.chance(70) {
+                    self.literal_no_refs()
+                } else {
+                    self.expr(2)
+                };
                 attrs.push(format!("{name} = {value}"));
             }
         }
@@ -159,7 +226,14 @@ impl Generator {
     fn literal_no_refs(&mut self) -> String {
         loop {
             let l = self.literal();
-            if !l.starts_with(|c: char| c.is_ascii_alphabetic()) || l.starts_with("abs") || l.starts_with("rel") || l == "true" || l == "false" || l == "undefined" || l == "error" {
+            if !l.starts_with(|c: char| c.is_ascii_alphabetic())
+                || l.starts_with("abs")
+                || l.starts_with("rel")
+                || l == "true"
+                || l == "false"
+                || l == "undefined"
+                || l == "error"
+            {
                 return l;
             }
         }
@@ -169,8 +243,16 @@ impl Generator {
         let depth = 1 + self.below(4);
         super::Case {
             expr: self.expr(depth),
-            my: if self.chance(70) { Some(self.ad()) } else { None },
-            target: if self.chance(50) { Some(self.ad()) } else { None },
+            my: if self.chance(70) {
+                Some(self.ad())
+            } else {
+                None
+            },
+            target: if self.chance(50) {
+                Some(self.ad())
+            } else {
+                None
+            },
             type_only: false,
         }
     }
@@ -189,7 +271,14 @@ impl Generator {
             "true",
             "TARGET.Disk >= RequestDisk && regexp(\"^slot1\", TARGET.Name)",
         ];
-        let job_rank = ["TARGET.Memory", "TARGET.Cpus * 10 + TARGET.Memory / 1024", "0", "TARGET.Mips", "-TARGET.LoadAvg", "undefined"];
+        let job_rank = [
+            "TARGET.Memory",
+            "TARGET.Cpus * 10 + TARGET.Memory / 1024",
+            "0",
+            "TARGET.Mips",
+            "-TARGET.LoadAvg",
+            "undefined",
+        ];
         let machine_req = [
             "START",
             "TARGET.RequestCpus <= Cpus && TARGET.RequestMemory <= Memory",
@@ -198,8 +287,19 @@ impl Generator {
             "KeyboardIdle > 15 * 60 && LoadAvg < 0.3",
             "RequestCpus <= Cpus",
         ];
-        let start = ["true", "LoadAvg < 0.5", "TARGET.Owner == \"alice\" || KeyboardIdle > 600", "false", "TARGET.RequestMemory <= Memory"];
-        let machine_rank = ["0", "TARGET.Owner == \"carol\"", "TARGET.RequestCpus", "ifThenElse(TARGET.Owner =?= \"alice\", 10, 1)"];
+        let start = [
+            "true",
+            "LoadAvg < 0.5",
+            "TARGET.Owner == \"alice\" || KeyboardIdle > 600",
+            "false",
+            "TARGET.RequestMemory <= Memory",
+        ];
+        let machine_rank = [
+            "0",
+            "TARGET.Owner == \"carol\"",
+            "TARGET.RequestCpus",
+            "ifThenElse(TARGET.Owner =?= \"alice\", 10, 1)",
+        ];
         let job = format!(
             "[Owner = {}; RequestCpus = {}; RequestMemory = {}; RequestDisk = {}; Requirements = {}; Rank = {}]",
             owners[self.below(3)],
@@ -209,7 +309,11 @@ impl Generator {
             job_req[self.below(job_req.len())],
             job_rank[self.below(job_rank.len())],
         );
-        let gpu = if self.chance(30) { "; HasGPU = true" } else { "" };
+        let gpu = if self.chance(30) {
+            "; HasGPU = true"
+        } else {
+            ""
+        };
         let machine = format!(
             "[Name = \"slot1@{}\"; Arch = \"{}\"; OpSys = \"LINUX\"; Cpus = {}; Memory = {}; Disk = {}; LoadAvg = {}; KeyboardIdle = {}; Mips = {}{gpu}; START = {}; Requirements = {}; Rank = {}]",
             self.pick(&["a", "b", "c"]),

@@ -25,15 +25,26 @@ fn python() -> PathBuf {
         .stderr(Stdio::inherit())
         .output()
         .expect("running scripts/oracle-venv.sh");
-    assert!(out.status.success(), "scripts/oracle-venv.sh failed: the HTCondor oracle is required");
+    assert!(
+        out.status.success(),
+        "scripts/oracle-venv.sh failed: the HTCondor oracle is required"
+    );
     let stdout = String::from_utf8(out.stdout).expect("utf-8 path");
-    stdout.lines().last().expect("venv python path").trim().into()
+    stdout
+        .lines()
+        .last()
+        .expect("venv python path")
+        .trim()
+        .into()
 }
 
 impl Oracle {
     pub(crate) fn start(strict: bool) -> Oracle {
         let mut cmd = Command::new(python());
-        cmd.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/conformance/oracle.py"));
+        cmd.arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/conformance/oracle.py"
+        ));
         if strict {
             cmd.arg("--strict");
         }
@@ -69,7 +80,9 @@ impl Oracle {
         std::thread::scope(|s| {
             let stdin = &mut self.stdin;
             s.spawn(move || {
-                stdin.write_all(lines.as_bytes()).expect("writing to oracle");
+                stdin
+                    .write_all(lines.as_bytes())
+                    .expect("writing to oracle");
                 stdin.flush().expect("flushing oracle");
             });
             let mut line = String::new();
@@ -78,7 +91,11 @@ impl Oracle {
                 let n = self.stdout.read_line(&mut line).expect("reading oracle");
                 assert!(n > 0, "oracle exited early");
                 let answer: J = serde_json::from_str(&line).expect("oracle answers JSON");
-                assert_eq!(answer["id"], J::from(first + i as u64), "oracle answered out of order");
+                assert_eq!(
+                    answer["id"],
+                    J::from(first + i as u64),
+                    "oracle answered out of order"
+                );
                 answers.push(answer);
             }
         });

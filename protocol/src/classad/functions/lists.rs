@@ -29,7 +29,11 @@ pub(super) fn member(
     if !ev.charge(items.len() as u64) {
         return Value::Error;
     }
-    let op = if identical { BinaryOp::Is } else { BinaryOp::Eq };
+    let op = if identical {
+        BinaryOp::Is
+    } else {
+        BinaryOp::Eq
+    };
     let found = items.iter().any(|item| binary(op, item, &x).is_true());
     Value::Bool(found)
 }
@@ -116,7 +120,7 @@ pub(super) fn sum_avg(ev: &mut Evaluator<'_>, ctx: Ctx<'_>, args: &[Expr], avg: 
 }
 
 /// `min(list)` and `max(list)`: undefined elements are skipped; undefined
-/// for a list with no numbers.
+/// for a list with no numbers; a real if any element is real.
 pub(super) fn min_max(ev: &mut Evaluator<'_>, ctx: Ctx<'_>, args: &[Expr], min: bool) -> Value {
     let [l] = args else {
         return Value::Error;
@@ -131,6 +135,7 @@ pub(super) fn min_max(ev: &mut Evaluator<'_>, ctx: Ctx<'_>, args: &[Expr], min: 
     }
     let op = if min { BinaryOp::Lt } else { BinaryOp::Gt };
     let mut result = Value::Undefined;
+    let mut any_real = false;
     for item in items.iter() {
         if item.is_undefined() {
             continue;
@@ -138,11 +143,16 @@ pub(super) fn min_max(ev: &mut Evaluator<'_>, ctx: Ctx<'_>, args: &[Expr], min: 
         if !is_numeric(item) {
             return Value::Error;
         }
+        any_real |= matches!(item, Value::Real(_));
         if result.is_undefined() || binary(op, item, &result).is_true() {
             result = item.clone();
         }
     }
-    result
+    // A real if any element is.
+    match result {
+        Value::Int(i) if any_real => Value::Real(i as f64),
+        r => r,
+    }
 }
 
 /// `size(x)`: bytes of a string, elements of a list, attributes of an ad.

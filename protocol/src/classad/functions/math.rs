@@ -129,7 +129,11 @@ pub(super) fn quantize(ev: &mut Evaluator<'_>, ctx: Ctx<'_>, args: &[Expr]) -> V
         if let Value::Int(ival) = arg {
             let q = ival.wrapping_add(ibase.wrapping_sub(1));
             // i64::MIN / -1 overflows in Rust; x86 would trap.
-            let q = if ibase == -1 { q.wrapping_neg() } else { q / ibase };
+            let q = if ibase == -1 {
+                q.wrapping_neg()
+            } else {
+                q / ibase
+            };
             return Value::Int(q.wrapping_mul(ibase));
         }
         return Value::Real((rval / ibase as f64).ceil() * ibase as f64);

@@ -83,16 +83,27 @@ pub(super) fn unparse(ev: &mut Evaluator<'_>, ctx: Ctx<'_>, args: &[Expr]) -> Va
 /// string; with a pattern, whether any of them matches it (ignoring case).
 pub(super) fn unresolved(ev: &mut Evaluator<'_>, ctx: Ctx<'_>, args: &[Expr]) -> Value {
     let (r, pattern) = match args {
-        [Expr::Attr(r)] => (r, None),
-        [Expr::Attr(r), p] => (r, Some(p)),
+        [r] => (r, None),
+        [r, p] => (r, Some(p)),
         _ => return Value::Error,
     };
-    let found = if r.absolute {
-        None
-    } else {
-        ev.find_attr_expr(ctx, r)
+    // The attribute: `name`, `.name` or `MY.name`.
+    let found = match r {
+        Expr::Attr(r) => ev.find_attr_expr(ctx, r).map(|e| (e, r.key)),
+        Expr::Select(base, r) => match &**base {
+            Expr::Attr(b) if !b.absolute && matches!(b.key.as_str(), "my" | "self") => {
+                let top = AttrRef {
+                    absolute: true,
+                    ..*r
+                };
+                ev.find_attr_expr(ctx, &top).map(|e| (e, r.key))
+            }
+            Expr::Attr(_) | Expr::Select(..) => None,
+            _ => return Value::Error,
+        },
+        _ => return Value::Error,
     };
-    let Some(expr) = found else {
+    let Some((expr, key)) = found else {
         return Value::Undefined;
     };
     let re = match pattern {
@@ -110,13 +121,19 @@ pub(super) fn unresolved(ev: &mut Evaluator<'_>, ctx: Ctx<'_>, args: &[Expr]) ->
     };
     let mut refs = References {
         names: Vec::new(),
-        visited: vec![r.key],
+        visited: vec![key],
         budget: 100_000,
     };
     refs.walk(ev, ctx, &expr);
+    // Sorted as HTCondor's set of references orders them: ignoring case,
+    // with TARGET references under "target.".
     let mut names = refs.names;
     names.sort_by(|a, b| cmp_ignore_case(a, b));
     names.dedup_by(|a, b| a.eq_ignore_ascii_case(b));
+    let names: Vec<&str> = names
+        .iter()
+        .map(|n| n.strip_prefix("target.").unwrap_or(n))
+        .collect();
     match re {
         Some(re) => Value::Bool(names.iter().any(|n| re.is_match(n.as_bytes()))),
         None => string_result(names.join(",")),
@@ -142,7 +159,7 @@ impl References {
             Expr::Attr(r) => self.reference(ev, ctx, r),
             Expr::Select(base, r) => match &**base {
                 Expr::Attr(b) if !b.absolute => match b.key.as_str() {
-                    "target" => self.names.push(r.name.as_str().to_owned()),
+                    "target" => self.names.push(format!("target.{}", r.name.as_str())),
                     "my" | "self" => self.reference(ev, ctx, &AttrRef::new(r.name, false)),
                     _ => {
                         if !self.visited.contains(&b.key) && ev.find_attr_expr(ctx, b).is_some() {
@@ -310,8 +327,12 @@ pub(super) fn user_map(ev: &mut Evaluator<'_>, ctx: Ctx<'_>, args: &[Expr]) -> V
         return Value::Error;
     }
     let vals = super::eval_all(ev, ctx, args);
-    match vals.get(3) {
-        Some(v @ Value::String(_)) => v.clone(),
-        _ => Value::Undefined,
+    // (HTCondor ignores an error as the preferred group.)
+    if [0, 1, 3]
+        .iter()
+        .any(|&i| vals.get(i).is_some_and(Value::is_error))
+    {
+        return Value::Error;
     }
+    vals.get(3).cloned().unwrap_or(Value::Undefined)
 }
