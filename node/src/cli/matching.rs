@@ -78,6 +78,50 @@ impl Ord for Candidate {
     }
 }
 
+/// The running result: how many matched and the best `top` so far.
+struct Ranking<'j> {
+    matcher: Matcher,
+    job: &'j ClassAd,
+    top: usize,
+    best: BinaryHeap<Candidate>,
+    matched: u64,
+    match_time: std::time::Duration,
+}
+
+impl Ranking<'_> {
+    fn consider(&mut self, machine: &ClassAd, seq: u64) {
+        {
+            let Some(ranks) = self.matcher.pair(self.job, machine) else {
+                return;
+            };
+            self.matched += 1;
+            if self.top == 0 {
+                return;
+            }
+            let c = Candidate {
+                rank: ranks.job,
+                machine_rank: ranks.machine,
+                seq,
+                name: String::new(),
+            };
+            let keep = self.best.len() < self.top
+                || self
+                    .best
+                    .peek()
+                    .is_some_and(|worst| c.key_cmp(worst) == Ordering::Greater);
+            if keep {
+                self.best.push(Candidate {
+                    name: name_of(machine),
+                    ..c
+                });
+                if self.best.len() > self.top {
+                    self.best.pop();
+                }
+            }
+        }
+    }
+}
+
 fn name_of(ad: &ClassAd) -> String {
     match ad.get("Name") {
         Some(starling_protocol::classad::Expr::Literal(Value::String(s))) => s.to_string(),
@@ -87,7 +131,9 @@ fn name_of(ad: &ClassAd) -> String {
 }
 
 pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let job = super::read_ad_arg(&args.job, "--job")?;
+    // A deep copy packs the job's expression nodes together: it is evaluated
+    // against every machine.
+    let job = super::read_ad_arg(&args.job, "--job")?.clone();
     let matcher = Matcher::new(if args.strict {
         Mode::Strict
     } else {
@@ -103,41 +149,32 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let reader = BufReader::with_capacity(1 << 20, input);
     let started = Instant::now();
-    let mut match_time = std::time::Duration::ZERO;
+    let mut ranking = Ranking {
+        matcher,
+        job: &job,
+        top: args.top,
+        best: BinaryHeap::with_capacity(args.top + 1),
+        matched: 0,
+        match_time: std::time::Duration::ZERO,
+    };
+    // Each ad is matched as soon as it is read, while it is in the caches.
+    // (Measured: parsing batches before matching them, or matching on a
+    // second thread, is slower: the ads' memory is then cold or remote.)
     let mut seen: u64 = 0;
-    let mut matched: u64 = 0;
-    let mut best: BinaryHeap<Candidate> = BinaryHeap::with_capacity(args.top + 1);
     formats::read_ads(reader, args.format, |machine| {
         seen += 1;
         let t = Instant::now();
-        if matcher.symmetric_match(&job, &machine) {
-            matched += 1;
-            if args.top > 0 {
-                let c = Candidate {
-                    rank: matcher.rank(&job, &machine),
-                    machine_rank: matcher.rank(&machine, &job),
-                    seq: seen,
-                    name: String::new(),
-                };
-                let keep = best.len() < args.top
-                    || best
-                        .peek()
-                        .is_some_and(|worst| c.key_cmp(worst) == Ordering::Greater);
-                if keep {
-                    best.push(Candidate {
-                        name: name_of(&machine),
-                        ..c
-                    });
-                    if best.len() > args.top {
-                        best.pop();
-                    }
-                }
-            }
-        }
-        match_time += t.elapsed();
+        ranking.consider(&machine, seen);
+        ranking.match_time += t.elapsed();
         Ok(())
     })
     .with_context(|| format!("--machines: reading ad {} of {}", seen + 1, args.machines))?;
+    let Ranking {
+        best,
+        matched,
+        match_time,
+        ..
+    } = ranking;
     let total = started.elapsed();
     let best = best.into_sorted_vec();
     let stdout = std::io::stdout();

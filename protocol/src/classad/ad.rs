@@ -1,5 +1,12 @@
 //! The ClassAd: a case-insensitive, order-preserving map from attribute names
 //! to expressions.
+//!
+//! Attributes keep the order they were inserted in (so printing an ad shows it
+//! as written). Lookup, the innermost step of matching, goes through a small
+//! open-addressing table keyed by the interned, case-folded name: one or two
+//! probes, no string comparison. Expressions are shared (`Arc`), so ads read
+//! from a stream can share the identical `START` or `Requirements` that every
+//! machine of a pool advertises, as HTCondor's collector does.
 
 use std::sync::Arc;
 
@@ -10,22 +17,58 @@ use super::name::{Folded, Name, ScopeNames};
 #[derive(Clone, Debug)]
 pub struct Entry {
     pub name: Name,
-    pub expr: Expr,
+    pub key: Folded,
+    value: Slot,
+}
+
+/// An attribute's expression: kept in the entry (most attributes are small
+/// literals), or shared with other ads.
+#[derive(Clone, Debug)]
+enum Slot {
+    Inline(Expr),
+    Shared(Arc<Expr>),
+}
+
+impl Entry {
+    /// The attribute's expression.
+    #[inline]
+    pub fn expr(&self) -> &Expr {
+        match &self.value {
+            Slot::Inline(e) => e,
+            Slot::Shared(e) => e,
+        }
+    }
+}
+
+/// An empty slot in the lookup table.
+const EMPTY: u64 = u64::MAX;
+
+/// A table slot: the folded name's id (high half) and the position in
+/// `entries` (low half), so a probe never touches an entry that is not the
+/// one sought.
+#[inline]
+fn slot_value(key: Folded, pos: usize) -> u64 {
+    (u64::from(key.id()) << 32) | pos as u64
 }
 
 /// A classified advertisement.
-///
-/// Attributes keep the order they were inserted in (so printing an ad shows
-/// it as written); lookup is by case-folded name through a sorted index.
 #[derive(Clone, Debug, Default)]
 pub struct ClassAd {
     entries: Vec<Entry>,
-    /// Folded name and position in `entries`, sorted by name.
-    index: Vec<(Folded, u32)>,
+    /// Open addressing, linear probing: see [`slot_value`], or `EMPTY`. Its
+    /// length is a power of two at least twice the number of entries (or zero
+    /// for an empty ad).
+    table: Vec<u64>,
     /// Whether some attribute is named like a scope (`MY`, `TARGET`…), which
     /// then shadows the scope. Almost never; knowing it lets the evaluator
     /// skip the check.
     shadows_scopes: bool,
+}
+
+#[inline]
+fn slot_of(key: Folded, mask: usize) -> usize {
+    // Fibonacci hashing of the interned id.
+    ((key.id().wrapping_mul(0x9E37_79B9)) >> 7) as usize & mask
 }
 
 impl ClassAd {
@@ -34,11 +77,13 @@ impl ClassAd {
     }
 
     pub fn with_capacity(n: usize) -> ClassAd {
-        ClassAd {
+        let mut ad = ClassAd {
             entries: Vec::with_capacity(n),
-            index: Vec::with_capacity(n),
+            table: Vec::new(),
             shadows_scopes: false,
-        }
+        };
+        ad.rebuild_table((2 * n).next_power_of_two().max(8));
+        ad
     }
 
     pub fn len(&self) -> usize {
@@ -49,19 +94,75 @@ impl ClassAd {
         self.entries.is_empty()
     }
 
+    fn rebuild_table(&mut self, size: usize) {
+        self.table.clear();
+        self.table.resize(size, EMPTY);
+        let mask = size - 1;
+        for (pos, e) in self.entries.iter().enumerate() {
+            let mut i = slot_of(e.key, mask);
+            while self.table[i] != EMPTY {
+                i = (i + 1) & mask;
+            }
+            self.table[i] = slot_value(e.key, pos);
+        }
+    }
+
+    /// The table slot holding `key`, or the empty slot where it would go.
+    #[inline]
+    fn probe(&self, key: Folded) -> Result<usize, usize> {
+        let mask = self.table.len() - 1;
+        let mut i = slot_of(key, mask);
+        let id = u64::from(key.id());
+        loop {
+            match self.table[i] {
+                EMPTY => return Err(i),
+                slot if slot >> 32 == id => return Ok(i),
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    #[inline]
+    fn position(&self, slot: usize) -> usize {
+        (self.table[slot] & 0xFFFF_FFFF) as usize
+    }
+
     /// Inserts or replaces an attribute. A replaced attribute keeps its place
     /// but takes the new spelling.
     pub fn insert(&mut self, name: Name, expr: Expr) {
         let key = name.folded();
-        self.shadows_scopes |= ScopeNames::get().contains(key);
-        match self.index.binary_search_by_key(&key, |&(k, _)| k) {
-            Ok(i) => {
-                let pos = self.index[i].1 as usize;
-                self.entries[pos] = Entry { name, expr };
+        self.insert_slot(name, key, Slot::Inline(expr));
+    }
+
+    /// Inserts an expression that may be shared with other ads.
+    pub fn insert_shared(&mut self, name: Name, expr: Arc<Expr>) {
+        let key = name.folded();
+        self.insert_slot(name, key, Slot::Shared(expr));
+    }
+
+    /// Inserts with the folded name already known (the readers' fast path).
+    pub(crate) fn insert_keyed(&mut self, name: Name, key: Folded, expr: Expr) {
+        self.insert_slot(name, key, Slot::Inline(expr));
+    }
+
+    /// [`Self::insert_shared`] with the folded name already known.
+    pub(crate) fn insert_keyed_shared(&mut self, name: Name, key: Folded, expr: Arc<Expr>) {
+        self.insert_slot(name, key, Slot::Shared(expr));
+    }
+
+    fn insert_slot(&mut self, name: Name, key: Folded, value: Slot) {
+        if self.table.len() < 2 * (self.entries.len() + 1) {
+            self.rebuild_table((2 * (self.entries.len() + 1)).next_power_of_two().max(8));
+        }
+        match self.probe(key) {
+            Ok(slot) => {
+                let pos = self.position(slot);
+                self.entries[pos] = Entry { name, key, value };
             }
-            Err(i) => {
-                self.index.insert(i, (key, self.entries.len() as u32));
-                self.entries.push(Entry { name, expr });
+            Err(slot) => {
+                self.shadows_scopes |= ScopeNames::get().contains(key);
+                self.table[slot] = slot_value(key, self.entries.len());
+                self.entries.push(Entry { name, key, value });
             }
         }
     }
@@ -78,16 +179,18 @@ impl ClassAd {
 
     /// Removes an attribute, returning its expression.
     pub fn remove(&mut self, name: Name) -> Option<Expr> {
-        let key = name.folded();
-        let i = self.index.binary_search_by_key(&key, |&(k, _)| k).ok()?;
-        let (_, pos) = self.index.remove(i);
-        let entry = self.entries.remove(pos as usize);
-        for (_, p) in self.index.iter_mut() {
-            if *p > pos {
-                *p -= 1;
-            }
+        if self.entries.is_empty() {
+            return None;
         }
-        Some(entry.expr)
+        let slot = self.probe(name.folded()).ok()?;
+        let pos = self.position(slot);
+        let entry = self.entries.remove(pos);
+        let size = self.table.len();
+        self.rebuild_table(size);
+        Some(match entry.value {
+            Slot::Inline(e) => e,
+            Slot::Shared(e) => Arc::unwrap_or_clone(e),
+        })
     }
 
     /// Whether an attribute is named `MY`, `TARGET`, `PARENT`, `SELF`, `ROOT`
@@ -99,8 +202,11 @@ impl ClassAd {
     /// Looks an attribute up by folded name.
     #[inline]
     pub fn get_folded(&self, key: Folded) -> Option<&Expr> {
-        let i = self.index.binary_search_by_key(&key, |&(k, _)| k).ok()?;
-        Some(&self.entries[self.index[i].1 as usize].expr)
+        if self.entries.is_empty() {
+            return None;
+        }
+        let slot = self.probe(key).ok()?;
+        Some(self.entries[self.position(slot)].expr())
     }
 
     /// Looks an attribute up, ignoring case.
@@ -111,9 +217,11 @@ impl ClassAd {
 
     /// The attribute with this name, with its spelling.
     pub fn entry(&self, name: &str) -> Option<&Entry> {
-        let key = Name::new(name).ok()?.folded();
-        let i = self.index.binary_search_by_key(&key, |&(k, _)| k).ok()?;
-        Some(&self.entries[self.index[i].1 as usize])
+        if self.entries.is_empty() {
+            return None;
+        }
+        let slot = self.probe(Name::new(name).ok()?.folded()).ok()?;
+        Some(&self.entries[self.position(slot)])
     }
 
     /// Attributes in insertion order.
@@ -125,23 +233,18 @@ impl ClassAd {
     /// expressions.
     pub fn same_as(&self, other: &ClassAd) -> bool {
         self.len() == other.len()
-            && self
-                .index
-                .iter()
-                .zip(other.index.iter())
-                .all(|(&(k1, p1), &(k2, p2))| {
-                    k1 == k2
-                        && self.entries[p1 as usize]
-                            .expr
-                            .same_as(&other.entries[p2 as usize].expr)
-                })
+            && self.entries.iter().all(|e| {
+                other
+                    .get_folded(e.key)
+                    .is_some_and(|o| std::ptr::eq(e.expr(), o) || e.expr().same_as(o))
+            })
     }
 
     /// Copies every attribute of `other` into this ad, replacing ones with the
     /// same name.
     pub fn update(&mut self, other: &ClassAd) {
         for e in other.iter() {
-            self.insert(e.name, e.expr.clone());
+            self.insert_slot(e.name, e.key, e.value.clone());
         }
     }
 

@@ -131,6 +131,15 @@ pub struct AttrRef {
 }
 
 impl AttrRef {
+    /// A reference whose folded name is already known.
+    pub fn with_key(name: Name, key: Folded, absolute: bool) -> AttrRef {
+        AttrRef {
+            name,
+            key,
+            absolute,
+        }
+    }
+
     pub fn new(name: Name, absolute: bool) -> AttrRef {
         AttrRef {
             name,

@@ -21,6 +21,7 @@
 //! attribute and `eval` recursion is limited in depth; running out yields
 //! `error`, never a hang or a stack overflow.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::ad::ClassAd;
@@ -102,6 +103,10 @@ impl<'c> Ctx<'c> {
 }
 
 /// Evaluates expressions against up to two ads.
+///
+/// Cheap to make, and cheaper to reuse ([`Evaluator::set_ads`]). It stays on
+/// the thread that made it: it knows that thread's stack, and grows onto a
+/// fresh segment rather than overflow it.
 pub struct Evaluator<'a> {
     my: Option<&'a ClassAd>,
     target: Option<&'a ClassAd>,
@@ -111,10 +116,17 @@ pub struct Evaluator<'a> {
     depth: u32,
     /// Attributes being evaluated right now (ad identity, name), to detect
     /// self-reference.
-    in_progress: Vec<(usize, Folded)>,
+    in_progress: InProgress,
     /// Seconds since the epoch, for `time()` and friends.
     now: Option<i64>,
     rng_state: u64,
+    /// Whether MY or TARGET has an attribute named like a scope (`MY`,
+    /// `TARGET`…). Almost never, and then scope names need a lookup.
+    tops_shadow: bool,
+    /// See [`stack_floor`]: computed when the evaluator is made, on the
+    /// thread that uses it (an evaluator cannot move between threads).
+    stack_floor: usize,
+    _not_send: std::marker::PhantomData<*const ()>,
 }
 
 impl<'a> Evaluator<'a> {
@@ -127,17 +139,19 @@ impl<'a> Evaluator<'a> {
             steps_left: DEFAULT_STEP_BUDGET,
             budget: DEFAULT_STEP_BUDGET,
             depth: 0,
-            in_progress: Vec::new(),
+            in_progress: InProgress::default(),
             now: None,
             rng_state: 0x9E37_79B9_7F4A_7C15,
+            tops_shadow: false,
+            stack_floor: stack_floor(),
+            _not_send: std::marker::PhantomData,
         }
     }
 
     /// An evaluator with MY (and optionally TARGET).
     pub fn with_ads(my: Option<&'a ClassAd>, target: Option<&'a ClassAd>) -> Evaluator<'a> {
         let mut ev = Evaluator::new();
-        ev.my = my;
-        ev.target = target;
+        ev.set_ads(my, target);
         ev
     }
 
@@ -169,6 +183,8 @@ impl<'a> Evaluator<'a> {
     pub fn set_ads(&mut self, my: Option<&'a ClassAd>, target: Option<&'a ClassAd>) {
         self.my = my;
         self.target = target;
+        self.tops_shadow =
+            my.is_some_and(ClassAd::shadows_scopes) || target.is_some_and(ClassAd::shadows_scopes);
     }
 
     /// Evaluates `expr` in the scope of MY (or with no scope if there is no
@@ -179,6 +195,10 @@ impl<'a> Evaluator<'a> {
 
     /// Evaluates `expr` as if it were written in the top-level ad of `side`.
     pub fn eval_on(&mut self, side: Side, expr: &Expr) -> Value {
+        self.eval_on_unguarded(side, expr)
+    }
+
+    fn eval_on_unguarded(&mut self, side: Side, expr: &Expr) -> Value {
         self.reset();
         let ctx = if self.ad(side).is_some() {
             Ctx::top(side)
@@ -193,6 +213,10 @@ impl<'a> Evaluator<'a> {
 
     /// Evaluates the attribute `name` of the ad on `side`; undefined if absent.
     pub fn eval_attr(&mut self, side: Side, name: Folded) -> Value {
+        self.eval_attr_unguarded(side, name)
+    }
+
+    fn eval_attr_unguarded(&mut self, side: Side, name: Folded) -> Value {
         self.reset();
         let Some(ad) = self.ad(side) else {
             return Value::Undefined;
@@ -255,6 +279,14 @@ impl<'a> Evaluator<'a> {
         if !self.charge(1) {
             return Value::Error;
         }
+        let marker = 0u8;
+        if (std::ptr::addr_of!(marker) as usize) < self.stack_floor {
+            return self.eval_in_new_stack(ctx, expr);
+        }
+        self.eval_in_unguarded(ctx, expr)
+    }
+
+    fn eval_in_unguarded(&mut self, ctx: Ctx<'_>, expr: &Expr) -> Value {
         match expr {
             // HTCondor quirk: a relative-time literal (what the parser
             // makes of `relTime("1:30")`) evaluates to a real.
@@ -321,6 +353,23 @@ impl<'a> Evaluator<'a> {
         }
     }
 
+    /// Continues evaluation on a fresh stack segment: deep trees and long
+    /// attribute chains never overflow the thread's stack.
+    #[cold]
+    fn eval_in_new_stack(&mut self, ctx: Ctx<'_>, expr: &Expr) -> Value {
+        let saved = self.stack_floor;
+        let v = stacker::grow(STACK_GROWTH, || {
+            self.stack_floor = stack_floor();
+            if self.stack_floor == usize::MAX {
+                // Bounds unknown even here: stop rather than risk overflow.
+                return Value::Error;
+            }
+            self.eval_in_unguarded(ctx, expr)
+        });
+        self.stack_floor = saved;
+        v
+    }
+
     /// How a nested ad written in `ctx` records its parent.
     fn parent_of(&self, ctx: Ctx<'_>) -> Parent {
         match ctx.scope {
@@ -365,10 +414,47 @@ impl<'a> Evaluator<'a> {
                 }
             }
             _ => {
-                let a = self.eval_in(ctx, l);
-                let b = self.eval_in(ctx, r);
+                let a = self.operand(ctx, l);
+                let b = self.operand(ctx, r);
                 operators::binary(op, &a, &b)
             }
+        }
+    }
+
+    /// Evaluates an operand, borrowing instead of copying when it is a
+    /// literal, or an attribute of a top-level ad whose value is a literal
+    /// (`TARGET.Arch == "X86_64"` then copies no string and touches no
+    /// reference count).
+    #[inline]
+    fn operand<'e>(&mut self, ctx: Ctx<'_>, e: &'e Expr) -> Cow<'e, Value>
+    where
+        'a: 'e,
+    {
+        match e {
+            Expr::Literal(v) if !matches!(v, Value::RelTime(_)) => {
+                if !self.charge(1) {
+                    return Cow::Owned(Value::Error);
+                }
+                Cow::Borrowed(v)
+            }
+            Expr::Select(base, r) => {
+                if let Expr::Attr(b) = &**base {
+                    if !b.absolute {
+                        if let Some(Some(side)) = self.top_scope_named(ctx, b.key) {
+                            if !self.defined_in_scope(ctx, b.key) {
+                                let ad: &'a ClassAd = self.ad(side).expect("scope exists");
+                                if let Some(Expr::Literal(v)) = ad.get_folded(r.key) {
+                                    if !matches!(v, Value::RelTime(_)) && self.charge(2) {
+                                        return Cow::Borrowed(v);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                Cow::Owned(self.eval_in(ctx, e))
+            }
+            _ => Cow::Owned(self.eval_in(ctx, e)),
         }
     }
 
@@ -552,7 +638,7 @@ impl<'a> Evaluator<'a> {
         }
         self.depth += 1;
         self.in_progress.push((ad_ident, key));
-        let v = stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.eval_in(ctx, e));
+        let v = self.eval_in(ctx, e);
         self.in_progress.pop();
         self.depth -= 1;
         v
@@ -584,6 +670,7 @@ impl<'a> Evaluator<'a> {
     /// For `MY`, `SELF` and `TARGET` seen from a top-level ad: which
     /// top-level ad they name (`Some(None)`: none), or `None` if the name is
     /// not one of those or needs the general path.
+    #[inline]
     fn top_scope_named(&self, ctx: Ctx<'_>, key: Folded) -> Option<Option<Side>> {
         let names = ScopeNames::get();
         let Scope::Top(here) = ctx.scope else {
@@ -611,9 +698,15 @@ impl<'a> Evaluator<'a> {
         }
     }
 
+    #[inline]
     /// Whether an attribute named `key` is visible from `ctx` (so a special
     /// scope name is shadowed).
     fn defined_in_scope(&self, ctx: Ctx<'_>, key: Folded) -> bool {
+        if let Scope::Top(_) = ctx.scope {
+            if !self.tops_shadow {
+                return false;
+            }
+        }
         let mut scope = ctx.scope;
         loop {
             match scope {
@@ -738,9 +831,67 @@ impl<'a> Evaluator<'a> {
             return Value::Error;
         }
         self.depth += 1;
-        let v = stacker::maybe_grow(64 * 1024, 1024 * 1024, || f(self));
+        let v = f(self);
         self.depth -= 1;
         v
+    }
+}
+
+/// The attributes being evaluated, innermost last: a short stack kept inline
+/// (matching never allocates for it) that spills only for deep chains.
+#[derive(Default)]
+struct InProgress {
+    inline: [(usize, u32); 16],
+    len: usize,
+    spill: Vec<(usize, u32)>,
+}
+
+impl InProgress {
+    #[inline]
+    fn contains(&self, item: &(usize, Folded)) -> bool {
+        let item = (item.0, item.1.id());
+        self.inline[..self.len.min(16)].contains(&item) || self.spill.contains(&item)
+    }
+
+    #[inline]
+    fn push(&mut self, item: (usize, Folded)) {
+        let item = (item.0, item.1.id());
+        if self.len < 16 {
+            self.inline[self.len] = item;
+        } else {
+            self.spill.push(item);
+        }
+        self.len += 1;
+    }
+
+    #[inline]
+    fn pop(&mut self) {
+        self.len -= 1;
+        if self.len >= 16 {
+            self.spill.pop();
+        }
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+        self.spill.clear();
+    }
+}
+
+/// Stack that must remain before evaluation goes one level deeper, and how
+/// much to add when it does not.
+const RED_ZONE: usize = 128 << 10;
+const STACK_GROWTH: usize = 4 << 20;
+
+/// The lowest stack address evaluation may reach on this thread's current
+/// stack before growing it (stacks grow down on every platform we run on).
+fn stack_floor() -> usize {
+    let marker = 0u8;
+    let here = std::ptr::addr_of!(marker) as usize;
+    match stacker::remaining_stack() {
+        Some(left) => here.saturating_sub(left) + RED_ZONE,
+        // Unknown bounds: always take the slow, checked path.
+        None => usize::MAX,
     }
 }
 

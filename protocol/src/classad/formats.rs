@@ -16,7 +16,7 @@ use std::sync::Arc;
 use super::ad::ClassAd;
 use super::ast::Expr;
 use super::limits::{MAX_AD_ATTRS, MAX_DEPTH, MAX_INPUT_LEN};
-use super::name::Name;
+use super::name::{Folded, Name};
 use super::parser::{parse_ad, parse_expr, ParseError};
 use super::unparse::{write_expr, write_name, write_string, RealStyle};
 use super::value::Value;
@@ -135,32 +135,125 @@ pub fn parse_one_any(text: &str) -> Result<ClassAd, FormatError> {
 }
 
 /// Reads long-format ads one at a time.
+///
+/// Long expressions that recur from ad to ad (every machine of a pool
+/// advertises the same `START`, `Requirements`, `WithinResourceLimits`…)
+/// are parsed once and shared between the ads, as HTCondor's collector does
+/// with its ClassAd cache.
 pub struct LongReader<R> {
     reader: R,
     line_no: u64,
-    line: String,
+    line: Vec<u8>,
+    shared: SharedExprs,
+    /// The previous ad's attribute names, in order: the next ad almost
+    /// always has the same ones in the same order, so a name is usually
+    /// recognised by one comparison with the name at the same position.
+    names: Vec<(Box<str>, Name, Folded)>,
+    /// Position of the current attribute within its ad.
+    position: usize,
 }
 
 /// The longest line the long-format reader accepts.
 pub const MAX_LINE_LEN: usize = 16 << 20;
+
+/// Expression texts seen more than once, parsed once.
+#[derive(Default)]
+struct SharedExprs {
+    /// Hashes of long texts seen once (a second sighting earns a place).
+    seen: rustc_hash::FxHashSet<u64>,
+    parsed: rustc_hash::FxHashMap<Box<str>, Arc<Expr>>,
+}
+
+impl SharedExprs {
+    /// Texts shorter than this are cheaper to parse than to look up.
+    const MIN_LEN: usize = 24;
+    const MAX_ENTRIES: usize = 4096;
+
+    fn get_or_parse(&mut self, text: &str) -> Result<Attribute, ParseError> {
+        if let Some(v) = plain_literal(text) {
+            return Ok(Attribute::Own(Expr::Literal(v)));
+        }
+        if text.len() < Self::MIN_LEN {
+            return parse_expr(text).map(Attribute::Own);
+        }
+        if let Some(e) = self.parsed.get(text) {
+            return Ok(Attribute::Shared(e.clone()));
+        }
+        let expr = Arc::new(parse_expr(text)?);
+        let hash = {
+            use std::hash::BuildHasher;
+            rustc_hash::FxBuildHasher.hash_one(text)
+        };
+        if !self.seen.insert(hash) {
+            if self.parsed.len() >= Self::MAX_ENTRIES {
+                self.parsed.clear();
+            }
+            // A fresh deep copy: its nodes are allocated one after another,
+            // so evaluating it touches fewer cache lines than the parse's
+            // scattered allocations.
+            let compact = Arc::new(Expr::clone(&expr));
+            self.parsed.insert(text.into(), compact.clone());
+            return Ok(Attribute::Shared(compact));
+        } else if self.seen.len() >= 16 * Self::MAX_ENTRIES {
+            self.seen.clear();
+        }
+        Ok(Attribute::Shared(expr))
+    }
+}
+
+/// A parsed attribute value: the ad's own, or shared with other ads.
+enum Attribute {
+    Own(Expr),
+    Shared(Arc<Expr>),
+}
+
+/// The value of a text that is obviously a plain literal (most attributes
+/// of a machine ad: `64`, `"X86_64"`, `true`), read without the parser; the
+/// parser gives the same value. Anything less obvious returns `None`.
+fn plain_literal(text: &str) -> Option<Value> {
+    let b = text.as_bytes();
+    match b.first()? {
+        b'"' => {
+            let inner = &text[1..text.len().checked_sub(1).filter(|&e| e >= 1)?];
+            (b[b.len() - 1] == b'"'
+                && !inner.bytes().any(|c| c == b'"' || c == b'\\' || c == b'\n'))
+            .then(|| Value::String(inner.into()))
+        }
+        b'0'..=b'9' | b'-' => {
+            let digits = b.strip_prefix(b"-").unwrap_or(b);
+            if digits.is_empty() || digits.len() > 18 || !digits.iter().all(u8::is_ascii_digit) {
+                return None;
+            }
+            text.parse::<i64>().ok().map(Value::Int)
+        }
+        _ if text.eq_ignore_ascii_case("true") => Some(Value::Bool(true)),
+        _ if text.eq_ignore_ascii_case("false") => Some(Value::Bool(false)),
+        _ if text.eq_ignore_ascii_case("undefined") => Some(Value::Undefined),
+        _ => None,
+    }
+}
 
 impl<R: BufRead> LongReader<R> {
     pub fn new(reader: R) -> LongReader<R> {
         LongReader {
             reader,
             line_no: 0,
-            line: String::new(),
+            line: Vec::new(),
+            shared: SharedExprs::default(),
+            names: Vec::new(),
+            position: 0,
         }
     }
 
     /// The next ad, or `None` at the end of input.
     pub fn next_ad(&mut self) -> Result<Option<ClassAd>, FormatError> {
         let mut ad: Option<ClassAd> = None;
+        self.position = 0;
         loop {
             self.line.clear();
             let n = (&mut self.reader)
                 .take(MAX_LINE_LEN as u64 + 1)
-                .read_line(&mut self.line)?;
+                .read_until(b'\n', &mut self.line)?;
             if n == 0 {
                 return Ok(ad);
             }
@@ -168,28 +261,63 @@ impl<R: BufRead> LongReader<R> {
             if self.line.len() > MAX_LINE_LEN {
                 return Err(self.error(format!("line longer than {MAX_LINE_LEN} bytes")));
             }
-            let text = self.line.trim();
-            if text.is_empty() {
-                if ad.is_some() {
-                    return Ok(ad);
-                }
-                continue;
-            }
-            // HTCondor separates ads in some outputs with a line of dashes
-            // (`condor_q -l` of several schedds); comments start with '#'.
-            if text.starts_with('#') || text.bytes().all(|b| b == b'-') {
-                if text.starts_with('-') && ad.is_some() {
-                    return Ok(ad);
-                }
-                continue;
-            }
-            let (name, expr) = self.attribute(text)?;
-            let current = ad.get_or_insert_with(ClassAd::new);
-            current.insert(name, expr);
-            if current.len() > MAX_AD_ATTRS {
-                return Err(self.error(format!("ad has more than {MAX_AD_ATTRS} attributes")));
+            let line = std::mem::take(&mut self.line);
+            let result = self.line_into(&line, &mut ad);
+            self.line = line;
+            match result? {
+                LineKind::EndOfAd if ad.is_some() => return Ok(ad),
+                _ => continue,
             }
         }
+    }
+
+    fn line_into(
+        &mut self,
+        line: &[u8],
+        ad: &mut Option<ClassAd>,
+    ) -> Result<LineKind, FormatError> {
+        let text = std::str::from_utf8(line)
+            .map_err(|e| self.error(format!("not UTF-8 at byte {}", e.valid_up_to())))?
+            .trim();
+        if text.is_empty() {
+            return Ok(LineKind::EndOfAd);
+        }
+        // HTCondor separates ads in some outputs with a line of dashes
+        // (`condor_q -l` of several schedds); comments start with '#'.
+        if text.starts_with('#') {
+            return Ok(LineKind::Skip);
+        }
+        if text.bytes().all(|b| b == b'-') {
+            return Ok(LineKind::EndOfAd);
+        }
+        let expected = self.names.len().max(16);
+        let current = ad.get_or_insert_with(|| ClassAd::with_capacity(expected));
+        match self.attribute(text)? {
+            (name, key, Attribute::Own(e)) => current.insert_keyed(name, key, e),
+            (name, key, Attribute::Shared(e)) => current.insert_keyed_shared(name, key, e),
+        }
+        if current.len() > MAX_AD_ATTRS {
+            return Err(self.error(format!("ad has more than {MAX_AD_ATTRS} attributes")));
+        }
+        Ok(LineKind::Attribute)
+    }
+
+    /// Interns an attribute name, predicting it from the previous ad.
+    fn name(&mut self, text: &str) -> Result<(Name, Folded), FormatError> {
+        let at = self.position;
+        self.position += 1;
+        if let Some((known, name, key)) = self.names.get(at) {
+            if **known == *text {
+                return Ok((*name, *key));
+            }
+        }
+        let (name, key) = Name::intern(text).map_err(|e| self.error(e.to_string()))?;
+        if at < self.names.len() {
+            self.names[at] = (text.into(), name, key);
+        } else if at < MAX_AD_ATTRS {
+            self.names.push((text.into(), name, key));
+        }
+        Ok((name, key))
     }
 
     fn error(&self, message: String) -> FormatError {
@@ -199,7 +327,7 @@ impl<R: BufRead> LongReader<R> {
         }
     }
 
-    fn attribute(&self, text: &str) -> Result<(Name, Expr), FormatError> {
+    fn attribute(&mut self, text: &str) -> Result<(Name, Folded, Attribute), FormatError> {
         let Some(eq) = text.find('=') else {
             return Err(self.error(format!(
                 "expected 'Name = expression' but found '{}'",
@@ -219,16 +347,27 @@ impl<R: BufRead> LongReader<R> {
         if !valid {
             return Err(self.error(format!("'{}' is not an attribute name", excerpt(raw_name))));
         }
-        let name = Name::new(name_text).map_err(|e| self.error(e.to_string()))?;
-        let expr = parse_expr(&text[eq + 1..]).map_err(|e| {
+        let (name, key) = self.name(name_text)?;
+        let rest = &text[eq + 1..];
+        let expr_text = rest.trim_start();
+        let column_base = eq + 1 + (rest.len() - expr_text.len());
+        let expr = self.shared.get_or_parse(expr_text).map_err(|e| {
             self.error(format!(
                 "{name_text}: column {}: {}",
-                e.column as usize + eq + 1,
+                e.column as usize + column_base,
                 e.message
             ))
         })?;
-        Ok((name, expr))
+        Ok((name, key, expr))
     }
+}
+
+/// What one line of long format was.
+enum LineKind {
+    Attribute,
+    Skip,
+    /// A blank line or a separator: the end of the current ad, if any.
+    EndOfAd,
 }
 
 fn excerpt(s: &str) -> String {
@@ -249,7 +388,7 @@ pub fn write_long(out: &mut impl Write, ad: &ClassAd) -> io::Result<()> {
     for e in ad.iter() {
         write_name(&mut text, e.name);
         text.push_str(" = ");
-        write_expr(&mut text, &e.expr, RealStyle::Short);
+        write_expr(&mut text, e.expr(), RealStyle::Short);
         text.push('\n');
     }
     text.push('\n');
@@ -333,11 +472,9 @@ pub fn json_to_ad(v: &serde_json::Value, depth: u32) -> Result<ClassAd, String> 
     }
     let mut ad = ClassAd::with_capacity(map.len());
     for (k, v) in map {
-        let name = Name::new(k).map_err(|e| format!("{k}: {e}"))?;
-        ad.insert(
-            name,
-            json_to_expr(v, depth + 1).map_err(|e| format!("{k}: {e}"))?,
-        );
+        let (name, key) = Name::intern(k).map_err(|e| format!("{k}: {e}"))?;
+        let expr = json_to_expr(v, depth + 1).map_err(|e| format!("{k}: {e}"))?;
+        ad.insert_keyed(name, key, expr);
     }
     Ok(ad)
 }
@@ -433,7 +570,7 @@ fn write_json_ad_body(out: &mut String, ad: &ClassAd, level: usize) {
         indent(out, level + 1);
         write_json_string(out, e.name.as_str());
         out.push_str(": ");
-        write_json_expr(out, &e.expr, level + 1);
+        write_json_expr(out, e.expr(), level + 1);
     }
     out.push('\n');
     indent(out, level);
@@ -501,6 +638,41 @@ mod tests {
             to_long(&ads[0]),
             "Name = \"slot1@a\"\nCpus = 4\nRequirements = TARGET.RequestCpus <= Cpus\n"
         );
+    }
+
+    #[test]
+    fn plain_literals_read_as_the_parser_reads_them() {
+        for text in [
+            "64",
+            "-7",
+            "007",
+            "\"X86_64\"",
+            "\"\"",
+            "true",
+            "FALSE",
+            "undefined",
+            "123456789012345678",
+        ] {
+            let fast = plain_literal(text).unwrap_or_else(|| panic!("{text} is plain"));
+            let Expr::Literal(slow) = parse_expr(text).unwrap() else {
+                panic!("{text}")
+            };
+            assert!(fast.identical(&slow), "{text}: {fast:?} vs {slow:?}");
+        }
+        for text in [
+            "\"a\\nb\"",
+            "\"a\"b\"",
+            "1.5",
+            "1e3",
+            "0x1F",
+            "99999999999999999999",
+            "- 1",
+            "\"",
+            "x",
+            "-",
+        ] {
+            assert!(plain_literal(text).is_none(), "{text} is not plain");
+        }
     }
 
     #[test]

@@ -1,4 +1,9 @@
 //! Tokens of the ClassAd language.
+//!
+//! Tokens borrow from the source where they can (names, strings without
+//! escapes), so lexing an ad allocates only for what it keeps.
+
+use std::borrow::Cow;
 
 use super::limits::MAX_STRING_LEN;
 
@@ -10,14 +15,14 @@ pub(crate) struct Pos {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Tok {
+pub(crate) enum Tok<'a> {
     /// An integer literal's magnitude; `None` if it does not fit in 64 bits.
     Int(Option<u64>),
     Real(f64),
-    Str(String),
+    Str(Cow<'a, str>),
     /// An identifier or a 'quoted name'; `quoted` names are never keywords.
     Ident {
-        text: String,
+        text: Cow<'a, str>,
         quoted: bool,
     },
     True,
@@ -31,7 +36,7 @@ pub(crate) enum Tok {
     Eof,
 }
 
-impl Tok {
+impl Tok<'_> {
     pub(crate) fn describe(&self) -> String {
         match self {
             Tok::Int(Some(i)) => format!("integer {i}"),
@@ -57,13 +62,6 @@ pub(crate) struct LexError {
     pub(crate) pos: Pos,
     pub(crate) message: String,
 }
-
-/// Operators, longest first so that `>>>` wins over `>>` and `>`.
-const PUNCT: &[&str] = &[
-    ">>>", "=?=", "=!=", "==", "!=", "<=", ">=", "<<", ">>", "&&", "||", "?:", "(", ")", "[", "]",
-    "{", "}", ",", ";", ".", "?", ":", "=", "+", "-", "*", "/", "%", "!", "~", "<", ">", "&", "|",
-    "^",
-];
 
 pub(crate) struct Lexer<'a> {
     src: &'a [u8],
@@ -156,7 +154,7 @@ impl<'a> Lexer<'a> {
     }
 
     /// The next token and where it starts.
-    pub(crate) fn next_token(&mut self) -> Result<(Tok, Pos), LexError> {
+    pub(crate) fn next_token(&mut self) -> Result<(Tok<'a>, Pos), LexError> {
         self.skip_space_and_comments()?;
         let pos = self.pos();
         let Some(b) = self.peek_byte(0) else {
@@ -168,46 +166,103 @@ impl<'a> Lexer<'a> {
             b'"' => self.string(pos)?,
             b'\'' => self.quoted_name(pos)?,
             b if b.is_ascii_alphabetic() || b == b'_' => self.identifier(),
-            _ => {
-                let rest = &self.src[self.at..];
-                let Some(p) = PUNCT.iter().find(|p| rest.starts_with(p.as_bytes())) else {
-                    let ch = std::str::from_utf8(rest)
+            _ => match self.punct(b) {
+                Some(p) => {
+                    for _ in 0..p.len() {
+                        self.bump();
+                    }
+                    Tok::Punct(p)
+                }
+                None => {
+                    let rest = &self.src[self.at..];
+                    let ch = std::str::from_utf8(&rest[..rest.len().min(4)])
                         .ok()
                         .and_then(|s| s.chars().next())
+                        .or_else(|| String::from_utf8_lossy(rest).chars().next())
                         .map(|c| format!("'{c}'"))
                         .unwrap_or_else(|| format!("byte 0x{b:02x}"));
                     return Err(self.err(pos, format!("unexpected character {ch}")));
-                };
-                for _ in 0..p.len() {
-                    self.bump();
                 }
-                Tok::Punct(p)
-            }
+            },
         };
         Ok((tok, pos))
     }
 
-    fn identifier(&mut self) -> Tok {
+    /// The operator starting with byte `b`, longest match first.
+    fn punct(&self, b: u8) -> Option<&'static str> {
+        let next = self.peek_byte(1);
+        let third = self.peek_byte(2);
+        Some(match (b, next) {
+            (b'>', Some(b'>')) if third == Some(b'>') => ">>>",
+            (b'=', Some(b'?')) if third == Some(b'=') => "=?=",
+            (b'=', Some(b'!')) if third == Some(b'=') => "=!=",
+            (b'=', Some(b'=')) => "==",
+            (b'!', Some(b'=')) => "!=",
+            (b'<', Some(b'=')) => "<=",
+            (b'>', Some(b'=')) => ">=",
+            (b'<', Some(b'<')) => "<<",
+            (b'>', Some(b'>')) => ">>",
+            (b'&', Some(b'&')) => "&&",
+            (b'|', Some(b'|')) => "||",
+            (b'?', Some(b':')) => "?:",
+            (b'(', _) => "(",
+            (b')', _) => ")",
+            (b'[', _) => "[",
+            (b']', _) => "]",
+            (b'{', _) => "{",
+            (b'}', _) => "}",
+            (b',', _) => ",",
+            (b';', _) => ";",
+            (b'.', _) => ".",
+            (b'?', _) => "?",
+            (b':', _) => ":",
+            (b'=', _) => "=",
+            (b'+', _) => "+",
+            (b'-', _) => "-",
+            (b'*', _) => "*",
+            (b'/', _) => "/",
+            (b'%', _) => "%",
+            (b'!', _) => "!",
+            (b'~', _) => "~",
+            (b'<', _) => "<",
+            (b'>', _) => ">",
+            (b'&', _) => "&",
+            (b'|', _) => "|",
+            (b'^', _) => "^",
+            _ => return None,
+        })
+    }
+
+    fn identifier(&mut self) -> Tok<'a> {
         let start = self.at;
         while matches!(self.peek_byte(0), Some(b) if b.is_ascii_alphanumeric() || b == b'_') {
-            self.bump();
+            self.at += 1;
         }
-        let text = std::str::from_utf8(&self.src[start..self.at]).expect("ascii");
-        match text.to_ascii_lowercase().as_str() {
-            "true" => Tok::True,
-            "false" => Tok::False,
-            "undefined" => Tok::Undefined,
-            "error" => Tok::Error,
-            "is" => Tok::Is,
-            "isnt" => Tok::Isnt,
-            _ => Tok::Ident {
-                text: text.to_owned(),
-                quoted: false,
-            },
+        let src: &'a [u8] = self.src;
+        let text = std::str::from_utf8(&src[start..self.at]).expect("ascii");
+        let keyword = |k: &str| text.len() == k.len() && text.eq_ignore_ascii_case(k);
+        if text.len() <= 9 {
+            if keyword("true") {
+                return Tok::True;
+            } else if keyword("false") {
+                return Tok::False;
+            } else if keyword("undefined") {
+                return Tok::Undefined;
+            } else if keyword("error") {
+                return Tok::Error;
+            } else if keyword("is") {
+                return Tok::Is;
+            } else if keyword("isnt") {
+                return Tok::Isnt;
+            }
+        }
+        Tok::Ident {
+            text: Cow::Borrowed(text),
+            quoted: false,
         }
     }
 
-    fn number(&mut self, pos: Pos) -> Result<Tok, LexError> {
+    fn number(&mut self, pos: Pos) -> Result<Tok<'a>, LexError> {
         let start = self.at;
         // HTCondor reads `0x1F` as one token and converts it in base 10,
         // giving 0; we do the same rather than reject what it accepts.
@@ -265,8 +320,26 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    fn string(&mut self, pos: Pos) -> Result<Tok, LexError> {
+    fn string(&mut self, pos: Pos) -> Result<Tok<'a>, LexError> {
         self.bump();
+        // Fast path: no escapes and no newline, borrow the text.
+        let start = self.at;
+        let src: &'a [u8] = self.src;
+        let rest = &src[start..];
+        if let Some(end) = rest
+            .iter()
+            .position(|&b| b == b'"' || b == b'\\' || b == b'\n')
+        {
+            if rest[end] == b'"' {
+                if end > MAX_STRING_LEN {
+                    return Err(self.err(pos, format!("string longer than {MAX_STRING_LEN} bytes")));
+                }
+                let text = std::str::from_utf8(&rest[..end])
+                    .map_err(|_| self.err(pos, "string is not valid UTF-8"))?;
+                self.at += end + 1;
+                return Ok(Tok::Str(Cow::Borrowed(text)));
+            }
+        }
         let mut bytes = Vec::new();
         loop {
             let Some(b) = self.bump() else {
@@ -315,11 +388,11 @@ impl<'a> Lexer<'a> {
             }
         }
         String::from_utf8(bytes)
-            .map(Tok::Str)
+            .map(|s| Tok::Str(Cow::Owned(s)))
             .map_err(|_| self.err(pos, "string escapes do not form valid UTF-8"))
     }
 
-    fn quoted_name(&mut self, pos: Pos) -> Result<Tok, LexError> {
+    fn quoted_name(&mut self, pos: Pos) -> Result<Tok<'a>, LexError> {
         self.bump();
         let mut bytes = Vec::new();
         loop {
@@ -338,6 +411,9 @@ impl<'a> Lexer<'a> {
         }
         let text =
             String::from_utf8(bytes).map_err(|_| self.err(pos, "quoted name is not UTF-8"))?;
-        Ok(Tok::Ident { text, quoted: true })
+        Ok(Tok::Ident {
+            text: Cow::Owned(text),
+            quoted: true,
+        })
     }
 }

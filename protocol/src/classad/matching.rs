@@ -44,6 +44,15 @@ impl Outcome {
     }
 }
 
+/// How a matched pair rank each other.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ranks {
+    /// The job's `Rank` of the machine.
+    pub job: f64,
+    /// The machine's `Rank` of the job.
+    pub machine: f64,
+}
+
 /// Matches ads pairwise; reuse one for many pairs.
 #[derive(Clone, Copy, Debug)]
 pub struct Matcher {
@@ -106,6 +115,21 @@ impl Matcher {
                 &ev.eval_attr(Side::Target, self.names.requirements),
             ),
         }
+    }
+
+    /// Matches a job against a machine and, if they match, ranks both ways,
+    /// with one evaluator: what a negotiation loop does for each candidate.
+    pub fn pair(&self, job: &ClassAd, machine: &ClassAd) -> Option<Ranks> {
+        let mut ev = self.evaluator(job, machine);
+        if !requirement_holds(&ev.eval_attr(Side::My, self.names.requirements))
+            || !requirement_holds(&ev.eval_attr(Side::Target, self.names.requirements))
+        {
+            return None;
+        }
+        Some(Ranks {
+            job: rank_number(&ev.eval_attr(Side::My, self.names.rank)),
+            machine: rank_number(&ev.eval_attr(Side::Target, self.names.rank)),
+        })
     }
 
     /// The value of `left`'s `Requirements` against `right`, unconverted.

@@ -82,7 +82,35 @@ impl Interner {
     }
 }
 
+/// Most names one thread's cache remembers before starting over.
+const CACHE_LIMIT: usize = 1 << 16;
+
+thread_local! {
+    /// Recently interned names with their folded form, so parsing the same
+    /// names ad after ad takes neither the interner's lock nor a SipHash.
+    static CACHE: std::cell::RefCell<rustc_hash::FxHashMap<Box<str>, (Name, Folded)>> =
+        std::cell::RefCell::new(rustc_hash::FxHashMap::default());
+}
+
 impl Name {
+    /// Interns `text` and returns it with its folded form, through a
+    /// per-thread cache: the parsers' fast path.
+    pub fn intern(text: &str) -> Result<(Name, Folded), NameError> {
+        if let Some(hit) = CACHE.with(|c| c.borrow().get(text).copied()) {
+            return Ok(hit);
+        }
+        let name = Name::new(text)?;
+        let pair = (name, name.folded());
+        CACHE.with(|c| {
+            let mut c = c.borrow_mut();
+            if c.len() >= CACHE_LIMIT {
+                c.clear();
+            }
+            c.insert(text.into(), pair);
+        });
+        Ok(pair)
+    }
+
     /// Interns `text`, keeping its spelling.
     pub fn new(text: &str) -> Result<Name, NameError> {
         if text.len() > MAX_NAME_LEN {
@@ -164,6 +192,12 @@ impl ScopeNames {
 }
 
 impl Folded {
+    /// The interned id, for hashing.
+    #[inline]
+    pub(crate) fn id(self) -> u32 {
+        self.0
+    }
+
     /// The lower-case spelling.
     pub fn as_str(self) -> &'static str {
         Name(self.0).as_str()

@@ -13,7 +13,7 @@ use super::ad::ClassAd;
 use super::ast::{AttrRef, BinaryOp, Call, Expr, UnaryOp};
 use super::lexer::{LexError, Lexer, Pos, Tok};
 use super::limits::{MAX_AD_ATTRS, MAX_ARGS, MAX_DEPTH, MAX_INPUT_LEN, MAX_LIST_LEN};
-use super::name::Name;
+use super::name::{Folded, Name};
 use super::value::Value;
 use super::{functions, time};
 
@@ -95,7 +95,7 @@ fn negative_int_literal(magnitude: Option<u64>) -> i64 {
 
 pub(crate) struct Parser<'a> {
     lexer: Lexer<'a>,
-    tok: Tok,
+    tok: Tok<'a>,
     pos: Pos,
     /// Byte offset where the current token starts.
     start: usize,
@@ -134,7 +134,7 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn advance(&mut self) -> Result<Tok, ParseError> {
+    fn advance(&mut self) -> Result<Tok<'a>, ParseError> {
         let (tok, pos) = self.lexer.next_token()?;
         self.start = self.lexer.offset();
         self.pos = pos;
@@ -176,14 +176,26 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn name(&self, text: &str) -> Result<Name, ParseError> {
-        Name::new(text).map_err(|e| ParseError::at(self.pos, e.to_string()))
+    fn interned(&self, text: &str) -> Result<(Name, Folded), ParseError> {
+        Name::intern(text).map_err(|e| ParseError::at(self.pos, e.to_string()))
+    }
+
+    fn attr_ref(&self, text: &str, absolute: bool) -> Result<AttrRef, ParseError> {
+        let (name, key) = self.interned(text)?;
+        Ok(AttrRef::with_key(name, key, absolute))
     }
 
     /// expr := or-expr [ '?' expr ':' expr | '?:' expr ]
     pub(crate) fn expr(&mut self, depth: u32) -> Parsed {
         self.check_depth(depth)?;
-        stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.conditional(depth))
+        // Nesting is bounded by MAX_DEPTH; check the stack every 16 levels
+        // (not at the top: a few levels fit anywhere, and the check reads a
+        // thread-local, which shows when parsing millions of attributes).
+        if depth % 16 == 15 {
+            stacker::maybe_grow(256 * 1024, 4 << 20, || self.conditional(depth))
+        } else {
+            self.conditional(depth)
+        }
     }
 
     fn conditional(&mut self, depth: u32) -> Parsed {
@@ -337,8 +349,8 @@ impl<'a> Parser<'a> {
                     if self.tok == Tok::Punct(".") {
                         self.advance()?;
                     }
-                    let name = match self.advance()? {
-                        Tok::Ident { text, .. } => self.name(&text)?,
+                    let r = match self.advance()? {
+                        Tok::Ident { text, .. } => self.attr_ref(&text, false)?,
                         other => {
                             return Err(ParseError::at(
                                 self.pos,
@@ -350,7 +362,7 @@ impl<'a> Parser<'a> {
                         }
                     };
                     d += 1;
-                    e = Expr::Select(Box::new(e), AttrRef::new(name, false));
+                    e = Expr::Select(Box::new(e), r);
                 }
                 _ => return Ok((e, d)),
             }
@@ -364,7 +376,7 @@ impl<'a> Parser<'a> {
         let e = match tok {
             Tok::Int(magnitude) => Expr::Literal(Value::Int(int_literal(magnitude))),
             Tok::Real(r) => Expr::Literal(Value::Real(r)),
-            Tok::Str(s) => Expr::Literal(Value::String(s.into())),
+            Tok::Str(s) => Expr::Literal(Value::String(Arc::from(&*s))),
             Tok::True => Expr::Literal(Value::Bool(true)),
             Tok::False => Expr::Literal(Value::Bool(false)),
             Tok::Undefined => Expr::Literal(Value::Undefined),
@@ -373,10 +385,10 @@ impl<'a> Parser<'a> {
                 if !quoted && self.tok == Tok::Punct("(") {
                     return self.call(&text, depth);
                 }
-                Expr::Attr(AttrRef::new(self.name(&text)?, false))
+                Expr::Attr(self.attr_ref(&text, false)?)
             }
             Tok::Punct(".") => match self.advance()? {
-                Tok::Ident { text, .. } => Expr::Attr(AttrRef::new(self.name(&text)?, true)),
+                Tok::Ident { text, .. } => Expr::Attr(self.attr_ref(&text, true)?),
                 other => {
                     return Err(ParseError::at(
                         self.pos,
@@ -430,12 +442,13 @@ impl<'a> Parser<'a> {
             }
         }
         self.expect(")")?;
-        let name = self.name(name)?;
+        let (name, key) = self.interned(name)?;
+        let folded = key.as_str();
         // Like HTCondor, fold absTime("...") and relTime("...") of a literal
         // string into a time literal.
         // A string that is not a time is a syntax error, as in HTCondor.
         if let [Expr::Literal(Value::String(s))] = args.as_slice() {
-            match name.folded().as_str() {
+            match folded {
                 "abstime" => {
                     return match time::parse_abs_time(s) {
                         Some(t) => Ok((Expr::Literal(Value::AbsTime(t)), 1)),
@@ -457,7 +470,7 @@ impl<'a> Parser<'a> {
                 _ => {}
             }
         }
-        let func = functions::lookup(name.folded().as_str());
+        let func = functions::lookup(folded);
         Ok((
             Expr::Call(Box::new(Call {
                 name,
@@ -504,18 +517,18 @@ impl<'a> Parser<'a> {
         self.check_depth(depth)?;
         let mut ad = ClassAd::new();
         loop {
-            let name = match &self.tok {
+            let (name, key) = match &self.tok {
                 Tok::Punct("]") => {
                     self.advance()?;
                     return Ok(ad);
                 }
-                Tok::Ident { text, .. } => self.name(text)?,
+                Tok::Ident { text, .. } => self.interned(text)?,
                 _ => return Err(self.unexpected("an attribute name or ']'")),
             };
             self.advance()?;
             self.expect("=")?;
             let (e, _) = self.expr(depth + 1)?;
-            ad.insert(name, e);
+            ad.insert_keyed(name, key, e);
             if ad.len() > MAX_AD_ATTRS {
                 return Err(ParseError::at(
                     self.pos,

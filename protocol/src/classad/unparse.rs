@@ -214,7 +214,7 @@ pub fn write_ad(out: &mut String, ad: &ClassAd, style: RealStyle) {
         }
         write_name(out, e.name);
         out.push_str(" = ");
-        write_expr(out, &e.expr, style);
+        write_expr(out, e.expr(), style);
     }
     out.push_str(" ]");
 }

@@ -195,7 +195,7 @@ impl References {
             // scope.
             Expr::Ad(ad) => {
                 for entry in ad.iter() {
-                    self.walk(ev, ctx, &entry.expr);
+                    self.walk(ev, ctx, entry.expr());
                 }
             }
         }
