@@ -421,26 +421,7 @@ impl<'a> Parser<'a> {
 
     fn call(&mut self, name: &str, depth: u32) -> Parsed {
         self.expect("(")?;
-        let mut args = Vec::new();
-        let mut d = 0;
-        if self.tok != Tok::Punct(")") {
-            loop {
-                let (a, da) = self.expr(depth + 1)?;
-                d = d.max(da);
-                args.push(a);
-                if args.len() > MAX_ARGS {
-                    return Err(ParseError::at(
-                        self.pos,
-                        format!("more than {MAX_ARGS} arguments"),
-                    ));
-                }
-                if self.tok == Tok::Punct(",") {
-                    self.advance()?;
-                } else {
-                    break;
-                }
-            }
-        }
+        let (args, d) = self.comma_separated(")", MAX_ARGS, "arguments", depth)?;
         self.expect(")")?;
         let (name, key) = self.interned(name)?;
         let folded = key.as_str();
@@ -482,28 +463,41 @@ impl<'a> Parser<'a> {
     }
 
     fn list(&mut self, depth: u32) -> Parsed {
-        let mut items = Vec::new();
-        let mut d = 0;
-        if self.tok != Tok::Punct("}") {
-            loop {
-                let (e, de) = self.expr(depth + 1)?;
-                d = d.max(de);
-                items.push(e);
-                if items.len() > MAX_LIST_LEN {
-                    return Err(ParseError::at(
-                        self.pos,
-                        format!("list longer than {MAX_LIST_LEN} elements"),
-                    ));
-                }
-                if self.tok == Tok::Punct(",") {
-                    self.advance()?;
-                } else {
-                    break;
-                }
-            }
-        }
+        let (items, d) = self.comma_separated("}", MAX_LIST_LEN, "list elements", depth)?;
         self.expect("}")?;
         Ok((Expr::List(items.into_boxed_slice()), d + 1))
+    }
+
+    /// Expressions separated by commas, up to (not including) `close`; at
+    /// most `limit` of them. Returns them with their greatest depth.
+    fn comma_separated(
+        &mut self,
+        close: &'static str,
+        limit: usize,
+        what: &str,
+        depth: u32,
+    ) -> Result<(Vec<Expr>, u32), ParseError> {
+        let mut items = Vec::new();
+        let mut d = 0;
+        if self.tok == Tok::Punct(close) {
+            return Ok((items, d));
+        }
+        loop {
+            let (e, de) = self.expr(depth + 1)?;
+            d = d.max(de);
+            items.push(e);
+            if items.len() > limit {
+                return Err(ParseError::at(
+                    self.pos,
+                    format!("more than {limit} {what}"),
+                ));
+            }
+            if self.tok == Tok::Punct(",") {
+                self.advance()?;
+            } else {
+                return Ok((items, d));
+            }
+        }
     }
 
     /// `[ ... ]`, at the current token.

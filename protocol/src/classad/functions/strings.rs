@@ -489,6 +489,24 @@ fn optional_delims(v: Option<&Value>) -> Result<Vec<u8>, Value> {
     }
 }
 
+/// The arguments of `f(a, b [, delimiters])`, evaluated: error for a wrong
+/// count, an error argument or delimiters that are not a string.
+fn pair_with_delims(
+    ev: &mut Evaluator<'_>,
+    ctx: Ctx<'_>,
+    args: &[Expr],
+) -> Result<(Vec<Value>, Vec<u8>), Value> {
+    if args.len() < 2 || args.len() > 3 {
+        return Err(Value::Error);
+    }
+    let vals = eval_all(ev, ctx, args);
+    if vals.iter().any(Value::is_error) {
+        return Err(Value::Error);
+    }
+    let delims = optional_delims(vals.get(2))?;
+    Ok((vals, delims))
+}
+
 fn item_eq(a: &[u8], b: &[u8], fold: bool) -> bool {
     if fold {
         a.eq_ignore_ascii_case(b)
@@ -504,15 +522,8 @@ pub(super) fn string_list_member(
     args: &[Expr],
     fold: bool,
 ) -> Value {
-    if args.len() < 2 || args.len() > 3 {
-        return Value::Error;
-    }
-    let vals = eval_all(ev, ctx, args);
-    if vals.iter().any(Value::is_error) {
-        return Value::Error;
-    }
-    let delims = match optional_delims(vals.get(2)) {
-        Ok(d) => d,
+    let (vals, delims) = match pair_with_delims(ev, ctx, args) {
+        Ok(parts) => parts,
         Err(v) => return v,
     };
     match (&vals[0], &vals[1]) {
@@ -541,15 +552,8 @@ pub(super) fn string_list_subset(
     args: &[Expr],
     fold: bool,
 ) -> Value {
-    if args.len() < 2 || args.len() > 3 {
-        return Value::Error;
-    }
-    let vals = eval_all(ev, ctx, args);
-    if vals.iter().any(Value::is_error) {
-        return Value::Error;
-    }
-    let delims = match optional_delims(vals.get(2)) {
-        Ok(d) => d,
+    let (vals, delims) = match pair_with_delims(ev, ctx, args) {
+        Ok(parts) => parts,
         Err(v) => return v,
     };
     match (&vals[0], &vals[1]) {
