@@ -142,8 +142,14 @@ pub fn parse_one_any(text: &str) -> Result<ClassAd, FormatError> {
 /// with its ClassAd cache.
 pub struct LongReader<R> {
     reader: R,
+    /// A line that straddles the end of the reader's buffer, being joined.
+    partial: Vec<u8>,
+    state: LongState,
+}
+
+/// What the long-format reader knows between lines.
+struct LongState {
     line_no: u64,
-    line: Vec<u8>,
     shared: SharedExprs,
     /// The previous ad's attribute names, in order: the next ad almost
     /// always has the same ones in the same order, so a name is usually
@@ -237,40 +243,76 @@ impl<R: BufRead> LongReader<R> {
     pub fn new(reader: R) -> LongReader<R> {
         LongReader {
             reader,
-            line_no: 0,
-            line: Vec::new(),
-            shared: SharedExprs::default(),
-            names: Vec::new(),
-            position: 0,
+            partial: Vec::new(),
+            state: LongState {
+                line_no: 0,
+                shared: SharedExprs::default(),
+                names: Vec::new(),
+                position: 0,
+            },
         }
     }
 
     /// The next ad, or `None` at the end of input.
+    ///
+    /// Lines are parsed where they lie in the reader's buffer; only a line
+    /// that straddles the buffer's end is copied.
     pub fn next_ad(&mut self) -> Result<Option<ClassAd>, FormatError> {
         let mut ad: Option<ClassAd> = None;
-        self.position = 0;
+        self.state.position = 0;
         loop {
-            self.line.clear();
-            let n = (&mut self.reader)
-                .take(MAX_LINE_LEN as u64 + 1)
-                .read_until(b'\n', &mut self.line)?;
-            if n == 0 {
+            let buf = self.reader.fill_buf()?;
+            let kind = if buf.is_empty() {
+                if self.partial.is_empty() {
+                    return Ok(ad);
+                }
+                self.state.line_no += 1;
+                let kind = self.state.line_into(&self.partial, &mut ad);
+                self.partial.clear();
+                kind?
+            } else {
+                match memchr::memchr(b'\n', buf) {
+                    Some(end) if self.partial.is_empty() => {
+                        self.state.line_no += 1;
+                        let kind = self.state.line_into(&buf[..end], &mut ad);
+                        self.reader.consume(end + 1);
+                        kind?
+                    }
+                    Some(end) => {
+                        self.partial.extend_from_slice(&buf[..end]);
+                        self.reader.consume(end + 1);
+                        self.state.line_no += 1;
+                        self.check_partial()?;
+                        let kind = self.state.line_into(&self.partial, &mut ad);
+                        self.partial.clear();
+                        kind?
+                    }
+                    None => {
+                        let n = buf.len();
+                        self.partial.extend_from_slice(buf);
+                        self.reader.consume(n);
+                        self.check_partial()?;
+                        continue;
+                    }
+                }
+            };
+            if matches!(kind, LineKind::EndOfAd) && ad.is_some() {
                 return Ok(ad);
-            }
-            self.line_no += 1;
-            if self.line.len() > MAX_LINE_LEN {
-                return Err(self.error(format!("line longer than {MAX_LINE_LEN} bytes")));
-            }
-            let line = std::mem::take(&mut self.line);
-            let result = self.line_into(&line, &mut ad);
-            self.line = line;
-            match result? {
-                LineKind::EndOfAd if ad.is_some() => return Ok(ad),
-                _ => continue,
             }
         }
     }
 
+    fn check_partial(&self) -> Result<(), FormatError> {
+        if self.partial.len() > MAX_LINE_LEN {
+            return Err(self
+                .state
+                .error(format!("line longer than {MAX_LINE_LEN} bytes")));
+        }
+        Ok(())
+    }
+}
+
+impl LongState {
     fn line_into(
         &mut self,
         line: &[u8],
