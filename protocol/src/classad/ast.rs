@@ -191,6 +191,28 @@ impl Expr {
         Expr::Binary(op, Box::new([left, right]))
     }
 
+    /// A list literal. A list of literals is a constant and becomes one
+    /// literal value: evaluating it would build the same list every time
+    /// (`quantize(TARGET.RequestCpus, {1})` is in every machine's
+    /// Requirements). A relative-time literal evaluates to a real, so a list
+    /// holding one is left to the evaluator.
+    pub fn list(items: Vec<Expr>) -> Expr {
+        let constant = items
+            .iter()
+            .all(|e| matches!(e, Expr::Literal(v) if !matches!(v, Value::RelTime(_))));
+        if !constant {
+            return Expr::List(items.into_boxed_slice());
+        }
+        let values: Vec<Value> = items
+            .into_iter()
+            .map(|e| match e {
+                Expr::Literal(v) => v,
+                _ => unreachable!("checked above"),
+            })
+            .collect();
+        Expr::Literal(Value::List(values.into()))
+    }
+
     pub fn attr(name: Name) -> Expr {
         Expr::Attr(AttrRef::new(name, false))
     }

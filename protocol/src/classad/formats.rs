@@ -537,12 +537,11 @@ fn json_to_expr(v: &serde_json::Value, depth: u32) -> Result<Expr, String> {
             Some(expr) => parse_expr(expr).map_err(|e| format!("in /Expr(...)/: {e}"))?,
             None => Expr::Literal(Value::String(s.as_str().into())),
         },
-        J::Array(items) => Expr::List(
+        J::Array(items) => Expr::list(
             items
                 .iter()
                 .map(|i| json_to_expr(i, depth + 1))
-                .collect::<Result<Vec<_>, _>>()?
-                .into_boxed_slice(),
+                .collect::<Result<Vec<_>, _>>()?,
         ),
         J::Object(_) => Expr::Ad(Arc::new(json_to_ad(v, depth + 1)?)),
     })
@@ -598,6 +597,37 @@ fn write_json_string(out: &mut String, s: &str) {
     out.push('"');
 }
 
+/// Whether a value has a direct JSON form (others are written as
+/// `\/Expr(...)\/`).
+fn json_native(v: &Value) -> bool {
+    match v {
+        Value::Undefined | Value::Bool(_) | Value::Int(_) | Value::String(_) => true,
+        Value::Real(r) => r.is_finite(),
+        Value::List(items) => items.iter().all(json_native),
+        _ => false,
+    }
+}
+
+/// A JSON array of items, one per line.
+fn write_json_items<'i, T: 'i>(
+    out: &mut String,
+    items: impl Iterator<Item = &'i T>,
+    level: usize,
+    mut write: impl FnMut(&mut String, &T, usize),
+) {
+    out.push_str("[\n");
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            out.push_str(",\n");
+        }
+        indent(out, level + 1);
+        write(out, item, level + 1);
+    }
+    out.push('\n');
+    indent(out, level);
+    out.push(']');
+}
+
 fn write_json_ad(out: &mut String, ad: &ClassAd, level: usize) {
     indent(out, level);
     write_json_ad_body(out, ad, level);
@@ -629,17 +659,14 @@ fn write_json_expr(out: &mut String, e: &Expr, level: usize) {
         }
         Expr::Literal(Value::String(s)) => write_json_string(out, s),
         Expr::List(items) => {
-            out.push_str("[\n");
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(",\n");
-                }
-                indent(out, level + 1);
-                write_json_expr(out, item, level + 1);
-            }
-            out.push('\n');
-            indent(out, level);
-            out.push(']');
+            write_json_items(out, items.iter(), level, |out, item, level| {
+                write_json_expr(out, item, level)
+            });
+        }
+        Expr::Literal(Value::List(items)) if items.iter().all(json_native) => {
+            write_json_items(out, items.iter(), level, |out, item, level| {
+                write_json_expr(out, &Expr::Literal(item.clone()), level)
+            });
         }
         Expr::Ad(ad) => write_json_ad_body(out, ad, level),
         other => {

@@ -465,7 +465,7 @@ impl<'a> Parser<'a> {
     fn list(&mut self, depth: u32) -> Parsed {
         let (items, d) = self.comma_separated("}", MAX_LIST_LEN, "list elements", depth)?;
         self.expect("}")?;
-        Ok((Expr::List(items.into_boxed_slice()), d + 1))
+        Ok((Expr::list(items), d + 1))
     }
 
     /// Expressions separated by commas, up to (not including) `close`; at
