@@ -84,19 +84,33 @@ fn is_numeric(v: &Value) -> bool {
     matches!(v, Value::Int(_) | Value::Real(_) | Value::Bool(_))
 }
 
-/// `sum(list)` and `avg(list)`: undefined elements are skipped.
-pub(super) fn sum_avg(ev: &mut Evaluator<'_>, ctx: Ctx<'_>, args: &[Expr], avg: bool) -> Value {
+/// The one list argument of `sum`, `avg`, `min` and `max`: undefined passes
+/// through, anything else that is not a list is error.
+fn one_list(
+    ev: &mut Evaluator<'_>,
+    ctx: Ctx<'_>,
+    args: &[Expr],
+) -> Result<std::sync::Arc<[Value]>, Value> {
     let [l] = args else {
-        return Value::Error;
+        return Err(Value::Error);
     };
     let items = match ev.eval_in(ctx, l) {
-        Value::Undefined => return Value::Undefined,
+        Value::Undefined => return Err(Value::Undefined),
         Value::List(items) => items,
-        _ => return Value::Error,
+        _ => return Err(Value::Error),
     };
     if !ev.charge(items.len() as u64) {
-        return Value::Error;
+        return Err(Value::Error);
     }
+    Ok(items)
+}
+
+/// `sum(list)` and `avg(list)`: undefined elements are skipped.
+pub(super) fn sum_avg(ev: &mut Evaluator<'_>, ctx: Ctx<'_>, args: &[Expr], avg: bool) -> Value {
+    let items = match one_list(ev, ctx, args) {
+        Ok(items) => items,
+        Err(v) => return v,
+    };
     let mut result: Option<Value> = None;
     let mut n = 0usize;
     for item in items.iter() {
@@ -122,17 +136,10 @@ pub(super) fn sum_avg(ev: &mut Evaluator<'_>, ctx: Ctx<'_>, args: &[Expr], avg: 
 /// `min(list)` and `max(list)`: undefined elements are skipped; undefined
 /// for a list with no numbers; a real if any element is real.
 pub(super) fn min_max(ev: &mut Evaluator<'_>, ctx: Ctx<'_>, args: &[Expr], min: bool) -> Value {
-    let [l] = args else {
-        return Value::Error;
+    let items = match one_list(ev, ctx, args) {
+        Ok(items) => items,
+        Err(v) => return v,
     };
-    let items = match ev.eval_in(ctx, l) {
-        Value::Undefined => return Value::Undefined,
-        Value::List(items) => items,
-        _ => return Value::Error,
-    };
-    if !ev.charge(items.len() as u64) {
-        return Value::Error;
-    }
     let op = if min { BinaryOp::Lt } else { BinaryOp::Gt };
     let mut result = Value::Undefined;
     let mut any_real = false;

@@ -149,22 +149,36 @@ pub(super) fn substr(ev: &mut Evaluator<'_>, ctx: Ctx<'_>, args: &[Expr]) -> Val
     bytes_result(bytes.to_vec())
 }
 
-/// `strcmp(a, b)` and `stricmp(a, b)` on `string()` of the arguments:
-/// -1, 0 or 1.
-pub(super) fn compare(ev: &mut Evaluator<'_>, ctx: Ctx<'_>, args: &[Expr], fold: bool) -> Value {
+/// The two arguments of a comparison as text (`string()` of each): undefined
+/// if either is, error for a wrong count or a value with no text.
+fn two_strings(
+    ev: &mut Evaluator<'_>,
+    ctx: Ctx<'_>,
+    args: &[Expr],
+) -> Result<(String, String), Value> {
     let [a, b] = args else {
-        return Value::Error;
+        return Err(Value::Error);
     };
     let (a, b) = (ev.eval_in(ctx, a), ev.eval_in(ctx, b));
     if a.is_undefined() || b.is_undefined() {
-        return Value::Undefined;
+        return Err(Value::Undefined);
     }
     let (Some(x), Some(y)) = (string_of(&a), string_of(&b)) else {
-        return Value::Error;
+        return Err(Value::Error);
     };
     if !charge_bytes(ev, x.len().min(y.len())) {
-        return Value::Error;
+        return Err(Value::Error);
     }
+    Ok((x.into_owned(), y.into_owned()))
+}
+
+/// `strcmp(a, b)` and `stricmp(a, b)` on `string()` of the arguments:
+/// -1, 0 or 1.
+pub(super) fn compare(ev: &mut Evaluator<'_>, ctx: Ctx<'_>, args: &[Expr], fold: bool) -> Value {
+    let (x, y) = match two_strings(ev, ctx, args) {
+        Ok(pair) => pair,
+        Err(v) => return v,
+    };
     let ord = if fold {
         cmp_ignore_case(&x, &y)
     } else {
@@ -248,19 +262,10 @@ pub(super) fn version(
     args: &[Expr],
     result: fn(i32) -> Value,
 ) -> Value {
-    let [a, b] = args else {
-        return Value::Error;
+    let (x, y) = match two_strings(ev, ctx, args) {
+        Ok(pair) => pair,
+        Err(v) => return v,
     };
-    let (a, b) = (ev.eval_in(ctx, a), ev.eval_in(ctx, b));
-    if a.is_undefined() || b.is_undefined() {
-        return Value::Undefined;
-    }
-    let (Some(x), Some(y)) = (string_of(&a), string_of(&b)) else {
-        return Value::Error;
-    };
-    if !charge_bytes(ev, x.len().min(y.len())) {
-        return Value::Error;
-    }
     result(natural_cmp(x.as_bytes(), y.as_bytes()))
 }
 
