@@ -1,3 +1,6 @@
-//! Decisions as pure functions over plain data: matchmaking, fair share, admission control and placement. Filled in as the agent grows; today it re-exports the ClassAd match.
+//! Decisions as pure functions over plain data: which candidate a job
+//! prefers today; fair share, admission control and placement as the agent
+//! grows. Nothing here does I/O or reads a clock: callers pass what a rule
+//! needs and carry out its answer.
 
-pub use starling_protocol::classad;
+pub mod matchmaking;

@@ -1,17 +1,15 @@
 //! `starling match`: one job ad against any number of machine ads.
 //!
 //! Machine ads are streamed (long and JSON formats), so memory stays flat
-//! however many there are; only the best `--top` are kept. Candidates are
-//! ordered by the job's `Rank` of the machine, then the machine's `Rank` of
-//! the job, then input order.
+//! however many there are; only the best `--top` are kept, in the order
+//! `policies::matchmaking` defines.
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 use std::io::{BufReader, Write};
 use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context;
+use starling_policies::matchmaking::{Best, Key};
 use starling_protocol::classad::formats::{self, Format};
 use starling_protocol::classad::matching::Matcher;
 use starling_protocol::classad::{format_real_short, ClassAd, Mode, Value};
@@ -42,83 +40,27 @@ pub(crate) struct Args {
     stats: bool,
 }
 
-/// A matched machine, ordered so the heap's top is the worst kept.
-struct Candidate {
-    rank: f64,
-    machine_rank: f64,
-    seq: u64,
-    name: String,
-}
-
-impl Candidate {
-    /// Better candidates compare greater.
-    fn key_cmp(&self, other: &Self) -> Ordering {
-        self.rank
-            .total_cmp(&other.rank)
-            .then(self.machine_rank.total_cmp(&other.machine_rank))
-            .then(other.seq.cmp(&self.seq))
-    }
-}
-
-impl PartialEq for Candidate {
-    fn eq(&self, other: &Self) -> bool {
-        self.key_cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for Candidate {}
-impl PartialOrd for Candidate {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Candidate {
-    // Reversed: BinaryHeap is a max-heap and we want the worst on top.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.key_cmp(self)
-    }
-}
-
 /// The running result: how many matched and the best `top` so far.
 struct Ranking<'j> {
     matcher: Matcher,
     job: &'j ClassAd,
-    top: usize,
-    best: BinaryHeap<Candidate>,
+    best: Best<String>,
     matched: u64,
     match_time: std::time::Duration,
 }
 
 impl Ranking<'_> {
     fn consider(&mut self, machine: &ClassAd, seq: u64) {
-        {
-            let Some(ranks) = self.matcher.pair(self.job, machine) else {
-                return;
-            };
-            self.matched += 1;
-            if self.top == 0 {
-                return;
-            }
-            let c = Candidate {
-                rank: ranks.job,
-                machine_rank: ranks.machine,
-                seq,
-                name: String::new(),
-            };
-            let keep = self.best.len() < self.top
-                || self
-                    .best
-                    .peek()
-                    .is_some_and(|worst| c.key_cmp(worst) == Ordering::Greater);
-            if keep {
-                self.best.push(Candidate {
-                    name: name_of(machine),
-                    ..c
-                });
-                if self.best.len() > self.top {
-                    self.best.pop();
-                }
-            }
-        }
+        let Some(ranks) = self.matcher.pair(self.job, machine) else {
+            return;
+        };
+        self.matched += 1;
+        let key = Key {
+            rank: ranks.job,
+            machine_rank: ranks.machine,
+            seq,
+        };
+        self.best.offer(key, || name_of(machine));
     }
 }
 
@@ -152,8 +94,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut ranking = Ranking {
         matcher,
         job: &job,
-        top: args.top,
-        best: BinaryHeap::with_capacity(args.top + 1),
+        best: Best::new(args.top),
         matched: 0,
         match_time: std::time::Duration::ZERO,
     };
@@ -176,13 +117,13 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         ..
     } = ranking;
     let total = started.elapsed();
-    let best = best.into_sorted_vec();
+    let best = best.into_sorted();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.json {
         let top: Vec<serde_json::Value> = best
             .iter()
-            .map(|c| serde_json::json!({"Name": c.name, "Rank": c.rank, "MachineRank": c.machine_rank}))
+            .map(|c| serde_json::json!({"Name": c.item, "Rank": c.key.rank, "MachineRank": c.key.machine_rank}))
             .collect();
         let doc = serde_json::json!({"machines": seen, "matched": matched, "top": top});
         writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
@@ -194,9 +135,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
                 writeln!(
                     out,
                     "{:>14} {:>14}  {}",
-                    format_real_short(c.rank),
-                    format_real_short(c.machine_rank),
-                    c.name
+                    format_real_short(c.key.rank),
+                    format_real_short(c.key.machine_rank),
+                    c.item
                 )?;
             }
         }
