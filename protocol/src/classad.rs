@@ -19,7 +19,7 @@ pub mod matching;
 mod name;
 mod operators;
 mod parser;
-mod time;
+pub(crate) mod time;
 mod unparse;
 mod value;
 

@@ -1,0 +1,390 @@
+//! Trust between domains: the signed [`DomainPolicy`] and the
+//! [`TrustAnchors`] an agent derives from it.
+//!
+//! A policy is a domain administrator's whole statement of trust: every
+//! foreign domain trusted (by key, with the name it goes by), which of its
+//! jobs may run here (a ClassAd expression over the foreign job), how much of
+//! this domain they may use, the priority factor their users get, and what of
+//! this domain is advertised to them. A newer policy (higher sequence number)
+//! replaces the older one whole. Fields are optional on the wire and unknown
+//! fields are skipped, so a policy written by a newer Starling still reads.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::certificate::check_domain_name;
+use super::{Envelope, Error, Freshness, Keypair, Kind, PublicKey, Timestamp};
+
+/// Policies list domains; a few hundred KiB is far beyond any real one.
+pub const MAX_POLICY_LEN: usize = 256 * 1024;
+
+/// Longest ClassAd expression a policy may carry.
+pub const MAX_POLICY_EXPR_LEN: usize = 16 * 1024;
+
+/// Most foreign domains one policy may trust.
+pub const MAX_TRUSTED_DOMAINS: usize = 1024;
+
+/// A domain's signed statement of whom it trusts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DomainPolicy {
+    /// The name of the domain that signs this policy.
+    pub domain: String,
+    /// The foreign domains trusted.
+    #[serde(default)]
+    pub trusts: Vec<TrustedDomain>,
+}
+
+/// One foreign domain and the terms it is trusted on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrustedDomain {
+    /// The name the foreign domain goes by (its certificates must use it).
+    pub name: String,
+    /// The foreign domain's key.
+    pub key: PublicKey,
+    /// Which of its jobs may run here, as a ClassAd expression evaluated with
+    /// the foreign job as MY. Absent: any job its own policy lets it send.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accept: Option<String>,
+    /// Most slots its jobs may hold here at once. Absent: no cap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_slots: Option<u32>,
+    /// Largest share of this domain's capacity its jobs may hold, in (0, 1].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_fraction: Option<f64>,
+    /// Multiplies its users' priority here, as HTCondor's priority factor:
+    /// higher means lower priority. Default 1.
+    #[serde(default = "default_priority_factor")]
+    pub priority_factor: f64,
+    /// What this domain advertises to it.
+    #[serde(default)]
+    pub export: Export,
+}
+
+/// The part of this domain advertised to a trusted domain.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Export {
+    /// Which of this domain's machines are advertised, as a ClassAd expression
+    /// over the machine ad. Absent: every machine that would accept its jobs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machines: Option<String>,
+    /// Most slots advertised at once. Absent: no cap beyond `max_slots`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_slots: Option<u32>,
+}
+
+fn default_priority_factor() -> f64 {
+    1.0
+}
+
+fn check_expr(field: &'static str, text: &str) -> Result<(), Error> {
+    if text.len() > MAX_POLICY_EXPR_LEN {
+        return Err(Error::Invalid {
+            field,
+            reason: format!(
+                "{} bytes, more than the limit of {MAX_POLICY_EXPR_LEN}",
+                text.len()
+            ),
+        });
+    }
+    crate::classad::parse_expr(text)
+        .map(drop)
+        .map_err(|e| Error::Invalid {
+            field,
+            reason: format!("{text:?} is not a ClassAd expression: {e}"),
+        })
+}
+
+impl DomainPolicy {
+    /// Checks every field: names, no domain trusted twice, expressions that
+    /// parse, quotas and factors in range.
+    pub fn validate(&self) -> Result<(), Error> {
+        check_domain_name(&self.domain)?;
+        if self.trusts.len() > MAX_TRUSTED_DOMAINS {
+            return Err(Error::Invalid {
+                field: "trusts",
+                reason: format!(
+                    "{} domains, more than the limit of {MAX_TRUSTED_DOMAINS}",
+                    self.trusts.len()
+                ),
+            });
+        }
+        let mut names = HashMap::new();
+        let mut keys = HashMap::new();
+        for trust in &self.trusts {
+            check_domain_name(&trust.name)?;
+            if trust.name == self.domain {
+                return Err(Error::Invalid {
+                    field: "trust",
+                    reason: format!(
+                        "domain {:?} cannot list itself as a foreign domain",
+                        trust.name
+                    ),
+                });
+            }
+            if names.insert(trust.name.as_str(), ()).is_some() {
+                return Err(Error::Invalid {
+                    field: "trust",
+                    reason: format!("domain {:?} is listed twice", trust.name),
+                });
+            }
+            if let Some(other) = keys.insert(trust.key, trust.name.as_str()) {
+                return Err(Error::Invalid {
+                    field: "trust",
+                    reason: format!(
+                        "key {} is listed for both {other:?} and {:?}",
+                        trust.key, trust.name
+                    ),
+                });
+            }
+            if let Some(accept) = &trust.accept {
+                check_expr("accept expression", accept)?;
+            }
+            if let Some(machines) = &trust.export.machines {
+                check_expr("export expression", machines)?;
+            }
+            if let Some(f) = trust.max_fraction {
+                if !(f > 0.0 && f <= 1.0) {
+                    return Err(Error::Invalid {
+                        field: "max fraction",
+                        reason: format!(
+                            "{f} for {:?} must be more than 0 and at most 1",
+                            trust.name
+                        ),
+                    });
+                }
+            }
+            if !(trust.priority_factor.is_finite() && trust.priority_factor > 0.0) {
+                return Err(Error::Invalid {
+                    field: "priority factor",
+                    reason: format!(
+                        "{} for {:?} must be a positive number",
+                        trust.priority_factor, trust.name
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Validates and signs the policy with the domain key.
+    pub fn sign(
+        &self,
+        domain_key: &Keypair,
+        seq: u64,
+        issued_at: Timestamp,
+        expires_at: Timestamp,
+    ) -> Result<Envelope, Error> {
+        self.validate()?;
+        Ok(Envelope::seal(
+            domain_key,
+            seq,
+            issued_at,
+            expires_at,
+            Kind::POLICY,
+            crate::cbor::encode(self),
+        ))
+    }
+
+    /// Opens and validates a policy envelope. It says nothing about whether
+    /// the signer is the domain it names: check the signer against
+    /// [`TrustAnchors`] (or the agent's own domain key) too.
+    pub fn open(
+        envelope: &Envelope,
+        now: Timestamp,
+        freshness: &Freshness,
+    ) -> Result<DomainPolicy, Error> {
+        let opened = envelope.open_kind(Kind::POLICY, now, freshness)?;
+        let policy: DomainPolicy = opened.decode_body(MAX_POLICY_LEN, "domain policy")?;
+        policy.validate()?;
+        Ok(policy)
+    }
+
+    /// The trust anchors this policy gives an agent of `own_key`'s domain:
+    /// its own domain plus every domain it trusts.
+    pub fn anchors(&self, own_key: PublicKey) -> TrustAnchors {
+        let mut anchors = TrustAnchors::default();
+        anchors.insert(&self.domain, own_key);
+        for trust in &self.trusts {
+            anchors.insert(&trust.name, trust.key);
+        }
+        anchors
+    }
+
+    /// The terms for a foreign domain's key, if it is trusted.
+    pub fn trust_for(&self, key: &PublicKey) -> Option<&TrustedDomain> {
+        self.trusts.iter().find(|t| t.key == *key)
+    }
+}
+
+/// The domain keys an agent trusts, by the name each goes by.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TrustAnchors {
+    by_name: HashMap<String, PublicKey>,
+}
+
+impl TrustAnchors {
+    /// Trusts `key` under `name`, replacing any earlier key for that name.
+    pub fn insert(&mut self, name: &str, key: PublicKey) {
+        self.by_name.insert(name.to_owned(), key);
+    }
+
+    /// Whether `key` is trusted under `name`. A trusted key signing under
+    /// another domain's name is refused: one domain cannot speak for another.
+    pub fn check(&self, name: &str, key: &PublicKey) -> Result<(), Error> {
+        match self.by_name.get(name) {
+            Some(expected) if expected == key => Ok(()),
+            Some(expected) => Err(Error::WrongDomainKey {
+                name: name.to_owned(),
+                expected: *expected,
+                found: *key,
+            }),
+            None => Err(Error::UntrustedDomain {
+                name: name.to_owned(),
+                key: *key,
+            }),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_name.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_name.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const T0: Timestamp = Timestamp::from_unix_secs(1_795_000_000);
+    const DAY: u64 = 86_400_000;
+
+    fn key(n: u8) -> Keypair {
+        Keypair::from_seed(&[n; 32])
+    }
+
+    fn policy() -> DomainPolicy {
+        DomainPolicy {
+            domain: "physics".to_owned(),
+            trusts: vec![TrustedDomain {
+                name: "chem".to_owned(),
+                key: key(2).public(),
+                accept: Some("RequestCpus <= 4 && Owner =!= \"mallory\"".to_owned()),
+                max_slots: Some(20),
+                max_fraction: Some(0.25),
+                priority_factor: 10.0,
+                export: Export::default(),
+            }],
+        }
+    }
+
+    #[test]
+    fn signed_policy_opens_and_gives_anchors() {
+        let env = policy()
+            .sign(&key(1), 1, T0, T0.saturating_add_millis(DAY))
+            .unwrap();
+        let back = DomainPolicy::open(
+            &Envelope::decode(&env.to_bytes()).unwrap(),
+            T0,
+            &Freshness::default(),
+        )
+        .unwrap();
+        assert_eq!(back, policy());
+        let anchors = back.anchors(key(1).public());
+        assert!(anchors.check("physics", &key(1).public()).is_ok());
+        assert!(anchors.check("chem", &key(2).public()).is_ok());
+        assert!(matches!(
+            anchors.check("chem", &key(1).public()),
+            Err(Error::WrongDomainKey { .. })
+        ));
+        assert!(matches!(
+            anchors.check("bio", &key(3).public()),
+            Err(Error::UntrustedDomain { .. })
+        ));
+        assert_eq!(
+            back.trust_for(&key(2).public()).unwrap().max_slots,
+            Some(20)
+        );
+    }
+
+    #[test]
+    fn invalid_policies_are_refused_with_the_field_named() {
+        let mut bad = policy();
+        bad.trusts[0].accept = Some("RequestCpus <=".to_owned());
+        let err = bad.sign(&key(1), 1, T0, T0).unwrap_err();
+        assert!(
+            err.to_string().starts_with("invalid accept expression"),
+            "{err}"
+        );
+
+        let mut bad = policy();
+        bad.trusts[0].max_fraction = Some(1.5);
+        assert!(bad
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("at most 1"));
+
+        let mut bad = policy();
+        bad.trusts[0].priority_factor = f64::NAN;
+        assert!(bad.validate().is_err());
+
+        let mut bad = policy();
+        bad.trusts.push(bad.trusts[0].clone());
+        assert!(bad
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("listed twice"));
+
+        let mut bad = policy();
+        bad.trusts[0].name = "physics".to_owned();
+        assert!(bad
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("cannot list itself"));
+    }
+
+    /// A policy from a newer Starling, with fields this one does not know,
+    /// still reads; missing optional fields take their defaults.
+    #[test]
+    fn newer_fields_are_skipped_and_missing_ones_defaulted() {
+        #[derive(Serialize)]
+        struct NewerTrust {
+            name: String,
+            key: PublicKey,
+            bandwidth_share: f64,
+        }
+        #[derive(Serialize)]
+        struct NewerPolicy {
+            domain: String,
+            trusts: Vec<NewerTrust>,
+            shared_segments: Vec<String>,
+        }
+        let newer = NewerPolicy {
+            domain: "physics".to_owned(),
+            trusts: vec![NewerTrust {
+                name: "chem".to_owned(),
+                key: key(2).public(),
+                bandwidth_share: 0.5,
+            }],
+            shared_segments: vec!["uplink".to_owned()],
+        };
+        let env = Envelope::seal(
+            &key(1),
+            1,
+            T0,
+            T0.saturating_add_millis(DAY),
+            Kind::POLICY,
+            crate::cbor::encode(&newer),
+        );
+        let policy = DomainPolicy::open(&env, T0, &Freshness::default()).unwrap();
+        assert_eq!(policy.trusts[0].name, "chem");
+        assert_eq!(policy.trusts[0].priority_factor, 1.0);
+        assert_eq!(policy.trusts[0].accept, None);
+    }
+}
