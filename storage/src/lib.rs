@@ -1,1 +1,10 @@
-//! Durable state in sled: the job queue, history, the ad cache, accounting, claims and checkpoints. Arrives with the identity and storage issue.
+//! Durable state for one agent.
+//!
+//! - [`datadir`]: the agent's data directory, its secret key (a private file,
+//!   made on first use) and the domain certificates installed for it.
+//! - The store (sled) holds the job queue, history, the ad cache, accounting,
+//!   claims and leases.
+
+pub mod datadir;
+
+pub use datadir::DataDir;
