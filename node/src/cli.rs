@@ -2,17 +2,24 @@
 //! per subcommand. Output is shaped like the HTCondor command each one
 //! mirrors.
 
+mod domain;
 mod eval;
+mod id;
 mod matching;
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory as _, FromArgMatches as _, Parser, Subcommand};
 
 /// Starling: a peer-to-peer grid agent.
 #[derive(Debug, Parser)]
 #[command(name = "starling", version, about, propagate_version = true)]
 pub struct Cli {
+    /// The agent's data directory (key, certificates, store).
+    /// Default: $STARLING_DATA_DIR, else ~/.local/share/starling.
+    #[arg(long, global = true, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -23,14 +30,33 @@ enum Command {
     Eval(eval::Args),
     /// Match one job ad against many machine ads, two-sidedly, and rank them.
     Match(matching::Args),
+    /// Print this agent's id and its domain certificates (making its key on first use).
+    Id(id::Args),
+    /// Domain keys, certificates and trust policies.
+    #[command(subcommand)]
+    Domain(domain::Command),
 }
 
 /// Runs the command line; the exit code says whether it succeeded.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // Parsed in two steps so that commands whose options depend on their
+    // order (`domain policy`) can read the raw matches.
+    let matches = Cli::command().get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    let data_dir = cli.data_dir.as_deref();
     let result = match cli.command {
         Command::Eval(args) => eval::run(args),
         Command::Match(args) => matching::run(args),
+        Command::Id(args) => domain::open_data_dir(data_dir).and_then(|data| id::run(args, &data)),
+        Command::Domain(command) => {
+            let domain_matches = matches
+                .subcommand_matches("domain")
+                .and_then(|m| m.subcommand().map(|(_, m)| m));
+            domain::run(command, domain_matches, data_dir)
+        }
     };
     match result {
         Ok(code) => code,

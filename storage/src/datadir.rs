@@ -32,7 +32,7 @@ const MAX_SMALL_FILE: u64 = 64 * 1024;
 /// What went wrong with the data directory. Messages name the path.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("{path}: {action}: {source}")]
+    #[error("{path}: {action}")]
     Io {
         path: PathBuf,
         action: &'static str,
@@ -192,7 +192,7 @@ impl DataDir {
                 continue;
             }
             let envelope = read_small(&path, "reading a certificate")
-                .map_err(|e| e.to_string())
+                .map_err(|e| error_chain(&e))
                 .and_then(|text| armor::dearmor(&text).map_err(|e| e.to_string()))
                 .and_then(|(_, bytes)| Envelope::decode(&bytes).map_err(|e| e.to_string()));
             certs.push(InstalledCertificate { path, envelope });
@@ -236,6 +236,18 @@ impl DataDir {
         sync_dir(&dir)?;
         Ok(path)
     }
+}
+
+/// An error and its sources on one line, for reports that keep going.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
 
 /// A name for a temporary file next to `name`, unique across processes and
