@@ -23,7 +23,7 @@ mod policy;
 
 pub use certificate::{check_domain_name, Certificate, Role, Roles, MAX_CERTIFICATE_LEN};
 pub use envelope::{
-    Envelope, Freshness, Header, Kind, Opened, ReplayGuard, Timestamp, MAX_ENVELOPE_LEN,
+    Envelope, Freshness, Header, Kind, Opened, ReplayGuard, Timestamp, Verifier, MAX_ENVELOPE_LEN,
 };
 pub use keys::{AgentId, Keypair, ParseKeyError, PublicKey};
 pub use policy::{
