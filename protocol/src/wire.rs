@@ -246,7 +246,7 @@ pub(crate) mod envelope_bytes {
 
 /// A list of envelopes, each as in [`envelope_bytes`].
 pub(crate) mod envelope_list {
-    use serde::{ser::SerializeSeq, Deserialize, Deserializer, Serializer};
+    use serde::{ser::SerializeSeq, Deserializer, Serializer};
 
     use crate::identity::{Envelope, MAX_ENVELOPE_LEN};
 
@@ -259,15 +259,34 @@ pub(crate) mod envelope_list {
     }
 
     pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Envelope>, D::Error> {
-        // The whole message is already bounded by its size limit, so the
-        // list and each envelope are too.
-        let list = Vec::<serde_bytes::ByteBuf>::deserialize(d)?;
-        list.iter()
-            .map(|bytes| {
-                Envelope::decode_with_limit(bytes, MAX_ENVELOPE_LEN)
-                    .map_err(serde::de::Error::custom)
-            })
-            .collect()
+        d.deserialize_seq(Visitor)
+    }
+
+    /// Reads and checks each envelope as it arrives, so a list of tiny bogus
+    /// entries fails at the first one instead of being buffered whole. Every
+    /// entry kept is a real envelope (over 100 bytes of input), and the whole
+    /// message is bounded by its size limit, so the list is too.
+    struct Visitor;
+
+    impl<'de> serde::de::Visitor<'de> for Visitor {
+        type Value = Vec<Envelope>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a list of envelopes as byte strings")
+        }
+
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut list = Vec::new();
+            while let Some(bytes) = seq.next_element::<serde_bytes::ByteBuf>()? {
+                let env = Envelope::decode_with_limit(&bytes, MAX_ENVELOPE_LEN)
+                    .map_err(serde::de::Error::custom)?;
+                list.push(env);
+            }
+            Ok(list)
+        }
     }
 }
 

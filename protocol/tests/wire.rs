@@ -622,6 +622,30 @@ fn a_page_with_too_many_ads_is_refused_on_receipt() {
 }
 
 #[test]
+fn a_page_of_bogus_tiny_entries_fails_at_the_first() {
+    #[derive(Serialize)]
+    enum Forged {
+        Page {
+            ads: Vec<serde_bytes::ByteBuf>,
+            next: Option<()>,
+        },
+    }
+    // Two million one-byte entries: under the size limit, but buffering them
+    // all before checking would cost 24 times the input.
+    let forged = cbor::encode(&Forged::Page {
+        ads: vec![serde_bytes::ByteBuf::new(); 2_000_000],
+        next: None,
+    });
+    assert!(forged.len() <= view::MAX_RESPONSE_LEN);
+    let err = view::Response::decode(&forged).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("view response is malformed: envelope is malformed"),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_bad_file_name_from_a_peer_is_refused_naming_the_file() {
     #[derive(Serialize)]
     struct BadFile {
