@@ -1,0 +1,340 @@
+//! The claim protocol, on `/starling/claim/1`: a submit agent asks an execute
+//! agent for a slot to run a job, and both keep the claim alive with a lease.
+//!
+//! ```text
+//! submit agent                         execute agent
+//!   Request::Claim {request, job} ───▶  re-evaluates START/Requirements,
+//!                                       fair share, trust
+//!        ◀─── Response::Granted {request, claim, lease_ms, slot}
+//!          or Response::Rejected {request, code, reason}
+//!   Request::Keepalive {claim}    ───▶  (every lease/3 or so)
+//!        ◀─── Response::KeptAlive {claim, lease_ms} or UnknownClaim {claim}
+//!   Request::Release {claim, reason} ─▶
+//!        ◀─── Response::Released {claim} or UnknownClaim {claim}
+//! ```
+//!
+//! The job travels as its signed JOB envelope (a [`crate::gossip`] signed ad
+//! of kind [`crate::gossip::AdKind::Job`]), not as bare ad text: the execute
+//! agent must know that an agent of a domain it trusts vouches for this job
+//! and its owner before it runs anything, and the envelope carries that
+//! agent's signature and domain certificates. The same envelope goes again in
+//! [`crate::transfer::Request::Job`], so the execute agent can check it runs
+//! what it granted.
+//!
+//! Requests carry a `request` id chosen by the submit agent and echoed in the
+//! answer, so a claim retried after a lost answer gets the same grant back
+//! rather than a second slot. Leases are durations, not instants: the two
+//! clocks need not agree.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::gossip::MAX_SIGNED_AD_LEN;
+use crate::identity::Envelope;
+use crate::wire::{self, code_enum, envelope_bytes, Error, Message, Protocol};
+
+/// Largest claim request: the signed job and a little around it.
+pub const MAX_REQUEST_LEN: usize = MAX_SIGNED_AD_LEN + 4096;
+
+/// Largest claim response.
+pub const MAX_RESPONSE_LEN: usize = 8192;
+
+/// Longest slot name, in bytes.
+pub const MAX_SLOT_NAME_LEN: usize = 256;
+
+/// The id of a granted claim: 16 random bytes chosen by the execute agent.
+/// Shown as 32 hex digits.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ClaimId(serde_bytes::ByteArray<16>);
+
+impl ClaimId {
+    pub const LEN: usize = 16;
+
+    /// A fresh id from the operating system's random source.
+    pub fn random() -> Result<Self, getrandom::Error> {
+        let mut bytes = [0u8; 16];
+        getrandom::fill(&mut bytes)?;
+        Ok(Self::from_bytes(bytes))
+    }
+
+    pub const fn from_bytes(bytes: [u8; 16]) -> Self {
+        Self(serde_bytes::ByteArray::new(bytes))
+    }
+
+    pub fn as_bytes(&self) -> &[u8; 16] {
+        &self.0
+    }
+}
+
+impl fmt::Display for ClaimId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        wire::write_hex(f, self.as_bytes())
+    }
+}
+impl fmt::Debug for ClaimId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ClaimId({self})")
+    }
+}
+
+impl FromStr for ClaimId {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        wire::parse_hex::<16>(s)
+            .map(Self::from_bytes)
+            .ok_or_else(|| Error::Invalid {
+                field: "claim id",
+                reason: format!("{s:?} is not 32 hex digits"),
+            })
+    }
+}
+
+/// A submit agent's id for one claim attempt, unique among its own requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct RequestId(pub u64);
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+code_enum! {
+    /// Why an execute agent refused a claim. Shown to the user by
+    /// `starling why`; a code from a newer peer decodes as `Other`.
+    pub enum RejectCode {
+        /// The job does not meet the machine's Requirements, or the machine
+        /// not the job's.
+        RequirementsNotMet = 1 => "requirements not met",
+        /// The machine's START expression is false for this job now.
+        StartFalse = 2 => "start is false",
+        /// Every slot is claimed and the job cannot preempt.
+        Busy = 3 => "machine is busy",
+        /// The job's or the submitter's domain is not trusted here.
+        UntrustedDomain = 4 => "domain not trusted",
+        /// The job's domain or user is over its quota here.
+        QuotaExceeded = 5 => "quota exceeded",
+        /// Other users have better priority for the slot.
+        LowerPriority = 6 => "lower priority",
+        /// The agent is shutting down or draining.
+        ShuttingDown = 7 => "shutting down",
+        /// The request was malformed, its job unsigned, expired or unreadable.
+        BadRequest = 8 => "bad request",
+    }
+}
+
+code_enum! {
+    /// Why a submit agent releases a claim.
+    pub enum ReleaseReason {
+        /// The job finished.
+        JobCompleted = 1 => "job completed",
+        /// The user removed or held the job.
+        JobRemoved = 2 => "job removed",
+        /// The submit agent has no more work for the slot.
+        NoMoreWork = 3 => "no more work",
+        /// The submit agent is shutting down.
+        ShuttingDown = 4 => "shutting down",
+        /// The job is moving to another machine.
+        Migrating = 5 => "migrating",
+    }
+}
+
+/// A submit agent's request to an execute agent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum Request {
+    /// Claim a slot for a job.
+    Claim {
+        /// Echoed in the answer; a retry with the same id gets the same answer.
+        request: RequestId,
+        /// The job: a signed JOB envelope, at most [`MAX_SIGNED_AD_LEN`]
+        /// bytes, opened by the execute agent with
+        /// [`crate::gossip::open_kind`].
+        #[serde(with = "envelope_bytes")]
+        job: Box<Envelope>,
+        /// The lease asked for, in milliseconds; the grant may be shorter.
+        lease_ms: u64,
+        /// The slot the submit agent matched, if the machine ad names several.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        slot: Option<String>,
+    },
+    /// Keep a granted claim alive for another lease.
+    Keepalive {
+        /// The claim.
+        claim: ClaimId,
+    },
+    /// Give a claim back.
+    Release {
+        /// The claim.
+        claim: ClaimId,
+        /// Why, for the execute agent's accounting.
+        reason: ReleaseReason,
+    },
+}
+
+/// An execute agent's answer to a [`Request`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum Response {
+    /// The claim is granted.
+    Granted {
+        /// The request answered.
+        request: RequestId,
+        /// The new claim's id.
+        claim: ClaimId,
+        /// How long the claim lives without a keepalive, in milliseconds from
+        /// when the grant was sent.
+        lease_ms: u64,
+        /// The slot carved or chosen for the job, e.g. `slot1_3`.
+        slot: String,
+    },
+    /// The claim is refused.
+    Rejected {
+        /// The request answered.
+        request: RequestId,
+        /// Why, as a code the submit agent can act on.
+        code: RejectCode,
+        /// Why, in words for the user (e.g. which clause was false).
+        reason: String,
+    },
+    /// The claim's lease was renewed.
+    KeptAlive {
+        /// The claim.
+        claim: ClaimId,
+        /// The renewed lease, in milliseconds from when this was sent.
+        lease_ms: u64,
+    },
+    /// The claim was released.
+    Released {
+        /// The claim.
+        claim: ClaimId,
+    },
+    /// No such claim here (never granted, expired, or already released).
+    UnknownClaim {
+        /// The claim asked about.
+        claim: ClaimId,
+    },
+}
+
+fn check_slot(slot: &str) -> Result<(), Error> {
+    if slot.is_empty() || slot.len() > MAX_SLOT_NAME_LEN || slot.chars().any(char::is_control) {
+        return Err(Error::Invalid {
+            field: "slot name",
+            reason: format!(
+                "{:?} must be 1-{MAX_SLOT_NAME_LEN} bytes without control characters",
+                truncated(slot)
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// At most 64 characters of `s`, for error messages.
+fn truncated(s: &str) -> &str {
+    s.char_indices().nth(64).map_or(s, |(i, _)| &s[..i])
+}
+
+impl Message for Request {
+    const PROTOCOL: Protocol = Protocol::Claim;
+    const NAME: &'static str = "claim request";
+    const MAX_LEN: usize = MAX_REQUEST_LEN;
+
+    fn check(&self) -> Result<(), Error> {
+        match self {
+            Request::Claim { job, slot, .. } => {
+                let len = job.to_bytes().len();
+                if len > MAX_SIGNED_AD_LEN {
+                    return Err(Error::TooLarge {
+                        what: "signed job",
+                        size: len,
+                        limit: MAX_SIGNED_AD_LEN,
+                    });
+                }
+                slot.as_deref().map_or(Ok(()), check_slot)
+            }
+            Request::Keepalive { .. } | Request::Release { .. } => Ok(()),
+        }
+    }
+}
+
+impl Message for Response {
+    const PROTOCOL: Protocol = Protocol::Claim;
+    const NAME: &'static str = "claim response";
+    const MAX_LEN: usize = MAX_RESPONSE_LEN;
+
+    fn check(&self) -> Result<(), Error> {
+        match self {
+            Response::Granted { slot, .. } => check_slot(slot),
+            Response::Rejected { reason, .. } => {
+                wire::check_text("reason", reason, wire::MAX_REASON_LEN)
+            }
+            Response::KeptAlive { .. }
+            | Response::Released { .. }
+            | Response::UnknownClaim { .. } => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claim_ids_print_as_hex_and_parse_back() {
+        let id = ClaimId::from_bytes([0xab; 16]);
+        assert_eq!(id.to_string(), "ab".repeat(16));
+        assert_eq!(id.to_string().parse::<ClaimId>().unwrap(), id);
+        let err = "abc".parse::<ClaimId>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid claim id: \"abc\" is not 32 hex digits"
+        );
+        assert_ne!(ClaimId::random().unwrap(), ClaimId::random().unwrap());
+    }
+
+    #[test]
+    fn reject_codes_keep_unknown_codes() {
+        for code in RejectCode::ALL {
+            assert_eq!(RejectCode::from_code(code.code()), *code);
+        }
+        assert_eq!(RejectCode::from_code(999), RejectCode::Other(999));
+        assert_eq!(RejectCode::Other(999).to_string(), "unknown reason 999");
+        assert_eq!(RejectCode::StartFalse.to_string(), "start is false");
+        // A known code spelled as Other reads back as its name.
+        assert_eq!(
+            RejectCode::from_code(RejectCode::Other(3).code()),
+            RejectCode::Busy
+        );
+    }
+
+    #[test]
+    fn slot_names_are_bounded_and_printable() {
+        assert!(check_slot("slot1_3").is_ok());
+        assert!(check_slot("").is_err());
+        assert!(check_slot(&"s".repeat(MAX_SLOT_NAME_LEN + 1)).is_err());
+        let err = check_slot("slot\n1").unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("invalid slot name: \"slot\\n1\""),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_long_rejection_reason_is_refused_before_sending() {
+        let response = Response::Rejected {
+            request: RequestId(1),
+            code: RejectCode::Busy,
+            reason: "x".repeat(wire::MAX_REASON_LEN + 1),
+        };
+        let err = response.encode().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid reason: 1025 bytes, more than the limit of 1024"
+        );
+    }
+}

@@ -1,0 +1,403 @@
+//! Signed ClassAds and the gossipsub topics they travel on.
+//!
+//! A machine ad or a submitter ad is an [`Envelope`] of kind
+//! [`Kind::MACHINE_AD`] or [`Kind::SUBMITTER_AD`], signed by the agent it
+//! describes. Its body is the CBOR map `{ad, certificates}`: the ClassAd as
+//! new-syntax text (`[ a = 1; b = "x" ]`, as [`unparse_ad`] writes it) and
+//! the signer's domain certificates (envelope bytes), so a receiver can check
+//! which domains the signer belongs to without asking anyone. A job is the
+//! same body in an envelope of kind [`Kind::JOB`], signed by the agent it was
+//! submitted to; it travels in claim and transfer requests, never by gossip.
+//!
+//! A gossip message's payload is the envelope's bytes, nothing around them:
+//! [`decode`] reads one (bounded by [`MAX_SIGNED_AD_LEN`]), [`open`] checks
+//! signature and window and parses the ad with the bounded ClassAd parser.
+//!
+//! Topics: full machine ads go to their domain's topic
+//! (`starling/ads/<domain>/1`, [`Topic::Ads`]); ads a domain exports to
+//! trusted domains go to one flock-wide topic (`starling/flock/1`,
+//! [`Topic::Flock`]). gossipsub payloads stay a few KiB in practice; the
+//! limits below only refuse what no honest agent sends.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::cbor;
+use crate::classad::{parse_ad, unparse_ad, ClassAd};
+use crate::identity::{
+    check_domain_name, AgentId, Certificate, Envelope, Freshness, Header, Keypair, Kind, Timestamp,
+    TrustAnchors, MAX_CERTIFICATE_LEN,
+};
+use crate::wire::{self, envelope_list, Error};
+
+/// Longest ClassAd text a signed ad may carry (64 KiB). A machine ad is a
+/// few KiB; anything this big is refused, not truncated.
+pub const MAX_AD_TEXT_LEN: usize = 64 << 10;
+
+/// Most domain certificates one signed ad may carry.
+pub const MAX_CERTIFICATES: usize = 4;
+
+/// Largest certificate envelope: the certificate body and the envelope's
+/// signer, signature and window around it.
+pub const MAX_CERTIFICATE_ENVELOPE_LEN: usize = MAX_CERTIFICATE_LEN + 512;
+
+/// Largest signed ad, as envelope bytes: the ad text, its certificates and
+/// the envelope around them (83 KiB). Set gossipsub's `max_transmit_size` to
+/// at least this.
+pub const MAX_SIGNED_AD_LEN: usize =
+    MAX_AD_TEXT_LEN + MAX_CERTIFICATES * MAX_CERTIFICATE_ENVELOPE_LEN + 1024;
+
+/// The flock-wide topic for exported availability.
+pub const FLOCK_TOPIC: &str = "starling/flock/1";
+
+/// What a signed ad describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum AdKind {
+    /// A machine (its slots), signed by its agent. Gossiped.
+    Machine,
+    /// A submitter (idle jobs per user), signed by its agent. Gossiped.
+    Submitter,
+    /// A job, signed by the agent it was submitted to. Sent in claims.
+    Job,
+}
+
+impl AdKind {
+    pub const ALL: [AdKind; 3] = [AdKind::Machine, AdKind::Submitter, AdKind::Job];
+
+    /// The envelope kind.
+    pub const fn kind(self) -> Kind {
+        match self {
+            AdKind::Machine => Kind::MACHINE_AD,
+            AdKind::Submitter => Kind::SUBMITTER_AD,
+            AdKind::Job => Kind::JOB,
+        }
+    }
+
+    /// The ad kind of an envelope kind, if it is one.
+    pub fn from_kind(kind: Kind) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.kind() == kind)
+    }
+}
+
+/// A gossipsub topic Starling uses.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Topic {
+    /// Full machine ads of one domain: `starling/ads/<domain>/1`.
+    Ads { domain: String },
+    /// Exported availability, flock-wide: `starling/flock/1`.
+    Flock,
+}
+
+impl Topic {
+    /// The ads topic of `domain`, which must be a valid domain name.
+    pub fn ads(domain: &str) -> Result<Self, Error> {
+        check_domain_name(domain)?;
+        Ok(Topic::Ads {
+            domain: domain.to_owned(),
+        })
+    }
+
+    /// Reads a topic name this code publishes to.
+    pub fn parse(name: &str) -> Option<Self> {
+        if name == FLOCK_TOPIC {
+            return Some(Topic::Flock);
+        }
+        let domain = name.strip_prefix("starling/ads/")?.strip_suffix("/1")?;
+        Self::ads(domain).ok()
+    }
+}
+
+impl fmt::Display for Topic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Topic::Ads { domain } => write!(f, "starling/ads/{domain}/1"),
+            Topic::Flock => f.write_str(FLOCK_TOPIC),
+        }
+    }
+}
+
+/// The body of a signed ad. New fields must be optional.
+#[derive(Serialize, Deserialize)]
+struct Body {
+    /// The ClassAd in new syntax.
+    ad: String,
+    /// The signer's domain certificates.
+    #[serde(default, with = "envelope_list")]
+    certificates: Vec<Envelope>,
+}
+
+/// A signed ad whose signature and window have been checked.
+#[derive(Debug, Clone)]
+pub struct SignedAd {
+    /// Signer, sequence number and window, as signed.
+    pub header: Header,
+    pub kind: AdKind,
+    /// The ad, parsed.
+    pub ad: ClassAd,
+    /// The certificates the signer attached, read but not yet verified: see
+    /// [`SignedAd::verified_certificates`].
+    pub certificates: Vec<Envelope>,
+}
+
+impl SignedAd {
+    /// The agent that signed.
+    pub fn signer(&self) -> AgentId {
+        AgentId::from_public_key(self.header.signer)
+    }
+
+    /// The attached certificates that admit the signer into a domain trusted
+    /// by `anchors`, now. The others are dropped: a stale or foreign
+    /// certificate does not make the ad itself invalid.
+    pub fn verified_certificates(
+        &self,
+        anchors: &TrustAnchors,
+        now: Timestamp,
+        freshness: &Freshness,
+    ) -> Vec<Certificate> {
+        let signer = self.signer();
+        self.certificates
+            .iter()
+            .filter_map(|env| Certificate::verify(env, &signer, anchors, now, freshness).ok())
+            .collect()
+    }
+}
+
+/// Signs `ad` as `kind`, valid from `now` for `ttl_ms`, with the signer's
+/// domain `certificates` attached.
+pub fn seal(
+    key: &Keypair,
+    seq: u64,
+    now: Timestamp,
+    ttl_ms: u64,
+    kind: AdKind,
+    ad: &ClassAd,
+    certificates: &[Envelope],
+) -> Result<Envelope, Error> {
+    wire::check_count("certificate list", certificates, MAX_CERTIFICATES)?;
+    for cert in certificates {
+        if cert.header().kind != Kind::CERTIFICATE {
+            return Err(crate::identity::Error::WrongKind {
+                expected: Kind::CERTIFICATE,
+                found: cert.header().kind,
+            }
+            .into());
+        }
+    }
+    let text = unparse_ad(ad);
+    if text.len() > MAX_AD_TEXT_LEN {
+        return Err(Error::TooLarge {
+            what: "ad text",
+            size: text.len(),
+            limit: MAX_AD_TEXT_LEN,
+        });
+    }
+    let body = cbor::encode(&Body {
+        ad: text,
+        certificates: certificates.to_vec(),
+    });
+    let envelope = Envelope::seal(
+        key,
+        seq,
+        now,
+        now.saturating_add_millis(ttl_ms),
+        kind.kind(),
+        body,
+    );
+    let len = envelope.to_bytes().len();
+    if len > MAX_SIGNED_AD_LEN {
+        return Err(Error::TooLarge {
+            what: "signed ad",
+            size: len,
+            limit: MAX_SIGNED_AD_LEN,
+        });
+    }
+    Ok(envelope)
+}
+
+/// Reads a signed ad's envelope from a gossip payload (or any bytes), without
+/// trusting it yet: see [`open`].
+pub fn decode(bytes: &[u8]) -> Result<Envelope, Error> {
+    Ok(Envelope::decode_with_limit(bytes, MAX_SIGNED_AD_LEN)?)
+}
+
+/// Opens a signed ad of any [`AdKind`]: checks the window and the signature
+/// over the bytes received, then decodes the body and parses the ad.
+pub fn open(envelope: &Envelope, now: Timestamp, freshness: &Freshness) -> Result<SignedAd, Error> {
+    let found = envelope.header().kind;
+    let kind = AdKind::from_kind(found).ok_or(Error::Invalid {
+        field: "signed ad",
+        reason: format!("a {found} is not a signed ad"),
+    })?;
+    open_kind(envelope, kind, now, freshness)
+}
+
+/// [`open`], also requiring the ad to be of `kind`.
+pub fn open_kind(
+    envelope: &Envelope,
+    kind: AdKind,
+    now: Timestamp,
+    freshness: &Freshness,
+) -> Result<SignedAd, Error> {
+    let opened = envelope.open_kind(kind.kind(), now, freshness)?;
+    let body: Body = cbor::decode(&opened.body, MAX_SIGNED_AD_LEN, "signed ad body")?;
+    if body.ad.len() > MAX_AD_TEXT_LEN {
+        return Err(Error::Invalid {
+            field: "ad",
+            reason: format!(
+                "{} bytes of text, more than the limit of {MAX_AD_TEXT_LEN}",
+                body.ad.len()
+            ),
+        });
+    }
+    wire::check_count("certificate list", &body.certificates, MAX_CERTIFICATES)?;
+    let ad = parse_ad(&body.ad).map_err(|e| Error::Invalid {
+        field: "ad",
+        reason: e.to_string(),
+    })?;
+    Ok(SignedAd {
+        header: opened.header,
+        kind,
+        ad,
+        certificates: body.certificates,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::identity::Roles;
+
+    const T0: Timestamp = Timestamp::from_unix_secs(1_795_000_000);
+    const HOUR: u64 = 3_600_000;
+
+    fn agent() -> Keypair {
+        Keypair::from_seed(&[1; 32])
+    }
+    fn domain() -> Keypair {
+        Keypair::from_seed(&[2; 32])
+    }
+
+    fn certificate(name: &str) -> Envelope {
+        Certificate {
+            domain: name.to_owned(),
+            domain_key: domain().public(),
+            agent: agent().agent_id(),
+            roles: "execute".parse::<Roles>().unwrap(),
+            valid_from: T0,
+            valid_until: T0.saturating_add_millis(24 * HOUR),
+        }
+        .issue(&domain(), 1)
+        .unwrap()
+    }
+
+    #[test]
+    fn a_sealed_machine_ad_opens_with_its_ad_and_certificates() {
+        let ad = parse_ad("[ Machine = \"m1\"; Cpus = 8; Start = true ]").unwrap();
+        let env = seal(
+            &agent(),
+            3,
+            T0,
+            HOUR,
+            AdKind::Machine,
+            &ad,
+            &[certificate("physics")],
+        )
+        .unwrap();
+        let back = decode(&env.to_bytes()).unwrap();
+        let signed = open(&back, T0, &Freshness::default()).unwrap();
+        assert_eq!(signed.kind, AdKind::Machine);
+        assert_eq!(signed.header.seq, 3);
+        assert_eq!(signed.signer(), agent().agent_id());
+        assert!(signed.ad.same_as(&ad));
+        let mut anchors = TrustAnchors::default();
+        anchors.insert("physics", domain().public());
+        let certs = signed.verified_certificates(&anchors, T0, &Freshness::default());
+        assert_eq!(certs.len(), 1);
+        assert_eq!(certs[0].domain, "physics");
+        // Another domain's anchors do not vouch for it.
+        let mut other = TrustAnchors::default();
+        other.insert("chem", Keypair::from_seed(&[3; 32]).public());
+        assert!(signed
+            .verified_certificates(&other, T0, &Freshness::default())
+            .is_empty());
+    }
+
+    #[test]
+    fn open_kind_refuses_a_job_where_a_machine_ad_is_expected() {
+        let ad = parse_ad("[ Owner = \"ann\" ]").unwrap();
+        let env = seal(&agent(), 1, T0, HOUR, AdKind::Job, &ad, &[]).unwrap();
+        let err = open_kind(&env, AdKind::Machine, T0, &Freshness::default()).unwrap_err();
+        assert_eq!(err.to_string(), "expected a machine ad but this is a job");
+        assert_eq!(
+            open(&env, T0, &Freshness::default()).unwrap().kind,
+            AdKind::Job
+        );
+    }
+
+    #[test]
+    fn a_non_ad_envelope_is_named() {
+        let env = Envelope::seal(&agent(), 1, T0, T0, Kind::POLICY, vec![]);
+        let err = open(&env, T0, &Freshness::default()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid signed ad: a domain policy is not a signed ad"
+        );
+    }
+
+    #[test]
+    fn an_ad_over_the_text_limit_is_refused_on_both_sides() {
+        let big = format!("[ Blob = \"{}\" ]", "x".repeat(MAX_AD_TEXT_LEN));
+        let ad = parse_ad(&big).unwrap();
+        let err = seal(&agent(), 1, T0, HOUR, AdKind::Machine, &ad, &[]).unwrap_err();
+        assert!(err.to_string().contains("limit of 65536"), "{err}");
+        // A hand-made envelope with too much text is refused when opened.
+        let body = cbor::encode(&Body {
+            ad: big,
+            certificates: vec![],
+        });
+        let env = Envelope::seal(&agent(), 1, T0, T0, Kind::MACHINE_AD, body);
+        let err = open(&env, T0, &Freshness::default()).unwrap_err();
+        assert!(err.to_string().contains("limit of 65536"), "{err}");
+    }
+
+    #[test]
+    fn an_unparsable_ad_is_an_invalid_ad_not_a_panic() {
+        let body = cbor::encode(&Body {
+            ad: "[ a = ".to_owned(),
+            certificates: vec![],
+        });
+        let env = Envelope::seal(&agent(), 1, T0, T0, Kind::MACHINE_AD, body);
+        let err = open(&env, T0, &Freshness::default()).unwrap_err();
+        assert!(err.to_string().starts_with("invalid ad: "), "{err}");
+    }
+
+    #[test]
+    fn too_many_or_wrong_certificates_are_refused() {
+        let ad = ClassAd::new();
+        let five = vec![certificate("physics"); 5];
+        let err = seal(&agent(), 1, T0, HOUR, AdKind::Machine, &ad, &five).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "certificate list holds 5 entries, more than the limit of 4"
+        );
+        let not_a_cert = Envelope::seal(&agent(), 1, T0, T0, Kind::POLICY, vec![]);
+        let err = seal(&agent(), 1, T0, HOUR, AdKind::Machine, &ad, &[not_a_cert]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "expected a certificate but this is a domain policy"
+        );
+    }
+
+    #[test]
+    fn topics_name_their_domain_and_parse_back() {
+        let topic = Topic::ads("physics.example.org").unwrap();
+        assert_eq!(topic.to_string(), "starling/ads/physics.example.org/1");
+        assert_eq!(Topic::parse(&topic.to_string()), Some(topic));
+        assert_eq!(Topic::parse("starling/flock/1"), Some(Topic::Flock));
+        assert_eq!(Topic::parse("starling/ads/a b/1"), None);
+        assert!(Topic::ads("bad/domain").is_err());
+    }
+}

@@ -1,0 +1,522 @@
+//! Handing a job to its execute agent and moving files between agents, on
+//! `/starling/transfer/1`.
+//!
+//! ```text
+//! submit agent                              execute agent
+//!   Request::Job {claim, job, transfer, files} ─▶  checks claim and job
+//!        ◀─── Response::Accepted {transfer} or Error {code, reason}
+//!        ◀─── Request::Chunk {transfer, file, offset, len}   (pulls input)
+//!   Response::Chunk {.., data} or Error ───▶
+//!        ◀─── Request::Offer {claim, transfer, files}        (output ready)
+//!   Response::Accepted ───▶
+//!   Request::Chunk ───▶                                      (pulls output)
+//!        ◀─── Response::Chunk
+//!   Request::Close {transfer} ───▶  the offerer may forget the files
+//! ```
+//!
+//! The side that has the files offers them ([`Request::Job`] for input,
+//! [`Request::Offer`] for output) under a [`TransferId`] it chooses, and the
+//! other side pulls them chunk by chunk at its own pace, at most
+//! [`MAX_CHUNK_LEN`] per chunk. An offerer serves chunks of a transfer only
+//! to the peer it offered them to. Each [`File`] names its blake3 hash, so
+//! the puller verifies what it assembled before using it.
+//!
+//! File names are checked when decoded and when built ([`FileName::new`]):
+//! relative, `/`-separated, no `..`, `.` or empty components, no NUL, at
+//! most [`MAX_FILE_NAME_LEN`] bytes with components of at most
+//! [`MAX_COMPONENT_LEN`]. A peer can therefore never name a file outside the
+//! sandbox it is written into.
+
+use std::collections::HashSet;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::claim::ClaimId;
+use crate::gossip::MAX_SIGNED_AD_LEN;
+use crate::identity::Envelope;
+use crate::wire::{self, code_enum, envelope_bytes, Error, Message, Protocol};
+
+/// Largest chunk of file data one response carries (1 MiB).
+pub const MAX_CHUNK_LEN: u32 = 1 << 20;
+
+/// Most files one transfer may list.
+pub const MAX_FILES: usize = 10_000;
+
+/// Longest file name (a relative path), in bytes.
+pub const MAX_FILE_NAME_LEN: usize = 4096;
+
+/// Longest component of a file name, in bytes (as Linux's `NAME_MAX`).
+pub const MAX_COMPONENT_LEN: usize = 255;
+
+/// Largest transfer request (4 MiB: a signed job and a long file list).
+pub const MAX_REQUEST_LEN: usize = 4 << 20;
+
+/// Largest transfer response: a full chunk and a little around it.
+pub const MAX_RESPONSE_LEN: usize = MAX_CHUNK_LEN as usize + 4096;
+
+/// Permission bits a file may carry: `rwx` for user, group and others. A
+/// peer cannot ask for setuid, setgid or sticky files.
+pub const MODE_MASK: u32 = 0o777;
+
+/// The offerer's id for one set of files, unique among its own transfers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct TransferId(pub u64);
+
+impl fmt::Display for TransferId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// A blake3 hash of a whole file.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Hash(serde_bytes::ByteArray<32>);
+
+impl Hash {
+    pub const fn from_bytes(bytes: [u8; 32]) -> Self {
+        Self(serde_bytes::ByteArray::new(bytes))
+    }
+    pub fn as_bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+}
+
+impl fmt::Display for Hash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        wire::write_hex(f, self.as_bytes())
+    }
+}
+impl fmt::Debug for Hash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Hash({self})")
+    }
+}
+
+/// A file's name inside a sandbox: a checked relative path.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct FileName(String);
+
+impl FileName {
+    /// Checks `name` against the rules in the module documentation.
+    pub fn new(name: impl Into<String>) -> Result<Self, Error> {
+        let name = name.into();
+        let bad = |why: &str| Error::Invalid {
+            field: "file name",
+            reason: format!("{:?} {why}", shown(&name)),
+        };
+        if name.is_empty() {
+            return Err(bad("is empty"));
+        }
+        if name.len() > MAX_FILE_NAME_LEN {
+            return Err(bad(&format!(
+                "is {} bytes, more than the limit of {MAX_FILE_NAME_LEN}",
+                name.len()
+            )));
+        }
+        if name.contains('\0') {
+            return Err(bad("contains a NUL byte"));
+        }
+        if name.starts_with('/') {
+            return Err(bad(
+                "is absolute; file names must be relative to the sandbox",
+            ));
+        }
+        for component in name.split('/') {
+            match component {
+                "" => return Err(bad("has an empty component ('//' or a trailing '/')")),
+                "." | ".." => {
+                    return Err(bad(&format!(
+                        "has a {component:?} component; name files without '.' or '..'"
+                    )))
+                }
+                c if c.len() > MAX_COMPONENT_LEN => {
+                    return Err(bad(&format!(
+                        "has a component of {} bytes, more than the limit of {MAX_COMPONENT_LEN}",
+                        c.len()
+                    )))
+                }
+                _ => {}
+            }
+        }
+        Ok(Self(name))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// At most 100 characters of a name, for error messages.
+fn shown(name: &str) -> &str {
+    name.char_indices()
+        .nth(100)
+        .map_or(name, |(i, _)| &name[..i])
+}
+
+impl fmt::Display for FileName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl TryFrom<String> for FileName {
+    type Error = Error;
+    fn try_from(name: String) -> Result<Self, Error> {
+        Self::new(name)
+    }
+}
+
+impl From<FileName> for String {
+    fn from(name: FileName) -> String {
+        name.0
+    }
+}
+
+/// One file offered in a transfer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct File {
+    /// Where the file goes, relative to the receiver's sandbox.
+    pub name: FileName,
+    /// Its length in bytes.
+    pub size: u64,
+    /// The blake3 hash of its whole content.
+    pub hash: Hash,
+    /// Unix permission bits, within [`MODE_MASK`].
+    pub mode: u32,
+}
+
+impl File {
+    /// A file entry; `mode` must be within [`MODE_MASK`].
+    pub fn new(name: FileName, size: u64, hash: Hash, mode: u32) -> Result<Self, Error> {
+        let file = Self {
+            name,
+            size,
+            hash,
+            mode,
+        };
+        file.check()?;
+        Ok(file)
+    }
+
+    fn check(&self) -> Result<(), Error> {
+        if self.mode & !MODE_MASK != 0 {
+            return Err(Error::Invalid {
+                field: "file mode",
+                reason: format!(
+                    "{:?} has mode {:o}; only permission bits {MODE_MASK:o} are allowed",
+                    self.name.as_str(),
+                    self.mode
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// How many chunks of `chunk_len` bytes the file takes (at least one, so
+    /// an empty file is still fetched and created).
+    pub fn chunk_count(&self, chunk_len: u32) -> u64 {
+        self.size.div_ceil(u64::from(chunk_len.max(1))).max(1)
+    }
+}
+
+/// Checks a file list: its length, each entry, and that no name repeats.
+fn check_files(files: &[File]) -> Result<(), Error> {
+    wire::check_count("file list", files, MAX_FILES)?;
+    let mut seen = HashSet::with_capacity(files.len());
+    for file in files {
+        file.check()?;
+        if !seen.insert(file.name.as_str()) {
+            return Err(Error::Invalid {
+                field: "file list",
+                reason: format!("{:?} is listed twice", shown(file.name.as_str())),
+            });
+        }
+    }
+    Ok(())
+}
+
+code_enum! {
+    /// Why a transfer request failed.
+    pub enum ErrorCode {
+        /// No transfer with this id is offered to you.
+        UnknownTransfer = 1 => "unknown transfer",
+        /// No such claim, or not yours.
+        UnknownClaim = 2 => "unknown claim",
+        /// The file index is past the end of the file list.
+        NoSuchFile = 3 => "no such file",
+        /// The offset is past the end of the file.
+        OutOfRange = 4 => "offset out of range",
+        /// The job does not match the claim, or is not signed by a trusted agent.
+        BadJob = 5 => "bad job",
+        /// Not enough disk for the files.
+        NoSpace = 6 => "no space",
+        /// Reading the file failed on the offerer's side.
+        ReadFailed = 7 => "read failed",
+        /// Too many transfers at once; retry later.
+        Busy = 8 => "busy",
+        /// The request was malformed.
+        BadRequest = 9 => "bad request",
+    }
+}
+
+/// A transfer request, sent by either agent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum Request {
+    /// Submit agent to execute agent: run this job under this claim; its
+    /// input files are offered as `transfer`.
+    Job {
+        /// The claim granted for the job.
+        claim: ClaimId,
+        /// The signed JOB envelope, the same that was sent in the claim.
+        #[serde(with = "envelope_bytes")]
+        job: Box<Envelope>,
+        /// The id the input files are offered under.
+        transfer: TransferId,
+        /// The input files, to pull with [`Request::Chunk`].
+        files: Vec<File>,
+    },
+    /// Files ready for the receiver to pull: output or a checkpoint of the
+    /// job running under `claim`.
+    Offer {
+        /// The claim the files belong to.
+        claim: ClaimId,
+        /// The id the files are offered under.
+        transfer: TransferId,
+        /// The files.
+        files: Vec<File>,
+    },
+    /// Send part of an offered file.
+    Chunk {
+        /// The transfer the file was offered under.
+        transfer: TransferId,
+        /// The file's index in the offered list.
+        file: u32,
+        /// Where to start, in bytes.
+        offset: u64,
+        /// How many bytes, 1 to [`MAX_CHUNK_LEN`]; fewer come back at the end
+        /// of the file.
+        len: u32,
+    },
+    /// The puller has everything it wanted; the offerer may forget the files.
+    Close {
+        /// The transfer.
+        transfer: TransferId,
+    },
+}
+
+/// The answer to a transfer [`Request`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum Response {
+    /// The job or offer was accepted; chunks will be pulled.
+    Accepted {
+        /// The transfer.
+        transfer: TransferId,
+    },
+    /// Part of a file.
+    Chunk {
+        /// The transfer.
+        transfer: TransferId,
+        /// The file's index in the offered list.
+        file: u32,
+        /// Where `data` starts in the file.
+        offset: u64,
+        /// The bytes, at most [`MAX_CHUNK_LEN`]; shorter than asked only at
+        /// the end of the file.
+        #[serde(with = "serde_bytes")]
+        data: Vec<u8>,
+    },
+    /// The request failed.
+    Error {
+        /// The transfer it concerned.
+        transfer: TransferId,
+        /// What went wrong, as a code.
+        code: ErrorCode,
+        /// What went wrong, in words.
+        reason: String,
+    },
+    /// The transfer is closed.
+    Closed {
+        /// The transfer.
+        transfer: TransferId,
+    },
+}
+
+impl Message for Request {
+    const PROTOCOL: Protocol = Protocol::Transfer;
+    const NAME: &'static str = "transfer request";
+    const MAX_LEN: usize = MAX_REQUEST_LEN;
+
+    fn check(&self) -> Result<(), Error> {
+        match self {
+            Request::Job { job, files, .. } => {
+                let len = job.to_bytes().len();
+                if len > MAX_SIGNED_AD_LEN {
+                    return Err(Error::TooLarge {
+                        what: "signed job",
+                        size: len,
+                        limit: MAX_SIGNED_AD_LEN,
+                    });
+                }
+                check_files(files)
+            }
+            Request::Offer { files, .. } => check_files(files),
+            Request::Chunk { offset, len, .. } => {
+                if *len == 0 || *len > MAX_CHUNK_LEN {
+                    return Err(Error::Invalid {
+                        field: "chunk length",
+                        reason: format!("{len} is not between 1 and {MAX_CHUNK_LEN}"),
+                    });
+                }
+                if offset.checked_add(u64::from(*len)).is_none() {
+                    return Err(Error::Invalid {
+                        field: "chunk offset",
+                        reason: format!("{offset} + {len} overflows"),
+                    });
+                }
+                Ok(())
+            }
+            Request::Close { .. } => Ok(()),
+        }
+    }
+}
+
+impl Message for Response {
+    const PROTOCOL: Protocol = Protocol::Transfer;
+    const NAME: &'static str = "transfer response";
+    const MAX_LEN: usize = MAX_RESPONSE_LEN;
+
+    fn check(&self) -> Result<(), Error> {
+        match self {
+            Response::Chunk { data, .. } if data.len() > MAX_CHUNK_LEN as usize => {
+                Err(Error::TooLarge {
+                    what: "chunk",
+                    size: data.len(),
+                    limit: MAX_CHUNK_LEN as usize,
+                })
+            }
+            Response::Error { reason, .. } => {
+                wire::check_text("reason", reason, wire::MAX_REASON_LEN)
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn name_error(name: &str) -> String {
+        FileName::new(name).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn ordinary_relative_names_are_accepted() {
+        for name in [
+            "input.dat",
+            "data/run 1/x.csv",
+            ".hidden",
+            "a..b",
+            "..a",
+            "é/ü",
+        ] {
+            assert_eq!(FileName::new(name).unwrap().as_str(), name);
+        }
+        let longest = vec!["a".repeat(MAX_COMPONENT_LEN); 16].join("/");
+        assert!(FileName::new(longest).is_ok());
+    }
+
+    #[test]
+    fn names_escaping_the_sandbox_are_refused_naming_the_file() {
+        assert_eq!(
+            name_error("../etc/passwd"),
+            "invalid file name: \"../etc/passwd\" has a \"..\" component; name files without '.' or '..'"
+        );
+        assert!(name_error("a/../../b").contains("\"..\" component"));
+        assert!(name_error("/etc/passwd").contains("\"/etc/passwd\" is absolute"));
+        assert!(name_error("./a").contains("\".\" component"));
+        assert!(name_error("a//b").contains("empty component"));
+        assert!(name_error("dir/").contains("empty component"));
+        assert!(name_error("").contains("is empty"));
+        assert!(name_error("a\0b").contains("NUL"));
+    }
+
+    #[test]
+    fn long_names_and_components_are_refused() {
+        let err = name_error(&"a".repeat(MAX_COMPONENT_LEN + 1));
+        assert!(
+            err.contains("component of 256 bytes, more than the limit of 255"),
+            "{err}"
+        );
+        let err = name_error(&vec!["a"; 3000].join("/"));
+        assert!(
+            err.contains("5999 bytes, more than the limit of 4096"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn names_are_checked_when_decoded() {
+        let bytes = crate::cbor::encode("../x");
+        let err = crate::cbor::decode::<FileName>(&bytes, 100, "file name").unwrap_err();
+        assert!(err.to_string().contains("\"..\" component"), "{err}");
+    }
+
+    #[test]
+    fn setuid_and_duplicate_files_are_refused() {
+        let name = FileName::new("run.sh").unwrap();
+        let hash = Hash::from_bytes([0; 32]);
+        let err = File::new(name.clone(), 1, hash, 0o4755).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid file mode: \"run.sh\" has mode 4755; only permission bits 777 are allowed"
+        );
+        let file = File::new(name, 1, hash, 0o755).unwrap();
+        let err = check_files(&[file.clone(), file]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid file list: \"run.sh\" is listed twice"
+        );
+    }
+
+    #[test]
+    fn chunk_requests_are_bounded() {
+        let chunk = |offset, len| Request::Chunk {
+            transfer: TransferId(1),
+            file: 0,
+            offset,
+            len,
+        };
+        assert!(chunk(0, MAX_CHUNK_LEN).check().is_ok());
+        assert!(chunk(0, MAX_CHUNK_LEN + 1).check().is_err());
+        assert!(chunk(0, 0).check().is_err());
+        assert!(chunk(u64::MAX, 1).check().is_err());
+    }
+
+    #[test]
+    fn chunk_count_covers_the_file_and_empty_files() {
+        let file = |size| {
+            File::new(
+                FileName::new("f").unwrap(),
+                size,
+                Hash::from_bytes([0; 32]),
+                0o644,
+            )
+            .unwrap()
+        };
+        assert_eq!(file(0).chunk_count(MAX_CHUNK_LEN), 1);
+        assert_eq!(file(1).chunk_count(MAX_CHUNK_LEN), 1);
+        assert_eq!(file(u64::from(MAX_CHUNK_LEN)).chunk_count(MAX_CHUNK_LEN), 1);
+        assert_eq!(
+            file(u64::from(MAX_CHUNK_LEN) + 1).chunk_count(MAX_CHUNK_LEN),
+            2
+        );
+    }
+}
