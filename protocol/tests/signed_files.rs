@@ -187,7 +187,7 @@ fn oversized_envelopes_are_refused_naming_the_limit() {
 
 fn golden(name: &str, bytes: &[u8]) {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
+        .join("tests/golden/identity")
         .join(format!("{name}.hex"));
     let hex: String = bytes
         .chunks(32)

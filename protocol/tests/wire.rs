@@ -1,7 +1,7 @@
 //! The wire messages: every message round-trips, every decoder survives
 //! hostile bytes, limits are enforced and named, older and newer peers still
 //! understand each other, and the encodings match the golden files in
-//! `tests/golden/` byte for byte.
+//! `tests/golden/wire/` byte for byte.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -1016,7 +1016,7 @@ fn to_hex_lines(bytes: &[u8]) -> String {
 
 #[test]
 fn encodings_match_the_golden_files() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/wire");
     let update = std::env::var_os("STARLING_UPDATE_GOLDEN").is_some_and(|v| v == "1");
     let messages = golden_messages();
     let mut changed = Vec::new();
@@ -1051,7 +1051,7 @@ fn encodings_match_the_golden_files() {
     }
     assert!(
         changed.is_empty() && stale.is_empty(),
-        "the wire encoding changed in tests/golden/: {changed:?}; no message writes {stale:?}.\n\
+        "the wire encoding changed in tests/golden/wire/: {changed:?}; no message writes {stale:?}.\n\
          Peers running the old code would see different bytes. If the change is \
          intended and compatible, rewrite the files with\n  \
          STARLING_UPDATE_GOLDEN=1 cargo test -p starling-protocol --test wire golden\n\
