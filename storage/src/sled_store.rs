@@ -17,11 +17,18 @@
 //! | `claims` | claim id bytes | `{peer, cluster, proc, side, lease_expires}` |
 //! | `sequences` | kind `u16` | last number handed out, `u64` |
 //!
+//! Beside sled's files, a small `starling-store` file says that the
+//! directory holds a store with a schema version, so a store whose records
+//! sled lost is reported as corrupt instead of opening empty.
+//!
 //! A call that touches several records does it in one sled transaction
 //! (sled writes a transaction to its log as one batch that recovery replays
 //! whole or not at all), then flushes before returning.
 
+use std::fs::File;
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use sled::transaction::{abort, ConflictableTransactionError, TransactionError, Transactional};
 use sled::Tree;
@@ -42,6 +49,12 @@ use crate::{Change, Claim, Error, Favours, HistoryEntry, JobId, Store, Usage, SC
 const SCHEMA: &[u8] = b"schema";
 const NEXT_CLUSTER: &[u8] = b"next_cluster";
 const HISTORY_SEQ: &[u8] = b"history_seq";
+
+/// A file Starling writes beside sled's once a store has its schema version:
+/// if sled later reads no version, the store's records were lost (sled
+/// stops replaying its log at the first damaged entry) rather than never
+/// written, and opening it fails instead of starting afresh.
+const MARKER: &str = "starling-store";
 
 /// The store in a sled database directory. Only one process may have it
 /// open at a time.
@@ -77,10 +90,7 @@ impl SledStore {
     /// [`Error::Corrupt`] if it is not a store this Starling can read.
     pub fn open(path: impl AsRef<Path>) -> Result<SledStore, Error> {
         let path = path.as_ref().to_path_buf();
-        let db = sled::Config::new()
-            .path(&path)
-            .open()
-            .map_err(|e| open_error(&path, e))?;
+        let db = open_db(&path)?;
         let tree = |name: &str| db.open_tree(name).map_err(|e| open_error(&path, e));
         let store = SledStore {
             meta: tree("meta")?,
@@ -119,9 +129,15 @@ impl SledStore {
                 if found == 0 {
                     return Err(self.corrupt("meta/schema is 0", None));
                 }
-                Ok(())
+                self.write_marker()
             }
             None => {
+                if self.path.join(MARKER).exists() {
+                    return Err(self.corrupt(
+                        "its schema version and records are gone: sled found its log damaged",
+                        None,
+                    ));
+                }
                 // A new store; or one whose first open was cut short before
                 // the version was written, which has no data either.
                 for name in self.db.tree_names() {
@@ -139,9 +155,32 @@ impl SledStore {
                 self.meta
                     .insert(SCHEMA, encode(&SCHEMA_VERSION))
                     .map_err(|e| self.io(e))?;
-                self.flush()
+                self.flush()?;
+                self.write_marker()
             }
         }
+    }
+
+    /// Writes [`MARKER`] durably if it is not there yet.
+    fn write_marker(&self) -> Result<(), Error> {
+        let marker = self.path.join(MARKER);
+        if marker.exists() {
+            return Ok(());
+        }
+        let io = |e: std::io::Error| Error::Io {
+            path: self.path.clone(),
+            source: Box::new(e),
+        };
+        let mut file = File::create(&marker).map_err(io)?;
+        writeln!(
+            file,
+            "A Starling store (schema version {SCHEMA_VERSION}); sled keeps the data here."
+        )
+        .map_err(io)?;
+        file.sync_all().map_err(io)?;
+        File::open(&self.path)
+            .and_then(|d| d.sync_all())
+            .map_err(io)
     }
 
     fn flush(&self) -> Result<(), Error> {
@@ -197,6 +236,26 @@ impl SledStore {
         attrs
             .to_ad(&format!("jobs/{id}"))
             .map_err(|what| self.corrupt(what, None))
+    }
+}
+
+/// How long [`SledStore::open`] waits for a lock held by someone else:
+/// sled's I/O threads may hold the files for a moment after a store in this
+/// same process was dropped.
+const LOCK_WAIT: Duration = Duration::from_secs(2);
+
+fn open_db(path: &Path) -> Result<sled::Db, Error> {
+    let started = Instant::now();
+    loop {
+        match sled::Config::new().path(path).open() {
+            Ok(db) => return Ok(db),
+            Err(e) => match open_error(path, e) {
+                Error::Locked { .. } if started.elapsed() < LOCK_WAIT => {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                e => return Err(e),
+            },
+        }
     }
 }
 
