@@ -321,7 +321,7 @@ impl Store for SledStore {
     }
 
     fn jobs(&self) -> Result<Vec<(JobId, ClassAd)>, Error> {
-        let mut out = Vec::with_capacity(self.jobs.len());
+        let mut out = Vec::new();
         for item in self.jobs.iter() {
             let (key, bytes) = item.map_err(|e| self.io(e))?;
             let id = parse_job_key(&key)
@@ -382,7 +382,7 @@ impl Store for SledStore {
     }
 
     fn history(&self, limit: usize) -> Result<Vec<HistoryEntry>, Error> {
-        let mut out = Vec::with_capacity(limit.min(self.history.len()));
+        let mut out = Vec::new();
         for item in self.history.iter().rev().take(limit) {
             let (key, bytes) = item.map_err(|e| self.io(e))?;
             let what = || format!("history/{}", hex(&key));
