@@ -1,10 +1,48 @@
-//! Durable state for one agent.
+//! Starling's durable state: what an agent must still know after a crash or
+//! a restart.
 //!
-//! - [`datadir`]: the agent's data directory, its secret key (a private file,
-//!   made on first use) and the domain certificates installed for it.
-//! - The store (sled) holds the job queue, history, the ad cache, accounting,
-//!   claims and leases.
+//! - The job queue: clusters of jobs under `cluster.proc` ids, each job an
+//!   ad whose attributes change several at a time, atomically; and the
+//!   history of jobs that left the queue.
+//! - The agent's cached view of the pool: signed ads, by kind and signer,
+//!   until they expire.
+//! - Accounting: usage per user, favours given and received per domain.
+//! - Claims and their leases, on either side.
+//! - A sequence counter per kind of envelope the agent signs, so a number is
+//!   never reused after a restart.
+//! - Outside the store, in plain files of the data directory ([`datadir`]):
+//!   the agent's secret key (mode 0600, made on first use) and the domain
+//!   certificates installed for it, so `starling id` works while an agent
+//!   holds the store open.
+//!
+//! Everything goes through the [`Store`] trait. [`SledStore`] keeps it in a
+//! sled database; [`MemoryStore`] keeps it in memory for tests. Data flows
+//! caller → checks ([`Change`]s parsed, names and sizes bounded) → one
+//! atomic write → flush → `Ok`; reads decode with size bounds and report a
+//! damaged record as [`Error::Corrupt`] naming it, never a panic. The
+//! store's schema version is checked when it is opened ([`SCHEMA_VERSION`]).
 
+mod accounting;
+mod claim;
+mod codec;
 pub mod datadir;
+mod error;
+mod job;
+mod memory;
+mod sled_store;
+mod store;
 
+pub use accounting::{Favours, Usage, MAX_LABEL_LEN};
+pub use claim::{Claim, Side, MAX_CLAIM_ID_LEN};
 pub use datadir::DataDir;
+pub use error::{Error, Source};
+pub use job::{
+    Change, HistoryEntry, JobId, MAX_ATTRS, MAX_EXPR_LEN, MAX_JOB_LEN, MAX_NAME_LEN, MAX_PROCS,
+};
+pub use memory::MemoryStore;
+pub use sled_store::SledStore;
+pub use store::Store;
+
+/// The layout version this Starling writes and the newest it reads. A store
+/// with a newer version is refused at open with [`Error::NewerSchema`].
+pub const SCHEMA_VERSION: u32 = 1;

@@ -1,0 +1,93 @@
+//! Why a store refused to open or to do what it was asked.
+
+use std::path::PathBuf;
+
+use starling_protocol::classad::ParseError;
+
+use crate::job::JobId;
+
+/// A boxed cause, kept so that callers can print the whole chain.
+pub type Source = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// Why a store call failed. Messages name the store's path (or the job,
+/// attribute or record) and say what to do; the underlying cause is kept as
+/// the error's `source`, not repeated in the message, so print the chain
+/// (`{:#}` with anyhow) to show it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Another process (most likely another agent) has the store open.
+    #[error(
+        "store at {path} is in use by another process: stop the other starling agent, \
+         or give this one its own data directory"
+    )]
+    Locked {
+        path: PathBuf,
+        #[source]
+        source: Source,
+    },
+    /// The store was written by a newer Starling with a layout this one
+    /// cannot read.
+    #[error(
+        "store at {path} has schema version {found}; this starling understands up to \
+         {supported}: upgrade starling"
+    )]
+    NewerSchema {
+        path: PathBuf,
+        found: u32,
+        supported: u32,
+    },
+    /// The files are not a store, or a record in it does not decode.
+    #[error(
+        "store at {path} is corrupt ({what}): move it aside and restore a backup, \
+         or start afresh from an empty directory"
+    )]
+    Corrupt {
+        path: PathBuf,
+        /// What was found wrong, naming the record (`jobs/12.0`) when there is
+        /// one.
+        what: String,
+        #[source]
+        source: Option<Source>,
+    },
+    /// The store could not be read or written.
+    #[error(
+        "store at {path} could not be read or written: check that the disk is \
+         writable and not full"
+    )]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: Source,
+    },
+    /// The job is not in the queue (it never was, or it went to history).
+    #[error("no job {id} in the queue")]
+    NoSuchJob { id: JobId },
+    /// An attribute name, or an attribute's size, is not acceptable.
+    #[error("attribute {name:?}: {reason}")]
+    InvalidAttribute { name: String, reason: String },
+    /// An attribute's expression is not valid ClassAd syntax.
+    #[error("attribute {name:?}: the expression does not parse")]
+    BadExpression {
+        name: String,
+        #[source]
+        source: ParseError,
+    },
+    /// Any other argument out of bounds: an empty cluster, an over-long user
+    /// name, a negative usage.
+    #[error("{what}")]
+    Invalid { what: String },
+}
+
+impl Error {
+    pub(crate) fn invalid(what: impl Into<String>) -> Error {
+        Error::Invalid { what: what.into() }
+    }
+
+    pub(crate) fn invalid_attribute(name: &str, reason: impl Into<String>) -> Error {
+        Error::InvalidAttribute {
+            name: name.to_owned(),
+            reason: reason.into(),
+        }
+    }
+}

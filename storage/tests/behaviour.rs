@@ -1,0 +1,467 @@
+//! One behaviour suite, run against both stores: what the agent relies on
+//! must hold whether the store is on disk or in memory.
+
+use starling_protocol::classad::{parse_ad, ClassAd};
+use starling_protocol::identity::{Envelope, Keypair, Kind, Timestamp};
+use starling_storage::{
+    Change, Claim, Error, Favours, JobId, MemoryStore, Side, SledStore, Store, Usage,
+};
+
+macro_rules! suite {
+    ($($name:ident),* $(,)?) => {
+        mod memory {
+            $(
+                #[test]
+                fn $name() {
+                    super::$name(&starling_storage::MemoryStore::new());
+                }
+            )*
+        }
+        mod on_disk {
+            $(
+                #[test]
+                fn $name() {
+                    let dir = tempfile::tempdir().unwrap();
+                    let store = starling_storage::SledStore::open(dir.path().join("store")).unwrap();
+                    super::$name(&store);
+                }
+            )*
+        }
+    };
+}
+
+suite!(
+    submit_numbers_clusters_and_procs,
+    submit_checks_every_ad_before_writing,
+    ads_read_back_exactly,
+    update_changes_several_attributes_at_once,
+    a_bad_update_changes_nothing_and_names_the_attribute,
+    history_takes_jobs_out_of_the_queue_newest_first,
+    cluster_ids_are_not_reused_after_history,
+    the_view_keeps_the_newest_ad_per_signer,
+    expire_forgets_ads_at_or_past_their_expiry,
+    usage_and_favours_follow_the_policy_function,
+    bad_accounting_changes_nothing,
+    claims_are_kept_replaced_and_removed,
+    sequences_count_up_per_kind,
+);
+
+fn ad(text: &str) -> ClassAd {
+    parse_ad(text).unwrap()
+}
+
+fn attr(ad: &ClassAd, name: &str) -> Option<String> {
+    ad.get(name).map(starling_protocol::classad::unparse)
+}
+
+fn submit_numbers_clusters_and_procs(store: &dyn Store) {
+    let procs = [
+        ad("[ Cmd = \"a\"; Arg = 0 ]"),
+        ad("[ Cmd = \"a\"; Arg = 1 ]"),
+    ];
+    assert_eq!(store.submit(&procs).unwrap(), 1);
+    assert_eq!(store.submit(&procs[..1]).unwrap(), 2);
+    let jobs = store.jobs().unwrap();
+    let ids: Vec<String> = jobs.iter().map(|(id, _)| id.to_string()).collect();
+    assert_eq!(ids, ["1.0", "1.1", "2.0"]);
+    let job = store.job(JobId::new(1, 1)).unwrap().unwrap();
+    assert_eq!(attr(&job, "Arg").as_deref(), Some("1"));
+    assert_eq!(attr(&job, "ClusterId").as_deref(), Some("1"));
+    assert_eq!(attr(&job, "ProcId").as_deref(), Some("1"));
+    assert!(store.job(JobId::new(3, 0)).unwrap().is_none());
+}
+
+fn submit_checks_every_ad_before_writing(store: &dyn Store) {
+    let err = store.submit(&[]).unwrap_err();
+    assert!(err.to_string().contains("1 to"), "{err}");
+    // The second proc has a name no job attribute may have.
+    let procs = [ad("[ A = 1 ]"), ad("[ 'not a name' = 1 ]")];
+    let err = store.submit(&procs).unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidAttribute { name, .. } if name == "not a name"),
+        "{err}"
+    );
+    assert!(store.jobs().unwrap().is_empty());
+    assert_eq!(
+        store.submit(&procs[..1]).unwrap(),
+        1,
+        "the failed submit used no id"
+    );
+}
+
+fn ads_read_back_exactly(store: &dyn Store) {
+    let text = r#"[ Cmd = "/bin/echo"; Args = "a \"quoted\" arg"; Cpus = 2; Mem = 2.5E3;
+        Requirements = TARGET.Memory >= MY.Mem && (Arch == "X86_64" || Arch =?= undefined);
+        Rank = -Cpus; Env = { "A=1", "B=2" }; Nested = [ x = 1; y = { 2, 3 } ];
+        When = absTime("2026-01-02T03:04:05Z"); Big = 12345678901234; Neg = -0.0;
+        Call = strcat("a", string(1)) ]"#;
+    let submitted = ad(text);
+    let cluster = store.submit(std::slice::from_ref(&submitted)).unwrap();
+    let back = store.job(JobId::new(cluster, 0)).unwrap().unwrap();
+    for entry in &submitted {
+        let name = entry.name.as_str();
+        let stored = back.get(name).unwrap();
+        assert!(stored.same_as(entry.expr()), "{name} changed");
+    }
+    assert_eq!(back.len(), submitted.len() + 2);
+    // Spelling is kept.
+    assert!(back.iter().any(|e| e.name.as_str() == "Requirements"));
+}
+
+fn update_changes_several_attributes_at_once(store: &dyn Store) {
+    store
+        .submit(&[ad("[ A = 0; B = 0; C = 0; Gone = 1 ]")])
+        .unwrap();
+    let id = JobId::new(1, 0);
+    store
+        .update(
+            id,
+            &[
+                Change::set("a", "7"),
+                Change::set("B", "a + 1"),
+                Change::set("New", "\"x\""),
+                Change::remove("gone"),
+            ],
+        )
+        .unwrap();
+    let job = store.job(id).unwrap().unwrap();
+    assert_eq!(attr(&job, "A").as_deref(), Some("7"));
+    assert_eq!(attr(&job, "B").as_deref(), Some("a + 1"));
+    assert_eq!(attr(&job, "C").as_deref(), Some("0"));
+    assert_eq!(attr(&job, "New").as_deref(), Some("\"x\""));
+    assert!(job.get("Gone").is_none());
+    // A set keeps the attribute's place and takes the new spelling.
+    assert_eq!(job.iter().next().unwrap().name.as_str(), "a");
+    store.update(id, &[]).unwrap();
+    let err = store
+        .update(JobId::new(1, 1), &[Change::set("A", "1")])
+        .unwrap_err();
+    assert!(matches!(err, Error::NoSuchJob { .. }), "{err}");
+    assert_eq!(err.to_string(), "no job 1.1 in the queue");
+}
+
+fn a_bad_update_changes_nothing_and_names_the_attribute(store: &dyn Store) {
+    store.submit(&[ad("[ A = 0; B = 0 ]")]).unwrap();
+    let id = JobId::new(1, 0);
+    let before = store.job(id).unwrap().unwrap();
+    let bad = [
+        (vec![Change::set("A", "1"), Change::set("B", "1 +")], "B"),
+        (
+            vec![Change::set("A", "1"), Change::set("has space", "1")],
+            "has space",
+        ),
+        (
+            vec![Change::set("A", "1"), Change::set("ProcId", "9")],
+            "ProcId",
+        ),
+        (
+            vec![Change::set("A", "1"), Change::remove("clusterid")],
+            "clusterid",
+        ),
+        (
+            vec![
+                Change::set("A", "1"),
+                Change::set("Huge", format!("\"{}\"", "x".repeat(300_000))),
+            ],
+            "Huge",
+        ),
+    ];
+    for (changes, named) in bad {
+        let err = store.update(id, &changes).unwrap_err();
+        assert!(
+            err.to_string().contains(&format!("{named:?}")),
+            "{err} should name {named}"
+        );
+        let now = store.job(id).unwrap().unwrap();
+        assert!(now.same_as(&before), "a refused update changed the job");
+    }
+    // The job as a whole is bounded too.
+    let big = format!("\"{}\"", "x".repeat(200_000));
+    let changes: Vec<Change> = (0..6)
+        .map(|i| Change::set(format!("P{i}"), big.clone()))
+        .collect();
+    let err = store.update(id, &changes).unwrap_err();
+    assert!(err.to_string().contains("more than the limit"), "{err}");
+    assert!(store.job(id).unwrap().unwrap().same_as(&before));
+}
+
+fn history_takes_jobs_out_of_the_queue_newest_first(store: &dyn Store) {
+    store
+        .submit(&[ad("[ A = 0 ]"), ad("[ A = 1 ]"), ad("[ A = 2 ]")])
+        .unwrap();
+    let t = Timestamp::from_unix_secs;
+    store
+        .move_to_history(JobId::new(1, 2), &[Change::set("JobStatus", "4")], t(200))
+        .unwrap();
+    store
+        .move_to_history(JobId::new(1, 0), &[Change::set("JobStatus", "3")], t(100))
+        .unwrap();
+    let queue: Vec<JobId> = store
+        .jobs()
+        .unwrap()
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    assert_eq!(queue, [JobId::new(1, 1)]);
+    let history = store.history(10).unwrap();
+    let ids: Vec<String> = history.iter().map(|h| h.id.to_string()).collect();
+    assert_eq!(
+        ids,
+        ["1.0", "1.2"],
+        "newest move first, whatever the timestamps"
+    );
+    assert_eq!(history[0].finished_at, t(100));
+    assert_eq!(attr(&history[0].ad, "JobStatus").as_deref(), Some("3"));
+    assert_eq!(attr(&history[1].ad, "A").as_deref(), Some("2"));
+    assert_eq!(store.history(1).unwrap().len(), 1);
+    assert!(store.history(0).unwrap().is_empty());
+
+    let err = store
+        .move_to_history(JobId::new(1, 0), &[], t(300))
+        .unwrap_err();
+    assert!(matches!(err, Error::NoSuchJob { .. }), "{err}");
+    // A bad final change leaves the job in the queue.
+    let err = store
+        .move_to_history(JobId::new(1, 1), &[Change::set("X", ")")], t(300))
+        .unwrap_err();
+    assert!(matches!(err, Error::BadExpression { .. }), "{err}");
+    assert!(store.job(JobId::new(1, 1)).unwrap().is_some());
+    assert_eq!(store.history(10).unwrap().len(), 2);
+}
+
+fn cluster_ids_are_not_reused_after_history(store: &dyn Store) {
+    store.submit(&[ad("[ A = 0 ]")]).unwrap();
+    store
+        .move_to_history(JobId::new(1, 0), &[], Timestamp::from_unix_secs(1))
+        .unwrap();
+    assert!(store.jobs().unwrap().is_empty());
+    assert_eq!(store.submit(&[ad("[ A = 0 ]")]).unwrap(), 2);
+}
+
+fn envelope(signer: u8, seq: u64, expires_secs: u64, kind: Kind) -> Envelope {
+    let key = Keypair::from_seed(&[signer; 32]);
+    Envelope::seal(
+        &key,
+        seq,
+        Timestamp::from_unix_secs(0),
+        Timestamp::from_unix_secs(expires_secs),
+        kind,
+        format!("ad {signer} {seq}").into_bytes(),
+    )
+}
+
+/// The kept ads of `kind` as (signer seed, sequence number), sorted.
+fn seqs(store: &dyn Store, kind: Kind) -> Vec<(u8, u64)> {
+    let mut out: Vec<(u8, u64)> = store
+        .ads(kind)
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let header = e.header();
+            let seed = (1..=3)
+                .find(|s| Keypair::from_seed(&[*s; 32]).public() == header.signer)
+                .unwrap();
+            (seed, header.seq)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn the_view_keeps_the_newest_ad_per_signer(store: &dyn Store) {
+    let machine = Kind::MACHINE_AD;
+    assert!(store.put_ad(&envelope(1, 5, 100, machine)).unwrap());
+    assert!(store.put_ad(&envelope(2, 1, 100, machine)).unwrap());
+    assert!(store
+        .put_ad(&envelope(1, 1, 100, Kind::SUBMITTER_AD))
+        .unwrap());
+    // Stale and equal sequence numbers are ignored.
+    assert!(!store.put_ad(&envelope(1, 4, 100, machine)).unwrap());
+    assert!(!store.put_ad(&envelope(1, 5, 100, machine)).unwrap());
+    assert!(store.put_ad(&envelope(1, 6, 100, machine)).unwrap());
+    assert_eq!(seqs(store, machine), [(1, 6), (2, 1)]);
+    assert_eq!(seqs(store, Kind::SUBMITTER_AD), [(1, 1)]);
+    // What comes back is the envelope as it went in, signature and all.
+    let kept = store.ads(Kind::SUBMITTER_AD).unwrap();
+    assert_eq!(
+        kept[0].to_bytes(),
+        envelope(1, 1, 100, Kind::SUBMITTER_AD).to_bytes()
+    );
+
+    let signer = Keypair::from_seed(&[2; 32]).public();
+    assert!(store.remove_ad(machine, &signer).unwrap());
+    assert!(!store.remove_ad(machine, &signer).unwrap());
+    assert_eq!(seqs(store, machine), [(1, 6)]);
+    assert!(store.ads(Kind::POLICY).unwrap().is_empty());
+}
+
+fn expire_forgets_ads_at_or_past_their_expiry(store: &dyn Store) {
+    let machine = Kind::MACHINE_AD;
+    store.put_ad(&envelope(1, 1, 10, machine)).unwrap();
+    store.put_ad(&envelope(2, 1, 20, machine)).unwrap();
+    store.put_ad(&envelope(3, 1, 10, machine)).unwrap();
+    // Signer 3 refreshed its ad: the old expiry no longer applies.
+    store.put_ad(&envelope(3, 2, 30, machine)).unwrap();
+    let secs = Timestamp::from_unix_secs;
+    assert_eq!(store.expire(secs(9)).unwrap(), 0);
+    assert_eq!(store.expire(secs(10)).unwrap(), 1);
+    assert_eq!(seqs(store, machine), [(2, 1), (3, 2)]);
+    assert_eq!(store.expire(secs(25)).unwrap(), 1);
+    assert_eq!(seqs(store, machine), [(3, 2)]);
+    assert_eq!(store.expire(secs(25)).unwrap(), 0);
+    // A removed ad leaves nothing behind to expire.
+    store
+        .remove_ad(machine, &Keypair::from_seed(&[3; 32]).public())
+        .unwrap();
+    assert_eq!(store.expire(secs(1000)).unwrap(), 0);
+}
+
+fn usage_and_favours_follow_the_policy_function(store: &dyn Store) {
+    let t = Timestamp::from_unix_secs;
+    let charge = |amount: f64, at: Timestamp| {
+        move |old: Option<Usage>| Usage {
+            // Halve what was there, as a decay policy might.
+            accumulated: old.map_or(0.0, |u| u.accumulated / 2.0) + amount,
+            updated_at: at,
+        }
+    };
+    let first = store
+        .update_usage("alice@lab", &charge(100.0, t(1)))
+        .unwrap();
+    assert_eq!(first.accumulated, 100.0);
+    let second = store
+        .update_usage("alice@lab", &charge(10.0, t(2)))
+        .unwrap();
+    assert_eq!(
+        second,
+        Usage {
+            accumulated: 60.0,
+            updated_at: t(2)
+        }
+    );
+    store.update_usage("bob@lab", &charge(1.0, t(3))).unwrap();
+    let all = store.usage().unwrap();
+    assert_eq!(all.len(), 2);
+    assert_eq!(all[0], ("alice@lab".to_owned(), second));
+
+    let favour = |given: f64, received: f64| {
+        move |old: Option<Favours>| {
+            let old = old.unwrap_or(Favours {
+                given: 0.0,
+                received: 0.0,
+                updated_at: t(0),
+            });
+            Favours {
+                given: old.given + given,
+                received: old.received + received,
+                updated_at: t(5),
+            }
+        }
+    };
+    store
+        .update_favours("physics.example", &favour(3.0, 0.0))
+        .unwrap();
+    let f = store
+        .update_favours("physics.example", &favour(0.0, 2.0))
+        .unwrap();
+    assert_eq!((f.given, f.received), (3.0, 2.0));
+    assert_eq!(
+        store.favours().unwrap(),
+        [("physics.example".to_owned(), f)]
+    );
+}
+
+fn bad_accounting_changes_nothing(store: &dyn Store) {
+    let t = Timestamp::from_unix_secs(1);
+    let set = |v: f64| {
+        move |_: Option<Usage>| Usage {
+            accumulated: v,
+            updated_at: t,
+        }
+    };
+    store.update_usage("u@d", &set(5.0)).unwrap();
+    for bad in [f64::NAN, f64::INFINITY, -1.0] {
+        let err = store.update_usage("u@d", &set(bad)).unwrap_err();
+        assert!(err.to_string().contains("\"u@d\""), "{err}");
+    }
+    assert_eq!(store.usage().unwrap()[0].1.accumulated, 5.0);
+    for user in ["", "a\nb", &"x".repeat(300)] {
+        assert!(matches!(
+            store.update_usage(user, &set(1.0)),
+            Err(Error::Invalid { .. })
+        ));
+    }
+    let err = store
+        .update_favours("d", &|_| Favours {
+            given: -1.0,
+            received: 0.0,
+            updated_at: t,
+        })
+        .unwrap_err();
+    assert!(err.to_string().contains("favours given"), "{err}");
+    assert!(store.favours().unwrap().is_empty());
+}
+
+fn claim(id: &[u8], lease: u64) -> Claim {
+    Claim {
+        id: id.to_vec(),
+        peer: Keypair::from_seed(&[9; 32]).agent_id(),
+        job: JobId::new(4, 2),
+        side: Side::Execute,
+        lease_expires: Timestamp::from_unix_secs(lease),
+    }
+}
+
+fn claims_are_kept_replaced_and_removed(store: &dyn Store) {
+    store.put_claim(&claim(b"b", 10)).unwrap();
+    store.put_claim(&claim(b"a", 10)).unwrap();
+    let mut renewed = claim(b"b", 20);
+    renewed.side = Side::Submit;
+    store.put_claim(&renewed).unwrap();
+    assert_eq!(store.claims().unwrap(), [claim(b"a", 10), renewed]);
+    assert!(store.remove_claim(b"a").unwrap());
+    assert!(!store.remove_claim(b"a").unwrap());
+    assert_eq!(store.claims().unwrap().len(), 1);
+    for bad in [&b""[..], &[0; 65][..]] {
+        assert!(matches!(
+            store.put_claim(&claim(bad, 1)),
+            Err(Error::Invalid { .. })
+        ));
+    }
+}
+
+fn sequences_count_up_per_kind(store: &dyn Store) {
+    assert_eq!(store.next_sequence(Kind::MACHINE_AD).unwrap(), 1);
+    assert_eq!(store.next_sequence(Kind::MACHINE_AD).unwrap(), 2);
+    assert_eq!(store.next_sequence(Kind::POLICY).unwrap(), 1);
+    assert_eq!(store.next_sequence(Kind::MACHINE_AD).unwrap(), 3);
+}
+
+/// The store is usable as a shared trait object from several threads, and
+/// concurrent submits never hand out the same cluster id.
+#[test]
+fn concurrent_submits_get_distinct_clusters() {
+    let dir = tempfile::tempdir().unwrap();
+    let stores: [std::sync::Arc<dyn Store>; 2] = [
+        std::sync::Arc::new(MemoryStore::new()),
+        std::sync::Arc::new(SledStore::open(dir.path()).unwrap()),
+    ];
+    for store in stores {
+        let threads: Vec<_> = (0..4)
+            .map(|_| {
+                let store = store.clone();
+                std::thread::spawn(move || {
+                    (0..10)
+                        .map(|_| store.submit(&[parse_ad("[ A = 1 ]").unwrap()]).unwrap())
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let mut all: Vec<u64> = threads
+            .into_iter()
+            .flat_map(|t| t.join().unwrap())
+            .collect();
+        all.sort();
+        assert_eq!(all, (1..=40).collect::<Vec<_>>());
+    }
+}
