@@ -61,6 +61,23 @@ impl Site {
         json["agent_id"].as_str().unwrap().to_owned()
     }
 
+    /// Signs a certificate with the domain key file `key`, into `out`.
+    fn admit(&self, key: &str, agent: &str, roles: &str, out: &Path, extra: &[&str]) {
+        let mut args = vec![
+            "domain",
+            "admit",
+            "--key",
+            key,
+            agent,
+            "--roles",
+            roles,
+            "--out",
+            s(out),
+        ];
+        args.extend_from_slice(extra);
+        self.ok(&args);
+    }
+
     /// Makes a domain key; returns its path and public key.
     fn domain(&self, name: &str) -> (String, String) {
         let key = self.path(&format!("{name}.key"));
@@ -112,19 +129,7 @@ fn admitted_agent_installs_and_shows_its_certificate() {
     let (key, public) = site.domain("physics");
     let id = site.agent_id();
     let cert = site.path("me.cert");
-    site.ok(&[
-        "domain",
-        "admit",
-        "--key",
-        &key,
-        &id,
-        "--roles",
-        "execute,store",
-        "--days",
-        "30",
-        "--out",
-        s(&cert),
-    ]);
+    site.admit(&key, &id, "execute,store", &cert, &["--days", "30"]);
 
     let verified = site.ok(&[
         "domain",
@@ -157,17 +162,7 @@ fn tampered_certificates_are_refused_and_not_installed() {
     let (key, _) = site.domain("physics");
     let id = site.agent_id();
     let cert = site.path("me.cert");
-    site.ok(&[
-        "domain",
-        "admit",
-        "--key",
-        &key,
-        &id,
-        "--roles",
-        "execute",
-        "--out",
-        s(&cert),
-    ]);
+    site.admit(&key, &id, "execute", &cert, &[]);
     // Grant ourselves a role the administrator did not: "execute" -> "executf"
     // keeps the encoding valid, so only the signature can catch it.
     tamper(&cert, |bytes| {
@@ -181,17 +176,7 @@ fn tampered_certificates_are_refused_and_not_installed() {
     assert!(!site.path("agent/certs/physics.cert").exists());
 
     // A flipped bit anywhere is caught, whatever part it hits.
-    site.ok(&[
-        "domain",
-        "admit",
-        "--key",
-        &key,
-        &id,
-        "--roles",
-        "execute",
-        "--out",
-        s(&cert),
-    ]);
+    site.admit(&key, &id, "execute", &cert, &[]);
     let len = armor::dearmor(&std::fs::read_to_string(&cert).unwrap())
         .unwrap()
         .1
@@ -212,17 +197,7 @@ fn certificates_from_the_wrong_domain_or_for_another_agent_are_refused() {
     let id = site.agent_id();
     let other = Site::new().agent_id();
     let cert = site.path("other.cert");
-    site.ok(&[
-        "domain",
-        "admit",
-        "--key",
-        &physics,
-        &other,
-        "--roles",
-        "submit",
-        "--out",
-        s(&cert),
-    ]);
+    site.admit(&physics, &other, "submit", &cert, &[]);
 
     let err = site.refused(
         &["domain", "verify", s(&cert), "--domain-key", &chem_public],
@@ -248,19 +223,7 @@ fn expiry_and_not_yet_valid_are_checked_at_the_given_time() {
     let (key, _) = site.domain("physics");
     let id = site.agent_id();
     let cert = site.path("me.cert");
-    site.ok(&[
-        "domain",
-        "admit",
-        "--key",
-        &key,
-        &id,
-        "--roles",
-        "execute",
-        "--days",
-        "2",
-        "--out",
-        s(&cert),
-    ]);
+    site.admit(&key, &id, "execute", &cert, &["--days", "2"]);
     let err = site.refused(&["domain", "verify", s(&cert), "--at", "2100-01-01"], 1);
     assert!(err.contains("expired at"), "{err}");
     let err = site.refused(&["domain", "verify", s(&cert), "--at", "2001-01-01"], 1);
@@ -414,17 +377,7 @@ fn verify_reads_raw_envelopes_and_names_garbage() {
     let (key, _) = site.domain("physics");
     let id = site.agent_id();
     let cert = site.path("me.cert");
-    site.ok(&[
-        "domain",
-        "admit",
-        "--key",
-        &key,
-        &id,
-        "--roles",
-        "execute",
-        "--out",
-        s(&cert),
-    ]);
+    site.admit(&key, &id, "execute", &cert, &[]);
     let (_, bytes) = armor::dearmor(&std::fs::read_to_string(&cert).unwrap()).unwrap();
     assert!(Envelope::decode(&bytes).is_ok());
     let raw = site.path("me.raw");
