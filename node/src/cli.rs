@@ -6,6 +6,7 @@ mod domain;
 mod eval;
 mod id;
 mod matching;
+mod status;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -30,6 +31,8 @@ enum Command {
     Eval(eval::Args),
     /// Match one job ad against many machine ads, two-sidedly, and rank them.
     Match(matching::Args),
+    /// The machines of the pool (like HTCondor's condor_status).
+    Status(status::Args),
     /// Print this agent's id and its domain certificates (making its key on first use).
     Id(id::Args),
     /// Domain keys, certificates and trust policies.
@@ -41,7 +44,8 @@ enum Command {
 pub fn main() -> ExitCode {
     // Parsed in two steps so that commands whose options depend on their
     // order (`domain policy`) can read the raw matches.
-    let matches = Cli::command().get_matches();
+    // `status` also takes condor_status's single-dash long options.
+    let matches = Cli::command().get_matches_from(status::normalize_args(std::env::args_os()));
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(e) => e.exit(),
@@ -50,6 +54,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Eval(args) => eval::run(args),
         Command::Match(args) => matching::run(args),
+        Command::Status(args) => status::run(args, data_dir),
         Command::Id(args) => domain::open_data_dir(data_dir).and_then(|data| id::run(args, &data)),
         Command::Domain(command) => {
             let domain_matches = matches

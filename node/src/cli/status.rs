@@ -1,0 +1,442 @@
+//! `starling status`: the machines of the pool, shaped like `condor_status`.
+//!
+//! Ads come from one place, [`machine_ads`]: today a file given with `-ads`
+//! (HTCondor's option: new, long or JSON format, detected); once the agent
+//! runs, its view of the pool through the control API. Everything after that
+//! is rendering over a list of ads: `-constraint` filters them, rows are
+//! sorted by `Name`, and one of the default table (with the `Arch/OpSys`
+//! summary), `-total`, `-af`, `-l` or `-json` prints them.
+//!
+//! HTCondor spells its long options with one dash (`-constraint`); both that
+//! and `--constraint` work (see [`normalize_args`]).
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::io::{BufReader, Write};
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use anyhow::Context as _;
+use starling_protocol::classad::formats;
+use starling_protocol::classad::{
+    parse_expr, unparse_value, ClassAd, Evaluator, Name, Side, Value,
+};
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// Read the machine ads from FILE (new, long or JSON format) instead of
+    /// asking the running agent, as `condor_status -ads` does.
+    #[arg(long, value_name = "FILE")]
+    ads: Option<String>,
+    /// Show only the machines whose ad makes EXPR true.
+    #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
+    constraint: Option<String>,
+    /// Print the values of these attributes (or expressions), one machine a
+    /// line, separated by spaces (`-autoformat`).
+    #[arg(long = "af", visible_alias = "autoformat", value_name = "ATTR", num_args = 1..)]
+    af: Vec<String>,
+    /// Print the whole ads in the long format, a blank line after each.
+    #[arg(short = 'l', long = "long")]
+    long: bool,
+    /// Print the ads as a JSON array.
+    #[arg(long)]
+    json: bool,
+    /// Print only the summary by Arch/OpSys.
+    #[arg(long)]
+    total: bool,
+}
+
+/// The single-dash long options of `condor_status` that `status` accepts.
+const SINGLE_DASH: &[&str] = &[
+    "-ads",
+    "-constraint",
+    "-af",
+    "-autoformat",
+    "-long",
+    "-json",
+    "-total",
+];
+
+/// Rewrites `condor_status`'s single-dash long options (`-constraint`) to
+/// clap's double dash, only in the arguments of the `status` subcommand and
+/// only before a `--`.
+pub(crate) fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
+    let mut args: Vec<OsString> = args.into_iter().collect();
+    // Find the subcommand: the first argument that is not an option (the only
+    // global option with a value is `--data-dir DIR`).
+    let mut i = 1;
+    let mut sub = None;
+    while i < args.len() {
+        let a = args[i].to_string_lossy();
+        if a == "--data-dir" {
+            i += 2;
+            continue;
+        }
+        if !a.starts_with('-') {
+            sub = Some(i);
+            break;
+        }
+        i += 1;
+    }
+    let Some(sub) = sub else {
+        return args;
+    };
+    if args[sub] != "status" {
+        return args;
+    }
+    let mut prev_takes_value = false;
+    for arg in args.iter_mut().skip(sub + 1) {
+        if arg == "--" {
+            break;
+        }
+        let is_value = std::mem::take(&mut prev_takes_value);
+        if is_value {
+            continue;
+        }
+        let text = arg.to_string_lossy().into_owned();
+        if SINGLE_DASH.contains(&text.as_str()) {
+            prev_takes_value = matches!(text.as_str(), "-ads" | "-constraint");
+            *arg = OsString::from(format!("-{text}"));
+        } else {
+            prev_takes_value = matches!(text.as_str(), "--ads" | "--constraint");
+        }
+    }
+    args
+}
+
+/// Where the machine ads come from: the file of `-ads`, else the running
+/// agent. This is the one place the agent's control API plugs in.
+fn machine_ads(args: &Args, data_dir: Option<&Path>) -> anyhow::Result<Vec<ClassAd>> {
+    match &args.ads {
+        Some(path) => read_ads_file(path),
+        None => {
+            let dir = match data_dir {
+                Some(d) => d.display().to_string(),
+                None => starling_storage::DataDir::default_path()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_else(|_| "the default data directory".into()),
+            };
+            anyhow::bail!(
+                "no running agent at {dir}; starling status cannot ask an agent yet: \
+                 use -ads FILE to read machine ads from a file"
+            )
+        }
+    }
+}
+
+fn read_ads_file(path: &str) -> anyhow::Result<Vec<ClassAd>> {
+    let file = std::fs::File::open(path).with_context(|| format!("-ads: opening {path}"))?;
+    let mut ads = Vec::new();
+    formats::read_ads(BufReader::new(file), None, |ad| {
+        ads.push(ad);
+        Ok(())
+    })
+    .with_context(|| format!("-ads: reading ad {} of {path}", ads.len() + 1))?;
+    Ok(ads)
+}
+
+pub(crate) fn run(args: Args, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
+    // Check the constraint before reading anything: a typo is reported first.
+    let constraint = args
+        .constraint
+        .as_deref()
+        .map(|c| parse_expr(c).with_context(|| format!("-constraint: cannot parse '{c}'")))
+        .transpose()?;
+    let af = args
+        .af
+        .iter()
+        .map(|a| parse_expr(a).with_context(|| format!("-af: cannot parse '{a}'")))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let mut ads = machine_ads(&args, data_dir)?;
+    if let Some(c) = &constraint {
+        ads.retain(|ad| Evaluator::with_ads(Some(ad), None).eval(c).is_true());
+    }
+    ads.sort_by_cached_key(|ad| text_attr(ad, "Name").unwrap_or_default());
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    if !af.is_empty() {
+        for ad in &ads {
+            let mut ev = Evaluator::with_ads(Some(ad), None);
+            let line: Vec<String> = af.iter().map(|e| af_value(&ev.eval(e))).collect();
+            writeln!(out, "{}", line.join(" "))?;
+        }
+    } else if args.long {
+        for ad in &ads {
+            formats::write_long(&mut out, ad)?;
+        }
+    } else if args.json {
+        formats::write_json_ads(&mut out, &ads)?;
+    } else {
+        let now = unix_now();
+        let rows: Vec<Row> = ads.iter().map(|ad| Row::of(ad, now)).collect();
+        // Like condor_status, no matching machine prints nothing at all.
+        if !rows.is_empty() {
+            if !args.total {
+                write_table(&mut out, &rows)?;
+            }
+            write_summary(&mut out, &rows)?;
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn unix_now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+/// The value of attribute `name` evaluated in `ad` alone.
+fn attr(ad: &ClassAd, name: &str) -> Value {
+    match Name::new(name) {
+        Ok(n) => Evaluator::with_ads(Some(ad), None).eval_attr(Side::My, n.folded()),
+        Err(_) => Value::Undefined,
+    }
+}
+
+fn text_attr(ad: &ClassAd, name: &str) -> Option<String> {
+    attr(ad, name).as_str().map(str::to_owned)
+}
+
+/// A value as `-af` prints it: strings bare, anything else in ClassAd syntax.
+fn af_value(v: &Value) -> String {
+    match v.as_str() {
+        Some(s) => s.to_owned(),
+        None => unparse_value(v),
+    }
+}
+
+/// What `condor_status` prints in a column whose attribute is missing.
+const MISSING: &str = "[????]";
+
+/// One machine's line of the default table, and what the summary counts.
+struct Row {
+    name: String,
+    opsys: String,
+    arch: String,
+    state: String,
+    activity: String,
+    load_avg: String,
+    memory: String,
+    activity_time: String,
+}
+
+impl Row {
+    fn of(ad: &ClassAd, now: i64) -> Row {
+        let text = |n: &str| text_attr(ad, n).unwrap_or_else(|| MISSING.into());
+        let load_avg = match attr(ad, "LoadAvg").as_number() {
+            Some(l) => format!("{l:.3}"),
+            None => MISSING.into(),
+        };
+        let memory = match attr(ad, "Memory").as_number() {
+            Some(m) => format!("{}", m as i64),
+            None => MISSING.into(),
+        };
+        // HTCondor measures against the ad's own clock when it has one.
+        let now = attr(ad, "MyCurrentTime")
+            .as_int()
+            .or_else(|| attr(ad, "LastHeardFrom").as_int())
+            .unwrap_or(now);
+        let activity_time = match attr(ad, "EnteredCurrentActivity").as_int() {
+            Some(entered) => format_elapsed(now.saturating_sub(entered)),
+            None => "[Unknown]".into(),
+        };
+        Row {
+            name: text("Name"),
+            opsys: text("OpSys"),
+            arch: text("Arch"),
+            state: text("State"),
+            activity: text("Activity"),
+            load_avg,
+            memory,
+            activity_time,
+        }
+    }
+}
+
+/// Seconds as `condor_status` prints a duration: `d+hh:mm:ss` (negative
+/// durations, from clock skew, print as zero).
+pub(crate) fn format_elapsed(secs: i64) -> String {
+    let secs = secs.max(0);
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    format!(
+        "{days}+{:02}:{:02}:{:02}",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+fn write_table(out: &mut impl Write, rows: &[Row]) -> std::io::Result<()> {
+    let width = |min: usize, f: fn(&Row) -> &str| {
+        rows.iter()
+            .map(|r| f(r).chars().count())
+            .fold(min, usize::max)
+    };
+    // Name grows to the longest name, as in HTCondor 8.8 and later; the other
+    // columns keep condor_status's widths unless a value is wider.
+    let name_w = width(4, |r| &r.name);
+    let opsys_w = width(10, |r| &r.opsys);
+    let arch_w = width(6, |r| &r.arch);
+    let state_w = width(9, |r| &r.state);
+    let act_w = width(8, |r| &r.activity);
+    let load_w = width(6, |r| &r.load_avg);
+    let mem_w = width(4, |r| &r.memory);
+    let time_w = width(11, |r| &r.activity_time);
+    writeln!(
+        out,
+        "{:<name_w$} {:<opsys_w$} {:<arch_w$} {:<state_w$} {:<act_w$} {:<load_w$} {:<mem_w$} {:>time_w$}",
+        "Name", "OpSys", "Arch", "State", "Activity", "LoadAv", "Mem", "ActvtyTime"
+    )?;
+    writeln!(out)?;
+    for r in rows {
+        let line = format!(
+            "{:<name_w$} {:<opsys_w$} {:<arch_w$} {:<state_w$} {:<act_w$} {:>load_w$} {:>mem_w$} {:>time_w$}",
+            r.name, r.opsys, r.arch, r.state, r.activity, r.load_avg, r.memory, r.activity_time
+        );
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    writeln!(out)
+}
+
+/// The summary's columns: heading and width, as `condor_status` prints them.
+const SUMMARY_COLUMNS: [(&str, usize); 9] = [
+    ("Total", 5),
+    ("Owner", 5),
+    ("Claimed", 7),
+    ("Unclaimed", 9),
+    ("Matched", 7),
+    ("Preempting", 10),
+    ("Drain", 6),
+    ("Backfill", 8),
+    ("BkIdle", 6),
+];
+
+/// Counts in the order of [`SUMMARY_COLUMNS`].
+type Counts = [u64; 9];
+
+fn count(counts: &mut Counts, row: &Row) {
+    counts[0] += 1;
+    let column = match row.state.as_str() {
+        "Owner" => Some(1),
+        "Claimed" => Some(2),
+        "Unclaimed" => Some(3),
+        "Matched" => Some(4),
+        "Preempting" => Some(5),
+        "Drained" => Some(6),
+        "Backfill" if row.activity == "Idle" => Some(8),
+        "Backfill" => Some(7),
+        _ => None,
+    };
+    if let Some(c) = column {
+        counts[c] += 1;
+    }
+}
+
+fn write_summary(out: &mut impl Write, rows: &[Row]) -> std::io::Result<()> {
+    let mut groups: BTreeMap<String, Counts> = BTreeMap::new();
+    let mut total = Counts::default();
+    for r in rows {
+        count(
+            groups.entry(format!("{}/{}", r.arch, r.opsys)).or_default(),
+            r,
+        );
+        count(&mut total, r);
+    }
+    let key_w = groups.keys().map(|k| k.chars().count()).fold(5, usize::max) + 2;
+    let line = |key: &str, cells: &mut dyn Iterator<Item = String>| {
+        let mut s = format!("{key:>key_w$}");
+        for ((_, w), cell) in SUMMARY_COLUMNS.iter().zip(cells) {
+            s.push_str(&format!(" {cell:>w$}"));
+        }
+        s
+    };
+    writeln!(
+        out,
+        "{}",
+        line("", &mut SUMMARY_COLUMNS.iter().map(|(h, _)| h.to_string()))
+    )?;
+    writeln!(out)?;
+    for (key, counts) in &groups {
+        writeln!(out, "{}", line(key, &mut counts.iter().map(u64::to_string)))?;
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{}",
+        line("Total", &mut total.iter().map(u64::to_string))
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elapsed_time_is_days_plus_hh_mm_ss() {
+        assert_eq!(format_elapsed(0), "0+00:00:00");
+        assert_eq!(format_elapsed(59), "0+00:00:59");
+        assert_eq!(format_elapsed(3_600 + 2 * 60 + 3), "0+01:02:03");
+        assert_eq!(format_elapsed(86_399), "0+23:59:59");
+        assert_eq!(format_elapsed(86_400), "1+00:00:00");
+        assert_eq!(format_elapsed(12 * 86_400 + 5), "12+00:00:05");
+    }
+
+    #[test]
+    fn negative_elapsed_time_is_zero() {
+        assert_eq!(format_elapsed(-30), "0+00:00:00");
+    }
+
+    fn os(args: &[&str]) -> Vec<OsString> {
+        args.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn single_dash_options_are_rewritten_only_for_status() {
+        assert_eq!(
+            normalize_args(os(&[
+                "starling",
+                "status",
+                "-af",
+                "Name",
+                "-constraint",
+                "-json"
+            ])),
+            os(&[
+                "starling",
+                "status",
+                "--af",
+                "Name",
+                "--constraint",
+                "-json"
+            ])
+        );
+        assert_eq!(
+            normalize_args(os(&[
+                "starling",
+                "--data-dir",
+                "d",
+                "status",
+                "-total",
+                "--",
+                "-json"
+            ])),
+            os(&[
+                "starling",
+                "--data-dir",
+                "d",
+                "status",
+                "--total",
+                "--",
+                "-json"
+            ])
+        );
+        assert_eq!(
+            normalize_args(os(&["starling", "eval", "-json"])),
+            os(&["starling", "eval", "-json"])
+        );
+    }
+}
