@@ -3,5 +3,12 @@
 //! Today this crate holds the command line: the ClassAd tools (`eval`,
 //! `match`) that work without an agent. The agent itself (actors, the libp2p
 //! swarm, job execution, the control API) joins it with the agent issue.
+//! Its groundwork is here already:
+//!
+//! - [`config`]: the agent's TOML configuration, its defaults and the
+//!   command-line overrides.
+//! - [`machine`]: probing the real machine and building its machine ad.
 
 pub mod cli;
+pub mod config;
+pub mod machine;

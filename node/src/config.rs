@@ -1,0 +1,604 @@
+//! The agent's configuration: one TOML file, every field optional.
+//!
+//! [`Config::load`] reads the file (no file means [`Config::default`]),
+//! refuses unknown keys and files over [`MAX_FILE_LEN`], and validates the
+//! values: ClassAd expressions must parse, intervals must make sense,
+//! addresses must look like multiaddrs. Command-line flags then win over the
+//! file through [`Overrides`]. The example at `examples/agent.toml` in the
+//! repository shows every field with its default.
+//!
+//! Errors name the file, the key and, where the TOML parser knows it, the
+//! line and column.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use starling_protocol::classad::{parse_expr, Name, ParseError};
+
+/// The largest configuration file [`Config::load`] reads, in bytes.
+pub const MAX_FILE_LEN: u64 = 1024 * 1024;
+
+/// Default listen address: every IPv4 interface, a port the OS picks.
+pub const DEFAULT_LISTEN: &str = "/ip4/0.0.0.0/tcp/0";
+
+/// Why a configuration could not be loaded.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The file exists but could not be read.
+    #[error("configuration file {path} could not be read")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is larger than [`MAX_FILE_LEN`].
+    #[error(
+        "configuration file {path} is {len} bytes; the limit is {max} bytes: \
+         is this the right file?"
+    )]
+    TooLarge { path: PathBuf, len: u64, max: u64 },
+    /// The file is not valid TOML, has an unknown key or a value of the
+    /// wrong type. The source names the line, the column and the key.
+    #[error("configuration file {path} is not valid")]
+    Parse {
+        path: PathBuf,
+        #[source]
+        source: Box<toml::de::Error>,
+    },
+    /// A ClassAd expression does not parse.
+    #[error("{origin}: `{key}` is not a valid ClassAd expression")]
+    Expression {
+        /// The file, or "command line" / "defaults".
+        origin: String,
+        /// The dotted key, e.g. `machine.start`.
+        key: String,
+        #[source]
+        source: ParseError,
+    },
+    /// A value is out of range or malformed.
+    #[error("{origin}: `{key}`: {reason}")]
+    Invalid {
+        /// The file, or "command line" / "defaults".
+        origin: String,
+        /// The dotted key, e.g. `advertise.lifetime_secs`.
+        key: String,
+        reason: String,
+    },
+}
+
+/// The whole configuration file.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Where the agent keeps its key, certificates and store.
+    /// Default: unset, meaning `$STARLING_DATA_DIR`, else the user's data
+    /// directory (`~/.local/share/starling` on Linux); see
+    /// [`Config::data_dir`].
+    pub data_dir: Option<PathBuf>,
+    /// How the agent joins the network.
+    pub network: Network,
+    /// How often the machine ad is published and how long it lives.
+    pub advertise: Advertise,
+    /// What the machine ad says beyond what the agent measures.
+    pub machine: Machine,
+}
+
+/// The `[network]` section.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Network {
+    /// libp2p multiaddrs to listen on.
+    /// Default: `["/ip4/0.0.0.0/tcp/0"]` (every IPv4 interface, any port).
+    pub listen: Vec<String>,
+    /// Peers to dial at start, as multiaddrs ending in `/p2p/<agent id>`.
+    /// Default: `[]` (find peers by mDNS only).
+    pub bootstrap: Vec<String>,
+    /// Whether to find peers on the local network with mDNS.
+    /// Default: `true`.
+    pub mdns: bool,
+    /// The most connections the agent keeps open at once, both directions.
+    /// Default: `256`.
+    pub max_connections: u32,
+}
+
+impl Default for Network {
+    fn default() -> Self {
+        Self {
+            listen: vec![DEFAULT_LISTEN.to_owned()],
+            bootstrap: Vec::new(),
+            mdns: true,
+            max_connections: 256,
+        }
+    }
+}
+
+/// The `[advertise]` section.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Advertise {
+    /// Seconds between republications of an unchanged machine ad.
+    /// Default: `60`.
+    pub refresh_secs: u64,
+    /// Seconds a published ad stays valid if not refreshed; must exceed
+    /// `refresh_secs`. Default: `180` (three refreshes).
+    pub lifetime_secs: u64,
+}
+
+impl Default for Advertise {
+    fn default() -> Self {
+        Self {
+            refresh_secs: 60,
+            lifetime_secs: 180,
+        }
+    }
+}
+
+impl Advertise {
+    /// [`Self::refresh_secs`] as a duration.
+    pub fn refresh(&self) -> Duration {
+        Duration::from_secs(self.refresh_secs)
+    }
+
+    /// [`Self::lifetime_secs`] as a duration.
+    pub fn lifetime(&self) -> Duration {
+        Duration::from_secs(self.lifetime_secs)
+    }
+}
+
+/// The `[machine]` section.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Machine {
+    /// The ad's `Name`. Default: unset, meaning `slot1@<hostname>`.
+    pub name: Option<String>,
+    /// HTCondor's `START`: when this machine accepts a job, as a ClassAd
+    /// expression over the job (`TARGET`). Default: `"true"`.
+    pub start: String,
+    /// The ad's `Requirements`, checked in matchmaking.
+    /// Default: `"START"` (as HTCondor's startd advertises it).
+    pub requirements: String,
+    /// The ad's `Rank`: which jobs this machine prefers.
+    /// Default: `"0"`.
+    pub rank: String,
+    /// Extra attributes for the ad, name to ClassAd expression text, e.g.
+    /// `HasGpu = "true"`. Names the agent sets itself (see
+    /// [`crate::machine::AGENT_ATTRIBUTES`]) are refused.
+    /// Default: `{}`.
+    pub attributes: BTreeMap<String, String>,
+}
+
+impl Default for Machine {
+    fn default() -> Self {
+        Self {
+            name: None,
+            start: "true".to_owned(),
+            requirements: "START".to_owned(),
+            rank: "0".to_owned(),
+            attributes: BTreeMap::new(),
+        }
+    }
+}
+
+/// What command-line flags say; each `Some` replaces the file's value.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Overrides {
+    /// `--data-dir`.
+    pub data_dir: Option<PathBuf>,
+    /// `--listen` (repeatable); replaces `network.listen`.
+    pub listen: Option<Vec<String>>,
+    /// `--bootstrap` (repeatable); replaces `network.bootstrap`.
+    pub bootstrap: Option<Vec<String>>,
+}
+
+impl Config {
+    /// Reads and validates the file at `path`; `None` means the defaults.
+    pub fn load(path: Option<&Path>) -> Result<Config, Error> {
+        let Some(path) = path else {
+            return Ok(Config::default());
+        };
+        let read = |source| Error::Read {
+            path: path.to_owned(),
+            source,
+        };
+        let len = std::fs::metadata(path).map_err(read)?.len();
+        if len > MAX_FILE_LEN {
+            return Err(Error::TooLarge {
+                path: path.to_owned(),
+                len,
+                max: MAX_FILE_LEN,
+            });
+        }
+        let text = std::fs::read_to_string(path).map_err(read)?;
+        let config = Config::parse(&text).map_err(|source| Error::Parse {
+            path: path.to_owned(),
+            source: Box::new(source),
+        })?;
+        config.validate(&path.display().to_string())?;
+        Ok(config)
+    }
+
+    /// Parses TOML text without validating the values.
+    pub fn parse(text: &str) -> Result<Config, toml::de::Error> {
+        toml::from_str(text)
+    }
+
+    /// Applies command-line flags, which win over the file, and validates
+    /// what they changed.
+    pub fn apply(&mut self, overrides: Overrides) -> Result<(), Error> {
+        const ORIGIN: &str = "command line";
+        if let Some(dir) = overrides.data_dir {
+            self.data_dir = Some(dir);
+        }
+        if let Some(listen) = overrides.listen {
+            check_multiaddrs(ORIGIN, "--listen", &listen, false)?;
+            self.network.listen = listen;
+        }
+        if let Some(bootstrap) = overrides.bootstrap {
+            check_multiaddrs(ORIGIN, "--bootstrap", &bootstrap, true)?;
+            self.network.bootstrap = bootstrap;
+        }
+        Ok(())
+    }
+
+    /// The data directory: the configured one, else
+    /// [`starling_storage::DataDir::default_path`].
+    pub fn data_dir(&self) -> Result<PathBuf, starling_storage::datadir::Error> {
+        match &self.data_dir {
+            Some(dir) => Ok(dir.clone()),
+            None => starling_storage::DataDir::default_path(),
+        }
+    }
+
+    /// Checks every value; `origin` names where the values came from.
+    pub fn validate(&self, origin: &str) -> Result<(), Error> {
+        let invalid = |key: &str, reason: String| Error::Invalid {
+            origin: origin.to_owned(),
+            key: key.to_owned(),
+            reason,
+        };
+        if matches!(&self.data_dir, Some(d) if d.as_os_str().is_empty()) {
+            return Err(invalid("data_dir", "must not be empty".to_owned()));
+        }
+        let net = &self.network;
+        check_multiaddrs(origin, "network.listen", &net.listen, false)?;
+        check_multiaddrs(origin, "network.bootstrap", &net.bootstrap, true)?;
+        if net.max_connections == 0 {
+            return Err(invalid(
+                "network.max_connections",
+                "must be at least 1".to_owned(),
+            ));
+        }
+        let adv = &self.advertise;
+        if adv.refresh_secs == 0 {
+            return Err(invalid(
+                "advertise.refresh_secs",
+                "must be at least 1".to_owned(),
+            ));
+        }
+        if adv.lifetime_secs <= adv.refresh_secs {
+            return Err(invalid(
+                "advertise.lifetime_secs",
+                format!(
+                    "{} must be longer than advertise.refresh_secs ({}), or the ad \
+                     expires between refreshes",
+                    adv.lifetime_secs, adv.refresh_secs
+                ),
+            ));
+        }
+        let m = &self.machine;
+        if let Some(name) = &m.name {
+            if name.trim().is_empty() {
+                return Err(invalid("machine.name", "must not be empty".to_owned()));
+            }
+        }
+        for (key, text) in [
+            ("machine.start", &m.start),
+            ("machine.requirements", &m.requirements),
+            ("machine.rank", &m.rank),
+        ] {
+            check_expr(origin, key, text)?;
+        }
+        for (name, text) in &m.attributes {
+            let key = format!("machine.attributes.{name}");
+            if !is_attribute_name(name) {
+                return Err(invalid(
+                    &key,
+                    "an attribute name is a letter or `_` followed by letters, digits \
+                     or `_`"
+                        .to_owned(),
+                ));
+            }
+            if let Err(e) = Name::new(name) {
+                return Err(invalid(&key, e.to_string()));
+            }
+            if crate::machine::AGENT_ATTRIBUTES
+                .iter()
+                .any(|a| a.eq_ignore_ascii_case(name))
+            {
+                return Err(invalid(
+                    &key,
+                    "the agent sets this attribute itself; choose another name".to_owned(),
+                ));
+            }
+            check_expr(origin, &key, text)?;
+        }
+        Ok(())
+    }
+}
+
+/// ClassAd's unquoted attribute names: `[A-Za-z_][A-Za-z0-9_]*`.
+fn is_attribute_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn check_expr(origin: &str, key: &str, text: &str) -> Result<(), Error> {
+    parse_expr(text)
+        .map(drop)
+        .map_err(|source| Error::Expression {
+            origin: origin.to_owned(),
+            key: key.to_owned(),
+            source,
+        })
+}
+
+/// A light check: the swarm parses multiaddrs for real when it starts.
+fn check_multiaddrs(
+    origin: &str,
+    key: &str,
+    addrs: &[String],
+    need_peer: bool,
+) -> Result<(), Error> {
+    for addr in addrs {
+        let reason = if !addr.starts_with('/') || addr.len() < 2 {
+            Some("a multiaddr starts with `/`, e.g. `/ip4/192.0.2.1/tcp/4001`")
+        } else if need_peer && !addr.contains("/p2p/") {
+            Some("a bootstrap address ends in `/p2p/<agent id>`")
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            return Err(Error::Invalid {
+                origin: origin.to_owned(),
+                key: key.to_owned(),
+                reason: format!("{addr:?}: {reason}"),
+            });
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The error and its sources, one line, as the binary prints it.
+    fn chain(e: &dyn std::error::Error) -> String {
+        let mut s = e.to_string();
+        let mut cur = e.source();
+        while let Some(c) = cur {
+            s.push_str(": ");
+            s.push_str(&c.to_string());
+            cur = c.source();
+        }
+        s
+    }
+
+    fn load_text(text: &str) -> Result<Config, Error> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("agent.toml");
+        std::fs::write(&path, text).unwrap();
+        Config::load(Some(&path))
+    }
+
+    #[test]
+    fn no_file_and_empty_file_mean_defaults() {
+        let c = Config::load(None).unwrap();
+        assert_eq!(c, Config::default());
+        assert_eq!(load_text("").unwrap(), Config::default());
+        assert_eq!(c.network.listen, vec![DEFAULT_LISTEN.to_owned()]);
+        assert!(c.network.mdns);
+        assert_eq!(c.advertise.refresh(), Duration::from_secs(60));
+        assert_eq!(c.advertise.lifetime(), Duration::from_secs(180));
+        assert_eq!(c.machine.start, "true");
+        assert_eq!(c.machine.requirements, "START");
+        c.validate("defaults").unwrap();
+    }
+
+    #[test]
+    fn example_file_is_the_defaults() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/agent.toml");
+        let text = std::fs::read_to_string(&path).unwrap();
+        // Every field is written out (commented or not) in the example.
+        for key in [
+            "data_dir",
+            "listen",
+            "bootstrap",
+            "mdns",
+            "max_connections",
+            "refresh_secs",
+            "lifetime_secs",
+            "name",
+            "start",
+            "requirements",
+            "rank",
+            "[machine.attributes]",
+        ] {
+            assert!(text.contains(key), "examples/agent.toml lacks {key}");
+        }
+        assert_eq!(Config::load(Some(&path)).unwrap(), Config::default());
+    }
+
+    #[test]
+    fn values_are_read() {
+        let c = load_text(
+            r#"
+            data_dir = "/var/lib/starling"
+            [network]
+            listen = ["/ip4/0.0.0.0/tcp/4001", "/ip6/::/tcp/4001"]
+            bootstrap = ["/ip4/192.0.2.1/tcp/4001/p2p/12D3KooWabc"]
+            mdns = false
+            max_connections = 16
+            [advertise]
+            refresh_secs = 10
+            lifetime_secs = 25
+            [machine]
+            name = "worker7"
+            start = "TARGET.Owner == \"alice\""
+            rank = "TARGET.ImageSize"
+            [machine.attributes]
+            HasGpu = "true"
+            "#,
+        )
+        .unwrap();
+        assert_eq!(c.data_dir.as_deref(), Some(Path::new("/var/lib/starling")));
+        assert_eq!(c.network.listen.len(), 2);
+        assert!(!c.network.mdns);
+        assert_eq!(c.network.max_connections, 16);
+        assert_eq!(c.advertise.refresh_secs, 10);
+        assert_eq!(c.machine.name.as_deref(), Some("worker7"));
+        assert_eq!(c.machine.requirements, "START", "unset keys keep defaults");
+        assert_eq!(c.machine.attributes["HasGpu"], "true");
+    }
+
+    #[test]
+    fn unknown_keys_are_named_with_their_line() {
+        for (text, key, line) in [
+            ("colour = 1\n", "colour", "line 1"),
+            (
+                "[network]\nmdns = true\nlisten_on = []\n",
+                "listen_on",
+                "line 3",
+            ),
+            ("[machine]\nSTART = \"true\"\n", "START", "line 2"),
+            ("[gossip]\n", "gossip", "line 1"),
+        ] {
+            let e = load_text(text).unwrap_err();
+            assert!(matches!(e, Error::Parse { .. }), "{e:?}");
+            let msg = chain(&e);
+            assert!(msg.contains("agent.toml"), "{msg}");
+            assert!(msg.contains(key), "{msg}");
+            assert!(msg.contains(line), "{msg}");
+        }
+    }
+
+    #[test]
+    fn wrong_types_are_named() {
+        let msg = chain(&load_text("[network]\nmdns = \"yes\"\n").unwrap_err());
+        assert!(msg.contains("line 2") && msg.contains("mdns"), "{msg}");
+    }
+
+    #[test]
+    fn bad_expressions_name_the_key() {
+        for (text, key) in [
+            ("[machine]\nstart = \"Memory >\"\n", "machine.start"),
+            ("[machine]\nrequirements = \"(\"\n", "machine.requirements"),
+            ("[machine]\nrank = \"1 +\"\n", "machine.rank"),
+            (
+                "[machine.attributes]\nHasGpu = \"tru e e\"\n",
+                "machine.attributes.HasGpu",
+            ),
+        ] {
+            let e = load_text(text).unwrap_err();
+            let msg = chain(&e);
+            assert!(matches!(e, Error::Expression { .. }), "{msg}");
+            assert!(msg.contains(&format!("`{key}`")), "{msg}");
+            assert!(msg.contains("agent.toml"), "{msg}");
+        }
+    }
+
+    #[test]
+    fn bad_values_are_refused() {
+        for (text, key) in [
+            ("[advertise]\nrefresh_secs = 0\n", "advertise.refresh_secs"),
+            (
+                "[advertise]\nlifetime_secs = 60\n",
+                "advertise.lifetime_secs",
+            ),
+            ("[network]\nlisten = [\"0.0.0.0:4001\"]\n", "network.listen"),
+            (
+                "[network]\nbootstrap = [\"/ip4/192.0.2.1/tcp/1\"]\n",
+                "network.bootstrap",
+            ),
+            (
+                "[network]\nmax_connections = 0\n",
+                "network.max_connections",
+            ),
+            ("[machine]\nname = \" \"\n", "machine.name"),
+            (
+                "[machine.attributes]\nMemory = \"1\"\n",
+                "machine.attributes.Memory",
+            ),
+            (
+                "[machine.attributes]\n\"1bad\" = \"1\"\n",
+                "machine.attributes.1bad",
+            ),
+        ] {
+            let e = load_text(text).unwrap_err();
+            let msg = chain(&e);
+            assert!(matches!(e, Error::Invalid { .. }), "{msg}");
+            assert!(msg.contains(&format!("`{key}`")), "{msg}");
+        }
+    }
+
+    #[test]
+    fn oversized_files_are_refused_before_reading() {
+        let text = format!("# {}\n", "x".repeat(MAX_FILE_LEN as usize));
+        assert!(matches!(load_text(&text), Err(Error::TooLarge { .. })));
+    }
+
+    #[test]
+    fn a_missing_named_file_is_an_error() {
+        let e = Config::load(Some(Path::new("/nonexistent/agent.toml"))).unwrap_err();
+        assert!(matches!(e, Error::Read { .. }));
+        assert!(e.to_string().contains("/nonexistent/agent.toml"));
+    }
+
+    #[test]
+    fn flags_win_over_the_file() {
+        let mut c = load_text(
+            "data_dir = \"/from/file\"\n[network]\nlisten = [\"/ip4/0.0.0.0/tcp/1\"]\n\
+             bootstrap = [\"/ip4/192.0.2.1/tcp/1/p2p/12D3KooWabc\"]\n",
+        )
+        .unwrap();
+        let file_bootstrap = c.network.bootstrap.clone();
+        c.apply(Overrides {
+            data_dir: Some("/from/flag".into()),
+            listen: Some(vec!["/ip4/127.0.0.1/tcp/2".to_owned()]),
+            bootstrap: None,
+        })
+        .unwrap();
+        assert_eq!(c.data_dir().unwrap(), PathBuf::from("/from/flag"));
+        assert_eq!(c.network.listen, vec!["/ip4/127.0.0.1/tcp/2".to_owned()]);
+        assert_eq!(
+            c.network.bootstrap, file_bootstrap,
+            "no flag keeps the file"
+        );
+        // An empty list is a real override: no bootstrap peers.
+        c.apply(Overrides {
+            bootstrap: Some(Vec::new()),
+            ..Overrides::default()
+        })
+        .unwrap();
+        assert!(c.network.bootstrap.is_empty());
+        let e = c
+            .apply(Overrides {
+                listen: Some(vec!["localhost:1".to_owned()]),
+                ..Overrides::default()
+            })
+            .unwrap_err();
+        assert!(e.to_string().contains("--listen"), "{e}");
+    }
+
+    #[test]
+    fn defaults_round_trip_through_toml() {
+        let text = toml::to_string(&Config::default()).unwrap();
+        assert_eq!(Config::parse(&text).unwrap(), Config::default());
+    }
+}
