@@ -1,7 +1,8 @@
 //! The Starling agent and the `starling` command.
 //!
-//! Today this crate holds the command line: the ClassAd tools (`eval`,
-//! `match`) that work without an agent. The agent itself (actors, the libp2p
+//! Today this crate holds the command line ([`cli`]): the ClassAd tools
+//! (`eval`, `match`), identity and domain administration (`id`, `domain`),
+//! and `status` over a file of ads. The agent itself (actors, the libp2p
 //! swarm, job execution, the control API) joins it with the agent issue.
 //! Its groundwork is here already:
 //!
