@@ -85,6 +85,20 @@ pub(super) fn run(args: Args, data: &DataDir) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+impl Row {
+    /// A file whose certificate could not be read at all.
+    fn unreadable(file: String, status: String) -> Self {
+        Self {
+            file,
+            domain: "?".to_owned(),
+            domain_key: String::new(),
+            roles: String::new(),
+            valid_until: String::new(),
+            status,
+        }
+    }
+}
+
 fn certificate_rows(data: &DataDir, id: &AgentId, now: Timestamp) -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
     for installed in data.certificates()? {
@@ -92,14 +106,7 @@ fn certificate_rows(data: &DataDir, id: &AgentId, now: Timestamp) -> anyhow::Res
         let envelope = match installed.envelope {
             Ok(envelope) => envelope,
             Err(reason) => {
-                rows.push(Row {
-                    file,
-                    domain: "?".to_owned(),
-                    domain_key: String::new(),
-                    roles: String::new(),
-                    valid_until: String::new(),
-                    status: format!("unreadable: {reason}"),
-                });
+                rows.push(Row::unreadable(file, format!("unreadable: {reason}")));
                 continue;
             }
         };
@@ -127,14 +134,7 @@ fn certificate_rows(data: &DataDir, id: &AgentId, now: Timestamp) -> anyhow::Res
                 valid_until: cert.valid_until.to_string(),
                 status,
             },
-            None => Row {
-                file,
-                domain: "?".to_owned(),
-                domain_key: String::new(),
-                roles: String::new(),
-                valid_until: String::new(),
-                status,
-            },
+            None => Row::unreadable(file, status),
         });
     }
     Ok(rows)

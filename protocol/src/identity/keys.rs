@@ -46,6 +46,20 @@ pub enum ParseKeyError {
 /// protobuf field 2 = 32 bytes of data.
 const PEER_ID_PREFIX: [u8; 6] = [0x00, 0x24, 0x08, 0x01, 0x12, 0x20];
 
+/// Decodes base58 text of exactly `N` bytes; any other length is
+/// `wrong_length(text)`.
+fn base58_exact<const N: usize>(
+    text: &str,
+    wrong_length: fn(String) -> ParseKeyError,
+) -> Result<[u8; N], ParseKeyError> {
+    let mut bytes = [0u8; N];
+    match bs58::decode(text).onto(&mut bytes) {
+        Ok(n) if n == N => Ok(bytes),
+        Ok(_) | Err(bs58::decode::Error::BufferTooSmall) => Err(wrong_length(text.to_owned())),
+        Err(_) => Err(ParseKeyError::NotBase58(text.to_owned())),
+    }
+}
+
 impl PublicKey {
     /// Length of the raw key.
     pub const LEN: usize = 32;
@@ -81,14 +95,7 @@ impl FromStr for PublicKey {
     type Err = ParseKeyError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let s = s.trim();
-        let mut bytes = [0u8; 32];
-        match bs58::decode(s).onto(&mut bytes) {
-            Ok(32) => {}
-            Ok(_) | Err(bs58::decode::Error::BufferTooSmall) => {
-                return Err(ParseKeyError::WrongLength(s.to_owned()))
-            }
-            Err(_) => return Err(ParseKeyError::NotBase58(s.to_owned())),
-        }
+        let bytes: [u8; 32] = base58_exact(s, ParseKeyError::WrongLength)?;
         Self::from_bytes(&bytes).ok_or_else(|| ParseKeyError::NotAPoint(s.to_owned()))
     }
 }
@@ -202,14 +209,7 @@ impl FromStr for AgentId {
     type Err = ParseKeyError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let s = s.trim();
-        let mut bytes = [0u8; 38];
-        match bs58::decode(s).onto(&mut bytes) {
-            Ok(38) => {}
-            Ok(_) | Err(bs58::decode::Error::BufferTooSmall) => {
-                return Err(ParseKeyError::NotAnAgentId(s.to_owned()))
-            }
-            Err(_) => return Err(ParseKeyError::NotBase58(s.to_owned())),
-        }
+        let bytes: [u8; 38] = base58_exact(s, ParseKeyError::NotAnAgentId)?;
         if !bytes.starts_with(&PEER_ID_PREFIX) {
             return Err(ParseKeyError::NotAnAgentId(s.to_owned()));
         }
