@@ -387,3 +387,17 @@ fn verify_reads_raw_envelopes_and_names_garbage() {
     let err = site.refused(&["domain", "verify", s(&raw)], 1);
     assert!(err.contains("not a signed Starling file"), "{err}");
 }
+
+#[test]
+fn id_reports_a_damaged_certificate_file_and_keeps_going() {
+    let site = Site::new();
+    site.agent_id();
+    std::fs::create_dir_all(site.path("agent/certs")).unwrap();
+    std::fs::write(site.path("agent/certs/broken.cert"), "junk").unwrap();
+    let json: serde_json::Value = serde_json::from_str(&site.ok(&["id", "--json"])).unwrap();
+    let status = json["certificates"][0]["status"].as_str().unwrap();
+    assert!(
+        status.starts_with("unreadable: no '-----BEGIN STARLING"),
+        "{status}"
+    );
+}
