@@ -12,4 +12,5 @@
 
 pub mod cli;
 pub mod config;
+pub mod control;
 pub mod machine;
