@@ -1,23 +1,28 @@
 //! An agent's data directory: its secret key, the domain certificates
-//! installed for it, and where its store lives.
+//! installed for it, its domain's trust policy, and where its store lives.
 //!
 //! ```text
-//! <data>/agent.key          the agent's ed25519 key, mode 0600, made on first use
-//! <data>/certs/<domain>.cert certificates admitting this agent, one per domain
-//! <data>/store/             the sled store
+//! <data>/agent.key               the agent's ed25519 key, mode 0600, made on first use
+//! <data>/certs/<domain>.cert     certificates admitting this agent, one per domain
+//! <data>/policies/<domain>.policy the trust policy of a domain admitting this agent
+//! <data>/store/                  the sled store
 //! ```
 //!
-//! The key and certificates are plain files rather than store records so that
-//! `starling id` and `starling domain install` work while an agent holds the
-//! store open, and so an administrator can admit a machine before its agent
-//! first runs.
+//! The key, certificates and policies are plain files rather than store
+//! records so that `starling id` and `starling domain install` work while an
+//! agent holds the store open, and so an administrator can admit a machine
+//! before its agent first runs. Signed files are armored text, written to a
+//! temporary file and renamed into place, so a reader sees the old file or
+//! the new one, never half of one.
 
 use std::fs;
 use std::io::Write as _;
 use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
 
-use starling_protocol::identity::{armor, AgentId, Certificate, Envelope, Keypair};
+use starling_protocol::identity::{
+    armor, AgentId, Certificate, DomainPolicy, Envelope, Freshness, Keypair, PublicKey, Timestamp,
+};
 
 /// The environment variable that overrides the default data directory.
 pub const DATA_DIR_ENV: &str = "STARLING_DATA_DIR";
@@ -25,9 +30,13 @@ pub const DATA_DIR_ENV: &str = "STARLING_DATA_DIR";
 const KEY_FILE: &str = "agent.key";
 const KEY_LABEL: &str = "AGENT KEY";
 const CERTS_DIR: &str = "certs";
+const POLICIES_DIR: &str = "policies";
 const STORE_DIR: &str = "store";
 /// Key and certificate files are tiny; refuse to read anything large.
 const MAX_SMALL_FILE: u64 = 64 * 1024;
+/// A policy may list many domains (up to
+/// [`starling_protocol::identity::MAX_POLICY_LEN`] of body), armored.
+const MAX_POLICY_FILE: u64 = armor::MAX_ARMORED_LEN as u64;
 
 /// What went wrong with the data directory. Messages name the path.
 #[derive(Debug, thiserror::Error)]
@@ -51,11 +60,46 @@ pub enum Error {
         "the certificate admits agent {admitted}, but this data directory belongs to agent {ours}"
     )]
     NotOurCertificate { admitted: AgentId, ours: AgentId },
+    #[error(
+        "the policy of domain {domain} is signed by key {signer}, but this agent's certificate \
+         for {domain} names the domain key {certified}: install the policy signed by \
+         {certified}, or first the certificate from the domain that signed this policy"
+    )]
+    PolicyNotFromOurDomain {
+        domain: String,
+        signer: PublicKey,
+        certified: PublicKey,
+    },
+    #[error(
+        "the policy of domain {domain} (signed by key {signer}) cannot be checked: no valid \
+         certificate for {domain} is installed for this agent; install the certificate first \
+         (starling domain install CERTFILE)"
+    )]
+    PolicyWithoutCertificate { domain: String, signer: PublicKey },
+    #[error(
+        "the policy of domain {domain} has sequence number {offered}, older than the one \
+         installed ({installed}, in {path}); a newer policy replaces an older one, never the \
+         reverse"
+    )]
+    OlderPolicy {
+        domain: String,
+        offered: u64,
+        installed: u64,
+        path: PathBuf,
+    },
 }
 
 /// An installed certificate file and what it holds.
 #[derive(Debug)]
 pub struct InstalledCertificate {
+    pub path: PathBuf,
+    /// The envelope, or why the file could not be read as one.
+    pub envelope: Result<Envelope, String>,
+}
+
+/// An installed policy file and what it holds.
+#[derive(Debug)]
+pub struct InstalledPolicy {
     pub path: PathBuf,
     /// The envelope, or why the file could not be read as one.
     pub envelope: Result<Envelope, String>,
@@ -115,6 +159,10 @@ impl DataDir {
 
     pub fn certs_path(&self) -> PathBuf {
         self.root.join(CERTS_DIR)
+    }
+
+    pub fn policies_path(&self) -> PathBuf {
+        self.root.join(POLICIES_DIR)
     }
 
     /// The agent's key, made on first use. Two processes starting at once
@@ -179,26 +227,19 @@ impl DataDir {
     /// Every file in `certs/`, read and decoded but not verified: the caller
     /// decides what is trusted and valid now.
     pub fn certificates(&self) -> Result<Vec<InstalledCertificate>, Error> {
-        let dir = self.certs_path();
-        let entries = match fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(io(&dir, "listing certificates")(e)),
-        };
-        let mut certs = Vec::new();
-        for entry in entries {
-            let path = entry.map_err(io(&dir, "listing certificates"))?.path();
-            if path.extension().is_none_or(|e| e != "cert") {
-                continue;
-            }
-            let envelope = read_small(&path, "reading a certificate")
-                .map_err(|e| error_chain(&e))
-                .and_then(|text| armor::dearmor(&text).map_err(|e| e.to_string()))
-                .and_then(|(_, bytes)| Envelope::decode(&bytes).map_err(|e| e.to_string()));
-            certs.push(InstalledCertificate { path, envelope });
-        }
-        certs.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(certs)
+        Ok(read_envelopes(&self.root, &CERTIFICATE_FILES)?
+            .into_iter()
+            .map(|(path, envelope)| InstalledCertificate { path, envelope })
+            .collect())
+    }
+
+    /// Every file in `policies/`, read and decoded but not verified: the
+    /// caller decides what is trusted and valid now.
+    pub fn policies(&self) -> Result<Vec<InstalledPolicy>, Error> {
+        Ok(read_envelopes(&self.root, &POLICY_FILES)?
+            .into_iter()
+            .map(|(path, envelope)| InstalledPolicy { path, envelope })
+            .collect())
     }
 
     /// Installs `certificate` (already opened from `envelope`) as this
@@ -215,15 +256,6 @@ impl DataDir {
                 ours,
             });
         }
-        let dir = self.certs_path();
-        fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(&dir)
-            .map_err(io(&dir, "creating the certificates directory"))?;
-        // Domain names are checked to be DNS-like, so they are safe file names.
-        let path = dir.join(format!("{}.cert", certificate.domain));
-        let temp = temp_name(&dir, &format!("{}.cert", certificate.domain));
         let text = armor::armor_envelope(
             envelope,
             &[format!(
@@ -231,11 +263,158 @@ impl DataDir {
                 certificate.domain, certificate.agent, certificate.roles
             )],
         );
-        write_private(&temp, text.as_bytes())?;
-        fs::rename(&temp, &path).map_err(io(&path, "installing the certificate"))?;
-        sync_dir(&dir)?;
-        Ok(path)
+        // Domain names are checked to be DNS-like, so they are safe file names.
+        install_file(
+            &self.certs_path(),
+            &format!("{}.cert", certificate.domain),
+            &text,
+            "installing the certificate",
+        )
     }
+
+    /// Installs `policy` (already opened from `envelope`) as the trust policy
+    /// of its domain, replacing an earlier one.
+    ///
+    /// The policy must be signed by the domain key named in this agent's
+    /// valid certificate for the same domain: an agent enforces its own
+    /// domain's policy, and only that domain's administrator may write it.
+    /// A policy with a lower sequence number than the installed one is
+    /// refused, as agents refuse it on the wire.
+    pub fn install_policy(
+        &self,
+        envelope: &Envelope,
+        policy: &DomainPolicy,
+    ) -> Result<PathBuf, Error> {
+        let signer = envelope.header().signer;
+        let ours = self.agent_key()?.agent_id();
+        let now = Timestamp::now();
+        let freshness = Freshness::default();
+        let certified: Vec<PublicKey> = self
+            .certificates()?
+            .iter()
+            .filter_map(|c| c.envelope.as_ref().ok())
+            .filter_map(|e| Certificate::open(e, now, &freshness).ok())
+            .filter(|c| c.domain == policy.domain && c.agent == ours)
+            .map(|c| c.domain_key)
+            .collect();
+        if !certified.contains(&signer) {
+            return Err(match certified.first() {
+                Some(&certified) => Error::PolicyNotFromOurDomain {
+                    domain: policy.domain.clone(),
+                    signer,
+                    certified,
+                },
+                None => Error::PolicyWithoutCertificate {
+                    domain: policy.domain.clone(),
+                    signer,
+                },
+            });
+        }
+        let name = format!("{}.policy", policy.domain);
+        let path = self.policies_path().join(&name);
+        let installed = self
+            .policies()?
+            .into_iter()
+            .filter(|p| p.path == path)
+            .find_map(|p| p.envelope.ok());
+        if let Some(installed) = installed {
+            let (offered, installed_seq) = (envelope.header().seq, installed.header().seq);
+            if installed.header().signer == signer && offered < installed_seq {
+                return Err(Error::OlderPolicy {
+                    domain: policy.domain.clone(),
+                    offered,
+                    installed: installed_seq,
+                    path,
+                });
+            }
+        }
+        let names: Vec<&str> = policy.trusts.iter().map(|t| t.name.as_str()).collect();
+        let summary = if names.is_empty() {
+            format!("domain {} trusts no other domain", policy.domain)
+        } else {
+            format!("domain {} trusts {}", policy.domain, names.join(", "))
+        };
+        let text = armor::armor_envelope(envelope, &[summary]);
+        install_file(&self.policies_path(), &name, &text, "installing the policy")
+    }
+}
+
+/// One kind of signed file, kept in its own directory.
+struct SignedFiles {
+    dir: &'static str,
+    ext: &'static str,
+    max_len: u64,
+    listing: &'static str,
+    reading: &'static str,
+}
+
+const CERTIFICATE_FILES: SignedFiles = SignedFiles {
+    dir: CERTS_DIR,
+    ext: "cert",
+    max_len: MAX_SMALL_FILE,
+    listing: "listing certificates",
+    reading: "reading a certificate",
+};
+
+const POLICY_FILES: SignedFiles = SignedFiles {
+    dir: POLICIES_DIR,
+    ext: "policy",
+    max_len: MAX_POLICY_FILE,
+    listing: "listing policies",
+    reading: "reading a policy",
+};
+
+/// A signed file's path and its envelope, or why it could not be read.
+type SignedFile = (PathBuf, Result<Envelope, String>);
+
+/// Reads every file of one kind in the data directory `root` as an armored
+/// envelope, sorted by path. A file that cannot be read is reported in its
+/// entry, not as an error, so one damaged file does not hide the others.
+fn read_envelopes(root: &Path, kind: &SignedFiles) -> Result<Vec<SignedFile>, Error> {
+    let dir = root.join(kind.dir);
+    let entries = match fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io(&dir, kind.listing)(e)),
+    };
+    let mut found = Vec::new();
+    for entry in entries {
+        let path = entry.map_err(io(&dir, kind.listing))?.path();
+        if path.extension().is_none_or(|e| e != kind.ext) {
+            continue;
+        }
+        let envelope = read_text(&path, kind.max_len, kind.reading)
+            .map_err(|e| error_chain(&e))
+            .and_then(|text| armor::dearmor(&text).map_err(|e| e.to_string()))
+            .and_then(|(_, bytes)| Envelope::decode(&bytes).map_err(|e| e.to_string()));
+        found.push((path, envelope));
+    }
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(found)
+}
+
+/// Writes `text` to `dir/name` (mode 0600) through a temporary file and a
+/// rename, then syncs the directory so the rename survives a crash.
+fn install_file(
+    dir: &Path,
+    name: &str,
+    text: &str,
+    action: &'static str,
+) -> Result<PathBuf, Error> {
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(io(dir, "creating the directory"))?;
+    let path = dir.join(name);
+    let temp = temp_name(dir, name);
+    write_private(&temp, text.as_bytes())?;
+    if let Err(e) = fs::rename(&temp, &path) {
+        let _ = fs::remove_file(&temp);
+        return Err(io(&path, action)(e));
+    }
+    sync_dir(dir)?;
+    Ok(path)
 }
 
 /// An error and its sources on one line, for reports that keep going.
@@ -277,8 +456,12 @@ fn sync_dir(dir: &Path) -> Result<(), Error> {
 }
 
 fn read_small(path: &Path, action: &'static str) -> Result<String, Error> {
+    read_text(path, MAX_SMALL_FILE, action)
+}
+
+fn read_text(path: &Path, max_len: u64, action: &'static str) -> Result<String, Error> {
     let meta = fs::metadata(path).map_err(io(path, action))?;
-    if meta.len() > MAX_SMALL_FILE {
+    if meta.len() > max_len {
         return Err(Error::Io {
             path: path.to_owned(),
             action,
@@ -386,5 +569,185 @@ mod tests {
             .as_ref()
             .unwrap_err()
             .contains("BEGIN"));
+    }
+
+    /// A data directory admitted into `physics` by `domain`.
+    fn admitted(domain: &Keypair) -> (tempfile::TempDir, DataDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let data = DataDir::open(dir.path()).unwrap();
+        let now = Timestamp::now();
+        let cert = Certificate {
+            domain: "physics".to_owned(),
+            domain_key: domain.public(),
+            agent: data.agent_key().unwrap().agent_id(),
+            roles: "execute".parse().unwrap(),
+            valid_from: now,
+            valid_until: now.saturating_add_millis(86_400_000),
+        };
+        data.install_certificate(&cert.issue(domain, 1).unwrap(), &cert)
+            .unwrap();
+        (dir, data)
+    }
+
+    fn policy_of(name: &str, trusts: &[(&str, &Keypair)]) -> DomainPolicy {
+        DomainPolicy {
+            domain: name.to_owned(),
+            trusts: trusts
+                .iter()
+                .map(|(name, key)| starling_protocol::identity::TrustedDomain {
+                    name: (*name).to_owned(),
+                    key: key.public(),
+                    accept: None,
+                    max_slots: None,
+                    max_fraction: None,
+                    priority_factor: 1.0,
+                    export: Default::default(),
+                })
+                .collect(),
+        }
+    }
+
+    fn sign(policy: &DomainPolicy, key: &Keypair, seq: u64) -> Envelope {
+        let now = Timestamp::now();
+        policy
+            .sign(key, seq, now, now.saturating_add_millis(86_400_000))
+            .unwrap()
+    }
+
+    #[test]
+    fn policies_install_from_our_domain_key_and_read_back() {
+        let physics = Keypair::from_seed(&[1; 32]);
+        let chem = Keypair::from_seed(&[2; 32]);
+        let (_dir, data) = admitted(&physics);
+        assert!(data.policies().unwrap().is_empty());
+
+        let policy = policy_of("physics", &[("chem", &chem)]);
+        let path = data
+            .install_policy(&sign(&policy, &physics, 10), &policy)
+            .unwrap();
+        assert_eq!(path, data.policies_path().join("physics.policy"));
+        let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(text.contains("BEGIN STARLING"), "{text}");
+        assert!(text.contains("domain physics trusts chem"), "{text}");
+
+        let installed = data.policies().unwrap();
+        assert_eq!(installed.len(), 1);
+        let back = installed[0].envelope.as_ref().unwrap();
+        assert_eq!(back.header().signer, physics.public());
+        assert_eq!(
+            DomainPolicy::open(back, Timestamp::now(), &Freshness::default()).unwrap(),
+            policy
+        );
+
+        // A newer policy replaces it whole; the same one again is fine.
+        let newer = policy_of("physics", &[]);
+        data.install_policy(&sign(&newer, &physics, 11), &newer)
+            .unwrap();
+        data.install_policy(&sign(&newer, &physics, 11), &newer)
+            .unwrap();
+        let installed = data.policies().unwrap();
+        assert_eq!(installed.len(), 1);
+        let back = installed[0].envelope.as_ref().unwrap();
+        assert_eq!(back.header().seq, 11);
+        // No temporary files are left behind.
+        let names: Vec<_> = fs::read_dir(data.policies_path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["physics.policy"]);
+    }
+
+    #[test]
+    fn policies_from_another_key_or_without_a_certificate_or_older_are_refused() {
+        let physics = Keypair::from_seed(&[1; 32]);
+        let impostor = Keypair::from_seed(&[3; 32]);
+        let (_dir, data) = admitted(&physics);
+
+        // Signed by a key that claims the name "physics" but did not admit us.
+        let policy = policy_of("physics", &[]);
+        let err = data
+            .install_policy(&sign(&policy, &impostor, 1), &policy)
+            .unwrap_err();
+        assert!(matches!(err, Error::PolicyNotFromOurDomain { .. }), "{err}");
+        let msg = err.to_string();
+        assert!(msg.contains(&impostor.public().to_string()), "{msg}");
+        assert!(msg.contains(&physics.public().to_string()), "{msg}");
+
+        // Another domain's policy: this agent holds no certificate for it.
+        let chem = policy_of("chem", &[]);
+        let err = data
+            .install_policy(&sign(&chem, &impostor, 1), &chem)
+            .unwrap_err();
+        assert!(
+            matches!(err, Error::PolicyWithoutCertificate { ref domain, .. } if domain == "chem"),
+            "{err}"
+        );
+        assert!(err.to_string().contains("install the certificate first"));
+        assert!(data.policies().unwrap().is_empty());
+
+        // An older policy never replaces a newer one.
+        data.install_policy(&sign(&policy, &physics, 5), &policy)
+            .unwrap();
+        let err = data
+            .install_policy(&sign(&policy, &physics, 4), &policy)
+            .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::OlderPolicy {
+                    offered: 4,
+                    installed: 5,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn damaged_policy_files_are_reported_and_replaceable() {
+        let physics = Keypair::from_seed(&[1; 32]);
+        let (_dir, data) = admitted(&physics);
+        let policy = policy_of("physics", &[]);
+        let path = data
+            .install_policy(&sign(&policy, &physics, 7), &policy)
+            .unwrap();
+
+        // Cut the file short, and add one that is not armor at all.
+        let text = fs::read_to_string(&path).unwrap();
+        fs::write(&path, &text[..text.len() / 2]).unwrap();
+        fs::write(data.policies_path().join("junk.policy"), "junk").unwrap();
+        fs::write(data.policies_path().join("notes.txt"), "ignored").unwrap();
+        let installed = data.policies().unwrap();
+        assert_eq!(installed.len(), 2, "{installed:?}");
+        assert!(
+            installed.iter().all(|p| p.envelope.is_err()),
+            "{installed:?}"
+        );
+        assert!(installed[0].path.ends_with("junk.policy"));
+        assert!(installed[0]
+            .envelope
+            .as_ref()
+            .unwrap_err()
+            .contains("BEGIN"));
+
+        // A damaged file does not block installing a good policy over it,
+        // whatever its sequence number.
+        data.install_policy(&sign(&policy, &physics, 1), &policy)
+            .unwrap();
+        let installed = data.policies().unwrap();
+        let good = installed.iter().find(|p| p.path == path).unwrap();
+        assert_eq!(good.envelope.as_ref().unwrap().header().seq, 1);
+
+        // A huge file is refused by size, not read.
+        fs::write(&path, vec![b'A'; MAX_POLICY_FILE as usize + 1]).unwrap();
+        let installed = data.policies().unwrap();
+        let huge = installed.iter().find(|p| p.path == path).unwrap();
+        assert!(
+            huge.envelope.as_ref().unwrap_err().contains("too large"),
+            "{huge:?}"
+        );
     }
 }

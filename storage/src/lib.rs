@@ -11,9 +11,10 @@
 //! - A sequence counter per kind of envelope the agent signs, so a number is
 //!   never reused after a restart.
 //! - Outside the store, in plain files of the data directory ([`datadir`]):
-//!   the agent's secret key (mode 0600, made on first use) and the domain
-//!   certificates installed for it, so `starling id` works while an agent
-//!   holds the store open.
+//!   the agent's secret key (mode 0600, made on first use), the domain
+//!   certificates installed for it and its domain's trust policy, so
+//!   `starling id` and `starling domain install` work while an agent holds
+//!   the store open.
 //!
 //! Everything goes through the [`Store`] trait. [`SledStore`] keeps it in a
 //! sled database; [`MemoryStore`] keeps it in memory for tests. Data flows
