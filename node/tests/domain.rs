@@ -285,13 +285,82 @@ fn policy_options_belong_to_the_trust_before_them() {
         "{shown}"
     );
     assert!(!bio_part.contains("accept"), "{shown}");
+}
 
-    // A policy is not a certificate.
+#[test]
+fn install_takes_our_domains_policy_and_refuses_any_other() {
+    let site = Site::new();
+    let (physics, physics_public) = site.domain("physics");
+    let (_, chem) = site.domain("chem");
+    let id = site.agent_id();
+    let chem_trust = format!("chem={chem}");
+    let sign_policy = |key: &str, out: &Path| {
+        site.ok(&[
+            "domain",
+            "policy",
+            "--key",
+            key,
+            "--trust",
+            &chem_trust,
+            "--out",
+            s(out),
+        ]);
+    };
+    let policy = site.path("physics.policy");
+    sign_policy(&physics, &policy);
+
+    // Before this agent is admitted into physics nothing vouches for the key.
     let err = site.refused(&["domain", "install", s(&policy)], 2);
+    assert!(err.contains("policy refused"), "{err}");
+    assert!(err.contains("install the certificate first"), "{err}");
+    assert!(err.contains(&physics_public), "{err}");
+
+    let cert = site.path("me.cert");
+    site.admit(&physics, &id, "execute", &cert, &[]);
+    site.ok(&["domain", "install", s(&cert)]);
+    let installed = site.ok(&["domain", "install", s(&policy)]);
     assert!(
-        err.contains("expected a certificate but this is a domain policy"),
-        "{err}"
+        installed.contains("installed: the policy of domain physics"),
+        "{installed}"
     );
+    assert!(installed.contains("trusting chem"), "{installed}");
+    let path = site.path("agent/policies/physics.policy");
+    let shown = site.ok(&[
+        "domain",
+        "verify",
+        s(&path),
+        "--domain-key",
+        &physics_public,
+    ]);
+    assert!(shown.contains("trusts chem"), "{shown}");
+
+    // Another administrator's key calling its domain "physics" too: refused,
+    // naming both keys, and the installed policy is kept.
+    let rogue = Site::new();
+    let (rogue_key, rogue_public) = rogue.domain("physics");
+    let forged = site.path("rogue.policy");
+    sign_policy(&rogue_key, &forged);
+    let before = std::fs::read(&path).unwrap();
+    let err = site.refused(&["domain", "install", s(&forged)], 2);
+    assert!(err.contains(&rogue_public), "{err}");
+    assert!(err.contains(&physics_public), "{err}");
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+
+    // A damaged policy file is refused by its signature; a cut one by its
+    // armor; neither replaces the installed one.
+    let damaged = site.path("damaged.policy");
+    std::fs::copy(&policy, &damaged).unwrap();
+    tamper(&damaged, |bytes| {
+        let at = bytes.windows(4).position(|w| w == b"chem").unwrap();
+        bytes[at] = b'c' ^ 0x20;
+    });
+    let err = site.refused(&["domain", "install", s(&damaged)], 2);
+    assert!(err.contains("bad signature"), "{err}");
+    let text = std::fs::read_to_string(&policy).unwrap();
+    std::fs::write(&damaged, &text[..text.len() * 2 / 3]).unwrap();
+    let err = site.refused(&["domain", "install", s(&damaged)], 2);
+    assert!(err.contains(s(&damaged)), "{err}");
+    assert_eq!(std::fs::read(&path).unwrap(), before);
 }
 
 #[test]

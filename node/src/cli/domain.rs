@@ -49,9 +49,12 @@ pub(super) enum Command {
     /// Sign the domain's trust policy: which foreign domains it trusts and on
     /// what terms. The options after a --trust apply to that domain.
     Policy(PolicyArgs),
-    /// Install a certificate for this agent (in its data directory).
+    /// Install a certificate for this agent, or its domain's trust policy
+    /// (in its data directory).
     Install {
-        /// The certificate file from `starling domain admit`.
+        /// The certificate file from `starling domain admit`, or the policy
+        /// file from `starling domain policy` (signed by the key of a domain
+        /// that admitted this agent).
         file: PathBuf,
     },
     /// Check a certificate, policy or other signed file and print what it says.
@@ -369,16 +372,45 @@ fn read_envelope(path: &Path) -> anyhow::Result<Envelope> {
 fn install(file: &Path, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
     let data = open_data_dir(data_dir)?;
     let envelope = read_envelope(file)?;
-    let cert = Certificate::open(&envelope, Timestamp::now(), &Freshness::default())
-        .with_context(|| format!("{}: certificate refused", file.display()))?;
-    let path = data
-        .install_certificate(&envelope, &cert)
-        .with_context(|| format!("{}: certificate refused", file.display()))?;
-    println!(
-        "installed: domain {} admits this agent as {} until {}",
-        cert.domain, cert.roles, cert.valid_until
-    );
-    println!("  {}", path.display());
+    let now = Timestamp::now();
+    let freshness = Freshness::default();
+    match envelope.header().kind {
+        Kind::POLICY => {
+            let policy = DomainPolicy::open(&envelope, now, &freshness)
+                .with_context(|| format!("{}: policy refused", file.display()))?;
+            // install_policy checks the signer against this agent's
+            // certificate for the policy's domain.
+            let path = data
+                .install_policy(&envelope, &policy)
+                .with_context(|| format!("{}: policy refused", file.display()))?;
+            let names: Vec<&str> = policy.trusts.iter().map(|t| t.name.as_str()).collect();
+            println!(
+                "installed: the policy of domain {} (sequence {}), trusting {} until {}",
+                policy.domain,
+                envelope.header().seq,
+                if names.is_empty() {
+                    "no other domain".to_owned()
+                } else {
+                    names.join(", ")
+                },
+                envelope.header().expires_at
+            );
+            println!("  {}", path.display());
+        }
+        _ => {
+            // Anything else must be a certificate; open_kind names what it is.
+            let cert = Certificate::open(&envelope, now, &freshness)
+                .with_context(|| format!("{}: certificate refused", file.display()))?;
+            let path = data
+                .install_certificate(&envelope, &cert)
+                .with_context(|| format!("{}: certificate refused", file.display()))?;
+            println!(
+                "installed: domain {} admits this agent as {} until {}",
+                cert.domain, cert.roles, cert.valid_until
+            );
+            println!("  {}", path.display());
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 
