@@ -1,6 +1,11 @@
 //! The `starling` command line: argument parsing and dispatch to one module
 //! per subcommand. Output is shaped like the HTCondor command each one
 //! mirrors.
+//!
+//! The binary itself is in the `starling-cli` crate (`cli/`), because some
+//! commands belong to crates that depend on this one (`testnet` is built on
+//! the agent, so this crate cannot call it). Those come in as
+//! [`Extension`]s that [`main_with`] adds to the command line.
 
 mod domain;
 mod eval;
@@ -8,10 +13,10 @@ mod id;
 mod matching;
 mod status;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{CommandFactory as _, FromArgMatches as _, Parser, Subcommand};
+use clap::{ArgMatches, CommandFactory as _, FromArgMatches as _, Parser, Subcommand};
 
 /// Starling: a peer-to-peer grid agent.
 #[derive(Debug, Parser)]
@@ -40,12 +45,33 @@ enum Command {
     Domain(domain::Command),
 }
 
-/// Runs the command line; the exit code says whether it succeeded.
-pub fn main() -> ExitCode {
+/// A subcommand defined by a crate that depends on this one, such as
+/// `starling testnet`: the binary passes it to [`main_with`].
+pub trait Extension {
+    /// The subcommand, its arguments and help.
+    fn command(&self) -> clap::Command;
+    /// Runs it with the matches of its own arguments; `data_dir` is the
+    /// global `--data-dir`.
+    fn run(&self, matches: &ArgMatches, data_dir: Option<&Path>) -> anyhow::Result<ExitCode>;
+}
+
+/// Runs the command line with this crate's commands and `extensions`; the
+/// exit code says whether it succeeded.
+pub fn main_with(extensions: &[&dyn Extension]) -> ExitCode {
     // Parsed in two steps so that commands whose options depend on their
     // order (`domain policy`) can read the raw matches.
     // `status` also takes condor_status's single-dash long options.
-    let matches = Cli::command().get_matches_from(status::normalize_args(std::env::args_os()));
+    let mut command = Cli::command();
+    for extension in extensions {
+        command = command.subcommand(extension.command());
+    }
+    let matches = command.get_matches_from(status::normalize_args(std::env::args_os()));
+    if let Some((name, sub)) = matches.subcommand() {
+        if let Some(extension) = extensions.iter().find(|e| e.command().get_name() == name) {
+            let data_dir = matches.get_one::<PathBuf>("data_dir");
+            return report(extension.run(sub, data_dir.map(PathBuf::as_path)));
+        }
+    }
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(e) => e.exit(),
@@ -63,6 +89,10 @@ pub fn main() -> ExitCode {
             domain::run(command, domain_matches, data_dir)
         }
     };
+    report(result)
+}
+
+fn report(result: anyhow::Result<ExitCode>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {

@@ -1,5 +1,0 @@
-//! The `starling` command.
-
-fn main() -> std::process::ExitCode {
-    starling_node::cli::main()
-}
