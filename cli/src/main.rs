@@ -12,6 +12,8 @@
 //! this crate's `tests/`, since Cargo builds a binary only for its own
 //! package's tests.
 
+mod testnet;
+
 fn main() -> std::process::ExitCode {
-    starling_node::cli::main_with(&[])
+    starling_node::cli::main_with(&[&testnet::Testnet])
 }

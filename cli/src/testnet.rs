@@ -1,0 +1,290 @@
+//! `starling testnet up | status | down`: many agents on this machine, in
+//! several domains, as real processes on loopback.
+//!
+//! Arguments and output only; the work is `starling_testnet`'s.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use clap::{ArgMatches, FromArgMatches as _, Subcommand as _};
+use starling_testnet::processes::{self, AgentState, Progress, Stopped};
+use starling_testnet::{AgentSettings, UpOptions};
+
+/// The `testnet` subcommand, for `starling_node::cli::main_with`.
+pub(crate) struct Testnet;
+
+#[derive(Debug, clap::Subcommand)]
+enum Command {
+    /// Make a testnet in DIR (domain keys, agents, certificates, trust
+    /// policies) and start its agents; returns once every agent sees every
+    /// machine ad.
+    Up(UpArgs),
+    /// One row per agent: id, domain, pid, whether it runs, its peers and
+    /// the machine ads it sees. Exits 1 if an agent is down or not answering.
+    Status {
+        /// The testnet's directory.
+        #[arg(long)]
+        dir: PathBuf,
+    },
+    /// Stop every agent of the testnet (a clean shutdown, SIGKILL for those
+    /// that do not stop in time). Running it again is harmless.
+    Down {
+        /// The testnet's directory.
+        #[arg(long)]
+        dir: PathBuf,
+        /// Seconds to wait for the agents to stop before killing them.
+        #[arg(long, default_value_t = processes::DEFAULT_DOWN_TIMEOUT.as_secs())]
+        timeout: u64,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+struct UpArgs {
+    /// The testnet's directory: new, empty, or one that held a testnet of the
+    /// same shape (its keys and agent ids are kept).
+    #[arg(long)]
+    dir: PathBuf,
+    /// How many agents.
+    #[arg(long)]
+    agents: usize,
+    /// How many domains (d0.testnet, d1.testnet, ...); agents are dealt to
+    /// them in turn, and each domain's policy trusts every other.
+    #[arg(long, default_value_t = 1)]
+    domains: usize,
+    /// Agent i listens on 127.0.0.1 port P+i. Default: ports the system picks.
+    #[arg(long, value_name = "P")]
+    base_port: Option<u16>,
+    /// Seconds between republications of each agent's machine ad (default:
+    /// the agent's own).
+    #[arg(long, value_name = "SECS")]
+    refresh_secs: Option<u64>,
+    /// Seconds each machine ad stays valid (default: the agent's own).
+    #[arg(long, value_name = "SECS")]
+    lifetime_secs: Option<u64>,
+    /// Seconds to wait for every agent to join before giving up.
+    #[arg(long, value_name = "SECS", default_value_t = processes::DEFAULT_UP_TIMEOUT.as_secs())]
+    timeout: u64,
+}
+
+impl starling_node::cli::Extension for Testnet {
+    fn command(&self) -> clap::Command {
+        Command::augment_subcommands(
+            clap::Command::new("testnet")
+                .about("Many agents on this machine, in several domains: start, inspect, stop.")
+                .subcommand_required(true),
+        )
+    }
+
+    fn run(&self, matches: &ArgMatches, _data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
+        match Command::from_arg_matches(matches)? {
+            Command::Up(args) => up(args),
+            Command::Status { dir } => status(&dir),
+            Command::Down { dir, timeout } => down(&dir, Duration::from_secs(timeout)),
+        }
+    }
+}
+
+fn up(args: UpArgs) -> anyhow::Result<ExitCode> {
+    let starling = std::env::current_exe().context("finding the starling binary to run")?;
+    let options = UpOptions {
+        domains: args.domains,
+        base_port: args.base_port,
+        settings: AgentSettings {
+            refresh_secs: args.refresh_secs,
+            lifetime_secs: args.lifetime_secs,
+        },
+        timeout: Duration::from_secs(args.timeout),
+        ..UpOptions::new(&args.dir, args.agents, starling)
+    };
+    // Progress goes to standard error, at most every two seconds while
+    // agents join (fifty agents would otherwise print fifty lines).
+    let mut last_join: Option<(Instant, usize)> = None;
+    let mut show = |p: Progress| match p {
+        Progress::Prepared { agents, domains } => {
+            eprintln!("prepared {agents} agents in {domains} domains; starting them");
+        }
+        Progress::Answering {
+            first,
+            last,
+            answering,
+            total,
+        } => {
+            let which = if first == last {
+                first
+            } else {
+                format!("{first}..{last}")
+            };
+            eprintln!("{which} running ({answering}/{total})");
+        }
+        Progress::Joining { joined, total } => {
+            let due = last_join.is_none_or(|(at, n)| {
+                n != joined && (joined == total || at.elapsed() >= Duration::from_secs(2))
+            });
+            if due {
+                eprintln!("{joined}/{total} agents see all {total} machine ads");
+                last_join = Some((Instant::now(), joined));
+            }
+        }
+        _ => {}
+    };
+    let report = starling_testnet::up(&options, &mut show)?;
+    let layout = &report.layout;
+    let dir = layout.dir().display();
+    println!(
+        "testnet up: {} agents in {} domains, joined in {:.1} s",
+        layout.agents.len(),
+        layout.domains.len(),
+        report.elapsed.as_secs_f64()
+    );
+    println!("  dir      {dir}");
+    let domains: Vec<String> = layout
+        .domains
+        .iter()
+        .map(|d| format!("{d} ({} agents)", layout.agents_of(d).count()))
+        .collect();
+    println!("  domains  {}", domains.join(", "));
+    if let (Some(first), Some(info)) = (layout.agents.first(), report.infos.first()) {
+        println!(
+            "  {}  {} at {}",
+            first.name,
+            info.agent_id,
+            info.listen.first().map_or("?", String::as_str)
+        );
+    }
+    let first = layout
+        .agents
+        .first()
+        .map_or_else(|| "agent-00".to_owned(), |a| a.name.clone());
+    println!("Ask one agent:  starling status --agent {dir}/{first}");
+    println!("Every agent:    starling testnet status --dir {dir}");
+    println!("Stop them:      starling testnet down --dir {dir}");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn status(dir: &Path) -> anyhow::Result<ExitCode> {
+    let (layout, statuses) = starling_testnet::status(dir)?;
+    let total = layout.agents.len();
+    let mut rows = vec![[
+        "AGENT", "ID", "DOMAIN", "PID", "STATE", "PEERS", "ADS", "LISTEN",
+    ]
+    .map(str::to_owned)];
+    let (mut running, mut silent, mut down) = (0, 0, 0);
+    let mut notes = Vec::new();
+    for s in &statuses {
+        let short = s.agent.id[s.agent.id.len().saturating_sub(8)..].to_owned();
+        let pid = s
+            .state
+            .pid()
+            .map_or_else(|| "-".to_owned(), |p| p.to_string());
+        let (state, peers, ads, listen) = match &s.state {
+            AgentState::Running { info, .. } => {
+                running += 1;
+                (
+                    "running".to_owned(),
+                    info.peers.to_string(),
+                    format!("{}/{total}", processes::machine_ads(info)),
+                    listen_address(&info.listen),
+                )
+            }
+            AgentState::NotAnswering { error, .. } => {
+                silent += 1;
+                notes.push(format!("{}: {error}", s.agent.name));
+                ("no answer".to_owned(), dash(), dash(), dash())
+            }
+            _ => {
+                down += 1;
+                ("down".to_owned(), dash(), dash(), dash())
+            }
+        };
+        rows.push([
+            s.agent.name.clone(),
+            short,
+            s.agent.domain.clone(),
+            pid,
+            state,
+            peers,
+            ads,
+            listen,
+        ]);
+    }
+    print_table(&rows);
+    for note in notes {
+        println!("{note}");
+    }
+    println!(
+        "{total} agents: {running} running, {silent} not answering, {down} down ({})",
+        layout.dir().display()
+    );
+    Ok(if running == total {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn down(dir: &Path, timeout: Duration) -> anyhow::Result<ExitCode> {
+    let mut show = |p: Progress| {
+        if let Progress::Stopping { running, total } = p {
+            if running == total && total > 0 {
+                eprintln!("asked {total} agents to stop");
+            }
+        }
+    };
+    let report = starling_testnet::down(dir, timeout, &mut show)?;
+    let count = |what: Stopped| report.agents.iter().filter(|(_, s)| *s == what).count();
+    for (name, how) in &report.agents {
+        if *how == Stopped::Killed {
+            println!(
+                "{name}: killed: it did not stop within {} s (see its agent.log)",
+                timeout.as_secs()
+            );
+        }
+    }
+    println!(
+        "testnet down: {} stopped, {} killed, {} were not running{}; no agent of {} runs",
+        count(Stopped::Cleanly),
+        count(Stopped::Killed),
+        count(Stopped::NotRunning),
+        match report.others_killed {
+            0 => String::new(),
+            n => format!(", {n} other processes of the testnet killed"),
+        },
+        dir.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn dash() -> String {
+    "-".to_owned()
+}
+
+/// The first listen address, without the `/p2p/<id>` the ID column shows.
+fn listen_address(listen: &[String]) -> String {
+    listen.first().map_or_else(dash, |a| match a.find("/p2p/") {
+        Some(at) => a[..at].to_owned(),
+        None => a.clone(),
+    })
+}
+
+/// Prints rows in left-aligned columns; the last column is not padded.
+fn print_table<const N: usize>(rows: &[[String; N]]) {
+    let mut widths = [0; N];
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    for row in rows {
+        let mut line = String::new();
+        for (i, cell) in row.iter().enumerate() {
+            if i + 1 == N {
+                line.push_str(cell);
+            } else {
+                line.push_str(&format!("{cell:<width$}  ", width = widths[i]));
+            }
+        }
+        println!("{}", line.trim_end());
+    }
+}

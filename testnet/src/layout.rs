@@ -1,0 +1,687 @@
+//! The files of a testnet: what `up` makes in its directory before any agent
+//! starts, and `testnet.toml`, which records it.
+//!
+//! ```text
+//! DIR/testnet.toml                 the layout: domains, agents (name, domain, id)
+//! DIR/domains/<domain>.key         each domain's key, mode 0600 (the administrator's)
+//! DIR/agent-00/                    an agent's data directory (storage::DataDir):
+//!             agent.key            its key
+//!             certs/<domain>.cert  its certificate (roles execute,submit,store)
+//!             policies/<domain>.policy  its domain's policy, trusting every other domain
+//!             agent.toml           its configuration (listen, bootstrap, mdns off)
+//!             agent.log            its standard output and error
+//! ```
+//!
+//! Domains are named `d0.testnet`, `d1.testnet`, …; agents `agent-00`,
+//! `agent-01`, … (at least two digits) and are dealt to domains round-robin.
+//! Each domain is set up as an administrator would: its key signs a
+//! certificate for each of its agents and one policy trusting every other
+//! domain of the testnet, installed into each agent through
+//! [`DataDir::install_certificate`] and [`DataDir::install_policy`], so a
+//! testnet agent reads exactly the files a real one does.
+//!
+//! A directory is prepared again at every `up`: keys and agent ids are kept,
+//! certificates and policies are issued afresh (so they never expire under a
+//! testnet that is brought up again a year later), and `agent.toml` is
+//! rewritten with the addresses of this run.
+
+use std::fs;
+use std::os::unix::fs::DirBuilderExt as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, ensure, Context as _};
+use serde::{Deserialize, Serialize};
+use starling_node::config::Config;
+use starling_protocol::identity::{
+    armor, check_domain_name, AgentId, Certificate, DomainPolicy, Export, Keypair, Roles,
+    Timestamp, TrustedDomain,
+};
+use starling_storage::{datadir, DataDir};
+
+/// The layout file in a testnet's directory.
+pub const LAYOUT_FILE: &str = "testnet.toml";
+
+/// The version of `testnet.toml` this code writes and reads.
+pub const LAYOUT_VERSION: u32 = 1;
+
+/// The roles every testnet agent is admitted with.
+pub const ROLES: &str = "execute,submit,store";
+
+/// The most agents one testnet may have: far beyond what one machine runs,
+/// low enough that a typo (`--agents 50000`) is caught before any key is made.
+pub const MAX_AGENTS: usize = 1000;
+
+/// How long certificates and policies are valid.
+const VALIDITY_MS: u64 = 365 * 86_400_000;
+
+const DOMAINS_DIR: &str = "domains";
+
+/// The agent's configuration file in its data directory.
+pub const CONFIG_FILE: &str = "agent.toml";
+
+/// Where an agent's standard output and error go.
+pub const LOG_FILE: &str = "agent.log";
+
+/// A testnet's layout, as `testnet.toml` records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Layout {
+    /// The format of this file: [`LAYOUT_VERSION`].
+    pub version: u32,
+    /// The domains, in order: `d0.testnet`, `d1.testnet`, …
+    pub domains: Vec<String>,
+    /// The process group the running agents share (the first agent's pid),
+    /// so that `down` can be sure nothing of the testnet is left. Absent
+    /// while the testnet is down.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process_group: Option<i32>,
+    /// The agents, in order: `agent-00`, `agent-01`, …
+    #[serde(rename = "agent", default)]
+    pub agents: Vec<Agent>,
+    /// The testnet's directory (absolute); not stored in the file.
+    #[serde(skip)]
+    dir: PathBuf,
+}
+
+/// One agent of a testnet.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Agent {
+    /// Its name, which is also its data directory under the testnet's.
+    pub name: String,
+    /// The domain that admitted it.
+    pub domain: String,
+    /// Its agent id (`12D3KooW…`).
+    pub id: String,
+}
+
+/// What goes into every agent's configuration besides its addresses.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AgentSettings {
+    /// `[advertise] refresh_secs`; `None` leaves the agent's default.
+    pub refresh_secs: Option<u64>,
+    /// `[advertise] lifetime_secs`; `None` leaves the agent's default.
+    pub lifetime_secs: Option<u64>,
+}
+
+/// The name of domain `i`.
+pub fn domain_name(i: usize) -> String {
+    format!("d{i}.testnet")
+}
+
+/// The name of agent `i` of `n`: zero-padded to at least two digits, and to
+/// as many as the largest index needs, so names sort in order.
+pub fn agent_name(i: usize, n: usize) -> String {
+    let width = n.saturating_sub(1).to_string().len().max(2);
+    format!("agent-{i:0width$}")
+}
+
+impl Layout {
+    /// The layout of `agents` agents in `domains` domains in `dir`, before
+    /// any agent has an id.
+    fn plan(dir: &Path, agents: usize, domains: usize) -> anyhow::Result<Layout> {
+        ensure!(agents >= 1, "--agents must be at least 1");
+        ensure!(
+            agents <= MAX_AGENTS,
+            "--agents {agents} is more than {MAX_AGENTS}, the most one testnet runs"
+        );
+        ensure!(domains >= 1, "--domains must be at least 1");
+        ensure!(
+            domains <= agents,
+            "--domains {domains} is more than --agents {agents}: every domain needs an agent"
+        );
+        let domain_names: Vec<String> = (0..domains).map(domain_name).collect();
+        Ok(Layout {
+            version: LAYOUT_VERSION,
+            agents: (0..agents)
+                .map(|i| Agent {
+                    name: agent_name(i, agents),
+                    domain: domain_names[i % domains].clone(),
+                    id: String::new(),
+                })
+                .collect(),
+            domains: domain_names,
+            process_group: None,
+            dir: dir.to_owned(),
+        })
+    }
+
+    /// Reads `DIR/testnet.toml`; `None` if there is none.
+    pub fn load(dir: &Path) -> anyhow::Result<Option<Layout>> {
+        let path = dir.join(LAYOUT_FILE);
+        let text = match fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+        };
+        let mut layout: Layout =
+            toml::from_str(&text).with_context(|| format!("{} is not valid", path.display()))?;
+        ensure!(
+            layout.version == LAYOUT_VERSION,
+            "{}: layout version {} is not {LAYOUT_VERSION}, the one this starling understands",
+            path.display(),
+            layout.version
+        );
+        for domain in layout
+            .domains
+            .iter()
+            .chain(layout.agents.iter().map(|a| &a.domain))
+        {
+            // Domain names become file names; DNS-like names are safe ones.
+            check_domain_name(domain).with_context(|| path.display().to_string())?;
+        }
+        for agent in &layout.agents {
+            // Names become paths: only the ones `up` makes are accepted.
+            let digits = agent.name.strip_prefix("agent-").unwrap_or_default();
+            ensure!(
+                !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()),
+                "{}: agent name {:?} is not one `testnet up` makes",
+                path.display(),
+                agent.name
+            );
+        }
+        layout.dir = dir.to_owned();
+        Ok(Some(layout))
+    }
+
+    /// Writes `DIR/testnet.toml` (through a temporary file and a rename).
+    pub fn save(&self) -> anyhow::Result<()> {
+        let path = self.dir.join(LAYOUT_FILE);
+        let text = format!(
+            "# A Starling testnet, written by `starling testnet up`.\n\
+             # Each agent's data directory is the directory of its name next to\n\
+             # this file; domain keys are in domains/.\n\n{}",
+            toml::to_string(self).context("encoding the testnet layout")?
+        );
+        let temp = self
+            .dir
+            .join(format!(".{LAYOUT_FILE}.{}.tmp", std::process::id()));
+        fs::write(&temp, text).with_context(|| format!("writing {}", temp.display()))?;
+        fs::rename(&temp, &path).with_context(|| format!("writing {}", path.display()))
+    }
+
+    /// The testnet's directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// An agent's data directory.
+    pub fn agent_dir(&self, agent: &Agent) -> PathBuf {
+        self.dir.join(&agent.name)
+    }
+
+    /// A domain's key file.
+    pub fn domain_key_path(&self, domain: &str) -> PathBuf {
+        self.dir.join(DOMAINS_DIR).join(format!("{domain}.key"))
+    }
+
+    /// The agents of `domain`.
+    pub fn agents_of(&self, domain: &str) -> impl Iterator<Item = &Agent> + '_ {
+        let domain = domain.to_owned();
+        self.agents.iter().filter(move |a| a.domain == domain)
+    }
+
+    /// Reads a domain's key.
+    pub fn domain_key(&self, domain: &str) -> anyhow::Result<Keypair> {
+        let path = self.domain_key_path(domain);
+        let text =
+            fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+        let (name, key) = armor::dearmor_domain_key(&text)
+            .with_context(|| format!("{}: not a domain key file", path.display()))?;
+        ensure!(
+            name == domain,
+            "{} holds the key of domain {name:?}, not {domain:?}",
+            path.display()
+        );
+        Ok(key)
+    }
+}
+
+/// Makes or reuses the testnet in `dir` (absolute) for `agents` agents in
+/// `domains` domains: domain keys, agent data directories and keys, fresh
+/// certificates and policies. Writes `testnet.toml` and returns the layout.
+///
+/// A directory holding a testnet of another shape is refused rather than
+/// reshaped: agents dealt to other domains would keep their old
+/// certificates. A directory with other files in it is refused too.
+pub fn prepare(dir: &Path, agents: usize, domains: usize) -> anyhow::Result<Layout> {
+    let mut layout = Layout::plan(dir, agents, domains)?;
+    match Layout::load(dir)? {
+        Some(old) => {
+            if (old.agents.len(), old.domains.len()) != (agents, domains) {
+                bail!(
+                    "{} holds a testnet of {} agents in {} domains; bring it up with \
+                     --agents {} --domains {}, or use another directory (or remove this one)",
+                    dir.display(),
+                    old.agents.len(),
+                    old.domains.len(),
+                    old.agents.len(),
+                    old.domains.len()
+                );
+            }
+            layout.process_group = old.process_group;
+        }
+        None => {
+            let mut entries = match fs::read_dir(dir) {
+                Ok(entries) => entries,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    create_private_dir(dir)?;
+                    fs::read_dir(dir).with_context(|| format!("listing {}", dir.display()))?
+                }
+                Err(e) => return Err(e).with_context(|| format!("listing {}", dir.display())),
+            };
+            if entries.next().is_some() {
+                bail!(
+                    "{} is not empty and holds no {LAYOUT_FILE}: choose a new or empty \
+                     directory for the testnet",
+                    dir.display()
+                );
+            }
+        }
+    }
+
+    create_private_dir(&dir.join(DOMAINS_DIR))?;
+    let now = Timestamp::now();
+    let until = now.saturating_add_millis(VALIDITY_MS);
+    let mut keys = Vec::with_capacity(domains);
+    for name in &layout.domains {
+        keys.push(domain_key(&layout, name)?);
+    }
+    let roles: Roles = ROLES
+        .parse()
+        .map_err(|e: String| anyhow::anyhow!("roles {ROLES:?}: {e}"))?;
+    for (name, key) in layout.domains.iter().zip(&keys) {
+        // One policy per domain, trusting every other domain of the testnet.
+        let policy = DomainPolicy {
+            domain: name.clone(),
+            trusts: layout
+                .domains
+                .iter()
+                .zip(&keys)
+                .filter(|(other, _)| *other != name)
+                .map(|(other, other_key)| TrustedDomain {
+                    name: other.clone(),
+                    key: other_key.public(),
+                    accept: None,
+                    max_slots: None,
+                    max_fraction: None,
+                    priority_factor: 1.0,
+                    export: Export::default(),
+                })
+                .collect(),
+        };
+        // The issue time orders policies, as `starling domain policy` does.
+        let policy_envelope = policy
+            .sign(key, now.as_unix_millis(), now, until)
+            .with_context(|| format!("signing the policy of {name}"))?;
+        let members: Vec<usize> = (0..layout.agents.len())
+            .filter(|&i| layout.agents[i].domain == *name)
+            .collect();
+        for i in members {
+            let data_dir = layout.agent_dir(&layout.agents[i]);
+            let data = DataDir::open(&data_dir)?;
+            let id: AgentId = data.agent_key()?.agent_id();
+            let cert = Certificate {
+                domain: name.clone(),
+                domain_key: key.public(),
+                agent: id,
+                roles,
+                valid_from: now,
+                valid_until: until,
+            };
+            let envelope = cert.issue(key, now.as_unix_millis())?;
+            data.install_certificate(&envelope, &cert)
+                .with_context(|| format!("admitting {}", layout.agents[i].name))?;
+            data.install_policy(&policy_envelope, &policy)
+                .with_context(|| format!("installing the policy of {name}"))?;
+            layout.agents[i].id = id.to_string();
+        }
+    }
+    layout.save()?;
+    Ok(layout)
+}
+
+/// Reads a domain's key, making it on first use.
+fn domain_key(layout: &Layout, name: &str) -> anyhow::Result<Keypair> {
+    let path = layout.domain_key_path(name);
+    if path.exists() {
+        return layout.domain_key(name);
+    }
+    let key = Keypair::generate().context("getting randomness for a domain key")?;
+    datadir::write_private(&path, armor::armor_domain_key(name, &key).as_bytes())
+        .context("writing a domain key")?;
+    Ok(key)
+}
+
+fn create_private_dir(dir: &Path) -> anyhow::Result<()> {
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .with_context(|| format!("creating {}", dir.display()))
+}
+
+/// Checks `settings` as the agent will, before anything is made.
+pub fn check_settings(settings: &AgentSettings) -> anyhow::Result<()> {
+    let mut config = Config::default();
+    apply_settings(&mut config, settings);
+    config
+        .validate("testnet options")
+        .map_err(|e| anyhow::anyhow!("{e}: set --refresh-secs and --lifetime-secs together"))
+}
+
+fn apply_settings(config: &mut Config, settings: &AgentSettings) {
+    if let Some(secs) = settings.refresh_secs {
+        config.advertise.refresh_secs = secs;
+    }
+    if let Some(secs) = settings.lifetime_secs {
+        config.advertise.lifetime_secs = secs;
+    }
+}
+
+/// Writes `agent`'s `agent.toml`: listen on `listen`, dial `bootstrap`, no
+/// mDNS (agents find each other through the bootstrap peers, not the LAN),
+/// a machine name of its own (they share a host name). Only what differs
+/// from the agent's defaults is written. The file is read back with the
+/// agent's own loader, so a file the agent would refuse is never left.
+pub fn write_agent_config(
+    layout: &Layout,
+    agent: &Agent,
+    listen: &str,
+    bootstrap: &[String],
+    settings: &AgentSettings,
+) -> anyhow::Result<PathBuf> {
+    let data_dir = layout.agent_dir(agent);
+    let path = data_dir.join(CONFIG_FILE);
+    let mut network = toml::Table::new();
+    network.insert("listen".into(), vec![listen.to_owned()].into());
+    network.insert("bootstrap".into(), bootstrap.to_vec().into());
+    network.insert("mdns".into(), false.into());
+    let mut machine = toml::Table::new();
+    machine.insert(
+        "name".into(),
+        format!("slot1@{}.{}", agent.name, agent.domain).into(),
+    );
+    let mut file = toml::Table::new();
+    file.insert(
+        "data_dir".into(),
+        data_dir.to_string_lossy().into_owned().into(),
+    );
+    file.insert("network".into(), network.into());
+    let mut advertise = toml::Table::new();
+    if let Some(secs) = settings.refresh_secs {
+        advertise.insert("refresh_secs".into(), to_toml_int(secs)?.into());
+    }
+    if let Some(secs) = settings.lifetime_secs {
+        advertise.insert("lifetime_secs".into(), to_toml_int(secs)?.into());
+    }
+    if !advertise.is_empty() {
+        file.insert("advertise".into(), advertise.into());
+    }
+    file.insert("machine".into(), machine.into());
+    let text = format!(
+        "# {} of the Starling testnet in {}, written by `starling testnet up`\n\
+         # and rewritten at every `up`. Run it by hand with:\n\
+         #   starling agent --data-dir {} --config {}\n\n{}",
+        agent.name,
+        layout.dir.display(),
+        data_dir.display(),
+        path.display(),
+        toml::to_string(&file).context("encoding an agent configuration")?
+    );
+    fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+    Config::load(Some(&path))
+        .with_context(|| format!("the agent would refuse {}", path.display()))?;
+    Ok(path)
+}
+
+fn to_toml_int(n: u64) -> anyhow::Result<i64> {
+    i64::try_from(n).with_context(|| format!("{n} is too large"))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt as _;
+
+    use starling_protocol::identity::{Freshness, Role};
+
+    use super::*;
+
+    fn open_cert(data: &DataDir) -> Certificate {
+        let certs = data.certificates().unwrap();
+        assert_eq!(certs.len(), 1, "{certs:?}");
+        let envelope = certs[0].envelope.as_ref().unwrap();
+        Certificate::open(envelope, Timestamp::now(), &Freshness::default()).unwrap()
+    }
+
+    fn open_policy(data: &DataDir) -> (DomainPolicy, starling_protocol::identity::PublicKey) {
+        let policies = data.policies().unwrap();
+        assert_eq!(policies.len(), 1, "{policies:?}");
+        let envelope = policies[0].envelope.as_ref().unwrap();
+        let policy = DomainPolicy::open(envelope, Timestamp::now(), &Freshness::default()).unwrap();
+        (policy, envelope.header().signer)
+    }
+
+    #[test]
+    fn names_are_padded_to_sort_in_order() {
+        assert_eq!(agent_name(0, 1), "agent-00");
+        assert_eq!(agent_name(7, 50), "agent-07");
+        assert_eq!(agent_name(99, 100), "agent-99");
+        assert_eq!(agent_name(5, 101), "agent-005");
+        assert_eq!(domain_name(3), "d3.testnet");
+    }
+
+    #[test]
+    fn domains_certificates_and_policies_are_what_an_administrator_would_make() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("net");
+        let layout = prepare(&dir, 5, 3).unwrap();
+        assert_eq!(layout.domains, ["d0.testnet", "d1.testnet", "d2.testnet"]);
+        let names: Vec<&str> = layout.agents.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["agent-00", "agent-01", "agent-02", "agent-03", "agent-04"]
+        );
+        // Round-robin: 0,3 -> d0; 1,4 -> d1; 2 -> d2.
+        let of = |d: &str| -> Vec<&str> { layout.agents_of(d).map(|a| a.name.as_str()).collect() };
+        assert_eq!(of("d0.testnet"), ["agent-00", "agent-03"]);
+        assert_eq!(of("d1.testnet"), ["agent-01", "agent-04"]);
+        assert_eq!(of("d2.testnet"), ["agent-02"]);
+
+        for domain in &layout.domains {
+            let path = layout.domain_key_path(domain);
+            let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600, "{}", path.display());
+        }
+        let keys: Vec<Keypair> = layout
+            .domains
+            .iter()
+            .map(|d| layout.domain_key(d).unwrap())
+            .collect();
+        let mut ids = std::collections::HashSet::new();
+        for agent in &layout.agents {
+            let data = DataDir::open(layout.agent_dir(agent)).unwrap();
+            let me = data.agent_key().unwrap().agent_id();
+            assert_eq!(agent.id, me.to_string());
+            assert!(ids.insert(me), "agent ids are distinct");
+            let d = layout
+                .domains
+                .iter()
+                .position(|d| *d == agent.domain)
+                .unwrap();
+
+            // The certificate verifies against its domain's key, for this agent.
+            let cert = open_cert(&data);
+            let mut anchors = starling_protocol::identity::TrustAnchors::default();
+            anchors.insert(&agent.domain, keys[d].public());
+            let envelope = data.certificates().unwrap().remove(0).envelope.unwrap();
+            let verified = Certificate::verify(
+                &envelope,
+                &me,
+                &anchors,
+                Timestamp::now(),
+                &Freshness::default(),
+            )
+            .unwrap();
+            assert_eq!(verified, cert);
+            for role in [Role::Execute, Role::Submit, Role::Store] {
+                assert!(cert.roles.contains(role), "{}", cert.roles);
+            }
+            assert!(!cert.roles.contains(Role::Netmgr));
+
+            // The policy is its domain's, signed by its domain's key, and
+            // trusts exactly the other domains, by their keys.
+            let (policy, signer) = open_policy(&data);
+            assert_eq!(policy.domain, agent.domain);
+            assert_eq!(signer, keys[d].public());
+            let mut trusted: Vec<(String, _)> = policy
+                .trusts
+                .iter()
+                .map(|t| (t.name.clone(), t.key))
+                .collect();
+            trusted.sort_by(|a, b| a.0.cmp(&b.0));
+            let expected: Vec<(String, _)> = layout
+                .domains
+                .iter()
+                .zip(&keys)
+                .filter(|(name, _)| **name != agent.domain)
+                .map(|(name, key)| (name.clone(), key.public()))
+                .collect();
+            assert_eq!(trusted, expected);
+            // Whatever a trusted domain's agent presents checks out here.
+            let anchors = policy.anchors(keys[d].public());
+            assert_eq!(anchors.len(), 3);
+        }
+        assert_eq!(Layout::load(&dir).unwrap().unwrap(), layout);
+    }
+
+    #[test]
+    fn one_domain_trusts_nobody_else() {
+        let tmp = tempfile::tempdir().unwrap();
+        let layout = prepare(tmp.path(), 2, 1).unwrap();
+        for agent in &layout.agents {
+            let data = DataDir::open(layout.agent_dir(agent)).unwrap();
+            let (policy, _) = open_policy(&data);
+            assert_eq!(policy.domain, "d0.testnet");
+            assert!(policy.trusts.is_empty());
+        }
+    }
+
+    #[test]
+    fn preparing_again_keeps_keys_and_ids_and_refuses_another_shape() {
+        let tmp = tempfile::tempdir().unwrap();
+        let first = prepare(tmp.path(), 3, 2).unwrap();
+        let key = fs::read(first.domain_key_path("d1.testnet")).unwrap();
+        let again = prepare(tmp.path(), 3, 2).unwrap();
+        assert_eq!(again, first);
+        assert_eq!(fs::read(first.domain_key_path("d1.testnet")).unwrap(), key);
+        // The newer certificate and policy replaced the old ones.
+        let data = DataDir::open(first.agent_dir(&first.agents[1])).unwrap();
+        assert_eq!(data.certificates().unwrap().len(), 1);
+        assert_eq!(data.policies().unwrap().len(), 1);
+
+        let err = prepare(tmp.path(), 4, 2).unwrap_err().to_string();
+        assert!(
+            err.contains("holds a testnet of 3 agents in 2 domains"),
+            "{err}"
+        );
+        assert!(err.contains("--agents 3 --domains 2"), "{err}");
+    }
+
+    #[test]
+    fn bad_shapes_and_foreign_directories_are_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        for (agents, domains, expected) in [
+            (0, 1, "--agents must be at least 1"),
+            (2, 0, "--domains must be at least 1"),
+            (2, 3, "every domain needs an agent"),
+            (MAX_AGENTS + 1, 1, "the most one testnet runs"),
+        ] {
+            let err = prepare(&tmp.path().join("x"), agents, domains)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(expected), "{agents} {domains}: {err}");
+        }
+        assert!(
+            !tmp.path().join("x").exists(),
+            "nothing is made for a bad shape"
+        );
+
+        fs::write(tmp.path().join("notes.txt"), "mine").unwrap();
+        let err = prepare(tmp.path(), 2, 1).unwrap_err().to_string();
+        assert!(err.contains("is not empty"), "{err}");
+        assert!(!tmp.path().join("domains").exists());
+    }
+
+    #[test]
+    fn agent_configs_are_what_the_agent_loads() {
+        let tmp = tempfile::tempdir().unwrap();
+        let layout = prepare(tmp.path(), 2, 1).unwrap();
+        let agent = &layout.agents[1];
+        let bootstrap = vec![format!(
+            "/ip4/127.0.0.1/tcp/4001/p2p/{}",
+            layout.agents[0].id
+        )];
+        let path = write_agent_config(
+            &layout,
+            agent,
+            "/ip4/127.0.0.1/tcp/0",
+            &bootstrap,
+            &AgentSettings::default(),
+        )
+        .unwrap();
+        assert_eq!(path, layout.agent_dir(agent).join(CONFIG_FILE));
+        let config = Config::load(Some(&path)).unwrap();
+        assert_eq!(config.network.listen, ["/ip4/127.0.0.1/tcp/0"]);
+        assert_eq!(config.network.bootstrap, bootstrap);
+        assert!(!config.network.mdns);
+        assert_eq!(config.data_dir, Some(layout.agent_dir(agent)));
+        assert_eq!(
+            config.machine.name.as_deref(),
+            Some("slot1@agent-01.d0.testnet")
+        );
+        // Advertise timers stay the agent's defaults unless asked for.
+        assert_eq!(config.advertise, Config::default().advertise);
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(!text.contains("[advertise]"), "{text}");
+
+        let settings = AgentSettings {
+            refresh_secs: Some(5),
+            lifetime_secs: Some(15),
+        };
+        check_settings(&settings).unwrap();
+        let path =
+            write_agent_config(&layout, agent, "/ip4/127.0.0.1/tcp/0", &[], &settings).unwrap();
+        let config = Config::load(Some(&path)).unwrap();
+        assert_eq!(
+            (
+                config.advertise.refresh_secs,
+                config.advertise.lifetime_secs
+            ),
+            (5, 15)
+        );
+
+        let err = check_settings(&AgentSettings {
+            refresh_secs: Some(600),
+            lifetime_secs: None,
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("lifetime_secs"), "{err}");
+    }
+
+    #[test]
+    fn damaged_layout_files_are_named() {
+        let tmp = tempfile::tempdir().unwrap();
+        fs::write(tmp.path().join(LAYOUT_FILE), "version = 1\nagents = 3\n").unwrap();
+        let err = format!("{:#}", Layout::load(tmp.path()).unwrap_err());
+        assert!(err.contains("testnet.toml is not valid"), "{err}");
+        fs::write(
+            tmp.path().join(LAYOUT_FILE),
+            "version = 1\ndomains = []\n[[agent]]\nname = \"../etc\"\ndomain = \"d\"\nid = \"x\"\n",
+        )
+        .unwrap();
+        let err = Layout::load(tmp.path()).unwrap_err().to_string();
+        assert!(err.contains("is not one `testnet up` makes"), "{err}");
+    }
+}

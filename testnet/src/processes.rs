@@ -1,0 +1,1018 @@
+//! A testnet's agents as processes: starting them ([`up`]), reading their
+//! state ([`status`]) and stopping them ([`down`]).
+//!
+//! Each agent is a process of the `starling` binary (`starling agent
+//! --data-dir DIR/agent-XX --config DIR/agent-XX/agent.toml`), started
+//! detached: its own working directory, standard input from `/dev/null`,
+//! output and errors appended to its `agent.log`, and a process group shared
+//! by the testnet's agents and led by the first, apart from the terminal's,
+//! so that closing the terminal or pressing Ctrl-C in it leaves them
+//! running. The agent keeps `agent.pid` and `agent.sock` in its data
+//! directory; everything here learns about a running agent from those two.
+//!
+//! `up` starts the first agent alone and asks it for its address (it may
+//! listen on port 0), then starts the others in waves of
+//! [`UpOptions::wave`], each dialling the first agent and up to two more
+//! already running (its ancestors in a binary tree over the agents, so no
+//! agent but the first is everyone's bootstrap peer). A wave starts once
+//! the previous one answers on its control socket, so fifty agents on two
+//! cores do not all start their swarms at once. `up` returns when every
+//! agent sees every machine ad, the strongest sign that gossip works.
+//!
+//! Waiting is polling with a growing interval (the agents are not our
+//! children once `up` has returned, so there is nothing to block on), and
+//! every wait has a deadline.
+//!
+//! A pid from a pid file is trusted only after `/proc/<pid>/cmdline` shows
+//! it is `starling agent` for that very data directory: a stale pid file
+//! whose pid now belongs to another process is never signalled.
+
+use std::fs;
+use std::io::Write as _;
+use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _};
+use std::os::unix::process::CommandExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context as _};
+use starling_node::control::{self, Client, Info, Request, Response};
+use starling_protocol::identity::Timestamp;
+
+use crate::layout::{self, Agent, AgentSettings, Layout, LOG_FILE};
+
+/// How long `up` waits for every agent to join, by default.
+pub const DEFAULT_UP_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// How long `down` waits for agents to stop before it kills them.
+pub const DEFAULT_DOWN_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// How many agents `up` starts at once, by default.
+pub const DEFAULT_WAVE: usize = 8;
+
+/// The most bootstrap peers an agent is given.
+pub const MAX_BOOTSTRAP: usize = 3;
+
+/// After SIGKILL, how long to wait for the kernel to take a process away.
+const KILL_GRACE: Duration = Duration::from_secs(5);
+
+/// The first and the longest pause between two polls.
+const POLL_FIRST: Duration = Duration::from_millis(20);
+const POLL_MAX: Duration = Duration::from_millis(500);
+
+/// Lines of an agent's log shown when it dies during `up`.
+const LOG_TAIL_LINES: usize = 15;
+
+/// What `up` is asked for.
+#[derive(Debug, Clone)]
+pub struct UpOptions {
+    /// The testnet's directory; made if missing.
+    pub dir: PathBuf,
+    /// How many agents.
+    pub agents: usize,
+    /// How many domains (agents are dealt to them round-robin).
+    pub domains: usize,
+    /// Agent `i` listens on `127.0.0.1:(base_port + i)`; `None`: on a port
+    /// the system picks, learnt through the control API.
+    pub base_port: Option<u16>,
+    /// Advertise timers for every agent's configuration.
+    pub settings: AgentSettings,
+    /// How long to wait for every agent to join.
+    pub timeout: Duration,
+    /// How many agents to start at once.
+    pub wave: usize,
+    /// The `starling` binary the agents run.
+    pub starling: PathBuf,
+}
+
+impl UpOptions {
+    /// `agents` agents in one domain in `dir`, run by `starling`, with the
+    /// default timeout and wave size.
+    pub fn new(dir: impl Into<PathBuf>, agents: usize, starling: impl Into<PathBuf>) -> Self {
+        Self {
+            dir: dir.into(),
+            agents,
+            domains: 1,
+            base_port: None,
+            settings: AgentSettings::default(),
+            timeout: DEFAULT_UP_TIMEOUT,
+            wave: DEFAULT_WAVE,
+            starling: starling.into(),
+        }
+    }
+}
+
+/// What `up` is doing, for a progress display.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Progress {
+    /// The files are ready; agents are about to start.
+    Prepared { agents: usize, domains: usize },
+    /// A wave of agents answers on its control sockets.
+    Answering {
+        first: String,
+        last: String,
+        answering: usize,
+        total: usize,
+    },
+    /// How many agents see every machine ad so far.
+    Joining { joined: usize, total: usize },
+    /// `down`: agents asked to stop, and how many are still running.
+    Stopping { running: usize, total: usize },
+}
+
+/// A testnet that came up.
+#[derive(Debug, Clone)]
+pub struct UpReport {
+    pub layout: Layout,
+    /// From the start of `up` until every agent had joined.
+    pub elapsed: Duration,
+    /// Each agent's answer to `Info` once it had joined, in layout order.
+    pub infos: Vec<Info>,
+}
+
+/// One agent as `status` finds it.
+#[derive(Debug, Clone)]
+pub struct AgentStatus {
+    pub agent: Agent,
+    pub state: AgentState,
+}
+
+/// Whether an agent runs and what it says.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum AgentState {
+    /// Running and answering.
+    Running { pid: i32, info: Box<Info> },
+    /// Its process runs but its control socket does not answer.
+    NotAnswering { pid: i32, error: String },
+    /// No process of it runs.
+    Down,
+}
+
+impl AgentState {
+    pub fn pid(&self) -> Option<i32> {
+        match self {
+            AgentState::Running { pid, .. } | AgentState::NotAnswering { pid, .. } => Some(*pid),
+            AgentState::Down => None,
+        }
+    }
+
+    pub fn is_running(&self) -> bool {
+        self.pid().is_some()
+    }
+}
+
+/// How `down` stopped one agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stopped {
+    /// It was not running.
+    NotRunning,
+    /// It stopped when asked (a control `shutdown`, or SIGTERM when its
+    /// socket did not answer).
+    Cleanly,
+    /// It was still running at the deadline and was killed (SIGKILL).
+    Killed,
+}
+
+/// What `down` did.
+#[derive(Debug, Clone)]
+pub struct DownReport {
+    /// Each agent, in layout order, and how it stopped.
+    pub agents: Vec<(String, Stopped)>,
+    /// Other processes of the testnet's process group that were killed
+    /// (agents that never wrote a pid file, or what agents started).
+    pub others_killed: usize,
+}
+
+/// The number of machine ads in an agent's view.
+pub fn machine_ads(info: &Info) -> usize {
+    info.ads
+        .iter()
+        .filter(|(kind, _)| kind.eq_ignore_ascii_case("machine"))
+        .map(|(_, n)| *n)
+        .sum()
+}
+
+/// Whether an agent of a testnet of `total` has joined: it sees all
+/// `total` machine ads (its own among them) and, unless alone, a peer.
+pub fn joined(info: &Info, total: usize) -> bool {
+    machine_ads(info) >= total && (total == 1 || info.peers >= 1)
+}
+
+/// Makes the testnet in `options.dir` (see [`layout::prepare`]) and starts
+/// its agents; returns once every agent has joined.
+///
+/// A directory with running agents is refused. If an agent dies or the
+/// timeout passes, the error names the agents concerned and their logs, and
+/// the agents already started are left running for `status` to show and
+/// `down` to stop.
+pub fn up(options: &UpOptions, progress: &mut dyn FnMut(Progress)) -> anyhow::Result<UpReport> {
+    let started = Instant::now();
+    let deadline = started + options.timeout;
+    layout::check_settings(&options.settings)?;
+    if options.wave == 0 {
+        bail!("the wave size must be at least 1");
+    }
+    if let Some(base) = options.base_port {
+        let last = u32::from(base) + options.agents.saturating_sub(1) as u32;
+        if base == 0 || last > u32::from(u16::MAX) {
+            bail!(
+                "--base-port {base} with {} agents needs ports {base} to {last}; \
+                 choose a base port between 1 and {}",
+                options.agents,
+                u32::from(u16::MAX) + 1 - options.agents as u32
+            );
+        }
+    }
+    // The directory holds domain keys: private, like a data directory.
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&options.dir)
+        .with_context(|| format!("creating {}", options.dir.display()))?;
+    let dir = options
+        .dir
+        .canonicalize()
+        .with_context(|| format!("opening {}", options.dir.display()))?;
+    let _lock = lock(&dir)?;
+    if let Some(old) = Layout::load(&dir)? {
+        let running: Vec<String> = old
+            .agents
+            .iter()
+            .filter_map(|a| running_pid(&old, a).map(|pid| format!("{} (pid {pid})", a.name)))
+            .collect();
+        if !running.is_empty() {
+            bail!(
+                "{} has running agents: {}; stop them first with `starling testnet down --dir {}`",
+                dir.display(),
+                running.join(", "),
+                dir.display()
+            );
+        }
+        let others = group_members(&old, &dir);
+        if !others.is_empty() {
+            bail!(
+                "{} has processes left from its last run (pids {others:?}); stop them first \
+                 with `starling testnet down --dir {}`",
+                dir.display(),
+                dir.display()
+            );
+        }
+    }
+    let mut layout = layout::prepare(&dir, options.agents, options.domains)?;
+    layout.process_group = None;
+    layout.save()?;
+    progress(Progress::Prepared {
+        agents: layout.agents.len(),
+        domains: layout.domains.len(),
+    });
+
+    let total = layout.agents.len();
+    let listen = |i: usize| match options.base_port {
+        Some(base) => format!("/ip4/127.0.0.1/tcp/{}", u32::from(base) + i as u32),
+        None => "/ip4/127.0.0.1/tcp/0".to_owned(),
+    };
+    if let Some(base) = options.base_port {
+        check_ports_free(base, total)?;
+    }
+    // Each agent's dialable address, once it has answered.
+    let mut addresses: Vec<Option<String>> = vec![None; total];
+    let mut children: Vec<Option<Child>> = (0..total).map(|_| None).collect();
+    let mut infos: Vec<Option<Info>> = vec![None; total];
+
+    // Waves: the first agent alone (the others need its address), then
+    // `wave` at a time.
+    let mut next = 0;
+    while next < total {
+        let end = if next == 0 {
+            1
+        } else {
+            (next + options.wave).min(total)
+        };
+        for (i, slot) in children.iter_mut().enumerate().take(end).skip(next) {
+            let agent = &layout.agents[i];
+            let bootstrap = bootstrap_peers(i, &addresses);
+            let config = layout::write_agent_config(
+                &layout,
+                agent,
+                &listen(i),
+                &bootstrap,
+                &options.settings,
+            )?;
+            let child = spawn(
+                &options.starling,
+                &layout,
+                agent,
+                &config,
+                layout.process_group,
+            )?;
+            if i == 0 {
+                // The first agent leads the testnet's process group.
+                let pid = i32::try_from(child.id()).context("a pid beyond i32")?;
+                layout.process_group = Some(pid);
+                layout.save()?;
+            }
+            *slot = Some(child);
+        }
+        let wave: Vec<usize> = (next..end).collect();
+        wait_answering(
+            &layout,
+            &wave,
+            &mut children,
+            &mut infos,
+            deadline,
+            options.timeout,
+        )?;
+        for &i in &wave {
+            if let Some(info) = &infos[i] {
+                addresses[i] = Some(dial_address(&layout.agents[i], info)?);
+            }
+        }
+        progress(Progress::Answering {
+            first: layout.agents[next].name.clone(),
+            last: layout.agents[end - 1].name.clone(),
+            answering: end,
+            total,
+        });
+        next = end;
+    }
+
+    // Every agent answers; now wait until each sees every machine ad.
+    let mut done = vec![false; total];
+    let mut pause = POLL_FIRST;
+    loop {
+        for i in 0..total {
+            if done[i] {
+                continue;
+            }
+            check_alive(&layout, i, &mut children)?;
+            if let Ok(info) = agent_info(&layout.agent_dir(&layout.agents[i])) {
+                done[i] = joined(&info, total);
+                infos[i] = Some(info);
+            }
+        }
+        let count = done.iter().filter(|d| **d).count();
+        progress(Progress::Joining {
+            joined: count,
+            total,
+        });
+        if count == total {
+            break;
+        }
+        if Instant::now() >= deadline {
+            bail!(not_joined(&layout, &done, &infos, options.timeout));
+        }
+        std::thread::sleep(pause.min(deadline.saturating_duration_since(Instant::now())));
+        pause = (pause * 2).min(POLL_MAX);
+    }
+    let infos = infos.into_iter().flatten().collect();
+    Ok(UpReport {
+        layout,
+        elapsed: started.elapsed(),
+        infos,
+    })
+}
+
+/// Every agent of the testnet in `dir` and its state.
+pub fn status(dir: &Path) -> anyhow::Result<(Layout, Vec<AgentStatus>)> {
+    let layout = existing(dir)?;
+    let statuses = layout
+        .agents
+        .iter()
+        .map(|agent| {
+            let state = match running_pid(&layout, agent) {
+                None => AgentState::Down,
+                Some(pid) => match agent_info(&layout.agent_dir(agent)) {
+                    Ok(info) => AgentState::Running {
+                        pid,
+                        info: Box::new(info),
+                    },
+                    Err(e) => AgentState::NotAnswering {
+                        pid,
+                        error: format!("{e:#}"),
+                    },
+                },
+            };
+            AgentStatus {
+                agent: agent.clone(),
+                state,
+            }
+        })
+        .collect();
+    Ok((layout, statuses))
+}
+
+/// Stops every agent of the testnet in `dir`: a control `shutdown` to each
+/// (SIGTERM when its socket does not answer), up to `timeout` for them to
+/// exit, then SIGKILL for the rest and for any other process left in the
+/// testnet's process group. Returns once no process of the testnet
+/// remains; running it again finds nothing to stop.
+pub fn down(
+    dir: &Path,
+    timeout: Duration,
+    progress: &mut dyn FnMut(Progress),
+) -> anyhow::Result<DownReport> {
+    let mut layout = existing(dir)?;
+    let _lock = lock(layout.dir())?;
+    let total = layout.agents.len();
+    let mut outcome = vec![Stopped::NotRunning; total];
+    let mut pids: Vec<Option<i32>> = vec![None; total];
+    for (i, agent) in layout.agents.iter().enumerate() {
+        let Some(pid) = running_pid(&layout, agent) else {
+            continue;
+        };
+        pids[i] = Some(pid);
+        outcome[i] = Stopped::Cleanly;
+        let asked = Client::connect(&layout.agent_dir(agent))
+            .and_then(|mut client| client.request(&Request::Shutdown));
+        if !matches!(asked, Ok(Response::Done)) {
+            // Not answering (or refusing): the agent stops cleanly on
+            // SIGTERM too.
+            signal(pid, rustix::process::Signal::TERM);
+        }
+    }
+
+    let still_running = |layout: &Layout, pids: &[Option<i32>]| -> Vec<usize> {
+        (0..total)
+            .filter(|&i| {
+                pids[i].is_some_and(|pid| is_agent_of(pid, &layout.agent_dir(&layout.agents[i])))
+            })
+            .collect()
+    };
+    let asked = pids.iter().filter(|p| p.is_some()).count();
+    let deadline = Instant::now() + timeout;
+    let mut pause = POLL_FIRST;
+    loop {
+        let running = still_running(&layout, &pids);
+        progress(Progress::Stopping {
+            running: running.len(),
+            total: asked,
+        });
+        if running.is_empty() || Instant::now() >= deadline {
+            break;
+        }
+        std::thread::sleep(pause.min(deadline.saturating_duration_since(Instant::now())));
+        pause = (pause * 2).min(POLL_MAX);
+    }
+    let stragglers = still_running(&layout, &pids);
+    for &i in &stragglers {
+        if let Some(pid) = pids[i] {
+            signal(pid, rustix::process::Signal::KILL);
+            outcome[i] = Stopped::Killed;
+        }
+    }
+
+    // Whatever else is left in the testnet's process group and is the
+    // testnet's (by its command line or working directory).
+    let others = group_members(&layout, layout.dir());
+    for &pid in &others {
+        signal(pid, rustix::process::Signal::KILL);
+    }
+
+    let kill_deadline = Instant::now() + KILL_GRACE;
+    loop {
+        let left: Vec<String> = still_running(&layout, &pids)
+            .into_iter()
+            .map(|i| layout.agents[i].name.clone())
+            .chain(
+                others
+                    .iter()
+                    .filter(|pid| is_alive(**pid))
+                    .map(|pid| format!("pid {pid}")),
+            )
+            .collect();
+        if left.is_empty() {
+            break;
+        }
+        if Instant::now() >= kill_deadline {
+            bail!(
+                "still running after SIGKILL: {} (stuck in the kernel?); run down again \
+                 once they are gone",
+                left.join(", ")
+            );
+        }
+        std::thread::sleep(POLL_MAX / 5);
+    }
+    for &i in &stragglers {
+        // A killed agent cannot remove its own pid file.
+        let path = control::pid_path(&layout.agent_dir(&layout.agents[i]));
+        if read_pid(&path) == pids[i] {
+            let _ = fs::remove_file(path);
+        }
+    }
+    layout.process_group = None;
+    layout.save()?;
+    Ok(DownReport {
+        agents: layout
+            .agents
+            .iter()
+            .map(|a| a.name.clone())
+            .zip(outcome)
+            .collect(),
+        others_killed: others.len(),
+    })
+}
+
+/// The layout of the testnet in `dir`, which must exist.
+fn existing(dir: &Path) -> anyhow::Result<Layout> {
+    let dir = dir
+        .canonicalize()
+        .with_context(|| format!("no testnet in {}", dir.display()))?;
+    Layout::load(&dir)?.with_context(|| {
+        format!(
+            "no testnet in {}: it has no {}",
+            dir.display(),
+            layout::LAYOUT_FILE
+        )
+    })
+}
+
+/// Holds an exclusive lock on the testnet's directory, so that two `up`s or
+/// an `up` and a `down` do not interleave. Released when dropped.
+fn lock(dir: &Path) -> anyhow::Result<fs::File> {
+    let file = fs::File::open(dir).with_context(|| format!("opening {}", dir.display()))?;
+    match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => Ok(file),
+        Err(rustix::io::Errno::WOULDBLOCK) => bail!(
+            "another `starling testnet` command is working on {}; wait for it to finish",
+            dir.display()
+        ),
+        Err(e) => Err(e).with_context(|| format!("locking {}", dir.display())),
+    }
+}
+
+/// Starts one agent, detached, in the process group `group` (a new one
+/// led by itself when `None`).
+fn spawn(
+    starling: &Path,
+    layout: &Layout,
+    agent: &Agent,
+    config: &Path,
+    group: Option<i32>,
+) -> anyhow::Result<Child> {
+    let dir = layout.agent_dir(agent);
+    let log_path = dir.join(LOG_FILE);
+    let mut log = fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(&log_path)
+        .with_context(|| format!("opening {}", log_path.display()))?;
+    // Logs are appended across runs; a marker shows where each run starts.
+    writeln!(
+        log,
+        "==== starling testnet up: {} starts at {} ====",
+        agent.name,
+        Timestamp::now()
+    )
+    .with_context(|| format!("writing {}", log_path.display()))?;
+    let errors = log
+        .try_clone()
+        .with_context(|| format!("opening {}", log_path.display()))?;
+    Command::new(starling)
+        .arg("agent")
+        .arg("--data-dir")
+        .arg(&dir)
+        .arg("--config")
+        .arg(config)
+        .current_dir(&dir)
+        .stdin(Stdio::null())
+        .stdout(log)
+        .stderr(errors)
+        .process_group(group.unwrap_or(0))
+        .spawn()
+        .with_context(|| match group {
+            Some(g) => format!(
+                "starting {} ({} agent) in the testnet's process group {g}",
+                agent.name,
+                starling.display()
+            ),
+            None => format!("starting {} ({} agent)", agent.name, starling.display()),
+        })
+}
+
+/// Waits until every agent of `wave` answers `Info`, failing at once if one
+/// of them exits.
+fn wait_answering(
+    layout: &Layout,
+    wave: &[usize],
+    children: &mut [Option<Child>],
+    infos: &mut [Option<Info>],
+    deadline: Instant,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let mut pause = POLL_FIRST;
+    loop {
+        let mut waiting = Vec::new();
+        for &i in wave {
+            if infos[i].is_some() {
+                continue;
+            }
+            check_alive(layout, i, children)?;
+            match agent_info(&layout.agent_dir(&layout.agents[i])) {
+                Ok(info) => infos[i] = Some(info),
+                Err(e) => waiting.push((i, e)),
+            }
+        }
+        if waiting.is_empty() {
+            return Ok(());
+        }
+        if Instant::now() >= deadline {
+            let lines: Vec<String> = waiting
+                .iter()
+                .map(|(i, e)| {
+                    let agent = &layout.agents[*i];
+                    format!(
+                        "  {}: not answering on its control socket ({e:#}); see {}",
+                        agent.name,
+                        layout.agent_dir(agent).join(LOG_FILE).display()
+                    )
+                })
+                .collect();
+            bail!(
+                "the testnet did not come up within {} s:\n{}\n{}",
+                timeout.as_secs(),
+                lines.join("\n"),
+                left_running(layout)
+            );
+        }
+        std::thread::sleep(pause.min(deadline.saturating_duration_since(Instant::now())));
+        pause = (pause * 2).min(POLL_MAX);
+    }
+}
+
+/// Fails if agent `i`, started by this `up`, has exited.
+fn check_alive(layout: &Layout, i: usize, children: &mut [Option<Child>]) -> anyhow::Result<()> {
+    let Some(child) = children[i].as_mut() else {
+        return Ok(());
+    };
+    let status = child
+        .try_wait()
+        .with_context(|| format!("waiting for {}", layout.agents[i].name))?;
+    if let Some(status) = status {
+        let agent = &layout.agents[i];
+        let log = layout.agent_dir(agent).join(LOG_FILE);
+        let others = children.iter().filter(|c| c.is_some()).count() - 1;
+        bail!(
+            "{} exited ({status}) during `testnet up`; the end of {}:\n{}{}",
+            agent.name,
+            log.display(),
+            log_tail(&log),
+            if others > 0 {
+                format!("\n{}", left_running(layout))
+            } else {
+                String::new()
+            }
+        );
+    }
+    Ok(())
+}
+
+fn left_running(layout: &Layout) -> String {
+    format!(
+        "The agents that started are left running: `starling testnet status --dir {0}` \
+         shows them, `starling testnet down --dir {0}` stops them.",
+        layout.dir().display()
+    )
+}
+
+/// The error for agents that answer but have not joined by the deadline.
+fn not_joined(layout: &Layout, done: &[bool], infos: &[Option<Info>], timeout: Duration) -> String {
+    let total = layout.agents.len();
+    let lines: Vec<String> = (0..total)
+        .filter(|&i| !done[i])
+        .map(|i| {
+            let agent = &layout.agents[i];
+            let seen = match &infos[i] {
+                Some(info) => format!(
+                    "sees {} of {total} machine ads and {} peers",
+                    machine_ads(info),
+                    info.peers
+                ),
+                None => "does not answer".to_owned(),
+            };
+            format!(
+                "  {}: {seen}; see {}",
+                agent.name,
+                layout.agent_dir(agent).join(LOG_FILE).display()
+            )
+        })
+        .collect();
+    format!(
+        "{} of {total} agents did not join within {} s (an agent has joined when it sees \
+         all {total} machine ads):\n{}\n{}",
+        lines.len(),
+        timeout.as_secs(),
+        lines.join("\n"),
+        left_running(layout)
+    )
+}
+
+/// The last lines of a log file, indented.
+fn log_tail(path: &Path) -> String {
+    let text = match fs::read(path) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(e) => return format!("    (cannot read it: {e})"),
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(LOG_TAIL_LINES)..]
+        .iter()
+        .map(|l| format!("    {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Asks the agent whose data directory is `data_dir` for its `Info`.
+pub fn agent_info(data_dir: &Path) -> anyhow::Result<Info> {
+    let mut client = Client::connect(data_dir)
+        .with_context(|| format!("connecting to {}", control::socket_path(data_dir).display()))?;
+    match client.request(&Request::Info).context("asking for info")? {
+        Response::Info(info) => Ok(info),
+        Response::Error { message } => bail!("the agent refused: {message}"),
+        other => bail!("the agent answered {other:?} to info"),
+    }
+}
+
+/// The address to dial an agent at: its loopback listen address, which
+/// ends in `/p2p/<id>`.
+fn dial_address(agent: &Agent, info: &Info) -> anyhow::Result<String> {
+    let usable: Vec<&String> = info.listen.iter().filter(|a| a.contains("/p2p/")).collect();
+    usable
+        .iter()
+        .find(|a| a.starts_with("/ip4/127.0.0.1/"))
+        .or(usable.first())
+        .map(|a| (*a).clone())
+        .with_context(|| {
+            format!(
+                "{} reports no address to dial (listen: {:?})",
+                agent.name, info.listen
+            )
+        })
+}
+
+/// The bootstrap peers of agent `i`: the first agent, then its ancestors in
+/// a binary tree over the agents (`(i - 1) / 2`, and so on), among those
+/// whose address is known, at most [`MAX_BOOTSTRAP`] in all.
+fn bootstrap_peers(i: usize, addresses: &[Option<String>]) -> Vec<String> {
+    if i == 0 {
+        return Vec::new();
+    }
+    let mut peers: Vec<usize> = vec![0];
+    let mut j = i;
+    while j > 0 && peers.len() < MAX_BOOTSTRAP {
+        j = (j - 1) / 2;
+        if j > 0 && addresses[j].is_some() {
+            peers.push(j);
+        }
+    }
+    peers
+        .into_iter()
+        .filter_map(|j| addresses[j].clone())
+        .collect()
+}
+
+/// Fails, naming the port, if a port `up` would listen on is taken.
+fn check_ports_free(base: u16, count: usize) -> anyhow::Result<()> {
+    for i in 0..count {
+        let port = u16::try_from(u32::from(base) + i as u32).context("port out of range")?;
+        if let Err(e) = std::net::TcpListener::bind(("127.0.0.1", port)) {
+            bail!(
+                "port {port} on 127.0.0.1 is not free ({e}); choose another --base-port, or \
+                 leave it out to let the system pick ports"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The pid in an agent's pid file, if it is that agent, running.
+fn running_pid(layout: &Layout, agent: &Agent) -> Option<i32> {
+    let dir = layout.agent_dir(agent);
+    read_pid(&control::pid_path(&dir)).filter(|&pid| is_agent_of(pid, &dir))
+}
+
+fn read_pid(path: &Path) -> Option<i32> {
+    fs::read_to_string(path).ok()?.trim().parse().ok()
+}
+
+/// Whether `pid` is a live (not zombie) process.
+fn is_alive(pid: i32) -> bool {
+    proc_stat(pid).is_some_and(|stat| !matches!(stat.state, 'Z' | 'X' | 'x'))
+}
+
+/// Whether `pid` is `starling agent --data-dir <data_dir>`, alive.
+fn is_agent_of(pid: i32, data_dir: &Path) -> bool {
+    if !is_alive(pid) {
+        return false;
+    }
+    let Ok(cmdline) = fs::read(format!("/proc/{pid}/cmdline")) else {
+        return false;
+    };
+    let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
+    let dir = data_dir.as_os_str().as_encoded_bytes();
+    args.contains(&b"agent".as_slice())
+        && args
+            .windows(2)
+            .any(|w| w[0] == b"--data-dir".as_slice() && w[1] == dir)
+}
+
+/// The live processes in the testnet's process group that belong to it
+/// (their command line names its directory, or they run inside it), other
+/// than agents found through their pid files.
+fn group_members(layout: &Layout, dir: &Path) -> Vec<i32> {
+    let Some(group) = layout.process_group else {
+        return Vec::new();
+    };
+    let Ok(entries) = fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let dir_bytes = dir.as_os_str().as_encoded_bytes();
+    let mut members = Vec::new();
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let Some(stat) = proc_stat(pid) else {
+            continue;
+        };
+        if stat.pgrp != group || matches!(stat.state, 'Z' | 'X' | 'x') {
+            continue;
+        }
+        let names_dir = fs::read(format!("/proc/{pid}/cmdline"))
+            .is_ok_and(|c| c.windows(dir_bytes.len()).any(|w| w == dir_bytes));
+        let runs_inside =
+            fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|cwd| cwd.starts_with(dir));
+        if names_dir || runs_inside {
+            members.push(pid);
+        }
+    }
+    members.sort_unstable();
+    members
+}
+
+/// The fields of `/proc/<pid>/stat` used here.
+struct ProcStat {
+    state: char,
+    pgrp: i32,
+}
+
+fn proc_stat(pid: i32) -> Option<ProcStat> {
+    let text = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // `pid (comm) state ppid pgrp ...`; comm may hold spaces and parens.
+    let rest = &text[text.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace();
+    let state = fields.next()?.chars().next()?;
+    let _ppid = fields.next()?;
+    let pgrp = fields.next()?.parse().ok()?;
+    Some(ProcStat { state, pgrp })
+}
+
+fn signal(pid: i32, signal: rustix::process::Signal) {
+    if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+        // It may have exited meanwhile: nothing to do then.
+        let _ = rustix::process::kill_process(pid, signal);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bootstrap_peers_are_the_first_agent_and_known_ancestors() {
+        let known = |n: usize, up_to: usize| -> Vec<Option<String>> {
+            (0..n)
+                .map(|i| (i < up_to).then(|| format!("a{i}")))
+                .collect()
+        };
+        assert!(bootstrap_peers(0, &known(10, 1)).is_empty());
+        // The first wave only knows agent 0.
+        for i in 1..9 {
+            assert_eq!(bootstrap_peers(i, &known(50, 1)), ["a0"], "agent {i}");
+        }
+        // Later agents also dial their ancestors: 20 -> 9 -> 4 -> 1 -> 0.
+        assert_eq!(bootstrap_peers(20, &known(50, 17)), ["a0", "a9", "a4"]);
+        assert_eq!(bootstrap_peers(10, &known(50, 9)), ["a0", "a4", "a1"]);
+        // Unknown ancestors are skipped.
+        assert_eq!(bootstrap_peers(20, &known(50, 5)), ["a0", "a4", "a1"]);
+        // No agent but the first is everyone's peer.
+        let all = known(50, 50);
+        let mut uses = vec![0; 50];
+        for i in 1..50 {
+            for p in bootstrap_peers(i, &all) {
+                uses[p[1..].parse::<usize>().unwrap()] += 1;
+            }
+        }
+        assert_eq!(uses[0], 49);
+        assert!(uses[1..].iter().all(|&n| n <= 12), "{uses:?}");
+    }
+
+    fn info(peers: usize, machines: usize) -> Info {
+        Info {
+            agent_id: "12D3KooWtest".to_owned(),
+            domain: "d0.testnet".to_owned(),
+            version: "0".to_owned(),
+            pid: 1,
+            data_dir: PathBuf::from("/x"),
+            listen: vec![
+                "/ip4/192.0.2.1/tcp/4001/p2p/12D3KooWtest".to_owned(),
+                "/ip4/127.0.0.1/tcp/4001/p2p/12D3KooWtest".to_owned(),
+                "/ip4/127.0.0.1/tcp/4001".to_owned(),
+            ],
+            peers,
+            ads: [
+                ("Machine".to_owned(), machines),
+                ("Submitter".to_owned(), 9),
+            ]
+            .into_iter()
+            .collect(),
+            started_ms: 0,
+        }
+    }
+
+    #[test]
+    fn joined_means_every_machine_ad_and_a_peer() {
+        assert!(joined(&info(1, 5), 5));
+        assert!(!joined(&info(1, 4), 5), "one ad short");
+        assert!(!joined(&info(0, 5), 5), "no peer");
+        assert!(joined(&info(0, 1), 1), "a testnet of one has no peers");
+        assert_eq!(machine_ads(&info(0, 3)), 3, "submitter ads do not count");
+    }
+
+    #[test]
+    fn the_dial_address_is_on_loopback_with_the_peer_id() {
+        let agent = Agent {
+            name: "agent-00".to_owned(),
+            domain: "d0.testnet".to_owned(),
+            id: String::new(),
+        };
+        assert_eq!(
+            dial_address(&agent, &info(0, 0)).unwrap(),
+            "/ip4/127.0.0.1/tcp/4001/p2p/12D3KooWtest"
+        );
+        let mut bare = info(0, 0);
+        bare.listen = vec!["/ip4/127.0.0.1/tcp/4001".to_owned()];
+        let err = dial_address(&agent, &bare).unwrap_err().to_string();
+        assert!(err.contains("agent-00 reports no address to dial"), "{err}");
+    }
+
+    #[test]
+    fn only_the_agent_of_that_data_directory_counts_as_running() {
+        let tmp = tempfile::tempdir().unwrap();
+        let me = std::process::id() as i32;
+        assert!(is_alive(me));
+        assert!(
+            !is_agent_of(me, tmp.path()),
+            "a test binary is not an agent"
+        );
+        // A pid file naming a process that is not the agent: not running.
+        std::fs::write(tmp.path().join("agent.pid"), format!("{me}\n")).unwrap();
+        assert_eq!(read_pid(&tmp.path().join("agent.pid")), Some(me));
+        assert!(!is_agent_of(i32::MAX, tmp.path()));
+        assert!(!is_alive(i32::MAX));
+
+        // A zombie is not alive: a child that exited and was not reaped.
+        let mut child = Command::new("true").spawn().unwrap();
+        let pid = child.id() as i32;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while proc_stat(pid).is_some_and(|s| s.state != 'Z') && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(!is_alive(pid));
+        child.wait().unwrap();
+    }
+
+    #[test]
+    fn group_members_are_only_the_testnets_own() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().canonicalize().unwrap();
+        // A process in its own group, running inside the testnet directory.
+        let mut inside = Command::new("sleep")
+            .arg("30")
+            .current_dir(&dir)
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let group = inside.id() as i32;
+        // Another in that group but elsewhere, naming nothing of ours.
+        let mut outside = Command::new("sleep")
+            .arg("30")
+            .current_dir("/")
+            .process_group(group)
+            .spawn()
+            .unwrap();
+        let mut layout = layout::prepare(&dir.join("net"), 1, 1).unwrap();
+        layout.process_group = Some(group);
+        let members = group_members(&layout, &dir);
+        inside.kill().unwrap();
+        outside.kill().unwrap();
+        inside.wait().unwrap();
+        outside.wait().unwrap();
+        assert_eq!(members, [group]);
+    }
+}
