@@ -2,6 +2,7 @@
 //! per subcommand. Output is shaped like the HTCondor command each one
 //! mirrors.
 
+mod agent;
 mod domain;
 mod eval;
 mod id;
@@ -27,6 +28,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run the agent in the foreground (until SIGINT, SIGTERM or `shutdown`).
+    Agent(agent::Args),
     /// Evaluate ClassAd expressions (like HTCondor's classad_eval).
     Eval(eval::Args),
     /// Match one job ad against many machine ads, two-sidedly, and rank them.
@@ -52,6 +55,7 @@ pub fn main() -> ExitCode {
     };
     let data_dir = cli.data_dir.as_deref();
     let result = match cli.command {
+        Command::Agent(args) => agent::run(args, data_dir),
         Command::Eval(args) => eval::run(args),
         Command::Match(args) => matching::run(args),
         Command::Status(args) => status::run(args, data_dir),
