@@ -7,6 +7,7 @@
 //! the agent, so this crate cannot call it). Those come in as
 //! [`Extension`]s that [`main_with`] adds to the command line.
 
+mod agent;
 mod domain;
 mod eval;
 mod id;
@@ -32,6 +33,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run the agent in the foreground (until SIGINT, SIGTERM or `shutdown`).
+    Agent(agent::Args),
     /// Evaluate ClassAd expressions (like HTCondor's classad_eval).
     Eval(eval::Args),
     /// Match one job ad against many machine ads, two-sidedly, and rank them.
@@ -78,6 +81,7 @@ pub fn main_with(extensions: &[&dyn Extension]) -> ExitCode {
     };
     let data_dir = cli.data_dir.as_deref();
     let result = match cli.command {
+        Command::Agent(args) => agent::run(args, data_dir),
         Command::Eval(args) => eval::run(args),
         Command::Match(args) => matching::run(args),
         Command::Status(args) => status::run(args, data_dir),

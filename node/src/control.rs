@@ -83,12 +83,18 @@ pub enum Response {
     Info(Info),
     /// Each ad in new ClassAd syntax (`[ Name = "m1"; ... ]`), as signed by
     /// the agent it describes.
-    Ads { ads: Vec<String> },
-    Peers { peers: Vec<Peer> },
+    Ads {
+        ads: Vec<String>,
+    },
+    Peers {
+        peers: Vec<Peer>,
+    },
     /// The request was carried out.
     Done,
     /// The request was refused or failed; `message` says why, for a person.
-    Error { message: String },
+    Error {
+        message: String,
+    },
 }
 
 /// Who an agent is and how it is connected.

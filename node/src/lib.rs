@@ -12,6 +12,7 @@
 //!   command-line overrides.
 //! - [`machine`]: probing the real machine and building its machine ad.
 
+pub mod agent;
 pub mod cli;
 pub mod config;
 pub mod control;

@@ -1,0 +1,778 @@
+//! The agent: the actors and the network loop that make one Starling peer.
+//!
+//! # Supervision tree
+//!
+//! ```text
+//! Supervisor (ractor)
+//! ├── View        owns the view of the pool; judges every gossiped ad
+//! ├── Advertiser  builds, signs and publishes this machine's ad
+//! └── Control     serves the local control API (unix socket), when asked
+//!
+//! network loop (tokio task, not an actor: one task owns the Swarm)
+//! ```
+//!
+//! The supervisor starts the view, then the network loop (which sends the
+//! view what arrives), then the advertiser and the control API. A child that
+//! fails is restarted alone, at most [`MAX_RESTARTS`] times in
+//! [`RESTART_WINDOW`]; beyond that the supervisor stops and the agent exits
+//! with an error, for systemd (or the testnet) to restart it whole. A
+//! restarted view starts empty: the network loop is pointed at it and pulls
+//! the view from its peers again, and the advertiser is restarted so that
+//! its own ad is back in it. The network loop is not restarted: if it
+//! ends, the agent stops.
+//!
+//! # Stopping
+//!
+//! [`Agent::shutdown`] withdraws the ad (publishes an already-expired copy
+//! that every view takes as a removal), lets the network loop send it for
+//! a moment, stops the actors and flushes the store. `starling agent` calls
+//! it on SIGINT, SIGTERM or a control `shutdown` request.
+
+pub mod advertiser;
+pub mod network;
+pub mod trust;
+pub mod view;
+pub mod view_actor;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use libp2p::Multiaddr;
+use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
+use starling_protocol::identity::{Freshness, Keypair, Timestamp};
+use starling_storage::Store;
+use tokio::sync::{mpsc, oneshot, Notify};
+
+use crate::config::Config;
+use crate::control;
+use crate::machine::{Identity, Probe};
+use advertiser::{Advertiser, AdvertiserArgs, AdvertiserMsg};
+use network::{Command, Transport};
+use trust::Trust;
+use view_actor::{ViewActor, ViewArgs, ViewMsg};
+
+/// Restarts of one child allowed within [`RESTART_WINDOW`].
+pub const MAX_RESTARTS: usize = 5;
+
+/// The window over which restarts are counted.
+pub const RESTART_WINDOW: Duration = Duration::from_secs(60);
+
+/// How long a query to an actor may take before it is answered with an
+/// error.
+pub const QUERY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How long the network loop keeps running after the withdrawal, so that it
+/// reaches the peers.
+pub const WITHDRAW_GRACE: Duration = Duration::from_millis(300);
+
+/// Everything needed to start an agent.
+pub struct Setup {
+    pub key: Keypair,
+    pub trust: Trust,
+    pub config: Config,
+    /// The data directory: where `Disk` is measured and the control socket
+    /// lives. `None` for agents inside one process.
+    pub data_dir: Option<PathBuf>,
+    pub store: Arc<dyn Store>,
+    pub transport: Transport,
+    /// Serve the control API on `data_dir`'s socket.
+    pub control: bool,
+    /// A probe to use instead of reading the machine.
+    pub probe: Option<Probe>,
+}
+
+/// Why an agent could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Network(#[from] network::Error),
+    #[error("invalid address {address:?} in network.{field}: {reason}")]
+    Address {
+        field: &'static str,
+        address: String,
+        reason: String,
+    },
+    #[error("starting the agent's actors: {0}")]
+    Spawn(String),
+}
+
+/// A running agent.
+pub struct Agent {
+    supervisor: ActorRef<SupervisorMsg>,
+    supervisor_task: tokio::task::JoinHandle<()>,
+    network: mpsc::Sender<Command>,
+    network_task: tokio::task::JoinHandle<()>,
+    store: Arc<dyn Store>,
+    shutdown_requested: Arc<Notify>,
+    pub info: StaticInfo,
+}
+
+/// What does not change while an agent runs.
+#[derive(Debug, Clone)]
+pub struct StaticInfo {
+    pub agent_id: String,
+    pub domain: String,
+    pub data_dir: Option<PathBuf>,
+    pub started_ms: u64,
+}
+
+impl Agent {
+    /// Starts the actors and the network loop. Returns once they run (the
+    /// first ad is on its way, peers are being dialed).
+    pub async fn start(setup: Setup) -> Result<Agent, Error> {
+        let listen = parse_addrs("listen", &setup.config.network.listen)?;
+        let bootstrap = parse_addrs("bootstrap", &setup.config.network.bootstrap)?;
+        let settings = network::Settings {
+            transport: setup.transport,
+            listen,
+            bootstrap,
+            mdns: setup.config.network.mdns,
+            max_connections: setup.config.network.max_connections,
+            domains: setup.trust.domains.clone(),
+            certificates: setup.trust.certificates.clone(),
+            idle_timeout: Duration::from_secs(300),
+        };
+        let info = StaticInfo {
+            agent_id: setup.key.agent_id().to_string(),
+            domain: setup.trust.domain.clone(),
+            data_dir: setup.data_dir.clone(),
+            started_ms: Timestamp::now().as_unix_millis(),
+        };
+        let shutdown_requested = Arc::new(Notify::new());
+        let key = Arc::new(setup.key);
+        let identity = Identity {
+            agent_id: info.agent_id.clone(),
+            domain: Some(setup.trust.domain.clone()),
+            roles: setup.trust.roles.to_string(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+        };
+        let (supervisor, supervisor_task) = Actor::spawn(
+            None,
+            Supervisor,
+            SupervisorArgs {
+                key,
+                settings,
+                trust: setup.trust,
+                identity,
+                config: setup.config,
+                data_dir: setup.data_dir,
+                store: setup.store.clone(),
+                probe: setup.probe,
+                control: setup.control,
+                info: info.clone(),
+                shutdown_requested: shutdown_requested.clone(),
+            },
+        )
+        .await
+        .map_err(|e| Error::Spawn(e.to_string()))?;
+        let (network, network_task) = match supervisor
+            .call(SupervisorMsg::TakeNetwork, Some(QUERY_TIMEOUT))
+            .await
+        {
+            Ok(ractor::rpc::CallResult::Success(Some(n))) => n,
+            _ => {
+                supervisor.stop(None);
+                return Err(Error::Spawn("the network loop did not start".to_owned()));
+            }
+        };
+        Ok(Agent {
+            supervisor,
+            supervisor_task,
+            network,
+            network_task,
+            store: setup.store,
+            shutdown_requested,
+            info,
+        })
+    }
+
+    /// Waits until the agent is asked to stop (a control `shutdown`), or
+    /// stops on its own (its supervisor gave up, its network loop ended).
+    /// Dropping this future is safe.
+    pub async fn stopped(&mut self) -> Stopped {
+        tokio::select! {
+            _ = self.shutdown_requested.notified() => Stopped::Requested,
+            _ = &mut self.supervisor_task => Stopped::Failed("the agent's supervisor stopped".to_owned()),
+            _ = &mut self.network_task => Stopped::Failed("the network loop ended".to_owned()),
+        }
+    }
+
+    /// Withdraws the ad, stops the network and the actors, and closes the
+    /// store. Dropping this future midway leaves the agent half stopped;
+    /// its ad then expires on its own.
+    pub async fn shutdown(self) {
+        let withdraw = self
+            .supervisor
+            .call(SupervisorMsg::Withdraw, Some(Duration::from_secs(2)))
+            .await;
+        if !matches!(withdraw, Ok(ractor::rpc::CallResult::Success(()))) {
+            tracing::warn!("could not withdraw the ad; it will expire instead");
+        }
+        let (done, finished) = oneshot::channel();
+        let stopping = self
+            .network
+            .send(Command::Shutdown {
+                grace: WITHDRAW_GRACE,
+                done,
+            })
+            .await;
+        if stopping.is_ok() {
+            let _ = tokio::time::timeout(WITHDRAW_GRACE * 4, finished).await;
+        }
+        self.network_task.abort();
+        let _ = self
+            .supervisor
+            .stop_and_wait(None, Some(Duration::from_secs(5)))
+            .await;
+        // Every store call flushed before it returned; dropping the last
+        // handle closes sled's files.
+        drop(self.store);
+    }
+
+    /// The live ads in this agent's view, as ClassAd text.
+    pub async fn ads(
+        &self,
+        my_type: Option<&str>,
+        constraint: Option<&str>,
+    ) -> Result<Vec<String>, String> {
+        let view = self.view().await?;
+        let (my_type, constraint) = (my_type.map(str::to_owned), constraint.map(str::to_owned));
+        match view
+            .call(
+                |reply| ViewMsg::Query {
+                    my_type,
+                    constraint,
+                    reply,
+                },
+                Some(QUERY_TIMEOUT),
+            )
+            .await
+        {
+            Ok(ractor::rpc::CallResult::Success(answer)) => answer,
+            _ => Err("the view did not answer in time".to_owned()),
+        }
+    }
+
+    /// How many live ads the view holds, by `MyType`.
+    pub async fn counts(&self) -> Result<BTreeMap<String, usize>, String> {
+        let view = self.view().await?;
+        match view.call(ViewMsg::Counts, Some(QUERY_TIMEOUT)).await {
+            Ok(ractor::rpc::CallResult::Success(counts)) => Ok(counts),
+            _ => Err("the view did not answer in time".to_owned()),
+        }
+    }
+
+    /// The addresses the agent listens on, each with its `/p2p/` suffix.
+    pub async fn listen_addrs(&self) -> Vec<Multiaddr> {
+        let (reply, answer) = oneshot::channel();
+        if self
+            .network
+            .send(Command::ListenAddrs(reply))
+            .await
+            .is_err()
+        {
+            return Vec::new();
+        }
+        tokio::time::timeout(QUERY_TIMEOUT, answer)
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .unwrap_or_default()
+    }
+
+    /// The connected peers.
+    pub async fn peers(&self) -> Vec<control::Peer> {
+        peers(&self.network, &self.supervisor).await
+    }
+
+    async fn view(&self) -> Result<ActorRef<ViewMsg>, String> {
+        current_view(&self.supervisor).await
+    }
+}
+
+/// Why [`Agent::stopped`] returned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stopped {
+    Requested,
+    Failed(String),
+}
+
+async fn current_view(supervisor: &ActorRef<SupervisorMsg>) -> Result<ActorRef<ViewMsg>, String> {
+    match supervisor
+        .call(SupervisorMsg::View, Some(QUERY_TIMEOUT))
+        .await
+    {
+        Ok(ractor::rpc::CallResult::Success(view)) => Ok(view),
+        _ => Err("the agent is stopping".to_owned()),
+    }
+}
+
+async fn peers(
+    network: &mpsc::Sender<Command>,
+    supervisor: &ActorRef<SupervisorMsg>,
+) -> Vec<control::Peer> {
+    let (reply, answer) = oneshot::channel();
+    if network.send(Command::Peers(reply)).await.is_err() {
+        return Vec::new();
+    }
+    let Ok(Ok(list)) = tokio::time::timeout(QUERY_TIMEOUT, answer).await else {
+        return Vec::new();
+    };
+    let rejects = match current_view(supervisor).await {
+        Ok(view) => {
+            let ids = list.iter().map(|p| p.peer).collect();
+            match view
+                .call(
+                    |reply| ViewMsg::Rejects { peers: ids, reply },
+                    Some(QUERY_TIMEOUT),
+                )
+                .await
+            {
+                Ok(ractor::rpc::CallResult::Success(counts)) => counts,
+                _ => Vec::new(),
+            }
+        }
+        Err(_) => Vec::new(),
+    };
+    list.into_iter()
+        .enumerate()
+        .map(|(i, p)| control::Peer {
+            agent_id: p.peer.to_string(),
+            addresses: p.addresses.iter().map(ToString::to_string).collect(),
+            rtt_ms: p.rtt.map(|d| d.as_secs_f64() * 1000.0),
+            score: p.score,
+            rejected: rejects.get(i).copied().unwrap_or(0),
+        })
+        .collect()
+}
+
+fn parse_addrs(field: &'static str, addresses: &[String]) -> Result<Vec<Multiaddr>, Error> {
+    addresses
+        .iter()
+        .map(|a| {
+            a.parse()
+                .map_err(|e: libp2p::multiaddr::Error| Error::Address {
+                    field,
+                    address: a.clone(),
+                    reason: e.to_string(),
+                })
+        })
+        .collect()
+}
+
+/// Messages the supervisor handles.
+#[derive(Debug)]
+pub enum SupervisorMsg {
+    /// The current view actor.
+    View(RpcReplyPort<ActorRef<ViewMsg>>),
+    /// Withdraw the ad (through the advertiser).
+    Withdraw(RpcReplyPort<()>),
+    /// Hand the network loop's channel and task to the agent (once).
+    #[allow(clippy::type_complexity)]
+    TakeNetwork(RpcReplyPort<Option<(mpsc::Sender<Command>, tokio::task::JoinHandle<()>)>>),
+}
+
+struct Supervisor;
+
+struct SupervisorArgs {
+    key: Arc<Keypair>,
+    settings: network::Settings,
+    trust: Trust,
+    identity: Identity,
+    config: Config,
+    data_dir: Option<PathBuf>,
+    store: Arc<dyn Store>,
+    probe: Option<Probe>,
+    control: bool,
+    info: StaticInfo,
+    shutdown_requested: Arc<Notify>,
+}
+
+struct SupervisorState {
+    view_args: (Freshness, starling_protocol::identity::TrustAnchors),
+    advertiser_args: AdvertiserArgs,
+    network: mpsc::Sender<Command>,
+    network_handle: Option<(mpsc::Sender<Command>, tokio::task::JoinHandle<()>)>,
+    view: ActorRef<ViewMsg>,
+    advertiser: ActorRef<AdvertiserMsg>,
+    control: Option<ActorRef<control_actor::ControlMsg>>,
+    control_args: Option<control_actor::ControlArgs>,
+    restarts: BTreeMap<&'static str, Vec<Instant>>,
+}
+
+impl Actor for Supervisor {
+    type Msg = SupervisorMsg;
+    type State = SupervisorState;
+    type Arguments = SupervisorArgs;
+
+    async fn pre_start(
+        &self,
+        myself: ActorRef<SupervisorMsg>,
+        args: SupervisorArgs,
+    ) -> Result<SupervisorState, ActorProcessingErr> {
+        let freshness = Freshness::default();
+        let (network_tx, network_rx) = mpsc::channel(network::COMMAND_CAPACITY);
+        let (view, _) = Actor::spawn_linked(
+            None,
+            ViewActor,
+            ViewArgs {
+                anchors: args.trust.anchors.clone(),
+                freshness,
+                network: network_tx.clone(),
+            },
+            myself.get_cell(),
+        )
+        .await?;
+        let net = network::start(
+            &args.key,
+            args.settings,
+            view.clone(),
+            network_tx,
+            network_rx,
+        )?;
+        let advertiser_args = AdvertiserArgs {
+            key: args.key.clone(),
+            certificates: args.trust.certificates.clone(),
+            domain: args.trust.domain.clone(),
+            identity: args.identity,
+            machine: args.config.machine.clone(),
+            data_dir: args.data_dir.clone().unwrap_or_else(std::env::temp_dir),
+            refresh: args.config.advertise.refresh(),
+            lifetime: args.config.advertise.lifetime(),
+            store: args.store,
+            network: net.commands.clone(),
+            view: view.clone(),
+            probe: args.probe,
+        };
+        let (advertiser, _) =
+            Actor::spawn_linked(None, Advertiser, advertiser_args.clone(), myself.get_cell())
+                .await?;
+        let control_args = match (&args.data_dir, args.control) {
+            (Some(dir), true) => Some(control_actor::ControlArgs {
+                data_dir: dir.clone(),
+                supervisor: myself.clone(),
+                network: net.commands.clone(),
+                info: args.info,
+                shutdown_requested: args.shutdown_requested,
+            }),
+            _ => None,
+        };
+        let control = match &control_args {
+            Some(c) => Some(
+                Actor::spawn_linked(None, control_actor::Control, c.clone(), myself.get_cell())
+                    .await?
+                    .0,
+            ),
+            None => None,
+        };
+        Ok(SupervisorState {
+            view_args: (freshness, args.trust.anchors),
+            advertiser_args,
+            network: net.commands.clone(),
+            network_handle: Some((net.commands, net.task)),
+            view,
+            advertiser,
+            control,
+            control_args,
+            restarts: BTreeMap::new(),
+        })
+    }
+
+    async fn handle(
+        &self,
+        _myself: ActorRef<SupervisorMsg>,
+        message: SupervisorMsg,
+        state: &mut SupervisorState,
+    ) -> Result<(), ActorProcessingErr> {
+        match message {
+            SupervisorMsg::View(reply) => {
+                let _ = reply.send(state.view.clone());
+            }
+            SupervisorMsg::Withdraw(reply) => {
+                let answer = state
+                    .advertiser
+                    .call(AdvertiserMsg::Withdraw, Some(QUERY_TIMEOUT))
+                    .await;
+                if !matches!(answer, Ok(ractor::rpc::CallResult::Success(()))) {
+                    tracing::warn!("the advertiser did not withdraw the ad");
+                }
+                let _ = reply.send(());
+            }
+            SupervisorMsg::TakeNetwork(reply) => {
+                let _ = reply.send(state.network_handle.take());
+            }
+        }
+        Ok(())
+    }
+
+    async fn handle_supervisor_evt(
+        &self,
+        myself: ActorRef<SupervisorMsg>,
+        event: SupervisionEvent,
+        state: &mut SupervisorState,
+    ) -> Result<(), ActorProcessingErr> {
+        let (cell, why) = match event {
+            SupervisionEvent::ActorFailed(cell, error) => (cell, error.to_string()),
+            SupervisionEvent::ActorTerminated(cell, _, reason) => {
+                (cell, reason.unwrap_or_else(|| "stopped".to_owned()))
+            }
+            _ => return Ok(()),
+        };
+        let Some(child) = state.which(&cell) else {
+            return Ok(()); // an earlier instance, already replaced
+        };
+        tracing::warn!(child, why, "an agent actor stopped; restarting it");
+        let now = Instant::now();
+        let times = state.restarts.entry(child).or_default();
+        times.retain(|t| now.duration_since(*t) < RESTART_WINDOW);
+        times.push(now);
+        if times.len() > MAX_RESTARTS {
+            tracing::error!(child, "restarted too often; stopping the agent");
+            myself.stop(Some(format!(
+                "{child} failed {MAX_RESTARTS} times in a minute"
+            )));
+            return Ok(());
+        }
+        match child {
+            "view" => {
+                let (freshness, anchors) = state.view_args.clone();
+                let (view, _) = Actor::spawn_linked(
+                    None,
+                    ViewActor,
+                    ViewArgs {
+                        anchors,
+                        freshness,
+                        network: state.network.clone(),
+                    },
+                    myself.get_cell(),
+                )
+                .await?;
+                state.view = view.clone();
+                let _ = state.network.send(Command::SetView(view.clone())).await;
+                let _ = state.network.send(Command::PullAgain).await;
+                // The advertiser follows the view, so its ad is in the new one.
+                state.advertiser_args.view = view;
+                let old = state.advertiser.clone();
+                state.advertiser = self.spawn_advertiser(&myself, state).await?;
+                old.stop(Some("following a restarted view".to_owned()));
+            }
+            "advertiser" => {
+                state.advertiser = self.spawn_advertiser(&myself, state).await?;
+            }
+            "control" => {
+                if let Some(args) = state.control_args.clone() {
+                    state.control = Some(
+                        Actor::spawn_linked(None, control_actor::Control, args, myself.get_cell())
+                            .await?
+                            .0,
+                    );
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+impl Supervisor {
+    async fn spawn_advertiser(
+        &self,
+        myself: &ActorRef<SupervisorMsg>,
+        state: &SupervisorState,
+    ) -> Result<ActorRef<AdvertiserMsg>, ActorProcessingErr> {
+        Ok(Actor::spawn_linked(
+            None,
+            Advertiser,
+            state.advertiser_args.clone(),
+            myself.get_cell(),
+        )
+        .await?
+        .0)
+    }
+}
+
+impl SupervisorState {
+    fn which(&self, cell: &ActorCell) -> Option<&'static str> {
+        let id = cell.get_id();
+        if id == self.view.get_id() {
+            Some("view")
+        } else if id == self.advertiser.get_id() {
+            Some("advertiser")
+        } else if self.control.as_ref().is_some_and(|c| c.get_id() == id) {
+            Some("control")
+        } else {
+            None
+        }
+    }
+}
+
+pub mod control_actor {
+    //! The control actor: serves the control API for the agent and answers
+    //! each request by asking the other actors.
+
+    use std::path::PathBuf;
+    use std::sync::Arc;
+
+    use ractor::{Actor, ActorProcessingErr, ActorRef};
+    use tokio::sync::{mpsc, Notify};
+
+    use super::network::Command;
+    use super::{current_view, peers, StaticInfo, SupervisorMsg, QUERY_TIMEOUT};
+    use crate::control::{self, Request, Response};
+
+    #[derive(Debug)]
+    pub enum ControlMsg {
+        /// The server task ended; the actor fails so that it is restarted.
+        ServerEnded(String),
+    }
+
+    pub struct Control;
+
+    #[derive(Clone)]
+    pub struct ControlArgs {
+        pub data_dir: PathBuf,
+        pub supervisor: ActorRef<SupervisorMsg>,
+        pub network: mpsc::Sender<Command>,
+        pub info: StaticInfo,
+        pub shutdown_requested: Arc<Notify>,
+    }
+
+    pub struct ControlState {
+        server: tokio::task::JoinHandle<()>,
+    }
+
+    impl Actor for Control {
+        type Msg = ControlMsg;
+        type State = ControlState;
+        type Arguments = ControlArgs;
+
+        async fn pre_start(
+            &self,
+            myself: ActorRef<ControlMsg>,
+            args: ControlArgs,
+        ) -> Result<ControlState, ActorProcessingErr> {
+            let dir = args.data_dir.clone();
+            let handler: Arc<dyn control::Handler> = Arc::new(AgentHandler { args });
+            let server = tokio::spawn(async move {
+                let why = match control::serve(&dir, handler).await {
+                    Ok(()) => "the control server stopped".to_owned(),
+                    Err(e) => format!("the control server failed: {e}"),
+                };
+                let _ = myself.cast(ControlMsg::ServerEnded(why));
+            });
+            Ok(ControlState { server })
+        }
+
+        async fn post_stop(
+            &self,
+            _myself: ActorRef<ControlMsg>,
+            state: &mut ControlState,
+        ) -> Result<(), ActorProcessingErr> {
+            state.server.abort();
+            Ok(())
+        }
+
+        async fn handle(
+            &self,
+            _myself: ActorRef<ControlMsg>,
+            message: ControlMsg,
+            _state: &mut ControlState,
+        ) -> Result<(), ActorProcessingErr> {
+            match message {
+                ControlMsg::ServerEnded(why) => Err(why.into()),
+            }
+        }
+    }
+
+    struct AgentHandler {
+        args: ControlArgs,
+    }
+
+    #[async_trait::async_trait]
+    impl control::Handler for AgentHandler {
+        async fn handle(&self, request: Request) -> Response {
+            let args = &self.args;
+            match request {
+                Request::Info => {
+                    let (reply, answer) = tokio::sync::oneshot::channel();
+                    let listen = if args.network.send(Command::ListenAddrs(reply)).await.is_ok() {
+                        tokio::time::timeout(QUERY_TIMEOUT, answer)
+                            .await
+                            .ok()
+                            .and_then(Result::ok)
+                            .unwrap_or_default()
+                    } else {
+                        Vec::new()
+                    };
+                    let peer_list = peers(&args.network, &args.supervisor).await;
+                    let ads = match current_view(&args.supervisor).await {
+                        Ok(view) => {
+                            match view.call(super::ViewMsg::Counts, Some(QUERY_TIMEOUT)).await {
+                                Ok(ractor::rpc::CallResult::Success(c)) => c,
+                                _ => Default::default(),
+                            }
+                        }
+                        Err(_) => Default::default(),
+                    };
+                    Response::Info(control::Info {
+                        agent_id: args.info.agent_id.clone(),
+                        domain: args.info.domain.clone(),
+                        version: env!("CARGO_PKG_VERSION").to_owned(),
+                        pid: std::process::id(),
+                        data_dir: args.data_dir.clone(),
+                        listen: listen.iter().map(ToString::to_string).collect(),
+                        peers: peer_list.len(),
+                        ads,
+                        started_ms: args.info.started_ms,
+                    })
+                }
+                Request::Ads { kind, constraint } => {
+                    let my_type = match kind.to_ascii_lowercase().as_str() {
+                        "machine" => Some("Machine".to_owned()),
+                        "submitter" => Some("Submitter".to_owned()),
+                        "any" => None,
+                        other => {
+                            return Response::Error {
+                                message: format!(
+                                    "unknown kind of ad {other:?}: use machine, submitter or any"
+                                ),
+                            }
+                        }
+                    };
+                    let view = match current_view(&args.supervisor).await {
+                        Ok(v) => v,
+                        Err(message) => return Response::Error { message },
+                    };
+                    match view
+                        .call(
+                            |reply| super::ViewMsg::Query {
+                                my_type,
+                                constraint,
+                                reply,
+                            },
+                            Some(QUERY_TIMEOUT),
+                        )
+                        .await
+                    {
+                        Ok(ractor::rpc::CallResult::Success(Ok(ads))) => Response::Ads { ads },
+                        Ok(ractor::rpc::CallResult::Success(Err(message))) => {
+                            Response::Error { message }
+                        }
+                        _ => Response::Error {
+                            message: "the view did not answer in time".to_owned(),
+                        },
+                    }
+                }
+                Request::Peers => Response::Peers {
+                    peers: peers(&args.network, &args.supervisor).await,
+                },
+                Request::Shutdown => {
+                    args.shutdown_requested.notify_one();
+                    Response::Done
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! The advertiser: builds this machine's ad, signs it and publishes it.
+//!
+//! It probes the machine once at start (with the short benchmark behind
+//! `Mips`/`KFlops`), then every [`CHECK_INTERVAL`] refreshes the cheap
+//! readings and rebuilds the ad. It publishes when the ad changed in a way
+//! a matchmaker would notice (anything but the readings that drift all the
+//! time, see [`VOLATILE`]) and at least every refresh interval; each
+//! publication carries the next durable sequence number, so a restarted
+//! agent's ads still replace its old ones. On shutdown it publishes a
+//! withdrawal: the same ad with a window that has already closed, which
+//! every view takes as "remove this agent".
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use starling_protocol::classad::{unparse_ad, ClassAd};
+use starling_protocol::gossip::{self, AdKind};
+use starling_protocol::identity::{Envelope, Keypair, Kind, Timestamp};
+use starling_storage::Store;
+use tokio::sync::mpsc;
+
+use super::network::Command;
+use super::view_actor::ViewMsg;
+use crate::config;
+use crate::machine::{self, Identity, Probe, Status};
+
+/// How often the machine is re-read and the ad rebuilt.
+pub const CHECK_INTERVAL: Duration = Duration::from_secs(5);
+
+/// Attributes that change all the time and so do not, alone, make the ad
+/// worth republishing before the refresh interval.
+pub const VOLATILE: &[&str] = &[
+    "MyCurrentTime",
+    "LoadAvg",
+    "TotalLoadAvg",
+    "KeyboardIdle",
+    "ConsoleIdle",
+    "Disk",
+    "TotalDisk",
+];
+
+/// Messages the advertiser handles.
+#[derive(Debug)]
+pub enum AdvertiserMsg {
+    /// Re-read the machine; publish if the ad changed or is due.
+    Check,
+    /// Publish a withdrawal of the ad; reply once it is handed to the network.
+    Withdraw(RpcReplyPort<()>),
+}
+
+pub struct Advertiser;
+
+/// What the advertiser needs; cloned into each restart.
+#[derive(Clone)]
+pub struct AdvertiserArgs {
+    pub key: Arc<Keypair>,
+    pub certificates: Vec<Envelope>,
+    pub domain: String,
+    pub identity: Identity,
+    pub machine: config::Machine,
+    pub data_dir: std::path::PathBuf,
+    pub refresh: Duration,
+    pub lifetime: Duration,
+    pub store: Arc<dyn Store>,
+    pub network: mpsc::Sender<Command>,
+    pub view: ActorRef<ViewMsg>,
+    /// A probe to use instead of reading the machine (many agents in one
+    /// process share one, and skip the benchmark).
+    pub probe: Option<Probe>,
+}
+
+pub struct AdvertiserState {
+    args: AdvertiserArgs,
+    probe: Probe,
+    status: Status,
+    /// The stable part of the last published ad, and when it went out.
+    published: Option<(String, tokio::time::Instant)>,
+    last: Option<ClassAd>,
+}
+
+impl Actor for Advertiser {
+    type Msg = AdvertiserMsg;
+    type State = AdvertiserState;
+    type Arguments = AdvertiserArgs;
+
+    async fn pre_start(
+        &self,
+        myself: ActorRef<AdvertiserMsg>,
+        args: AdvertiserArgs,
+    ) -> Result<AdvertiserState, ActorProcessingErr> {
+        let probe = match &args.probe {
+            Some(p) => p.clone(),
+            None => {
+                let dir = args.data_dir.clone();
+                tokio::task::spawn_blocking(move || Probe::read(&dir)).await?
+            }
+        };
+        let now = unix_secs();
+        myself.send_interval(CHECK_INTERVAL, || AdvertiserMsg::Check);
+        // The first ad goes out at once.
+        myself.cast(AdvertiserMsg::Check)?;
+        Ok(AdvertiserState {
+            args,
+            probe,
+            status: Status::unclaimed(now),
+            published: None,
+            last: None,
+        })
+    }
+
+    async fn handle(
+        &self,
+        _myself: ActorRef<AdvertiserMsg>,
+        message: AdvertiserMsg,
+        state: &mut AdvertiserState,
+    ) -> Result<(), ActorProcessingErr> {
+        match message {
+            AdvertiserMsg::Check => {
+                if state.args.probe.is_none() {
+                    state
+                        .probe
+                        .refresh(&state.args.data_dir, std::time::SystemTime::now());
+                }
+                let ad = machine::build_ad(
+                    &state.probe,
+                    &state.args.machine,
+                    &state.args.identity,
+                    &state.status,
+                    unix_secs(),
+                )?;
+                let stable = stable_text(&ad);
+                let due = match &state.published {
+                    None => true,
+                    Some((text, at)) => *text != stable || at.elapsed() >= state.args.refresh,
+                };
+                if due {
+                    publish(&state.args, &ad, state.args.lifetime).await?;
+                    state.published = Some((stable, tokio::time::Instant::now()));
+                }
+                state.last = Some(ad);
+            }
+            AdvertiserMsg::Withdraw(reply) => {
+                if let Some(ad) = &state.last {
+                    publish(&state.args, ad, Duration::ZERO).await?;
+                }
+                let _ = reply.send(());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Signs `ad` with the next sequence number, valid for `lifetime`, puts it
+/// in our own view and hands it to the network.
+async fn publish(
+    args: &AdvertiserArgs,
+    ad: &ClassAd,
+    lifetime: Duration,
+) -> Result<(), ActorProcessingErr> {
+    let store = args.store.clone();
+    let seq = tokio::task::spawn_blocking(move || store.next_sequence(Kind::MACHINE_AD)).await??;
+    let now = Timestamp::now();
+    let ttl = u64::try_from(lifetime.as_millis()).unwrap_or(u64::MAX);
+    let envelope = gossip::seal(
+        &args.key,
+        seq,
+        now,
+        ttl,
+        AdKind::Machine,
+        ad,
+        &args.certificates,
+    )?;
+    tracing::debug!(seq, withdrawal = ttl == 0, "publishing the machine ad");
+    let bytes = envelope.to_bytes();
+    let _ = args.view.cast(ViewMsg::Own {
+        envelope: Box::new(envelope),
+        ad: ad.clone(),
+        domain: args.domain.clone(),
+    });
+    args.network
+        .send(Command::Publish {
+            domain: args.domain.clone(),
+            bytes,
+        })
+        .await
+        .map_err(|_| "the network loop has stopped")?;
+    Ok(())
+}
+
+/// The ad without its [`VOLATILE`] attributes, as text to compare.
+fn stable_text(ad: &ClassAd) -> String {
+    let mut stable = ad.clone();
+    for name in VOLATILE {
+        if let Ok(name) = starling_protocol::classad::Name::new(name) {
+            stable.remove(name);
+        }
+    }
+    unparse_ad(&stable)
+}
+
+fn unix_secs() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}

@@ -1,0 +1,891 @@
+//! The one task that owns the libp2p [`Swarm`].
+//!
+//! An event loop (`tokio::select!` over swarm events, a bounded command
+//! channel and a few timers), as in libp2p's file-sharing example. Actors
+//! never hold the swarm: they send [`Command`]s, and the loop sends what
+//! arrives to the view actor.
+//!
+//! The behaviours:
+//! - **connection limits** (`network.max_connections`, two per peer) and a
+//!   **block list** for peers banned after too many rejected messages;
+//! - **identify**, whose listen addresses feed Kademlia;
+//! - **ping**, whose round-trip times are kept per peer (later, the
+//!   measure of "nearby");
+//! - **Kademlia** in server mode on `/starling/kad/1`, seeded with the
+//!   bootstrap peers; its routing table is where the loop finds peers to
+//!   dial when it has fewer than [`TARGET_PEERS`];
+//! - **mDNS**, when configured (on for a LAN install, off in testnets);
+//! - **gossipsub** with anonymous, content-addressed messages (each ad is
+//!   already a signed envelope, so a second libp2p signature would only
+//!   cost time) and application validation: a message is forwarded only
+//!   after the view accepted it. Peer scores count invalid messages per
+//!   topic and take the view's reject counts as the application score;
+//! - **request-response** on `/starling/view/1`: a newcomer pulls the
+//!   current view from its first peers instead of waiting a refresh
+//!   interval (anti-entropy), and the loop serves such pulls from the view.
+
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use futures::{AsyncReadExt as _, AsyncWriteExt as _, StreamExt as _};
+use libp2p::core::transport::MemoryTransport;
+use libp2p::core::upgrade::Version;
+use libp2p::gossipsub::{self, IdentTopic, MessageAcceptance, MessageId, TopicHash};
+use libp2p::multiaddr::Protocol as AddrProtocol;
+use libp2p::request_response::{self, OutboundRequestId, ProtocolSupport, ResponseChannel};
+use libp2p::swarm::behaviour::toggle::Toggle;
+use libp2p::swarm::{NetworkBehaviour, SwarmEvent};
+use libp2p::{
+    allow_block_list, connection_limits, identify, kad, mdns, noise, ping, tcp, yamux, Multiaddr,
+    PeerId, StreamProtocol, Swarm, Transport as _,
+};
+use ractor::ActorRef;
+use starling_protocol::gossip::{self as signed_ads, Topic};
+use starling_protocol::identity::{Envelope, Kind};
+use starling_protocol::view::{self, Request, Response, MAX_PAGE_ADS};
+use starling_protocol::wire::VIEW_V1;
+use tokio::sync::{mpsc, oneshot};
+
+use super::view_actor::ViewMsg;
+
+/// Commands waiting for the loop at most (senders wait when it is full).
+pub const COMMAND_CAPACITY: usize = 256;
+
+/// gossipsub's frame limit: the largest signed ad, rounded up, so that an
+/// oversized ad reaches the view and is held against its sender.
+pub const GOSSIP_MAX_TRANSMIT: usize = 128 << 10;
+
+/// Gossip messages handed to the view and not yet judged, at most. Beyond
+/// this the loop ignores new messages (the view's mailbox stays bounded).
+pub const MAX_PENDING_VALIDATIONS: usize = 1024;
+
+/// Peers the agent tries to stay connected to.
+pub const TARGET_PEERS: usize = 8;
+
+/// Peers a newcomer pulls the view from.
+pub const INITIAL_PULLS: usize = 3;
+
+/// Pages one pull may take, at most.
+pub const MAX_PULL_PAGES: u32 = 256;
+
+/// Pulls being served at once, at most; more are refused.
+pub const MAX_SERVING_PULLS: usize = 32;
+
+/// Application score per rejected message.
+pub const REJECT_PENALTY: f64 = -10.0;
+
+/// Rejected messages after which a peer is disconnected and blocked.
+pub const BAN_AFTER_REJECTS: u64 = 32;
+
+/// How long a banned peer stays blocked.
+pub const BAN_DURATION: Duration = Duration::from_secs(600);
+
+/// Kademlia's protocol name.
+pub const KAD_PROTOCOL: &str = "/starling/kad/1";
+
+/// identify's protocol name.
+pub const IDENTIFY_PROTOCOL: &str = "/starling/id/1";
+
+/// Which transport the swarm runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// TCP with noise and yamux: real agents.
+    Tcp,
+    /// libp2p's in-process memory transport (`/memory/N` addresses), with
+    /// the same noise and yamux: many agents in one process.
+    Memory,
+}
+
+/// What the network needs to start.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub transport: Transport,
+    pub listen: Vec<Multiaddr>,
+    pub bootstrap: Vec<Multiaddr>,
+    pub mdns: bool,
+    pub max_connections: u32,
+    /// Domains whose ad topics to subscribe to: our own and the trusted.
+    pub domains: Vec<String>,
+    /// Our certificates, shown to peers we pull the view from.
+    pub certificates: Vec<Envelope>,
+    /// How long an idle connection stays open.
+    pub idle_timeout: Duration,
+}
+
+/// One connected peer, for `starling` commands.
+#[derive(Debug, Clone)]
+pub struct PeerInfo {
+    pub peer: PeerId,
+    pub addresses: Vec<Multiaddr>,
+    pub rtt: Option<Duration>,
+    pub score: Option<f64>,
+}
+
+/// What actors ask of the network.
+#[derive(Debug)]
+pub enum Command {
+    /// Publish a signed ad on `domain`'s topic.
+    Publish {
+        domain: String,
+        bytes: Vec<u8>,
+    },
+    /// The view's judgement of a gossip message.
+    Validated {
+        id: MessageId,
+        source: PeerId,
+        acceptance: MessageAcceptance,
+        /// The source's reject count after this message, when it rose.
+        rejects: Option<u64>,
+    },
+    /// The view's answer to a pull a peer made.
+    Serve {
+        request: u64,
+        response: Response,
+    },
+    /// A peer's reject count rose (outside gossip: a pulled page).
+    Penalise {
+        peer: PeerId,
+        rejects: u64,
+    },
+    /// Use this view actor from now on (it was restarted).
+    SetView(ActorRef<ViewMsg>),
+    /// Pull the view from a few connected peers again.
+    PullAgain,
+    Peers(oneshot::Sender<Vec<PeerInfo>>),
+    ListenAddrs(oneshot::Sender<Vec<Multiaddr>>),
+    /// Let pending messages go out for `grace`, then stop the loop.
+    Shutdown {
+        grace: Duration,
+        done: oneshot::Sender<()>,
+    },
+}
+
+/// The swarm's behaviours.
+#[derive(NetworkBehaviour)]
+struct Behaviour {
+    limits: connection_limits::Behaviour,
+    blocked: allow_block_list::Behaviour<allow_block_list::BlockedPeers>,
+    identify: identify::Behaviour,
+    ping: ping::Behaviour,
+    kad: kad::Behaviour<kad::store::MemoryStore>,
+    mdns: Toggle<mdns::tokio::Behaviour>,
+    gossipsub: gossipsub::Behaviour,
+    view: request_response::Behaviour<ViewCodec>,
+}
+
+/// Why the network could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("building the libp2p swarm: {0}")]
+    Build(String),
+    #[error("cannot listen on {address}: {reason}")]
+    Listen { address: Multiaddr, reason: String },
+}
+
+/// A running network loop: its command channel and its task.
+pub struct Network {
+    pub commands: mpsc::Sender<Command>,
+    pub task: tokio::task::JoinHandle<()>,
+    pub peer_id: PeerId,
+}
+
+/// Builds the swarm, starts listening and dialing, and spawns the loop.
+pub fn start(
+    key: &starling_protocol::identity::Keypair,
+    settings: Settings,
+    view: ActorRef<ViewMsg>,
+    commands: mpsc::Sender<Command>,
+    receiver: mpsc::Receiver<Command>,
+) -> Result<Network, Error> {
+    let keypair = libp2p::identity::Keypair::ed25519_from_bytes(key.seed())
+        .map_err(|e| Error::Build(e.to_string()))?;
+    let mut swarm = build_swarm(keypair, &settings)?;
+    for address in &settings.listen {
+        swarm
+            .listen_on(address.clone())
+            .map_err(|e| Error::Listen {
+                address: address.clone(),
+                reason: e.to_string(),
+            })?;
+    }
+    for domain in &settings.domains {
+        if let Ok(topic) = Topic::ads(domain) {
+            let topic = IdentTopic::new(topic.to_string());
+            // Subscribing only fails for a topic refused by a filter; we
+            // have none.
+            let _ = swarm.behaviour_mut().gossipsub.subscribe(&topic);
+        }
+    }
+    for address in &settings.bootstrap {
+        if let Some(peer) = peer_of(address) {
+            swarm
+                .behaviour_mut()
+                .kad
+                .add_address(&peer, address.clone());
+        }
+        if let Err(e) = swarm.dial(address.clone()) {
+            tracing::warn!(%address, error = %e, "cannot dial bootstrap peer");
+        }
+    }
+    let peer_id = *swarm.local_peer_id();
+    let topics = settings
+        .domains
+        .iter()
+        .filter_map(|d| Topic::ads(d).ok())
+        .map(|t| {
+            (
+                IdentTopic::new(t.to_string()).hash(),
+                domain_of_topic(&t.to_string()),
+            )
+        })
+        .collect();
+    let state = Loop {
+        swarm,
+        view,
+        topics,
+        certificates: settings.certificates,
+        pending_validations: 0,
+        pending_publish: HashMap::new(),
+        serving: HashMap::new(),
+        next_serve: 0,
+        pulls: HashMap::new(),
+        pulled_from: HashSet::new(),
+        rtt: HashMap::new(),
+        bans: HashMap::new(),
+        listen: Vec::new(),
+    };
+    let task = tokio::spawn(tracing::Instrument::in_current_span(state.run(receiver)));
+    Ok(Network {
+        commands,
+        task,
+        peer_id,
+    })
+}
+
+fn domain_of_topic(topic: &str) -> String {
+    match Topic::parse(topic) {
+        Some(Topic::Ads { domain }) => domain,
+        _ => String::new(),
+    }
+}
+
+/// The `/p2p/<id>` at the end of an address.
+pub fn peer_of(address: &Multiaddr) -> Option<PeerId> {
+    address.iter().find_map(|p| match p {
+        AddrProtocol::P2p(peer) => Some(peer),
+        _ => None,
+    })
+}
+
+fn build_swarm(
+    keypair: libp2p::identity::Keypair,
+    settings: &Settings,
+) -> Result<Swarm<Behaviour>, Error> {
+    let build = |e: &dyn std::fmt::Display| Error::Build(e.to_string());
+    let behaviour = |key: &libp2p::identity::Keypair| make_behaviour(key, settings);
+    let idle = settings.idle_timeout;
+    let swarm = match settings.transport {
+        Transport::Tcp => libp2p::SwarmBuilder::with_existing_identity(keypair)
+            .with_tokio()
+            .with_tcp(
+                tcp::Config::default().nodelay(true),
+                noise::Config::new,
+                yamux::Config::default,
+            )
+            .map_err(|e| build(&e))?
+            .with_dns()
+            .map_err(|e| build(&e))?
+            .with_behaviour(behaviour)
+            .map_err(|e| build(&e))?
+            .with_swarm_config(|c| c.with_idle_connection_timeout(idle))
+            .build(),
+        Transport::Memory => libp2p::SwarmBuilder::with_existing_identity(keypair)
+            .with_tokio()
+            .with_other_transport(
+                |key| -> Result<_, Box<dyn std::error::Error + Send + Sync>> {
+                    Ok(MemoryTransport::default()
+                        .upgrade(Version::V1)
+                        .authenticate(noise::Config::new(key)?)
+                        .multiplex(yamux::Config::default())
+                        .timeout(Duration::from_secs(20)))
+                },
+            )
+            .map_err(|e| build(&e))?
+            .with_behaviour(behaviour)
+            .map_err(|e| build(&e))?
+            .with_swarm_config(|c| c.with_idle_connection_timeout(idle))
+            .build(),
+    };
+    Ok(swarm)
+}
+
+fn make_behaviour(
+    key: &libp2p::identity::Keypair,
+    settings: &Settings,
+) -> Result<Behaviour, Box<dyn std::error::Error + Send + Sync>> {
+    let peer_id = key.public().to_peer_id();
+    let limits = connection_limits::ConnectionLimits::default()
+        .with_max_established(Some(settings.max_connections))
+        .with_max_established_per_peer(Some(2))
+        .with_max_pending_incoming(Some(64))
+        .with_max_pending_outgoing(Some(64));
+    let identify = identify::Behaviour::new(
+        identify::Config::new(IDENTIFY_PROTOCOL.to_owned(), key.public())
+            .with_agent_version(format!("starling/{}", env!("CARGO_PKG_VERSION"))),
+    );
+    let mut kad = kad::Behaviour::with_config(
+        peer_id,
+        kad::store::MemoryStore::new(peer_id),
+        kad::Config::new(StreamProtocol::new(KAD_PROTOCOL)),
+    );
+    kad.set_mode(Some(kad::Mode::Server));
+    let mdns = if settings.mdns {
+        Some(mdns::tokio::Behaviour::new(
+            mdns::Config::default(),
+            peer_id,
+        )?)
+    } else {
+        None
+    };
+    let config = gossipsub::ConfigBuilder::default()
+        .validation_mode(gossipsub::ValidationMode::Anonymous)
+        .validate_messages()
+        .message_id_fn(|m: &gossipsub::Message| {
+            MessageId::from(blake3::hash(&m.data).as_bytes()[..20].to_vec())
+        })
+        .max_transmit_size(GOSSIP_MAX_TRANSMIT)
+        .duplicate_cache_time(Duration::from_secs(120))
+        .build()?;
+    let mut gossipsub =
+        gossipsub::Behaviour::new(gossipsub::MessageAuthenticity::Anonymous, config)?;
+    gossipsub.with_peer_score(score_params(&settings.domains), score_thresholds())?;
+    let view = request_response::Behaviour::with_codec(
+        ViewCodec,
+        [(StreamProtocol::new(VIEW_V1), ProtocolSupport::Full)],
+        request_response::Config::default().with_request_timeout(Duration::from_secs(20)),
+    );
+    Ok(Behaviour {
+        limits: connection_limits::Behaviour::new(limits),
+        blocked: allow_block_list::Behaviour::default(),
+        identify,
+        ping: ping::Behaviour::new(ping::Config::new()),
+        kad,
+        mdns: Toggle::from(mdns),
+        gossipsub,
+        view,
+    })
+}
+
+/// Peer scoring: invalid messages on our topics weigh heavily, and so does
+/// the view's reject count (the application score). Ads are rare (one a
+/// minute per agent), so the mesh-delivery penalties that suit busy topics
+/// would punish honest peers here and are off; so is the IP colocation
+/// penalty, since a testnet runs many agents on one address.
+fn score_params(domains: &[String]) -> gossipsub::PeerScoreParams {
+    let mut params = gossipsub::PeerScoreParams {
+        app_specific_weight: 1.0,
+        ip_colocation_factor_weight: 0.0,
+        ..Default::default()
+    };
+    for domain in domains {
+        let Ok(topic) = Topic::ads(domain) else {
+            continue;
+        };
+        let topic = IdentTopic::new(topic.to_string()).hash();
+        params.topics.insert(
+            topic,
+            gossipsub::TopicScoreParams {
+                topic_weight: 1.0,
+                mesh_message_deliveries_weight: 0.0,
+                mesh_failure_penalty_weight: 0.0,
+                invalid_message_deliveries_weight: -50.0,
+                invalid_message_deliveries_decay: 0.99,
+                ..Default::default()
+            },
+        );
+    }
+    params
+}
+
+fn score_thresholds() -> gossipsub::PeerScoreThresholds {
+    gossipsub::PeerScoreThresholds {
+        gossip_threshold: -10.0,
+        publish_threshold: -50.0,
+        graylist_threshold: -80.0,
+        accept_px_threshold: 10.0,
+        opportunistic_graft_threshold: 20.0,
+    }
+}
+
+struct Loop {
+    swarm: Swarm<Behaviour>,
+    view: ActorRef<ViewMsg>,
+    topics: HashMap<TopicHash, String>,
+    certificates: Vec<Envelope>,
+    pending_validations: usize,
+    /// The latest ad per topic that found no peer to go to yet.
+    pending_publish: HashMap<TopicHash, Vec<u8>>,
+    serving: HashMap<u64, ResponseChannel<Response>>,
+    next_serve: u64,
+    /// Outbound pulls: which peer, which page number.
+    pulls: HashMap<OutboundRequestId, (PeerId, u32)>,
+    pulled_from: HashSet<PeerId>,
+    rtt: HashMap<PeerId, Duration>,
+    bans: HashMap<PeerId, tokio::time::Instant>,
+    listen: Vec<Multiaddr>,
+}
+
+impl Loop {
+    async fn run(mut self, mut commands: mpsc::Receiver<Command>) {
+        let mut dial_timer = tokio::time::interval(Duration::from_secs(5));
+        dial_timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut kad_timer = tokio::time::interval(Duration::from_secs(300));
+        kad_timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                event = self.swarm.select_next_some() => self.on_swarm(event),
+                command = commands.recv() => match command {
+                    Some(Command::Shutdown { grace, done }) => {
+                        self.drain(grace).await;
+                        let _ = done.send(());
+                        return;
+                    }
+                    Some(command) => self.on_command(command),
+                    // Every sender is gone: the agent is stopping.
+                    None => return,
+                },
+                _ = dial_timer.tick() => self.keep_connected(),
+                _ = kad_timer.tick() => {
+                    // Bootstrapping fails only with an empty routing table.
+                    let _ = self.swarm.behaviour_mut().kad.bootstrap();
+                }
+            }
+        }
+    }
+
+    /// Polls the swarm for `grace`, so that a last publication goes out.
+    async fn drain(&mut self, grace: Duration) {
+        let deadline = tokio::time::sleep(grace);
+        tokio::pin!(deadline);
+        loop {
+            tokio::select! {
+                event = self.swarm.select_next_some() => self.on_swarm(event),
+                _ = &mut deadline => return,
+            }
+        }
+    }
+
+    fn on_command(&mut self, command: Command) {
+        match command {
+            Command::Publish { domain, bytes } => self.publish(&domain, bytes),
+            Command::Validated {
+                id,
+                source,
+                acceptance,
+                rejects,
+            } => {
+                self.pending_validations = self.pending_validations.saturating_sub(1);
+                self.swarm
+                    .behaviour_mut()
+                    .gossipsub
+                    .report_message_validation_result(&id, &source, acceptance);
+                if let Some(rejects) = rejects {
+                    self.penalise(source, rejects);
+                }
+            }
+            Command::Serve { request, response } => {
+                if let Some(channel) = self.serving.remove(&request) {
+                    // The peer may have gone; nothing to do then.
+                    let _ = self
+                        .swarm
+                        .behaviour_mut()
+                        .view
+                        .send_response(channel, response);
+                }
+            }
+            Command::Penalise { peer, rejects } => self.penalise(peer, rejects),
+            Command::SetView(view) => self.view = view,
+            Command::PullAgain => {
+                self.pulled_from.clear();
+                let peers: Vec<PeerId> = self.swarm.connected_peers().copied().collect();
+                for peer in peers.into_iter().take(INITIAL_PULLS) {
+                    self.pull(peer, None, 0);
+                }
+            }
+            Command::Peers(reply) => {
+                let _ = reply.send(self.peers());
+            }
+            Command::ListenAddrs(reply) => {
+                let _ = reply.send(self.listen.clone());
+            }
+            Command::Shutdown { .. } => {}
+        }
+    }
+
+    fn publish(&mut self, domain: &str, bytes: Vec<u8>) {
+        let Ok(topic) = Topic::ads(domain) else {
+            tracing::warn!(domain, "not publishing on an invalid domain topic");
+            return;
+        };
+        let topic = IdentTopic::new(topic.to_string());
+        match self
+            .swarm
+            .behaviour_mut()
+            .gossipsub
+            .publish(topic.clone(), bytes.clone())
+        {
+            Ok(_) => {
+                self.pending_publish.remove(&topic.hash());
+            }
+            Err(gossipsub::PublishError::NoPeersSubscribedToTopic)
+            | Err(gossipsub::PublishError::AllQueuesFull(_)) => {
+                tracing::debug!(%topic, "no peer to publish to yet; will retry");
+                self.pending_publish.insert(topic.hash(), bytes);
+            }
+            Err(gossipsub::PublishError::Duplicate) => {}
+            Err(e) => tracing::warn!(%topic, error = %e, "cannot publish the ad"),
+        }
+    }
+
+    fn penalise(&mut self, peer: PeerId, rejects: u64) {
+        let score = REJECT_PENALTY * rejects.min(1000) as f64;
+        self.swarm
+            .behaviour_mut()
+            .gossipsub
+            .set_application_score(&peer, score);
+        if rejects >= BAN_AFTER_REJECTS && !self.bans.contains_key(&peer) {
+            tracing::warn!(%peer, rejects, "blocking a peer that keeps sending bad messages");
+            self.swarm.behaviour_mut().blocked.block_peer(peer);
+            self.bans
+                .insert(peer, tokio::time::Instant::now() + BAN_DURATION);
+        }
+    }
+
+    fn peers(&self) -> Vec<PeerInfo> {
+        let mut addresses: HashMap<PeerId, Vec<Multiaddr>> = HashMap::new();
+        for peer in self.swarm.connected_peers() {
+            addresses.entry(*peer).or_default();
+        }
+        let gossipsub = &self.swarm.behaviour().gossipsub;
+        let mut peers: Vec<PeerInfo> = addresses
+            .into_keys()
+            .map(|peer| PeerInfo {
+                peer,
+                addresses: Vec::new(),
+                rtt: self.rtt.get(&peer).copied(),
+                score: gossipsub.peer_score(&peer),
+            })
+            .collect();
+        peers.sort_by_key(|p| p.peer.to_bytes());
+        peers
+    }
+
+    /// Dials known peers while fewer than [`TARGET_PEERS`] are connected,
+    /// and lifts bans that have run out.
+    fn keep_connected(&mut self) {
+        let now = tokio::time::Instant::now();
+        let expired: Vec<PeerId> = self
+            .bans
+            .iter()
+            .filter(|(_, until)| **until <= now)
+            .map(|(p, _)| *p)
+            .collect();
+        for peer in expired {
+            self.bans.remove(&peer);
+            self.swarm.behaviour_mut().blocked.unblock_peer(peer);
+        }
+        let connected: HashSet<PeerId> = self.swarm.connected_peers().copied().collect();
+        if connected.len() >= TARGET_PEERS {
+            return;
+        }
+        let local = *self.swarm.local_peer_id();
+        let mut candidates = Vec::new();
+        for bucket in self.swarm.behaviour_mut().kad.kbuckets() {
+            for entry in bucket.iter() {
+                let peer = *entry.node.key.preimage();
+                if peer != local && !connected.contains(&peer) && !self.bans.contains_key(&peer) {
+                    candidates.push(peer);
+                }
+            }
+        }
+        for peer in candidates.into_iter().take(TARGET_PEERS - connected.len()) {
+            // Kademlia knows its addresses; a failed dial is retried next tick.
+            let _ = self.swarm.dial(peer);
+        }
+    }
+
+    fn pull(&mut self, peer: PeerId, after: Option<view::Cursor>, page: u32) {
+        if page == 0 {
+            self.pulled_from.insert(peer);
+        }
+        let request = Request::Pull {
+            kinds: vec![Kind::MACHINE_AD, Kind::SUBMITTER_AD],
+            after,
+            max: MAX_PAGE_ADS,
+            certificates: self.certificates.clone(),
+        };
+        let id = self.swarm.behaviour_mut().view.send_request(&peer, request);
+        self.pulls.insert(id, (peer, page));
+    }
+
+    fn on_swarm(&mut self, event: SwarmEvent<BehaviourEvent>) {
+        match event {
+            SwarmEvent::Behaviour(event) => self.on_behaviour(event),
+            SwarmEvent::NewListenAddr { address, .. } => {
+                let local = *self.swarm.local_peer_id();
+                tracing::info!(%address, "listening");
+                self.listen.push(address.with(AddrProtocol::P2p(local)));
+            }
+            SwarmEvent::ExpiredListenAddr { address, .. } => {
+                self.listen
+                    .retain(|a| !a.to_string().starts_with(&address.to_string()));
+            }
+            SwarmEvent::ConnectionEstablished {
+                peer_id,
+                num_established,
+                ..
+            } => {
+                tracing::debug!(peer = %peer_id, "connected");
+                if num_established.get() == 1
+                    && self.pulled_from.len() < INITIAL_PULLS
+                    && !self.pulled_from.contains(&peer_id)
+                {
+                    self.pull(peer_id, None, 0);
+                }
+            }
+            SwarmEvent::ConnectionClosed {
+                peer_id,
+                num_established: 0,
+                ..
+            } => {
+                tracing::debug!(peer = %peer_id, "disconnected");
+                self.rtt.remove(&peer_id);
+            }
+            _ => {}
+        }
+    }
+
+    fn on_behaviour(&mut self, event: BehaviourEvent) {
+        match event {
+            BehaviourEvent::Gossipsub(gossipsub::Event::Message {
+                propagation_source,
+                message_id,
+                message,
+            }) => {
+                let domain = self.topics.get(&message.topic).cloned();
+                if self.pending_validations >= MAX_PENDING_VALIDATIONS || domain.is_none() {
+                    self.swarm
+                        .behaviour_mut()
+                        .gossipsub
+                        .report_message_validation_result(
+                            &message_id,
+                            &propagation_source,
+                            MessageAcceptance::Ignore,
+                        );
+                    return;
+                }
+                self.pending_validations += 1;
+                let sent = self.view.cast(ViewMsg::Gossip {
+                    id: message_id.clone(),
+                    source: propagation_source,
+                    domain: domain.unwrap_or_default(),
+                    data: message.data,
+                });
+                if sent.is_err() {
+                    // The view is restarting; the message is not judged.
+                    self.pending_validations -= 1;
+                    self.swarm
+                        .behaviour_mut()
+                        .gossipsub
+                        .report_message_validation_result(
+                            &message_id,
+                            &propagation_source,
+                            MessageAcceptance::Ignore,
+                        );
+                }
+            }
+            BehaviourEvent::Gossipsub(gossipsub::Event::Subscribed { topic, .. }) => {
+                if let Some(bytes) = self.pending_publish.remove(&topic) {
+                    if let Some(domain) = self.topics.get(&topic).cloned() {
+                        self.publish(&domain, bytes);
+                    }
+                }
+            }
+            BehaviourEvent::Identify(identify::Event::Received { peer_id, info, .. }) => {
+                for address in info.listen_addrs {
+                    self.swarm
+                        .behaviour_mut()
+                        .kad
+                        .add_address(&peer_id, address);
+                }
+            }
+            BehaviourEvent::Ping(ping::Event {
+                peer,
+                result: Ok(rtt),
+                ..
+            }) => {
+                self.rtt.insert(peer, rtt);
+            }
+            BehaviourEvent::Mdns(mdns::Event::Discovered(found)) => {
+                for (peer, address) in found {
+                    self.swarm
+                        .behaviour_mut()
+                        .kad
+                        .add_address(&peer, address.clone());
+                    let _ = self.swarm.dial(address);
+                }
+            }
+            BehaviourEvent::View(request_response::Event::Message { peer, message, .. }) => {
+                self.on_view_message(peer, message)
+            }
+            BehaviourEvent::View(request_response::Event::OutboundFailure {
+                request_id,
+                error,
+                peer,
+                ..
+            }) => {
+                self.pulls.remove(&request_id);
+                tracing::debug!(%peer, %error, "view pull failed");
+            }
+            _ => {}
+        }
+    }
+
+    fn on_view_message(
+        &mut self,
+        peer: PeerId,
+        message: request_response::Message<Request, Response>,
+    ) {
+        match message {
+            request_response::Message::Request {
+                request, channel, ..
+            } => {
+                if self.serving.len() >= MAX_SERVING_PULLS {
+                    let _ = self.swarm.behaviour_mut().view.send_response(
+                        channel,
+                        Response::Refused {
+                            reason: "busy serving other pulls".to_owned(),
+                        },
+                    );
+                    return;
+                }
+                self.next_serve += 1;
+                let id = self.next_serve;
+                self.serving.insert(id, channel);
+                let _ = self.view.cast(ViewMsg::ServePull {
+                    request: id,
+                    from: peer,
+                    pull: request,
+                });
+            }
+            request_response::Message::Response {
+                request_id,
+                response,
+            } => {
+                let Some((from, page)) = self.pulls.remove(&request_id) else {
+                    return;
+                };
+                match response {
+                    Response::Page { ads, next } => {
+                        let ads = ads.iter().map(Envelope::to_bytes).collect();
+                        let _ = self.view.cast(ViewMsg::Pulled { from, ads });
+                        if let Some(next) = next {
+                            if page + 1 < MAX_PULL_PAGES {
+                                self.pull(from, Some(next), page + 1);
+                            }
+                        }
+                    }
+                    Response::Refused { reason } => {
+                        tracing::debug!(peer = %from, reason, "peer refused a view pull");
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+/// Reads and writes view messages with the protocol crate's bounded
+/// encoding: at most `MAX_LEN` bytes are read, then decoded.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ViewCodec;
+
+async fn read_bounded<T, M>(io: &mut T) -> std::io::Result<M>
+where
+    T: futures::AsyncRead + Unpin + Send,
+    M: starling_protocol::wire::Message,
+{
+    let mut bytes = Vec::new();
+    io.take(M::MAX_LEN as u64 + 1)
+        .read_to_end(&mut bytes)
+        .await?;
+    M::decode(&bytes).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+}
+
+async fn write_message<T, M>(io: &mut T, message: &M) -> std::io::Result<()>
+where
+    T: futures::AsyncWrite + Unpin + Send,
+    M: starling_protocol::wire::Message,
+{
+    let bytes = message
+        .encode()
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+    io.write_all(&bytes).await?;
+    io.close().await
+}
+
+#[async_trait::async_trait]
+impl request_response::Codec for ViewCodec {
+    type Protocol = StreamProtocol;
+    type Request = Request;
+    type Response = Response;
+
+    async fn read_request<T>(&mut self, _: &StreamProtocol, io: &mut T) -> std::io::Result<Request>
+    where
+        T: futures::AsyncRead + Unpin + Send,
+    {
+        read_bounded(io).await
+    }
+
+    async fn read_response<T>(
+        &mut self,
+        _: &StreamProtocol,
+        io: &mut T,
+    ) -> std::io::Result<Response>
+    where
+        T: futures::AsyncRead + Unpin + Send,
+    {
+        read_bounded(io).await
+    }
+
+    async fn write_request<T>(
+        &mut self,
+        _: &StreamProtocol,
+        io: &mut T,
+        request: Request,
+    ) -> std::io::Result<()>
+    where
+        T: futures::AsyncWrite + Unpin + Send,
+    {
+        write_message(io, &request).await
+    }
+
+    async fn write_response<T>(
+        &mut self,
+        _: &StreamProtocol,
+        io: &mut T,
+        response: Response,
+    ) -> std::io::Result<()>
+    where
+        T: futures::AsyncWrite + Unpin + Send,
+    {
+        write_message(io, &response).await
+    }
+}
+
+/// The bytes of a signed ad, for a gossip payload.
+pub fn payload(envelope: &Envelope) -> Vec<u8> {
+    let bytes = envelope.to_bytes();
+    debug_assert!(bytes.len() <= signed_ads::MAX_SIGNED_AD_LEN);
+    bytes
+}

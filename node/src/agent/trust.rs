@@ -1,0 +1,164 @@
+//! What an agent trusts at start: its domain, its certificates, and the
+//! domains its domain's policy trusts.
+//!
+//! The agent's domain is the one of its first valid installed certificate
+//! (in `certs/`, by file name). Its trust anchors are that domain's key and
+//! the keys trusted by the domain's policy in `policies/<domain>.policy`,
+//! which must be signed by the same domain key. An agent with no valid
+//! certificate is the only member of a personal domain,
+//! `personal-<its key in hex, shortened>`, whose "domain key" is the agent's
+//! own key: it certifies itself, so it can run alone with no set-up, and
+//! no other agent trusts it unless an administrator says so.
+
+use std::path::PathBuf;
+
+use starling_protocol::identity::{
+    armor, Certificate, DomainPolicy, Envelope, Freshness, Keypair, Role, Roles, Timestamp,
+    TrustAnchors,
+};
+use starling_storage::DataDir;
+
+/// How long the personal domain's self-issued certificate is valid.
+const PERSONAL_CERTIFICATE_DAYS: u64 = 365;
+
+/// Why the agent's trust could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    DataDir(#[from] starling_storage::datadir::Error),
+    #[error("the trust policy {path}: {reason}")]
+    Policy { path: PathBuf, reason: String },
+    #[error("issuing the personal domain's certificate: {0}")]
+    Personal(starling_protocol::identity::Error),
+}
+
+/// An agent's domain and what it trusts.
+#[derive(Debug, Clone)]
+pub struct Trust {
+    /// The domain the agent advertises in.
+    pub domain: String,
+    /// Its roles there.
+    pub roles: Roles,
+    /// Its valid certificates, attached to every ad.
+    pub certificates: Vec<Envelope>,
+    /// Domain keys trusted: its own domain's and those its policy trusts.
+    pub anchors: TrustAnchors,
+    /// Its own domain first, then the trusted ones: the ad topics it
+    /// subscribes to.
+    pub domains: Vec<String>,
+    /// Certificates and policies that were skipped, and why, for the log.
+    pub skipped: Vec<String>,
+}
+
+/// Loads the agent's trust from its data directory, at `now`.
+pub fn load(data: &DataDir, key: &Keypair, now: Timestamp) -> Result<Trust, Error> {
+    let freshness = Freshness::default();
+    let ours = key.agent_id();
+    let mut skipped = Vec::new();
+    let mut valid: Vec<(Envelope, Certificate)> = Vec::new();
+    for installed in data.certificates()? {
+        let opened = installed
+            .envelope
+            .map_err(|e| e.to_string())
+            .and_then(|env| {
+                let cert = Certificate::open(&env, now, &freshness).map_err(|e| e.to_string())?;
+                if cert.agent != ours {
+                    return Err(format!("it admits {}, not this agent", cert.agent));
+                }
+                Ok((env, cert))
+            });
+        match opened {
+            Ok(pair) => valid.push(pair),
+            Err(why) => skipped.push(format!("{}: {why}", installed.path.display())),
+        }
+    }
+    let Some((_, primary)) = valid.first().cloned() else {
+        return personal(key, now, skipped);
+    };
+    let mut anchors = TrustAnchors::default();
+    for (_, cert) in &valid {
+        anchors.insert(&cert.domain, cert.domain_key);
+    }
+    let mut domains = vec![primary.domain.clone()];
+    let path = data
+        .path()
+        .join("policies")
+        .join(format!("{}.policy", primary.domain));
+    match std::fs::read_to_string(&path) {
+        Ok(text) => {
+            let policy =
+                read_policy(&text, &primary, now, &freshness).map_err(|reason| Error::Policy {
+                    path: path.clone(),
+                    reason,
+                })?;
+            for trusted in &policy.trusts {
+                anchors.insert(&trusted.name, trusted.key);
+                if !domains.contains(&trusted.name) {
+                    domains.push(trusted.name.clone());
+                }
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => {
+            return Err(Error::Policy {
+                path,
+                reason: e.to_string(),
+            })
+        }
+    }
+    Ok(Trust {
+        domain: primary.domain.clone(),
+        roles: primary.roles,
+        certificates: valid.into_iter().map(|(env, _)| env).collect(),
+        anchors,
+        domains,
+        skipped,
+    })
+}
+
+fn read_policy(
+    text: &str,
+    primary: &Certificate,
+    now: Timestamp,
+    freshness: &Freshness,
+) -> Result<DomainPolicy, String> {
+    let (_, bytes) = armor::dearmor(text).map_err(|e| e.to_string())?;
+    let envelope = Envelope::decode(&bytes).map_err(|e| e.to_string())?;
+    let policy = DomainPolicy::open(&envelope, now, freshness).map_err(|e| e.to_string())?;
+    if envelope.header().signer != primary.domain_key || policy.domain != primary.domain {
+        return Err(format!(
+            "it is not signed by the key of domain {:?} that admitted this agent",
+            primary.domain
+        ));
+    }
+    Ok(policy)
+}
+
+/// The personal one-agent domain of an agent with no certificate.
+fn personal(key: &Keypair, now: Timestamp, skipped: Vec<String>) -> Result<Trust, Error> {
+    let public = key.public();
+    let name = format!("personal-{}", hex::encode(&public.as_bytes()[..6]));
+    let roles = [Role::Execute, Role::Submit, Role::Store]
+        .into_iter()
+        .fold(Roles::default(), Roles::with);
+    let certificate = Certificate {
+        domain: name.clone(),
+        domain_key: public,
+        agent: key.agent_id(),
+        roles,
+        valid_from: now,
+        valid_until: now.saturating_add_millis(PERSONAL_CERTIFICATE_DAYS * 86_400_000),
+    }
+    .issue(key, now.as_unix_millis())
+    .map_err(Error::Personal)?;
+    let mut anchors = TrustAnchors::default();
+    anchors.insert(&name, public);
+    Ok(Trust {
+        domain: name.clone(),
+        roles,
+        certificates: vec![certificate],
+        anchors,
+        domains: vec![name],
+        skipped,
+    })
+}

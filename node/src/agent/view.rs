@@ -1,0 +1,765 @@
+//! The agent's view of the pool: the signed ads it accepted, newest per
+//! signer, indexed by `MyType`, dropped when they expire.
+//!
+//! [`View`] is a state machine with no I/O: [`View::offer`] takes the bytes
+//! of a gossip message (or of one ad from a peer's page) and `now`, and
+//! returns a [`Verdict`] that the network turns into gossipsub's
+//! accept / ignore / reject. The rules, in the order they are checked:
+//!
+//! 1. Larger than [`gossip::MAX_SIGNED_AD_LEN`]: rejected (oversized).
+//! 2. Not an envelope, or a signature that does not match the bytes:
+//!    rejected (malformed, forged).
+//! 3. Outside its validity window beyond the allowed clock skew, or not a
+//!    machine or submitter ad: rejected.
+//! 4. No certificate from a domain trusted here admitting the signer, or
+//!    an ad whose `StarlingDomain` is not that domain, or (from gossip) a
+//!    domain other than the topic's: rejected (not admitted).
+//! 5. A sequence number below the newest held for the signer: rejected as
+//!    a replay when the newest was issued more than [`REPLAY_GRACE_MS`]
+//!    later (no honest relay is that late), otherwise ignored (two
+//!    updates crossed in flight). The same sequence number again is
+//!    ignored (a duplicate: anti-entropy and gossip overlap).
+//! 6. Otherwise accepted, replacing the older ad. An accepted ad whose
+//!    `expires_at` has already passed (a withdrawal: an agent shutting down
+//!    publishes one) removes the signer's ad from the view.
+//!
+//! Rejections are counted per peer that delivered them; the network turns
+//! the counts into a peer score.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+
+use starling_protocol::classad::{ClassAd, Evaluator, Expr, Name, Side, Value};
+use starling_protocol::gossip::{self, AdKind};
+use starling_protocol::identity::{
+    AgentId, Envelope, Error as IdentityError, Freshness, Kind, Timestamp, TrustAnchors, Verifier,
+};
+use starling_protocol::view::Cursor;
+use starling_protocol::wire;
+
+/// How much older than the newest ad held a lower sequence number may be
+/// and still count as an update that crossed another in flight (30 s).
+pub const REPLAY_GRACE_MS: u64 = 30_000;
+
+/// How many peers' reject counts are kept; the oldest entry is dropped
+/// beyond this, so a flood of peer ids cannot grow the map.
+pub const MAX_TRACKED_PEERS: usize = 4096;
+
+/// How many ads a view holds at most: a pool of this many machines and
+/// submitters. Offers beyond it are ignored until ads expire.
+pub const MAX_ADS: usize = 100_000;
+
+/// Why an offered ad was refused. Every one is the sender's fault, so the
+/// network penalises the peer that delivered it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Rejection {
+    Oversized { size: usize },
+    Malformed(String),
+    Forged(String),
+    Expired(String),
+    WrongKind(Kind),
+    NotAdmitted(String),
+    Replayed { seq: u64, newest: u64 },
+}
+
+impl std::fmt::Display for Rejection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Rejection::Oversized { size } => write!(
+                f,
+                "oversized: {size} bytes, more than the limit of {}",
+                gossip::MAX_SIGNED_AD_LEN
+            ),
+            Rejection::Malformed(why) => write!(f, "malformed: {why}"),
+            Rejection::Forged(why) => write!(f, "forged: {why}"),
+            Rejection::Expired(why) => write!(f, "outside its validity window: {why}"),
+            Rejection::WrongKind(kind) => write!(f, "a {kind} is not a gossiped ad"),
+            Rejection::NotAdmitted(why) => write!(f, "not admitted: {why}"),
+            Rejection::Replayed { seq, newest } => {
+                write!(f, "replayed: sequence {seq}, newest held {newest}")
+            }
+        }
+    }
+}
+
+/// Why an offered ad was neither taken nor held against its sender.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ignored {
+    /// The same sequence number is already held.
+    Duplicate,
+    /// An older ad that crossed a newer one in flight.
+    Stale,
+    /// The view is full.
+    Full,
+}
+
+/// What [`View::offer`] decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Taken into the view (or, for a withdrawal, the signer's ad removed).
+    Accepted {
+        signer: AgentId,
+        kind: AdKind,
+    },
+    Ignored(Ignored),
+    Rejected(Rejection),
+}
+
+/// The key of an ad in the view: signer and envelope kind. Ordered, so that
+/// a page cursor is simply the last key sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+struct Key {
+    signer: [u8; 32],
+    kind: u16,
+}
+
+impl Key {
+    const LEN: usize = 34;
+
+    fn to_cursor(self) -> Cursor {
+        let mut bytes = Vec::with_capacity(Self::LEN);
+        bytes.extend_from_slice(&self.signer);
+        bytes.extend_from_slice(&self.kind.to_be_bytes());
+        // 34 bytes are always within the cursor limit.
+        Cursor::new(bytes).unwrap_or_else(|_| unreachable!("a 34-byte cursor is within limits"))
+    }
+
+    fn from_cursor(cursor: &Cursor) -> Option<Key> {
+        let bytes = cursor.as_bytes();
+        if bytes.len() != Self::LEN {
+            return None;
+        }
+        let mut signer = [0; 32];
+        signer.copy_from_slice(&bytes[..32]);
+        Some(Key {
+            signer,
+            kind: u16::from_be_bytes([bytes[32], bytes[33]]),
+        })
+    }
+}
+
+/// One ad held in the view.
+#[derive(Debug, Clone)]
+pub struct Held {
+    /// The envelope as received, to hand on to peers unchanged.
+    pub envelope: Arc<Envelope>,
+    pub ad: Arc<ClassAd>,
+    /// The domain whose certificate admitted the signer.
+    pub domain: String,
+    /// `MyType`, or "" when the ad has none.
+    pub my_type: String,
+    /// Withdrawn ads are kept (hidden) until their predecessor would have
+    /// expired, so that a late copy of the predecessor cannot revive them.
+    withdrawn: bool,
+    /// When the entry leaves the view.
+    until: Timestamp,
+}
+
+/// The ads an agent accepted, with their indexes and reject counts.
+#[derive(Debug)]
+pub struct View {
+    anchors: TrustAnchors,
+    freshness: Freshness,
+    verifier: Verifier,
+    ads: BTreeMap<Key, Held>,
+    by_type: HashMap<String, BTreeSet<Key>>,
+    expiry: BTreeSet<(Timestamp, Key)>,
+    rejects: HashMap<AgentId, (u64, u64)>,
+    reject_clock: u64,
+}
+
+impl View {
+    /// A view that admits ads from agents certified by `anchors`.
+    pub fn new(anchors: TrustAnchors, freshness: Freshness) -> View {
+        View {
+            anchors,
+            freshness,
+            verifier: Verifier::new(freshness),
+            ads: BTreeMap::new(),
+            by_type: HashMap::new(),
+            expiry: BTreeSet::new(),
+            rejects: HashMap::new(),
+            reject_clock: 0,
+        }
+    }
+
+    /// Offers the bytes of one signed ad, delivered by `from` (on the
+    /// topic of `topic_domain`, when it came by gossip).
+    pub fn offer(
+        &mut self,
+        bytes: &[u8],
+        topic_domain: Option<&str>,
+        from: Option<AgentId>,
+        now: Timestamp,
+    ) -> Verdict {
+        let verdict = self.judge(bytes, topic_domain, now);
+        if let (Verdict::Rejected(_), Some(peer)) = (&verdict, from) {
+            self.count_reject(peer);
+        }
+        verdict
+    }
+
+    /// Inserts this agent's own ad, already signed by it.
+    pub fn insert_own(&mut self, envelope: Envelope, ad: ClassAd, domain: &str, now: Timestamp) {
+        let key = Key {
+            signer: *envelope.header().signer.as_bytes(),
+            kind: envelope.header().kind.as_u16(),
+        };
+        self.store(key, envelope, ad, domain.to_owned(), now);
+    }
+
+    fn judge(&mut self, bytes: &[u8], topic_domain: Option<&str>, now: Timestamp) -> Verdict {
+        if bytes.len() > gossip::MAX_SIGNED_AD_LEN {
+            return Verdict::Rejected(Rejection::Oversized { size: bytes.len() });
+        }
+        let envelope = match self.verifier.decode(bytes) {
+            Ok(e) => e,
+            Err(e @ IdentityError::WeakKey { .. }) => {
+                return Verdict::Rejected(Rejection::Forged(e.to_string()))
+            }
+            Err(e) => return Verdict::Rejected(Rejection::Malformed(e.to_string())),
+        };
+        let header = envelope.header().clone();
+        if AdKind::from_kind(header.kind).is_none() {
+            return Verdict::Rejected(Rejection::WrongKind(header.kind));
+        }
+        let signed = match gossip::open(&envelope, now, &self.freshness) {
+            Ok(s) => s,
+            Err(wire::Error::Identity(
+                e @ (IdentityError::Expired { .. }
+                | IdentityError::NotYetValid { .. }
+                | IdentityError::EmptyWindow { .. }),
+            )) => return Verdict::Rejected(Rejection::Expired(e.to_string())),
+            Err(wire::Error::Identity(e @ IdentityError::BadSignature { .. })) => {
+                return Verdict::Rejected(Rejection::Forged(e.to_string()))
+            }
+            Err(e) => return Verdict::Rejected(Rejection::Malformed(e.to_string())),
+        };
+        let signer = signed.signer();
+        let certificates = signed.verified_certificates(&self.anchors, now, &self.freshness);
+        let claimed = text_attr(&signed.ad, "StarlingDomain");
+        let domain = match certificates
+            .iter()
+            .find(|c| Some(c.domain.as_str()) == claimed.as_deref())
+        {
+            Some(cert) => cert.domain.clone(),
+            None => {
+                let why = match (&claimed, certificates.is_empty()) {
+                    (None, _) => "the ad names no StarlingDomain".to_owned(),
+                    (Some(d), true) => {
+                        format!("no certificate from a domain trusted here admits it to {d:?}")
+                    }
+                    (Some(d), false) => format!("its certificates do not admit it to {d:?}"),
+                };
+                return Verdict::Rejected(Rejection::NotAdmitted(why));
+            }
+        };
+        if let Some(topic) = topic_domain {
+            if topic != domain {
+                return Verdict::Rejected(Rejection::NotAdmitted(format!(
+                    "an ad of domain {domain:?} on the topic of {topic:?}"
+                )));
+            }
+        }
+        let key = Key {
+            signer: *header.signer.as_bytes(),
+            kind: header.kind.as_u16(),
+        };
+        if let Some(held) = self.ads.get(&key) {
+            let newest = held.envelope.header();
+            if header.seq == newest.seq {
+                return Verdict::Ignored(Ignored::Duplicate);
+            }
+            if header.seq < newest.seq {
+                let late_by = newest
+                    .issued_at
+                    .as_unix_millis()
+                    .saturating_sub(header.issued_at.as_unix_millis());
+                return if late_by > REPLAY_GRACE_MS {
+                    Verdict::Rejected(Rejection::Replayed {
+                        seq: header.seq,
+                        newest: newest.seq,
+                    })
+                } else {
+                    Verdict::Ignored(Ignored::Stale)
+                };
+            }
+        } else if self.ads.len() >= MAX_ADS {
+            return Verdict::Ignored(Ignored::Full);
+        }
+        let kind = signed.kind;
+        self.store(key, envelope, signed.ad, domain, now);
+        Verdict::Accepted { signer, kind }
+    }
+
+    fn store(&mut self, key: Key, envelope: Envelope, ad: ClassAd, domain: String, now: Timestamp) {
+        let expires = envelope.header().expires_at;
+        // A withdrawal stays (hidden) as long as the ad it replaces would
+        // have lived, so the older ad cannot come back in the meantime.
+        let (withdrawn, until) = if expires <= now {
+            let previous = self.ads.get(&key).map_or(now, |h| h.until);
+            (true, previous.max(now))
+        } else {
+            (false, expires)
+        };
+        self.remove(&key);
+        let my_type = text_attr(&ad, "MyType").unwrap_or_default();
+        if !withdrawn {
+            self.by_type.entry(my_type.clone()).or_default().insert(key);
+        }
+        self.expiry.insert((until, key));
+        self.ads.insert(
+            key,
+            Held {
+                envelope: Arc::new(envelope),
+                ad: Arc::new(ad),
+                domain,
+                my_type,
+                withdrawn,
+                until,
+            },
+        );
+    }
+
+    fn remove(&mut self, key: &Key) -> Option<Held> {
+        let held = self.ads.remove(key)?;
+        self.expiry.remove(&(held.until, *key));
+        if let Some(keys) = self.by_type.get_mut(&held.my_type) {
+            keys.remove(key);
+            if keys.is_empty() {
+                self.by_type.remove(&held.my_type);
+            }
+        }
+        Some(held)
+    }
+
+    /// Drops every ad whose time is up; returns how many live ads left.
+    pub fn expire(&mut self, now: Timestamp) -> usize {
+        let mut gone = 0;
+        while let Some(&(until, key)) = self.expiry.first() {
+            if until > now {
+                break;
+            }
+            if let Some(held) = self.remove(&key) {
+                gone += usize::from(!held.withdrawn);
+            }
+        }
+        gone
+    }
+
+    /// The live ads of one `MyType` (all types when `None`), in key order.
+    pub fn ads_of_type<'a>(
+        &'a self,
+        my_type: Option<&str>,
+    ) -> Box<dyn Iterator<Item = &'a Held> + 'a> {
+        match my_type {
+            None => Box::new(self.ads.values().filter(|h| !h.withdrawn)),
+            Some(t) => match self.by_type.get(t) {
+                Some(keys) => Box::new(keys.iter().filter_map(|k| self.ads.get(k))),
+                None => Box::new(std::iter::empty()),
+            },
+        }
+    }
+
+    /// The live ads for which `constraint` evaluates to true.
+    pub fn select<'a>(&'a self, my_type: Option<&str>, constraint: Option<&Expr>) -> Vec<&'a Held> {
+        self.ads_of_type(my_type)
+            .filter(|h| {
+                constraint.is_none_or(|c| Evaluator::with_ads(Some(&h.ad), None).eval(c).is_true())
+            })
+            .collect()
+    }
+
+    /// How many live ads the view holds, by `MyType`.
+    pub fn counts(&self) -> BTreeMap<String, usize> {
+        self.by_type
+            .iter()
+            .map(|(t, keys)| (t.clone(), keys.len()))
+            .collect()
+    }
+
+    /// How many live ads the view holds.
+    pub fn len(&self) -> usize {
+        self.by_type.values().map(BTreeSet::len).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// One page of live envelopes of `kinds` (all when empty) after
+    /// `after`, at most `max`, and the cursor of the next page.
+    pub fn page(
+        &self,
+        kinds: &[Kind],
+        after: Option<&Cursor>,
+        max: usize,
+    ) -> (Vec<Envelope>, Option<Cursor>) {
+        let start = after.and_then(Key::from_cursor);
+        let range = match start {
+            Some(k) => self
+                .ads
+                .range((std::ops::Bound::Excluded(k), std::ops::Bound::Unbounded)),
+            None => self.ads.range(..),
+        };
+        let mut page = Vec::new();
+        let mut budget = starling_protocol::view::MAX_RESPONSE_LEN.saturating_sub(1024);
+        let mut last = None;
+        for (key, held) in range {
+            if held.withdrawn || !(kinds.is_empty() || kinds.contains(&held.envelope.header().kind))
+            {
+                continue;
+            }
+            let len = held.envelope.to_bytes().len() + 16;
+            if page.len() >= max || len > budget {
+                return (page, last.map(Key::to_cursor));
+            }
+            budget -= len;
+            page.push((*held.envelope).clone());
+            last = Some(*key);
+        }
+        (page, None)
+    }
+
+    /// How many messages from `peer` were rejected.
+    pub fn rejects(&self, peer: &AgentId) -> u64 {
+        self.rejects.get(peer).map_or(0, |&(n, _)| n)
+    }
+
+    /// Counts one rejected message against `peer`.
+    pub fn count_reject(&mut self, peer: AgentId) {
+        self.reject_clock += 1;
+        let clock = self.reject_clock;
+        if !self.rejects.contains_key(&peer) && self.rejects.len() >= MAX_TRACKED_PEERS {
+            // Forget the peer whose last reject is oldest.
+            if let Some(oldest) = self
+                .rejects
+                .iter()
+                .min_by_key(|(_, &(_, at))| at)
+                .map(|(p, _)| *p)
+            {
+                self.rejects.remove(&oldest);
+            }
+        }
+        let entry = self.rejects.entry(peer).or_insert((0, clock));
+        entry.0 += 1;
+        entry.1 = clock;
+    }
+}
+
+/// A string attribute of `ad`, evaluated in the ad alone.
+fn text_attr(ad: &ClassAd, name: &str) -> Option<String> {
+    let name = Name::new(name).ok()?;
+    match Evaluator::with_ads(Some(ad), None).eval_attr(Side::My, name.folded()) {
+        Value::String(s) => Some(s.to_string()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use starling_protocol::classad::parse_ad;
+    use starling_protocol::identity::{Certificate, Keypair, Roles};
+
+    const T0: Timestamp = Timestamp::from_unix_secs(1_795_000_000);
+    const MINUTE: u64 = 60_000;
+    const DOMAIN: &str = "lab.test";
+
+    fn domain_key() -> Keypair {
+        Keypair::from_seed(&[200; 32])
+    }
+    fn agent(n: u8) -> Keypair {
+        Keypair::from_seed(&[n; 32])
+    }
+    fn peer() -> AgentId {
+        agent(99).agent_id()
+    }
+
+    fn certificate(domain: &str, by: &Keypair, for_agent: &Keypair) -> Envelope {
+        Certificate {
+            domain: domain.to_owned(),
+            domain_key: by.public(),
+            agent: for_agent.agent_id(),
+            roles: "execute".parse::<Roles>().unwrap(),
+            valid_from: T0.saturating_sub_millis(MINUTE),
+            valid_until: T0.saturating_add_millis(600 * MINUTE),
+        }
+        .issue(by, 1)
+        .unwrap()
+    }
+
+    fn ad_text(name: &str, domain: &str) -> ClassAd {
+        parse_ad(&format!(
+            "[ MyType = \"Machine\"; Name = \"{name}\"; StarlingDomain = \"{domain}\"; Cpus = 4 ]"
+        ))
+        .unwrap()
+    }
+
+    /// A machine ad by agent `n`, certified in DOMAIN, sequence `seq`,
+    /// issued at `at` for three minutes.
+    fn signed(n: u8, seq: u64, at: Timestamp) -> Vec<u8> {
+        let key = agent(n);
+        let cert = certificate(DOMAIN, &domain_key(), &key);
+        gossip::seal(
+            &key,
+            seq,
+            at,
+            3 * MINUTE,
+            AdKind::Machine,
+            &ad_text(&format!("m{n}"), DOMAIN),
+            &[cert],
+        )
+        .unwrap()
+        .to_bytes()
+    }
+
+    fn view() -> View {
+        let mut anchors = TrustAnchors::default();
+        anchors.insert(DOMAIN, domain_key().public());
+        View::new(anchors, Freshness::default())
+    }
+
+    fn offer(view: &mut View, bytes: &[u8], now: Timestamp) -> Verdict {
+        view.offer(bytes, Some(DOMAIN), Some(peer()), now)
+    }
+
+    fn names(view: &View) -> Vec<String> {
+        let mut names: Vec<String> = view
+            .select(Some("Machine"), None)
+            .iter()
+            .map(|h| text_attr(&h.ad, "Name").unwrap())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_certified_ad_enters_and_a_newer_one_replaces_it() {
+        let mut v = view();
+        assert!(matches!(
+            offer(&mut v, &signed(1, 1, T0), T0),
+            Verdict::Accepted { .. }
+        ));
+        assert!(matches!(
+            offer(&mut v, &signed(2, 1, T0), T0),
+            Verdict::Accepted { .. }
+        ));
+        assert_eq!(names(&v), ["m1", "m2"]);
+        let later = T0.saturating_add_millis(MINUTE);
+        assert!(matches!(
+            offer(&mut v, &signed(1, 2, later), later),
+            Verdict::Accepted { .. }
+        ));
+        assert_eq!(v.len(), 2, "still one ad per signer");
+        assert_eq!(v.counts().get("Machine"), Some(&2));
+        assert_eq!(v.rejects(&peer()), 0);
+    }
+
+    #[test]
+    fn the_same_ad_twice_is_ignored_not_held_against_the_sender() {
+        let mut v = view();
+        let ad = signed(1, 1, T0);
+        offer(&mut v, &ad, T0);
+        assert_eq!(offer(&mut v, &ad, T0), Verdict::Ignored(Ignored::Duplicate));
+        assert_eq!(v.rejects(&peer()), 0);
+    }
+
+    #[test]
+    fn an_older_ad_is_a_replay_unless_it_merely_crossed_a_newer_one() {
+        let mut v = view();
+        let old = signed(1, 1, T0);
+        let crossed = signed(1, 2, T0.saturating_add_millis(1_000));
+        let newest_at = T0.saturating_add_millis(2 * MINUTE);
+        offer(&mut v, &signed(1, 3, newest_at), newest_at);
+        // Issued two minutes before the newest: no relay is that late.
+        assert!(matches!(
+            offer(&mut v, &old, newest_at),
+            Verdict::Rejected(Rejection::Replayed { seq: 1, newest: 3 })
+        ));
+        let mut v = view();
+        let at = T0.saturating_add_millis(2_000);
+        offer(&mut v, &signed(1, 3, at), at);
+        assert_eq!(
+            offer(&mut v, &crossed, at),
+            Verdict::Ignored(Ignored::Stale)
+        );
+        assert_eq!(v.rejects(&peer()), 0);
+    }
+
+    #[test]
+    fn oversized_garbage_forged_and_expired_ads_are_rejected_and_counted() {
+        let mut v = view();
+        let huge = vec![0u8; gossip::MAX_SIGNED_AD_LEN + 1];
+        assert!(matches!(
+            offer(&mut v, &huge, T0),
+            Verdict::Rejected(Rejection::Oversized { .. })
+        ));
+        assert!(matches!(
+            offer(&mut v, b"not an envelope", T0),
+            Verdict::Rejected(Rejection::Malformed(_))
+        ));
+        let mut forged = signed(1, 1, T0);
+        let last = forged.len() - 1;
+        forged[last] ^= 1; // the signature's last byte
+        assert!(matches!(
+            offer(&mut v, &forged, T0),
+            Verdict::Rejected(Rejection::Forged(_))
+        ));
+        let long_ago = T0.saturating_sub_millis(60 * MINUTE);
+        assert!(matches!(
+            offer(&mut v, &signed(1, 1, long_ago), T0),
+            Verdict::Rejected(Rejection::Expired(_))
+        ));
+        assert!(v.is_empty());
+        assert_eq!(v.rejects(&peer()), 4);
+    }
+
+    #[test]
+    fn ads_without_a_certificate_from_a_trusted_domain_are_rejected() {
+        let mut v = view();
+        let key = agent(1);
+        let seal = |ad: &ClassAd, certs: &[Envelope]| {
+            gossip::seal(&key, 1, T0, 3 * MINUTE, AdKind::Machine, ad, certs)
+                .unwrap()
+                .to_bytes()
+        };
+        let rogue_domain = Keypair::from_seed(&[201; 32]);
+        let cases = [
+            ("no certificate", seal(&ad_text("m1", DOMAIN), &[])),
+            (
+                "signed by a domain key not trusted here",
+                seal(
+                    &ad_text("m1", DOMAIN),
+                    &[certificate(DOMAIN, &rogue_domain, &key)],
+                ),
+            ),
+            (
+                "a certificate admitting another agent",
+                seal(
+                    &ad_text("m1", DOMAIN),
+                    &[certificate(DOMAIN, &domain_key(), &agent(2))],
+                ),
+            ),
+            (
+                "an ad claiming another domain than its certificate",
+                seal(
+                    &ad_text("m1", "other.test"),
+                    &[certificate(DOMAIN, &domain_key(), &key)],
+                ),
+            ),
+        ];
+        for (what, bytes) in cases {
+            assert!(
+                matches!(
+                    offer(&mut v, &bytes, T0),
+                    Verdict::Rejected(Rejection::NotAdmitted(_))
+                ),
+                "{what}"
+            );
+        }
+        // A good ad on another domain's topic.
+        assert!(matches!(
+            v.offer(&signed(1, 1, T0), Some("other.test"), Some(peer()), T0),
+            Verdict::Rejected(Rejection::NotAdmitted(_))
+        ));
+        assert!(v.is_empty());
+    }
+
+    #[test]
+    fn a_withdrawal_removes_the_ad_and_its_predecessor_cannot_come_back() {
+        let mut v = view();
+        offer(&mut v, &signed(1, 1, T0), T0);
+        let key = agent(1);
+        let cert = certificate(DOMAIN, &domain_key(), &key);
+        let at = T0.saturating_add_millis(1_000);
+        let withdrawal = gossip::seal(
+            &key,
+            2,
+            at,
+            0,
+            AdKind::Machine,
+            &ad_text("m1", DOMAIN),
+            &[cert],
+        )
+        .unwrap()
+        .to_bytes();
+        assert!(matches!(
+            offer(&mut v, &withdrawal, at),
+            Verdict::Accepted { .. }
+        ));
+        assert!(v.is_empty());
+        assert_eq!(
+            offer(&mut v, &signed(1, 1, T0), at),
+            Verdict::Ignored(Ignored::Stale)
+        );
+        assert!(v.is_empty());
+        // Once the predecessor would have expired, the tombstone goes too.
+        v.expire(T0.saturating_add_millis(3 * MINUTE));
+        assert!(v.ads.is_empty());
+    }
+
+    #[test]
+    fn ads_leave_the_view_when_they_expire() {
+        let mut v = view();
+        offer(&mut v, &signed(1, 1, T0), T0);
+        offer(&mut v, &signed(2, 1, T0.saturating_add_millis(MINUTE)), T0);
+        assert_eq!(v.expire(T0.saturating_add_millis(3 * MINUTE - 1)), 0);
+        assert_eq!(v.expire(T0.saturating_add_millis(3 * MINUTE)), 1);
+        assert_eq!(names(&v), ["m2"]);
+        assert_eq!(v.expire(T0.saturating_add_millis(4 * MINUTE)), 1);
+        assert!(v.is_empty() && v.counts().is_empty());
+    }
+
+    #[test]
+    fn pages_cover_every_ad_once_in_order() {
+        let mut v = view();
+        for n in 1..=25 {
+            offer(&mut v, &signed(n, 1, T0), T0);
+        }
+        let mut seen = Vec::new();
+        let mut after = None;
+        loop {
+            let (ads, next) = v.page(&[], after.as_ref(), 7);
+            assert!(ads.len() <= 7);
+            seen.extend(ads.iter().map(|e| e.header().signer));
+            match next {
+                Some(n) => after = Some(n),
+                None => break,
+            }
+        }
+        assert_eq!(seen.len(), 25);
+        let mut sorted = seen.clone();
+        sorted.sort_by_key(|k| *k.as_bytes());
+        sorted.dedup();
+        assert_eq!(sorted.len(), 25);
+        let (only_jobs, _) = v.page(&[Kind::SUBMITTER_AD], None, 100);
+        assert!(only_jobs.is_empty());
+        // A cursor that is not one of ours starts over rather than failing.
+        let junk = Cursor::new(vec![1, 2, 3]).unwrap();
+        assert_eq!(v.page(&[], Some(&junk), 100).0.len(), 25);
+    }
+
+    #[test]
+    fn a_constraint_selects_ads() {
+        let mut v = view();
+        offer(&mut v, &signed(1, 1, T0), T0);
+        offer(&mut v, &signed(2, 1, T0), T0);
+        let c = starling_protocol::classad::parse_expr("Name == \"m2\"").unwrap();
+        let picked = v.select(Some("Machine"), Some(&c));
+        assert_eq!(picked.len(), 1);
+        assert!(v.select(Some("Submitter"), None).is_empty());
+        assert_eq!(v.select(None, None).len(), 2);
+    }
+
+    #[test]
+    fn reject_counts_are_kept_for_a_bounded_number_of_peers() {
+        let mut v = view();
+        for n in 0..(MAX_TRACKED_PEERS as u32 + 10) {
+            let mut seed = [7u8; 32];
+            seed[..4].copy_from_slice(&n.to_be_bytes());
+            v.count_reject(Keypair::from_seed(&seed).agent_id());
+        }
+        assert_eq!(v.rejects.len(), MAX_TRACKED_PEERS);
+    }
+}

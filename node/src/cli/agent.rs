@@ -1,0 +1,115 @@
+//! `starling agent`: runs the agent in the foreground until SIGINT, SIGTERM
+//! or a control `shutdown` request, then stops cleanly (exit 0).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use starling_protocol::identity::Timestamp;
+use starling_storage::{DataDir, SledStore, Store};
+use tracing::Instrument as _;
+
+use crate::agent::{network::Transport, trust, Agent, Setup, Stopped};
+use crate::config::{Config, Overrides};
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// The configuration file (TOML; see examples/agent.toml). Without one,
+    /// every setting has its default.
+    #[arg(long, short = 'c', value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Listen on this multiaddress instead of network.listen (repeatable).
+    #[arg(long, value_name = "MULTIADDR")]
+    listen: Vec<String>,
+    /// Bootstrap from this peer (`/ip4/…/tcp/…/p2p/<agent id>`) instead of
+    /// network.bootstrap (repeatable).
+    #[arg(long, value_name = "MULTIADDR")]
+    bootstrap: Vec<String>,
+}
+
+pub(crate) fn run(args: Args, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let mut config = Config::load(args.config.as_deref())?;
+    config.apply(Overrides {
+        data_dir: data_dir.map(Path::to_path_buf),
+        listen: (!args.listen.is_empty()).then_some(args.listen),
+        bootstrap: (!args.bootstrap.is_empty()).then_some(args.bootstrap),
+    })?;
+    init_tracing();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("starling")
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(run_agent(config))
+}
+
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    // A second initialisation (tests in one process) keeps the first.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+async fn run_agent(config: Config) -> anyhow::Result<ExitCode> {
+    let dir = config.data_dir()?;
+    let data = DataDir::open(&dir)?;
+    let key = data.agent_key()?;
+    let trust = trust::load(&data, &key, Timestamp::now())?;
+    for skipped in &trust.skipped {
+        tracing::warn!(%skipped, "skipping a certificate");
+    }
+    let store_path = data.store_path();
+    let store: Arc<dyn Store> = Arc::new(
+        tokio::task::spawn_blocking(move || SledStore::open(store_path))
+            .await?
+            .with_context(|| format!("opening the store in {}", dir.display()))?,
+    );
+    let span = tracing::info_span!("agent", id = %key.agent_id().short());
+    serve(key, trust, config, dir, store).instrument(span).await
+}
+
+async fn serve(
+    key: starling_protocol::identity::Keypair,
+    trust: trust::Trust,
+    config: Config,
+    dir: PathBuf,
+    store: Arc<dyn Store>,
+) -> anyhow::Result<ExitCode> {
+    tracing::info!(
+        agent = %key.agent_id(),
+        domain = %trust.domain,
+        data_dir = %dir.display(),
+        "starting"
+    );
+    let mut agent = Agent::start(Setup {
+        key,
+        trust,
+        config,
+        data_dir: Some(dir.clone()),
+        store,
+        transport: Transport::Tcp,
+        control: true,
+        probe: None,
+    })
+    .await?;
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .context("listening for SIGTERM")?;
+    let outcome = tokio::select! {
+        _ = tokio::signal::ctrl_c() => Stopped::Requested,
+        _ = terminate.recv() => Stopped::Requested,
+        stopped = agent.stopped() => stopped,
+    };
+    tracing::info!("stopping");
+    agent.shutdown().await;
+    match outcome {
+        Stopped::Requested => {
+            tracing::info!("stopped");
+            Ok(ExitCode::SUCCESS)
+        }
+        Stopped::Failed(why) => anyhow::bail!("the agent failed: {why}"),
+    }
+}
