@@ -137,7 +137,7 @@ fn admitted_agent_installs_and_shows_its_certificate() {
         s(&cert),
         "--domain-key",
         &public,
-        "--agent",
+        "--agent-id",
         &id,
     ]);
     assert!(verified.contains("certificate: valid"), "{verified}");
@@ -204,7 +204,7 @@ fn certificates_from_the_wrong_domain_or_for_another_agent_are_refused() {
         1,
     );
     assert!(err.contains("not by the expected domain key"), "{err}");
-    let err = site.refused(&["domain", "verify", s(&cert), "--agent", &id], 1);
+    let err = site.refused(&["domain", "verify", s(&cert), "--agent-id", &id], 1);
     assert!(
         err.contains(&format!("it admits agent {other}, not {id}")),
         "{err}"

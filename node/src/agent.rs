@@ -282,6 +282,51 @@ impl Agent {
             .unwrap_or_default()
     }
 
+    /// Sets (or removes, with `None`) a configured attribute of this
+    /// machine's ad, `value` being ClassAd expression text, and publishes
+    /// the changed ad at once. Returns its sequence number.
+    pub async fn set_attribute(&self, name: &str, value: Option<&str>) -> Result<u64, String> {
+        let (name, value) = (name.to_owned(), value.map(str::to_owned));
+        match self
+            .supervisor
+            .call(
+                |reply| SupervisorMsg::SetAttribute { name, value, reply },
+                Some(QUERY_TIMEOUT * 2),
+            )
+            .await
+        {
+            Ok(ractor::rpc::CallResult::Success(r)) => r,
+            _ => Err("the agent did not answer in time".to_owned()),
+        }
+    }
+
+    /// The sequence number and arrival time of `signer`'s machine ad in this
+    /// agent's view.
+    pub async fn holding(&self, signer: &starling_protocol::identity::AgentId) -> Option<(u64, Timestamp)> {
+        let view = self.view().await.ok()?;
+        let signer = *signer;
+        match view
+            .call(|reply| ViewMsg::Holding { signer, reply }, Some(QUERY_TIMEOUT))
+            .await
+        {
+            Ok(ractor::rpc::CallResult::Success(h)) => h,
+            _ => None,
+        }
+    }
+
+    /// Publishes `bytes` as they are on `domain`'s ad topic, bypassing this
+    /// agent's own view. For tests and experiments that play a misbehaving
+    /// peer; an agent never does this to its own ads.
+    pub async fn publish_raw(&self, domain: &str, bytes: Vec<u8>) {
+        let _ = self
+            .network
+            .send(Command::Publish {
+                domain: domain.to_owned(),
+                bytes,
+            })
+            .await;
+    }
+
     /// The connected peers.
     pub async fn peers(&self) -> Vec<control::Peer> {
         peers(&self.network, &self.supervisor).await
@@ -369,6 +414,13 @@ pub enum SupervisorMsg {
     View(RpcReplyPort<ActorRef<ViewMsg>>),
     /// Withdraw the ad (through the advertiser).
     Withdraw(RpcReplyPort<()>),
+    /// Set or remove a configured attribute of the machine ad (through the
+    /// advertiser), publishing at once.
+    SetAttribute {
+        name: String,
+        value: Option<String>,
+        reply: RpcReplyPort<Result<u64, String>>,
+    },
     /// Hand the network loop's channel and task to the agent (once).
     #[allow(clippy::type_complexity)]
     TakeNetwork(RpcReplyPort<Option<(mpsc::Sender<Command>, tokio::task::JoinHandle<()>)>>),
@@ -499,6 +551,23 @@ impl Actor for Supervisor {
                     tracing::warn!("the advertiser did not withdraw the ad");
                 }
                 let _ = reply.send(());
+            }
+            SupervisorMsg::SetAttribute { name, value, reply } => {
+                let advertiser = state.advertiser.clone();
+                // Answered from a task: the supervisor must stay free to
+                // handle its children meanwhile.
+                tokio::spawn(async move {
+                    let answer = advertiser
+                        .call(
+                            |reply| AdvertiserMsg::SetAttribute { name, value, reply },
+                            Some(QUERY_TIMEOUT),
+                        )
+                        .await;
+                    let _ = reply.send(match answer {
+                        Ok(ractor::rpc::CallResult::Success(r)) => r,
+                        _ => Err("the advertiser did not answer in time".to_owned()),
+                    });
+                });
             }
             SupervisorMsg::TakeNetwork(reply) => {
                 let _ = reply.send(state.network_handle.take());

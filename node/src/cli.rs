@@ -23,9 +23,10 @@ use clap::{ArgMatches, CommandFactory as _, FromArgMatches as _, Parser, Subcomm
 #[derive(Debug, Parser)]
 #[command(name = "starling", version, about, propagate_version = true)]
 pub struct Cli {
-    /// The agent's data directory (key, certificates, store).
+    /// The agent's data directory (key, certificates, store); `--agent DIR`
+    /// says the same when it is the running agent being addressed.
     /// Default: $STARLING_DATA_DIR, else ~/.local/share/starling.
-    #[arg(long, global = true, value_name = "DIR")]
+    #[arg(long, visible_alias = "agent", global = true, value_name = "DIR")]
     data_dir: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
@@ -126,4 +127,16 @@ fn read_ad_arg(arg: &str, what: &str) -> anyhow::Result<starling_protocol::class
         (arg.to_owned(), "the command line".to_owned())
     };
     formats::parse_ad_text(&text).with_context(|| format!("{what}: parsing the ad in {source}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory as _;
+
+    #[test]
+    fn options_do_not_clash() {
+        // A subcommand option named like a global one (`--agent`) panics
+        // only when that subcommand runs; clap's own check finds it here.
+        super::Cli::command().debug_assert();
+    }
 }

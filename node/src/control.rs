@@ -13,18 +13,22 @@
 //! [`MAX_REQUEST_LEN`] bytes; a longer one is answered with an error and the
 //! connection closed.
 //!
-//! This module holds the messages; [`server`] serves them for a
-//! [`Handler`] (the agent) and [`client`] is what the CLI uses.
+//! This module holds the messages and the [`Error`] both sides report;
+//! [`server`] serves them for a [`Handler`] (the agent), [`client`] is what
+//! the CLI uses, and [`pidfile`] keeps `agent.pid`.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 pub mod client;
+pub mod pidfile;
 pub mod server;
 
 pub use client::Client;
-pub use server::{serve, Handler};
+pub use pidfile::{read_pid, PidFile};
+pub use server::{bind, serve, Handler, Listener};
 
 /// The socket's file name in the agent's data directory.
 pub const SOCKET_FILE: &str = "agent.sock";
@@ -39,6 +43,77 @@ pub const MAX_REQUEST_LEN: usize = 64 << 10;
 /// ads).
 pub const MAX_RESPONSE_LEN: usize = 64 << 20;
 
+/// What went wrong finding, serving or talking to an agent's control
+/// socket. Each message names the data directory (or file) concerned.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// No socket, or nothing listening on it.
+    #[error(
+        "no running agent at {dir} (start one with: starling agent --data-dir {dir})",
+        dir = data_dir.display()
+    )]
+    NoAgent { data_dir: PathBuf },
+    /// The socket exists and answers, or the pid file names a live agent.
+    #[error("another agent is running in {}{}", data_dir.display(), pid.map(|p| format!(" (pid {p})")).unwrap_or_default())]
+    AgentRunning { data_dir: PathBuf, pid: Option<u32> },
+    /// Something other than a socket is where the socket belongs; it is
+    /// not ours to remove.
+    #[error("{} exists and is not a socket; remove it if no agent uses it", path.display())]
+    NotASocket { path: PathBuf },
+    /// The agent accepted no connection in time (it is wedged or swamped).
+    #[error("the agent at {} did not accept a connection within {} s", data_dir.display(), after.as_secs_f64())]
+    ConnectTimeout { data_dir: PathBuf, after: Duration },
+    /// The agent did not answer in time.
+    #[error("the agent at {} did not answer within {} s", data_dir.display(), after.as_secs_f64())]
+    Timeout { data_dir: PathBuf, after: Duration },
+    /// The agent closed the connection before a whole answer arrived.
+    #[error("the agent at {} closed the connection without answering", data_dir.display())]
+    Closed { data_dir: PathBuf },
+    /// The answer line is longer than [`MAX_RESPONSE_LEN`].
+    #[error("the agent at {} answered with more than {limit} bytes", data_dir.display())]
+    ResponseTooLong { data_dir: PathBuf, limit: usize },
+    /// The answer is not a [`Response`] (a different version of starling?).
+    #[error("the agent at {} sent an answer this starling cannot read", data_dir.display())]
+    BadResponse {
+        data_dir: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
+    /// An operating-system error; `what` says what we were doing.
+    #[error("{what} {}", path.display())]
+    Io {
+        what: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    /// The closest `io::ErrorKind`, for callers of the `io::Result` API.
+    fn kind(&self) -> std::io::ErrorKind {
+        use std::io::ErrorKind;
+        match self {
+            Error::NoAgent { .. } => ErrorKind::ConnectionRefused,
+            Error::AgentRunning { .. } => ErrorKind::AddrInUse,
+            Error::NotASocket { .. } => ErrorKind::AlreadyExists,
+            Error::ConnectTimeout { .. } | Error::Timeout { .. } => ErrorKind::TimedOut,
+            Error::Closed { .. } => ErrorKind::UnexpectedEof,
+            Error::ResponseTooLong { .. } | Error::BadResponse { .. } => ErrorKind::InvalidData,
+            Error::Io { source, .. } => source.kind(),
+        }
+    }
+}
+
+impl From<Error> for std::io::Error {
+    /// Wraps the error whole: its message is the `io::Error`'s message, and
+    /// `get_ref()` / `into_inner()` give it back.
+    fn from(e: Error) -> std::io::Error {
+        std::io::Error::new(e.kind(), e)
+    }
+}
+
 /// The control socket of the agent whose data directory is `data_dir`.
 pub fn socket_path(data_dir: &Path) -> PathBuf {
     data_dir.join(SOCKET_FILE)
@@ -50,8 +125,16 @@ pub fn pid_path(data_dir: &Path) -> PathBuf {
 }
 
 /// What the CLI asks of the agent.
+///
+/// Decoded through a private mirror enum, so that a field a request does not
+/// have is an error for every op, not only for those with fields.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(
+    tag = "op",
+    rename_all = "snake_case",
+    deny_unknown_fields,
+    from = "WireRequest"
+)]
 #[non_exhaustive]
 pub enum Request {
     /// Who the agent is and how it is connected.
@@ -73,6 +156,35 @@ pub enum Request {
 
 fn machine() -> String {
     "machine".to_owned()
+}
+
+/// [`Request`] as decoded. serde ignores unknown fields beside the tag of a
+/// unit variant, even with `deny_unknown_fields` (`{"op":"info","x":1}`
+/// would pass), but not in a struct variant; so here every op is one, and
+/// the wire format is the same.
+#[derive(Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+enum WireRequest {
+    Info {},
+    Ads {
+        #[serde(default = "machine")]
+        kind: String,
+        #[serde(default)]
+        constraint: Option<String>,
+    },
+    Peers {},
+    Shutdown {},
+}
+
+impl From<WireRequest> for Request {
+    fn from(wire: WireRequest) -> Request {
+        match wire {
+            WireRequest::Info {} => Request::Info,
+            WireRequest::Ads { kind, constraint } => Request::Ads { kind, constraint },
+            WireRequest::Peers {} => Request::Peers,
+            WireRequest::Shutdown {} => Request::Shutdown,
+        }
+    }
 }
 
 /// The agent's answer to one [`Request`].
@@ -133,4 +245,97 @@ pub struct Peer {
     pub score: Option<f64>,
     /// How many of its gossip messages this agent rejected.
     pub rejected: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(json: &str) -> Result<Request, String> {
+        serde_json::from_str(json).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn requests_on_the_wire() {
+        // Golden: a change of encoding is a visible diff here.
+        let cases = [
+            (Request::Info, r#"{"op":"info"}"#),
+            (Request::Peers, r#"{"op":"peers"}"#),
+            (Request::Shutdown, r#"{"op":"shutdown"}"#),
+            (
+                Request::Ads {
+                    kind: "machine".into(),
+                    constraint: Some("Cpus > 1".into()),
+                },
+                r#"{"op":"ads","kind":"machine","constraint":"Cpus > 1"}"#,
+            ),
+        ];
+        for (request, json) in cases {
+            assert_eq!(serde_json::to_string(&request).unwrap(), json);
+            assert_eq!(serde_json::from_str::<Request>(json).unwrap(), request);
+        }
+    }
+
+    #[test]
+    fn an_ads_request_defaults_to_machine_ads_unconstrained() {
+        assert_eq!(
+            request(r#"{"op":"ads"}"#),
+            Ok(Request::Ads {
+                kind: "machine".into(),
+                constraint: None
+            })
+        );
+    }
+
+    #[test]
+    fn unknown_ops_and_fields_are_errors_naming_them() {
+        let e = request(r#"{"op":"frobnicate"}"#).unwrap_err();
+        assert!(e.contains("frobnicate"), "{e}");
+        let e = request(r#"{"op":"ads","colour":"red"}"#).unwrap_err();
+        assert!(e.contains("colour"), "{e}");
+        let e = request(r#"{"op":"info","colour":"red"}"#).unwrap_err();
+        assert!(e.contains("colour"), "{e}");
+        let e = request(r#"{"kind":"machine"}"#).unwrap_err();
+        assert!(e.contains("op"), "{e}");
+    }
+
+    #[test]
+    fn responses_on_the_wire() {
+        let cases = [
+            (Response::Done, r#"{"result":"done"}"#),
+            (
+                Response::Error {
+                    message: "no".into(),
+                },
+                r#"{"result":"error","message":"no"}"#,
+            ),
+            (
+                Response::Ads {
+                    ads: vec!["[ Name = \"m1\" ]".into()],
+                },
+                r#"{"result":"ads","ads":["[ Name = \"m1\" ]"]}"#,
+            ),
+        ];
+        for (response, json) in cases {
+            assert_eq!(serde_json::to_string(&response).unwrap(), json);
+            assert_eq!(serde_json::from_str::<Response>(json).unwrap(), response);
+        }
+    }
+
+    #[test]
+    fn no_agent_says_where_and_how_to_start_one() {
+        let e = Error::NoAgent {
+            data_dir: "/d".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "no running agent at /d (start one with: starling agent --data-dir /d)"
+        );
+        let io: std::io::Error = e.into();
+        assert_eq!(io.kind(), std::io::ErrorKind::ConnectionRefused);
+        assert!(matches!(
+            io.get_ref().and_then(|e| e.downcast_ref::<Error>()),
+            Some(Error::NoAgent { .. })
+        ));
+    }
 }

@@ -47,6 +47,13 @@ pub enum AdvertiserMsg {
     Check,
     /// Publish a withdrawal of the ad; reply once it is handed to the network.
     Withdraw(RpcReplyPort<()>),
+    /// Set (or, with `None`, remove) a configured attribute of the ad and
+    /// publish at once; replies with the sequence number published.
+    SetAttribute {
+        name: String,
+        value: Option<String>,
+        reply: RpcReplyPort<Result<u64, String>>,
+    },
 }
 
 pub struct Advertiser;
@@ -140,6 +147,32 @@ impl Actor for Advertiser {
                 }
                 state.last = Some(ad);
             }
+            AdvertiserMsg::SetAttribute { name, value, reply } => {
+                let mut machine = state.args.machine.clone();
+                match value {
+                    Some(v) => machine.attributes.insert(name, v),
+                    None => machine.attributes.remove(&name),
+                };
+                let built = machine::build_ad(
+                    &state.probe,
+                    &machine,
+                    &state.args.identity,
+                    &state.status,
+                    unix_secs(),
+                );
+                let ad = match built {
+                    Ok(ad) => ad,
+                    Err(e) => {
+                        let _ = reply.send(Err(e.to_string()));
+                        return Ok(());
+                    }
+                };
+                state.args.machine = machine;
+                let seq = publish(&state.args, &ad, state.args.lifetime).await?;
+                state.published = Some((stable_text(&ad), tokio::time::Instant::now()));
+                state.last = Some(ad);
+                let _ = reply.send(Ok(seq));
+            }
             AdvertiserMsg::Withdraw(reply) => {
                 if let Some(ad) = &state.last {
                     publish(&state.args, ad, Duration::ZERO).await?;
@@ -152,12 +185,12 @@ impl Actor for Advertiser {
 }
 
 /// Signs `ad` with the next sequence number, valid for `lifetime`, puts it
-/// in our own view and hands it to the network.
+/// in our own view and hands it to the network; returns the sequence number.
 async fn publish(
     args: &AdvertiserArgs,
     ad: &ClassAd,
     lifetime: Duration,
-) -> Result<(), ActorProcessingErr> {
+) -> Result<u64, ActorProcessingErr> {
     let store = args.store.clone();
     let seq = tokio::task::spawn_blocking(move || store.next_sequence(Kind::MACHINE_AD)).await??;
     let now = Timestamp::now();
@@ -185,7 +218,7 @@ async fn publish(
         })
         .await
         .map_err(|_| "the network loop has stopped")?;
-    Ok(())
+    Ok(seq)
 }
 
 /// The ad without its [`VOLATILE`] attributes, as text to compare.

@@ -251,6 +251,7 @@ pub fn start(
         pulls: HashMap::new(),
         pulled_from: HashSet::new(),
         rtt: HashMap::new(),
+        addresses: HashMap::new(),
         bans: HashMap::new(),
         listen: Vec::new(),
     };
@@ -385,6 +386,9 @@ fn score_params(domains: &[String]) -> gossipsub::PeerScoreParams {
     let mut params = gossipsub::PeerScoreParams {
         app_specific_weight: 1.0,
         ip_colocation_factor_weight: 0.0,
+        // Good behaviour earns a little (at most this much per topic), so
+        // that a few rejected messages outweigh hours of seniority.
+        topic_score_cap: 20.0,
         ..Default::default()
     };
     for domain in domains {
@@ -396,6 +400,11 @@ fn score_params(domains: &[String]) -> gossipsub::PeerScoreParams {
             topic,
             gossipsub::TopicScoreParams {
                 topic_weight: 1.0,
+                time_in_mesh_weight: 0.1,
+                time_in_mesh_quantum: Duration::from_secs(1),
+                time_in_mesh_cap: 60.0,
+                first_message_deliveries_weight: 0.5,
+                first_message_deliveries_cap: 20.0,
                 mesh_message_deliveries_weight: 0.0,
                 mesh_failure_penalty_weight: 0.0,
                 invalid_message_deliveries_weight: -50.0,
@@ -431,6 +440,7 @@ struct Loop {
     pulls: HashMap<OutboundRequestId, (PeerId, u32)>,
     pulled_from: HashSet<PeerId>,
     rtt: HashMap<PeerId, Duration>,
+    addresses: HashMap<PeerId, Vec<Multiaddr>>,
     bans: HashMap<PeerId, tokio::time::Instant>,
     listen: Vec<Multiaddr>,
 }
@@ -562,16 +572,13 @@ impl Loop {
     }
 
     fn peers(&self) -> Vec<PeerInfo> {
-        let mut addresses: HashMap<PeerId, Vec<Multiaddr>> = HashMap::new();
-        for peer in self.swarm.connected_peers() {
-            addresses.entry(*peer).or_default();
-        }
         let gossipsub = &self.swarm.behaviour().gossipsub;
-        let mut peers: Vec<PeerInfo> = addresses
-            .into_keys()
-            .map(|peer| PeerInfo {
+        let mut peers: Vec<PeerInfo> = self
+            .swarm
+            .connected_peers()
+            .map(|&peer| PeerInfo {
                 peer,
-                addresses: Vec::new(),
+                addresses: self.addresses.get(&peer).cloned().unwrap_or_default(),
                 rtt: self.rtt.get(&peer).copied(),
                 score: gossipsub.peer_score(&peer),
             })
@@ -643,9 +650,15 @@ impl Loop {
             SwarmEvent::ConnectionEstablished {
                 peer_id,
                 num_established,
+                endpoint,
                 ..
             } => {
                 tracing::debug!(peer = %peer_id, "connected");
+                let known = self.addresses.entry(peer_id).or_default();
+                let address = endpoint.get_remote_address().clone();
+                if !known.contains(&address) {
+                    known.push(address);
+                }
                 if num_established.get() == 1
                     && self.pulled_from.len() < INITIAL_PULLS
                     && !self.pulled_from.contains(&peer_id)
@@ -660,6 +673,7 @@ impl Loop {
             } => {
                 tracing::debug!(peer = %peer_id, "disconnected");
                 self.rtt.remove(&peer_id);
+                self.addresses.remove(&peer_id);
             }
             _ => {}
         }

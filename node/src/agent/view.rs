@@ -153,6 +153,8 @@ pub struct Held {
     withdrawn: bool,
     /// When the entry leaves the view.
     until: Timestamp,
+    /// When this agent took it in.
+    pub received: Timestamp,
 }
 
 /// The ads an agent accepted, with their indexes and reject counts.
@@ -317,6 +319,7 @@ impl View {
                 my_type,
                 withdrawn,
                 until,
+                received: now,
             },
         );
     }
@@ -419,6 +422,18 @@ impl View {
             last = Some(*key);
         }
         (page, None)
+    }
+
+    /// The sequence number and arrival time of `signer`'s live ad of `kind`.
+    pub fn holding(&self, signer: &AgentId, kind: Kind) -> Option<(u64, Timestamp)> {
+        let key = Key {
+            signer: *signer.public_key().as_bytes(),
+            kind: kind.as_u16(),
+        };
+        self.ads
+            .get(&key)
+            .filter(|h| !h.withdrawn)
+            .map(|h| (h.envelope.header().seq, h.received))
     }
 
     /// How many messages from `peer` were rejected.

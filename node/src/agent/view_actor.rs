@@ -15,7 +15,7 @@ use libp2p::PeerId;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use starling_protocol::classad::{parse_expr, unparse_ad, ClassAd, Expr};
 use starling_protocol::identity::{
-    AgentId, Certificate, Envelope, Freshness, Timestamp, TrustAnchors,
+    AgentId, Certificate, Envelope, Freshness, Kind, Timestamp, TrustAnchors,
 };
 use starling_protocol::view::{Request as PullRequest, Response as PullResponse};
 use tokio::sync::mpsc;
@@ -63,6 +63,11 @@ pub enum ViewMsg {
     Rejects {
         peers: Vec<PeerId>,
         reply: RpcReplyPort<Vec<u64>>,
+    },
+    /// The sequence number and arrival time of a signer's machine ad.
+    Holding {
+        signer: AgentId,
+        reply: RpcReplyPort<Option<(u64, Timestamp)>>,
     },
     /// Drop expired ads.
     Tick,
@@ -206,6 +211,9 @@ impl Actor for ViewActor {
                     .map(|p| agent_of(p).map_or(0, |a| state.view.rejects(&a)))
                     .collect();
                 let _ = reply.send(counts);
+            }
+            ViewMsg::Holding { signer, reply } => {
+                let _ = reply.send(state.view.holding(&signer, Kind::MACHINE_AD));
             }
             ViewMsg::Tick => {
                 let gone = state.view.expire(now);

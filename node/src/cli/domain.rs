@@ -65,8 +65,9 @@ pub(super) enum Command {
         /// Require the file to be signed by this domain key.
         #[arg(long)]
         domain_key: Option<String>,
-        /// For a certificate: require it to admit this agent.
-        #[arg(long)]
+        /// For a certificate: require it to admit the agent with this id.
+        /// (Not `--agent`: that global option names a data directory.)
+        #[arg(long = "agent-id", value_name = "ID")]
         agent: Option<String>,
         /// Check validity at this time (ISO 8601, e.g. 2027-01-31T12:00Z) instead of now.
         #[arg(long)]
@@ -441,7 +442,7 @@ fn verify(
         .map(|k| k.parse().context("--domain-key"))
         .transpose()?;
     let expected_agent: Option<AgentId> =
-        agent.map(|a| a.parse().context("--agent")).transpose()?;
+        agent.map(|a| a.parse().context("--agent-id")).transpose()?;
     let envelope = read_envelope(file)?;
     let header = envelope.header().clone();
     let refused = || format!("{}: refused", file.display());
@@ -477,7 +478,7 @@ fn verify(
         Kind::POLICY => {
             if expected_agent.is_some() {
                 bail!(
-                    "--agent applies to certificates; {} is a domain policy",
+                    "--agent-id applies to certificates; {} is a domain policy",
                     file.display()
                 );
             }
@@ -513,7 +514,7 @@ fn verify(
         kind => {
             if expected_agent.is_some() {
                 bail!(
-                    "--agent applies to certificates; {} is a {kind}",
+                    "--agent-id applies to certificates; {} is a {kind}",
                     file.display()
                 );
             }

@@ -1,8 +1,9 @@
 //! `starling status`: the machines of the pool, shaped like `condor_status`.
 //!
-//! Ads come from one place, [`machine_ads`]: today a file given with `-ads`
-//! (HTCondor's option: new, long or JSON format, detected); once the agent
-//! runs, its view of the pool through the control API. Everything after that
+//! Ads come from one place, [`machine_ads`]: the running agent's view of the
+//! pool through the control API (the agent of `--agent DIR`, or of the
+//! default data directory), or a file given with `-ads` (HTCondor's option:
+//! new, long or JSON format, detected). Everything after that
 //! is rendering over a list of ads: `-constraint` filters them, rows are
 //! sorted by `Name`, and one of the default table (with the `Arch/OpSys`
 //! summary), `-total`, `-af`, `-l` or `-json` prints them.
@@ -20,13 +21,15 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::Context as _;
 use starling_protocol::classad::formats;
 use starling_protocol::classad::{
-    parse_expr, unparse_value, ClassAd, Evaluator, Name, Side, Value,
+    parse_ad, parse_expr, unparse_value, ClassAd, Evaluator, Name, Side, Value,
 };
+
+use crate::control;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// Read the machine ads from FILE (new, long or JSON format) instead of
-    /// asking the running agent, as `condor_status -ads` does.
+    /// asking the running agent (see --agent), as `condor_status -ads` does.
     #[arg(long, value_name = "FILE")]
     ads: Option<String>,
     /// Show only the machines whose ad makes EXPR true.
@@ -58,18 +61,21 @@ const SINGLE_DASH: &[&str] = &[
     "-total",
 ];
 
+/// The global options that take a value (as a separate argument).
+const GLOBAL_WITH_VALUE: &[&str] = &["--data-dir", "--agent"];
+
 /// Rewrites `condor_status`'s single-dash long options (`-constraint`) to
 /// clap's double dash, only in the arguments of the `status` subcommand and
 /// only before a `--`.
 pub(crate) fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
     let mut args: Vec<OsString> = args.into_iter().collect();
     // Find the subcommand: the first argument that is not an option (the only
-    // global option with a value is `--data-dir DIR`).
+    // global option with a value is `--data-dir DIR`, alias `--agent DIR`).
     let mut i = 1;
     let mut sub = None;
     while i < args.len() {
         let a = args[i].to_string_lossy();
-        if a == "--data-dir" {
+        if GLOBAL_WITH_VALUE.contains(&a.as_ref()) {
             i += 2;
             continue;
         }
@@ -99,7 +105,8 @@ pub(crate) fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<Os
             prev_takes_value = matches!(text.as_str(), "-ads" | "-constraint");
             *arg = OsString::from(format!("-{text}"));
         } else {
-            prev_takes_value = matches!(text.as_str(), "--ads" | "--constraint");
+            prev_takes_value = matches!(text.as_str(), "--ads" | "--constraint")
+                || GLOBAL_WITH_VALUE.contains(&text.as_str());
         }
     }
     args
@@ -112,16 +119,41 @@ fn machine_ads(args: &Args, data_dir: Option<&Path>) -> anyhow::Result<Vec<Class
         Some(path) => read_ads_file(path),
         None => {
             let dir = match data_dir {
-                Some(d) => d.display().to_string(),
-                None => starling_storage::DataDir::default_path()
-                    .map(|p| p.display().to_string())
-                    .unwrap_or_else(|_| "the default data directory".into()),
+                Some(d) => d.to_owned(),
+                None => starling_storage::DataDir::default_path()?,
             };
-            anyhow::bail!(
-                "no running agent at {dir}; starling status cannot ask an agent yet: \
-                 use -ads FILE to read machine ads from a file"
-            )
+            agent_ads(&dir, args.constraint.clone())
         }
+    }
+}
+
+/// The machine ads in the view of the agent of `data_dir`. The agent
+/// applies `constraint` too, so less crosses the socket; the caller still
+/// filters, which costs little and keeps one meaning of `-constraint`.
+fn agent_ads(data_dir: &Path, constraint: Option<String>) -> anyhow::Result<Vec<ClassAd>> {
+    let request = control::Request::Ads {
+        kind: "machine".to_owned(),
+        constraint,
+    };
+    let response = control::Client::call(data_dir, &request).map_err(|e| match e {
+        control::Error::NoAgent { .. } => {
+            anyhow::anyhow!("{e}; to read machine ads from a file instead, use -ads FILE")
+        }
+        e => e.into(),
+    })?;
+    let dir = data_dir.display();
+    match response {
+        control::Response::Ads { ads } => ads
+            .iter()
+            .enumerate()
+            .map(|(i, text)| {
+                parse_ad(text).with_context(|| format!("ad {} from the agent at {dir}", i + 1))
+            })
+            .collect(),
+        control::Response::Error { message } => {
+            anyhow::bail!("the agent at {dir} answered: {message}")
+        }
+        other => anyhow::bail!("the agent at {dir} answered a request for ads with {other:?}"),
     }
 }
 
@@ -437,6 +469,32 @@ mod tests {
         assert_eq!(
             normalize_args(os(&["starling", "eval", "-json"])),
             os(&["starling", "eval", "-json"])
+        );
+    }
+
+    #[test]
+    fn agent_dir_is_skipped_when_finding_the_subcommand() {
+        // `--agent status` names a directory called "status"; the
+        // subcommand comes after it.
+        assert_eq!(
+            normalize_args(os(&[
+                "starling", "--agent", "status", "status", "-af", "Name"
+            ])),
+            os(&["starling", "--agent", "status", "status", "--af", "Name"])
+        );
+        // Before the subcommand, a directory named like an option is a value.
+        assert_eq!(
+            normalize_args(os(&["starling", "--agent", "-json", "status", "-json"])),
+            os(&["starling", "--agent", "-json", "status", "--json"])
+        );
+        // After it, too.
+        assert_eq!(
+            normalize_args(os(&["starling", "status", "--agent", "-total", "-total"])),
+            os(&["starling", "status", "--agent", "-total", "--total"])
+        );
+        assert_eq!(
+            normalize_args(os(&["starling", "status", "--data-dir", "-long", "-long"])),
+            os(&["starling", "status", "--data-dir", "-long", "--long"])
         );
     }
 }
