@@ -240,7 +240,10 @@ pub fn up(options: &UpOptions, progress: &mut dyn FnMut(Progress)) -> anyhow::Re
         let running: Vec<String> = old
             .agents
             .iter()
-            .filter_map(|a| running_pid(&old, a).map(|pid| format!("{} (pid {pid})", a.name)))
+            .filter_map(|a| {
+                let info = agent_info(&old.agent_dir(a)).ok();
+                agent_pid(&old, a, info.as_ref()).map(|pid| format!("{} (pid {pid})", a.name))
+            })
             .collect();
         if !running.is_empty() {
             bail!(
@@ -381,17 +384,16 @@ pub fn status(dir: &Path) -> anyhow::Result<(Layout, Vec<AgentStatus>)> {
         .agents
         .iter()
         .map(|agent| {
-            let state = match running_pid(&layout, agent) {
-                None => AgentState::Down,
-                Some(pid) => match agent_info(&layout.agent_dir(agent)) {
-                    Ok(info) => AgentState::Running {
-                        pid,
-                        info: Box::new(info),
-                    },
-                    Err(e) => AgentState::NotAnswering {
-                        pid,
-                        error: format!("{e:#}"),
-                    },
+            let info = agent_info(&layout.agent_dir(agent));
+            let state = match (agent_pid(&layout, agent, info.as_ref().ok()), info) {
+                (None, _) => AgentState::Down,
+                (Some(pid), Ok(info)) => AgentState::Running {
+                    pid,
+                    info: Box::new(info),
+                },
+                (Some(pid), Err(e)) => AgentState::NotAnswering {
+                    pid,
+                    error: format!("{e:#}"),
                 },
             };
             AgentStatus {
@@ -419,14 +421,20 @@ pub fn down(
     let mut outcome = vec![Stopped::NotRunning; total];
     let mut pids: Vec<Option<i32>> = vec![None; total];
     for (i, agent) in layout.agents.iter().enumerate() {
-        let Some(pid) = running_pid(&layout, agent) else {
+        let dir = layout.agent_dir(agent);
+        let info = agent_info(&dir).ok();
+        let Some(pid) = agent_pid(&layout, agent, info.as_ref()) else {
             continue;
         };
         pids[i] = Some(pid);
         outcome[i] = Stopped::Cleanly;
-        let asked = Client::connect(&layout.agent_dir(agent))
-            .and_then(|mut client| client.request(&Request::Shutdown));
-        if !matches!(asked, Ok(Response::Done)) {
+        let asked = match info {
+            Some(_) => Client::connect(&dir)
+                .and_then(|mut client| client.request(&Request::Shutdown))
+                .ok(),
+            None => None,
+        };
+        if !matches!(asked, Some(Response::Done)) {
             // Not answering (or refusing): the agent stops cleanly on
             // SIGTERM too.
             signal(pid, rustix::process::Signal::TERM);
@@ -577,6 +585,8 @@ fn spawn(
         .arg("--config")
         .arg(config)
         .current_dir(&dir)
+        // Its output goes to a file: no terminal colour codes.
+        .env("NO_COLOR", "1")
         .stdin(Stdio::null())
         .stdout(log)
         .stderr(errors)
@@ -786,10 +796,15 @@ fn check_ports_free(base: u16, count: usize) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The pid in an agent's pid file, if it is that agent, running.
-fn running_pid(layout: &Layout, agent: &Agent) -> Option<i32> {
+/// The pid of `agent` if it runs: the one in its pid file or, failing
+/// that, the one it gave in `info`, whichever `/proc` confirms is that
+/// agent.
+fn agent_pid(layout: &Layout, agent: &Agent, info: Option<&Info>) -> Option<i32> {
     let dir = layout.agent_dir(agent);
-    read_pid(&control::pid_path(&dir)).filter(|&pid| is_agent_of(pid, &dir))
+    read_pid(&control::pid_path(&dir))
+        .into_iter()
+        .chain(info.and_then(|i| i32::try_from(i.pid).ok()))
+        .find(|&pid| is_agent_of(pid, &dir))
 }
 
 fn read_pid(path: &Path) -> Option<i32> {

@@ -1,0 +1,185 @@
+//! `starling testnet up | status | down` with real agents: four agents in two
+//! domains come up on loopback, see each other's machine ads through the
+//! domains' trust policies, answer `starling status --agent`, and are all
+//! gone after `down`.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use starling_testnet::Layout;
+
+/// The longest any one command may take; `up` has its own, shorter timeout.
+const COMMAND_TIMEOUT: Duration = Duration::from_secs(240);
+
+/// Kills every process of the testnet in `dir` when the test ends, passed or
+/// failed: its process group (the agents, and anything they started), and
+/// each agent named by a pid file, in case it left the group.
+struct Cleanup<'a>(&'a Path);
+
+impl Drop for Cleanup<'_> {
+    fn drop(&mut self) {
+        let layout = Layout::load(self.0).ok().flatten();
+        let group = layout.as_ref().and_then(|l| l.process_group);
+        if let Some(pid) = group.and_then(rustix::process::Pid::from_raw) {
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        }
+        for agent in layout.iter().flat_map(|l| l.agents.iter()) {
+            let pid_file = self.0.join(&agent.name).join("agent.pid");
+            let pid = std::fs::read_to_string(pid_file)
+                .ok()
+                .and_then(|t| t.trim().parse().ok())
+                .and_then(rustix::process::Pid::from_raw);
+            if let Some(pid) = pid {
+                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+            }
+        }
+    }
+}
+
+/// Runs `starling` with `args`, killing it if it outlives the timeout.
+/// Output goes through files so that a full pipe cannot stall it.
+fn starling(args: &[&str]) -> Output {
+    let scratch = tempfile::tempdir().unwrap();
+    let (out, err) = (scratch.path().join("out"), scratch.path().join("err"));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_starling"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::fs::File::create(&err).unwrap())
+        .spawn()
+        .expect("starling starts");
+    let deadline = Instant::now() + COMMAND_TIMEOUT;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "starling {args:?} took longer than {COMMAND_TIMEOUT:?}; stderr:\n{}",
+                std::fs::read_to_string(&err).unwrap_or_default()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    Output {
+        status,
+        stdout: std::fs::read(out).unwrap(),
+        stderr: std::fs::read(err).unwrap(),
+    }
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = starling(args);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "starling {args:?} failed ({}):\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// Whether `pid` is a live process (a zombie is not).
+fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let rest = &stat[stat.rfind(')')? + 1..];
+            rest.split_whitespace().next().map(|s| s != "Z" && s != "X")
+        })
+        .unwrap_or(false)
+}
+
+#[test]
+fn four_agents_in_two_domains_come_up_see_each_other_and_go() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("net");
+    let _cleanup = Cleanup(&dir);
+    let d = dir.to_str().unwrap();
+
+    let up = ok(&[
+        "testnet",
+        "up",
+        "--dir",
+        d,
+        "--agents",
+        "4",
+        "--domains",
+        "2",
+        "--timeout",
+        "180",
+    ]);
+    assert!(up.contains("testnet up: 4 agents in 2 domains"), "{up}");
+    assert!(
+        up.contains(&format!("starling status --agent {d}/agent-00")),
+        "{up}"
+    );
+
+    // Every agent runs, has a peer and sees all four machine ads.
+    let status = ok(&["testnet", "status", "--dir", d]);
+    let rows: Vec<Vec<&str>> = status
+        .lines()
+        .filter(|l| l.starts_with("agent-"))
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows.len(), 4, "{status}");
+    let mut pids = Vec::new();
+    for (i, row) in rows.iter().enumerate() {
+        // AGENT ID DOMAIN PID STATE PEERS ADS LISTEN
+        assert_eq!(row[0], format!("agent-{i:02}"), "{status}");
+        assert_eq!(row[2], format!("d{}.testnet", i % 2), "{status}");
+        assert_eq!(row[4], "running", "{status}");
+        assert!(row[5].parse::<usize>().unwrap() >= 1, "{status}");
+        assert_eq!(row[6], "4/4", "{status}");
+        assert!(row[7].starts_with("/ip4/127.0.0.1/tcp/"), "{status}");
+        let pid: i32 = row[3].parse().unwrap();
+        assert!(alive(pid), "{status}");
+        pids.push(pid);
+    }
+    assert!(status.contains("4 agents: 4 running, 0 not answering, 0 down"));
+
+    // One agent's view, as a user asks for it: all four machines, both
+    // domains (the other domain's ads are accepted through the policy).
+    let view = ok(&["status", "--agent", &format!("{d}/agent-00")]);
+    for i in 0..4 {
+        let name = format!("slot1@agent-{i:02}.d{}.testnet", i % 2);
+        assert!(view.contains(&name), "{name} missing:\n{view}");
+    }
+
+    // A second `up` over running agents is refused.
+    let again = starling(&[
+        "testnet",
+        "up",
+        "--dir",
+        d,
+        "--agents",
+        "4",
+        "--domains",
+        "2",
+    ]);
+    assert!(!again.status.success());
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("has running agents"),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+
+    let down = ok(&["testnet", "down", "--dir", d]);
+    assert!(down.contains("testnet down: 4 stopped, 0 killed"), "{down}");
+    for pid in &pids {
+        assert!(!alive(*pid), "pid {pid} still runs after down");
+    }
+    let group = Layout::load(&dir).unwrap().unwrap().process_group;
+    assert_eq!(group, None, "down forgets the process group");
+
+    // Down again finds nothing; status says so and fails.
+    let down = ok(&["testnet", "down", "--dir", d]);
+    assert!(down.contains("4 were not running"), "{down}");
+    let status = starling(&["testnet", "status", "--dir", d]);
+    assert_eq!(status.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&status.stdout).contains("0 running, 0 not answering, 4 down"));
+}
