@@ -32,6 +32,7 @@
 pub mod layout;
 pub mod memory;
 pub mod processes;
+mod procfs;
 
 pub use layout::{Agent, AgentSettings, Layout};
 pub use processes::{

@@ -21,12 +21,15 @@
 //!
 //! Waiting is polling with a growing interval (the agents are not our
 //! children once `up` has returned, so there is nothing to block on), and
-//! every wait has a deadline.
+//! every wait has a deadline. Agents are asked over their control sockets
+//! all at once, each question with its own timeout, so one slow agent on
+//! a loaded machine delays a round by its timeout, not by fifty of them.
 //!
-//! A pid from a pid file is trusted only after `/proc/<pid>/cmdline` shows
-//! it is `starling agent` for that very data directory: a stale pid file
-//! whose pid now belongs to another process is never signalled.
+//! Which processes are the testnet's agents is read from `/proc` (see
+//! `procfs.rs`), not from pid files alone: an agent that does not
+//! answer is still found, and a stale pid file is never believed.
 
+use std::collections::HashMap;
 use std::fs;
 use std::io::Write as _;
 use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _};
@@ -40,6 +43,7 @@ use starling_node::control::{self, Client, Info, Request, Response};
 use starling_protocol::identity::Timestamp;
 
 use crate::layout::{self, Agent, AgentSettings, Layout, LOG_FILE};
+use crate::procfs;
 
 /// How long `up` waits for every agent to join, by default.
 pub const DEFAULT_UP_TIMEOUT: Duration = Duration::from_secs(120);
@@ -52,6 +56,13 @@ pub const DEFAULT_WAVE: usize = 8;
 
 /// The most bootstrap peers an agent is given.
 pub const MAX_BOOTSTRAP: usize = 3;
+
+/// How long an agent has to answer one control request. An idle agent
+/// answers in milliseconds; this is for one starved of CPU.
+pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How many agents are asked at once.
+const MAX_ASKING: usize = 32;
 
 /// After SIGKILL, how long to wait for the kernel to take a process away.
 const KILL_GRACE: Duration = Duration::from_secs(5);
@@ -237,13 +248,11 @@ pub fn up(options: &UpOptions, progress: &mut dyn FnMut(Progress)) -> anyhow::Re
         .with_context(|| format!("opening {}", options.dir.display()))?;
     let _lock = lock(&dir)?;
     if let Some(old) = Layout::load(&dir)? {
-        let running: Vec<String> = old
-            .agents
-            .iter()
-            .filter_map(|a| {
-                let info = agent_info(&old.agent_dir(a)).ok();
-                agent_pid(&old, a, info.as_ref()).map(|pid| format!("{} (pid {pid})", a.name))
-            })
+        let mut running: Vec<(usize, i32)> = find_agents(&old).into_iter().collect();
+        running.sort_unstable();
+        let running: Vec<String> = running
+            .into_iter()
+            .map(|(i, pid)| format!("{} (pid {pid})", old.agents[i].name))
             .collect();
         if !running.is_empty() {
             bail!(
@@ -253,7 +262,9 @@ pub fn up(options: &UpOptions, progress: &mut dyn FnMut(Progress)) -> anyhow::Re
                 dir.display()
             );
         }
-        let others = group_members(&old, &dir);
+        let others = old
+            .process_group
+            .map_or_else(Vec::new, |g| procfs::group_members(g, &dir));
         if !others.is_empty() {
             bail!(
                 "{} has processes left from its last run (pids {others:?}); stop them first \
@@ -345,12 +356,12 @@ pub fn up(options: &UpOptions, progress: &mut dyn FnMut(Progress)) -> anyhow::Re
     let mut done = vec![false; total];
     let mut pause = POLL_FIRST;
     loop {
-        for i in 0..total {
-            if done[i] {
-                continue;
-            }
+        let pending: Vec<usize> = (0..total).filter(|&i| !done[i]).collect();
+        for &i in &pending {
             check_alive(&layout, i, &mut children)?;
-            if let Ok(info) = agent_info(&layout.agent_dir(&layout.agents[i])) {
+        }
+        for (i, answer) in ask_info(&layout, &pending, answer_timeout(deadline)) {
+            if let Ok(info) = answer {
                 done[i] = joined(&info, total);
                 infos[i] = Some(info);
             }
@@ -380,21 +391,28 @@ pub fn up(options: &UpOptions, progress: &mut dyn FnMut(Progress)) -> anyhow::Re
 /// Every agent of the testnet in `dir` and its state.
 pub fn status(dir: &Path) -> anyhow::Result<(Layout, Vec<AgentStatus>)> {
     let layout = existing(dir)?;
+    let running = find_agents(&layout);
+    let mut asked: Vec<usize> = running.keys().copied().collect();
+    asked.sort_unstable();
+    let mut answers: HashMap<usize, anyhow::Result<Info>> =
+        ask_info(&layout, &asked, ANSWER_TIMEOUT)
+            .into_iter()
+            .collect();
     let statuses = layout
         .agents
         .iter()
-        .map(|agent| {
-            let info = agent_info(&layout.agent_dir(agent));
-            let state = match (agent_pid(&layout, agent, info.as_ref().ok()), info) {
-                (None, _) => AgentState::Down,
-                (Some(pid), Ok(info)) => AgentState::Running {
+        .enumerate()
+        .map(|(i, agent)| {
+            let state = match (running.get(&i), answers.remove(&i)) {
+                (Some(&pid), Some(Ok(info))) => AgentState::Running {
                     pid,
                     info: Box::new(info),
                 },
-                (Some(pid), Err(e)) => AgentState::NotAnswering {
+                (Some(&pid), Some(Err(e))) => AgentState::NotAnswering {
                     pid,
                     error: format!("{e:#}"),
                 },
+                _ => AgentState::Down,
             };
             AgentStatus {
                 agent: agent.clone(),
@@ -420,31 +438,27 @@ pub fn down(
     let total = layout.agents.len();
     let mut outcome = vec![Stopped::NotRunning; total];
     let mut pids: Vec<Option<i32>> = vec![None; total];
-    for (i, agent) in layout.agents.iter().enumerate() {
-        let dir = layout.agent_dir(agent);
-        let info = agent_info(&dir).ok();
-        let Some(pid) = agent_pid(&layout, agent, info.as_ref()) else {
-            continue;
-        };
+    for (i, pid) in find_agents(&layout) {
         pids[i] = Some(pid);
         outcome[i] = Stopped::Cleanly;
-        let asked = match info {
-            Some(_) => Client::connect(&dir)
-                .and_then(|mut client| client.request(&Request::Shutdown))
-                .ok(),
-            None => None,
-        };
-        if !matches!(asked, Some(Response::Done)) {
+    }
+    let running: Vec<usize> = (0..total).filter(|&i| pids[i].is_some()).collect();
+    for (i, answer) in ask(&layout, &running, ANSWER_TIMEOUT, &Request::Shutdown) {
+        if !matches!(answer, Ok(Response::Done)) {
             // Not answering (or refusing): the agent stops cleanly on
             // SIGTERM too.
-            signal(pid, rustix::process::Signal::TERM);
+            if let Some(pid) = pids[i] {
+                procfs::signal(pid, rustix::process::Signal::TERM);
+            }
         }
     }
 
     let still_running = |layout: &Layout, pids: &[Option<i32>]| -> Vec<usize> {
         (0..total)
             .filter(|&i| {
-                pids[i].is_some_and(|pid| is_agent_of(pid, &layout.agent_dir(&layout.agents[i])))
+                pids[i].is_some_and(|pid| {
+                    procfs::is_agent_of(pid, &layout.agent_dir(&layout.agents[i]))
+                })
             })
             .collect()
     };
@@ -466,16 +480,18 @@ pub fn down(
     let stragglers = still_running(&layout, &pids);
     for &i in &stragglers {
         if let Some(pid) = pids[i] {
-            signal(pid, rustix::process::Signal::KILL);
+            procfs::signal(pid, rustix::process::Signal::KILL);
             outcome[i] = Stopped::Killed;
         }
     }
 
     // Whatever else is left in the testnet's process group and is the
     // testnet's (by its command line or working directory).
-    let others = group_members(&layout, layout.dir());
+    let others = layout
+        .process_group
+        .map_or_else(Vec::new, |g| procfs::group_members(g, layout.dir()));
     for &pid in &others {
-        signal(pid, rustix::process::Signal::KILL);
+        procfs::signal(pid, rustix::process::Signal::KILL);
     }
 
     let kill_deadline = Instant::now() + KILL_GRACE;
@@ -486,7 +502,7 @@ pub fn down(
             .chain(
                 others
                     .iter()
-                    .filter(|pid| is_alive(**pid))
+                    .filter(|pid| procfs::is_alive(**pid))
                     .map(|pid| format!("pid {pid}")),
             )
             .collect();
@@ -614,13 +630,17 @@ fn wait_answering(
 ) -> anyhow::Result<()> {
     let mut pause = POLL_FIRST;
     loop {
-        let mut waiting = Vec::new();
-        for &i in wave {
-            if infos[i].is_some() {
-                continue;
-            }
+        let pending: Vec<usize> = wave
+            .iter()
+            .copied()
+            .filter(|&i| infos[i].is_none())
+            .collect();
+        for &i in &pending {
             check_alive(layout, i, children)?;
-            match agent_info(&layout.agent_dir(&layout.agents[i])) {
+        }
+        let mut waiting = Vec::new();
+        for (i, answer) in ask_info(layout, &pending, answer_timeout(deadline)) {
+            match answer {
                 Ok(info) => infos[i] = Some(info),
                 Err(e) => waiting.push((i, e)),
             }
@@ -733,15 +753,86 @@ fn log_tail(path: &Path) -> String {
         .join("\n")
 }
 
-/// Asks the agent whose data directory is `data_dir` for its `Info`.
-pub fn agent_info(data_dir: &Path) -> anyhow::Result<Info> {
-    let mut client = Client::connect(data_dir)
-        .with_context(|| format!("connecting to {}", control::socket_path(data_dir).display()))?;
-    match client.request(&Request::Info).context("asking for info")? {
+/// Asks the agent whose data directory is `data_dir` for its `Info`,
+/// waiting at most `timeout` for the answer.
+pub fn agent_info(data_dir: &Path, timeout: Duration) -> anyhow::Result<Info> {
+    match request(data_dir, timeout, &Request::Info)? {
         Response::Info(info) => Ok(info),
         Response::Error { message } => bail!("the agent refused: {message}"),
         other => bail!("the agent answered {other:?} to info"),
     }
+}
+
+fn request(data_dir: &Path, timeout: Duration, request: &Request) -> anyhow::Result<Response> {
+    let mut client = Client::connect(data_dir)
+        .with_context(|| format!("connecting to {}", control::socket_path(data_dir).display()))?;
+    client.set_read_timeout(timeout);
+    client.request(request).context("waiting for its answer")
+}
+
+/// Asks the agents `which` (indices into the layout) for their `Info`, all
+/// at once.
+fn ask_info(
+    layout: &Layout,
+    which: &[usize],
+    timeout: Duration,
+) -> Vec<(usize, anyhow::Result<Info>)> {
+    ask(layout, which, timeout, &Request::Info)
+        .into_iter()
+        .map(|(i, answer)| {
+            let info = answer.and_then(|response| match response {
+                Response::Info(info) => Ok(info),
+                Response::Error { message } => bail!("the agent refused: {message}"),
+                other => bail!("the agent answered {other:?} to info"),
+            });
+            (i, info)
+        })
+        .collect()
+}
+
+/// Sends `what` to the agents `which`, up to [`MAX_ASKING`] at a time, each
+/// on its own thread with its own timeout; returns their answers in the
+/// order of `which`.
+fn ask(
+    layout: &Layout,
+    which: &[usize],
+    timeout: Duration,
+    what: &Request,
+) -> Vec<(usize, anyhow::Result<Response>)> {
+    let mut answers = Vec::with_capacity(which.len());
+    for chunk in which.chunks(MAX_ASKING) {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = chunk
+                .iter()
+                .map(|&i| {
+                    let dir = layout.agent_dir(&layout.agents[i]);
+                    (i, scope.spawn(move || request(&dir, timeout, what)))
+                })
+                .collect();
+            for (i, handle) in handles {
+                let answer = handle
+                    .join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("asking it panicked")));
+                answers.push((i, answer));
+            }
+        });
+    }
+    answers
+}
+
+/// How long one answer may take when everything must be done by
+/// `deadline`: [`ANSWER_TIMEOUT`], or what is left if less (but not zero,
+/// which would mean no timeout at all to a socket).
+fn answer_timeout(deadline: Instant) -> Duration {
+    deadline
+        .saturating_duration_since(Instant::now())
+        .clamp(Duration::from_millis(100), ANSWER_TIMEOUT)
+}
+
+/// The running agents of `layout`, by index: see [`procfs::find_agents`].
+fn find_agents(layout: &Layout) -> HashMap<usize, i32> {
+    let dirs: Vec<PathBuf> = layout.agents.iter().map(|a| layout.agent_dir(a)).collect();
+    procfs::find_agents(&dirs)
 }
 
 /// The address to dial an agent at: its loopback listen address, which
@@ -796,102 +887,8 @@ fn check_ports_free(base: u16, count: usize) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The pid of `agent` if it runs: the one in its pid file or, failing
-/// that, the one it gave in `info`, whichever `/proc` confirms is that
-/// agent.
-fn agent_pid(layout: &Layout, agent: &Agent, info: Option<&Info>) -> Option<i32> {
-    let dir = layout.agent_dir(agent);
-    read_pid(&control::pid_path(&dir))
-        .into_iter()
-        .chain(info.and_then(|i| i32::try_from(i.pid).ok()))
-        .find(|&pid| is_agent_of(pid, &dir))
-}
-
 fn read_pid(path: &Path) -> Option<i32> {
     fs::read_to_string(path).ok()?.trim().parse().ok()
-}
-
-/// Whether `pid` is a live (not zombie) process.
-fn is_alive(pid: i32) -> bool {
-    proc_stat(pid).is_some_and(|stat| !matches!(stat.state, 'Z' | 'X' | 'x'))
-}
-
-/// Whether `pid` is `starling agent --data-dir <data_dir>`, alive.
-fn is_agent_of(pid: i32, data_dir: &Path) -> bool {
-    if !is_alive(pid) {
-        return false;
-    }
-    let Ok(cmdline) = fs::read(format!("/proc/{pid}/cmdline")) else {
-        return false;
-    };
-    let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
-    let dir = data_dir.as_os_str().as_encoded_bytes();
-    args.contains(&b"agent".as_slice())
-        && args
-            .windows(2)
-            .any(|w| w[0] == b"--data-dir".as_slice() && w[1] == dir)
-}
-
-/// The live processes in the testnet's process group that belong to it
-/// (their command line names its directory, or they run inside it), other
-/// than agents found through their pid files.
-fn group_members(layout: &Layout, dir: &Path) -> Vec<i32> {
-    let Some(group) = layout.process_group else {
-        return Vec::new();
-    };
-    let Ok(entries) = fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    let dir_bytes = dir.as_os_str().as_encoded_bytes();
-    let mut members = Vec::new();
-    for entry in entries.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|s| s.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        let Some(stat) = proc_stat(pid) else {
-            continue;
-        };
-        if stat.pgrp != group || matches!(stat.state, 'Z' | 'X' | 'x') {
-            continue;
-        }
-        let names_dir = fs::read(format!("/proc/{pid}/cmdline"))
-            .is_ok_and(|c| c.windows(dir_bytes.len()).any(|w| w == dir_bytes));
-        let runs_inside =
-            fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|cwd| cwd.starts_with(dir));
-        if names_dir || runs_inside {
-            members.push(pid);
-        }
-    }
-    members.sort_unstable();
-    members
-}
-
-/// The fields of `/proc/<pid>/stat` used here.
-struct ProcStat {
-    state: char,
-    pgrp: i32,
-}
-
-fn proc_stat(pid: i32) -> Option<ProcStat> {
-    let text = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // `pid (comm) state ppid pgrp ...`; comm may hold spaces and parens.
-    let rest = &text[text.rfind(')')? + 1..];
-    let mut fields = rest.split_whitespace();
-    let state = fields.next()?.chars().next()?;
-    let _ppid = fields.next()?;
-    let pgrp = fields.next()?.parse().ok()?;
-    Some(ProcStat { state, pgrp })
-}
-
-fn signal(pid: i32, signal: rustix::process::Signal) {
-    if let Some(pid) = rustix::process::Pid::from_raw(pid) {
-        // It may have exited meanwhile: nothing to do then.
-        let _ = rustix::process::kill_process(pid, signal);
-    }
 }
 
 #[cfg(test)]
@@ -974,60 +971,5 @@ mod tests {
         bare.listen = vec!["/ip4/127.0.0.1/tcp/4001".to_owned()];
         let err = dial_address(&agent, &bare).unwrap_err().to_string();
         assert!(err.contains("agent-00 reports no address to dial"), "{err}");
-    }
-
-    #[test]
-    fn only_the_agent_of_that_data_directory_counts_as_running() {
-        let tmp = tempfile::tempdir().unwrap();
-        let me = std::process::id() as i32;
-        assert!(is_alive(me));
-        assert!(
-            !is_agent_of(me, tmp.path()),
-            "a test binary is not an agent"
-        );
-        // A pid file naming a process that is not the agent: not running.
-        std::fs::write(tmp.path().join("agent.pid"), format!("{me}\n")).unwrap();
-        assert_eq!(read_pid(&tmp.path().join("agent.pid")), Some(me));
-        assert!(!is_agent_of(i32::MAX, tmp.path()));
-        assert!(!is_alive(i32::MAX));
-
-        // A zombie is not alive: a child that exited and was not reaped.
-        let mut child = Command::new("true").spawn().unwrap();
-        let pid = child.id() as i32;
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while proc_stat(pid).is_some_and(|s| s.state != 'Z') && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        assert!(!is_alive(pid));
-        child.wait().unwrap();
-    }
-
-    #[test]
-    fn group_members_are_only_the_testnets_own() {
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = tmp.path().canonicalize().unwrap();
-        // A process in its own group, running inside the testnet directory.
-        let mut inside = Command::new("sleep")
-            .arg("30")
-            .current_dir(&dir)
-            .process_group(0)
-            .spawn()
-            .unwrap();
-        let group = inside.id() as i32;
-        // Another in that group but elsewhere, naming nothing of ours.
-        let mut outside = Command::new("sleep")
-            .arg("30")
-            .current_dir("/")
-            .process_group(group)
-            .spawn()
-            .unwrap();
-        let mut layout = layout::prepare(&dir.join("net"), 1, 1).unwrap();
-        layout.process_group = Some(group);
-        let members = group_members(&layout, &dir);
-        inside.kill().unwrap();
-        outside.kill().unwrap();
-        inside.wait().unwrap();
-        outside.wait().unwrap();
-        assert_eq!(members, [group]);
     }
 }
