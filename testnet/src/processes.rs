@@ -7,8 +7,8 @@
 //! output and errors appended to its `agent.log`, and a process group shared
 //! by the testnet's agents and led by the first, apart from the terminal's,
 //! so that closing the terminal or pressing Ctrl-C in it leaves them
-//! running. The agent keeps `agent.pid` and `agent.sock` in its data
-//! directory; everything here learns about a running agent from those two.
+//! running. An agent is asked things through `agent.sock` in its data
+//! directory, and found through `/proc` (see below).
 //!
 //! `up` starts the first agent alone and asks it for its address (it may
 //! listen on port 0), then starts the others in waves of
@@ -26,8 +26,10 @@
 //! a loaded machine delays a round by its timeout, not by fifty of them.
 //!
 //! Which processes are the testnet's agents is read from `/proc` (see
-//! `procfs.rs`), not from pid files alone: an agent that does not
-//! answer is still found, and a stale pid file is never believed.
+//! `procfs.rs`), not from their pid files: an agent that does not answer
+//! or has not written its pid file yet is still found, and a stale pid
+//! file is never believed. `down` also clears what is left in the
+//! testnet's process group, so nothing an agent started outlives it.
 
 use std::collections::HashMap;
 use std::fs;
@@ -191,8 +193,8 @@ pub enum Stopped {
 pub struct DownReport {
     /// Each agent, in layout order, and how it stopped.
     pub agents: Vec<(String, Stopped)>,
-    /// Other processes of the testnet's process group that were killed
-    /// (agents that never wrote a pid file, or what agents started).
+    /// Other processes of the testnet's process group that were killed:
+    /// what agents started, or an agent that does not look like one.
     pub others_killed: usize,
 }
 
