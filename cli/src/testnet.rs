@@ -225,10 +225,12 @@ fn status(dir: &Path) -> anyhow::Result<ExitCode> {
 }
 
 fn down(dir: &Path, timeout: Duration) -> anyhow::Result<ExitCode> {
+    let mut told = false;
     let mut show = |p: Progress| {
-        if let Progress::Stopping { running, total } = p {
-            if running == total && total > 0 {
+        if let Progress::Stopping { total, .. } = p {
+            if !told && total > 0 {
                 eprintln!("asked {total} agents to stop");
+                told = true;
             }
         }
     };
