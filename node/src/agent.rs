@@ -333,6 +333,19 @@ impl Agent {
             .await;
     }
 
+    /// Bytes this agent received and sent on all its connections.
+    pub async fn traffic(&self) -> network::Traffic {
+        let (reply, answer) = oneshot::channel();
+        if self.network.send(Command::Traffic(reply)).await.is_err() {
+            return network::Traffic::default();
+        }
+        tokio::time::timeout(QUERY_TIMEOUT, answer)
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .unwrap_or_default()
+    }
+
     /// The connected peers.
     pub async fn peers(&self) -> Vec<control::Peer> {
         peers(&self.network, &self.supervisor).await

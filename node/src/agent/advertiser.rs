@@ -28,6 +28,16 @@ use crate::machine::{self, Identity, Probe, Status};
 /// How often the machine is re-read and the ad rebuilt.
 pub const CHECK_INTERVAL: Duration = Duration::from_secs(5);
 
+/// When, after start, the ad is published again regardless: the first
+/// publication reaches only the peers connected at that instant, and the
+/// gossip mesh takes a few heartbeats to form. Without these, agents that
+/// started earlier would learn of a newcomer only at its next refresh.
+pub const STARTUP_REPUBLISH: [Duration; 3] = [
+    Duration::from_secs(2),
+    Duration::from_secs(6),
+    Duration::from_secs(15),
+];
+
 /// Attributes that change all the time and so do not, alone, make the ad
 /// worth republishing before the refresh interval.
 pub const VOLATILE: &[&str] = &[
@@ -45,6 +55,8 @@ pub const VOLATILE: &[&str] = &[
 pub enum AdvertiserMsg {
     /// Re-read the machine; publish if the ad changed or is due.
     Check,
+    /// Publish now (one of the [`STARTUP_REPUBLISH`] times).
+    Republish,
     /// Publish a withdrawal of the ad; reply once it is handed to the network.
     Withdraw(RpcReplyPort<()>),
     /// Set (or, with `None`, remove) a configured attribute of the ad and
@@ -105,6 +117,9 @@ impl Actor for Advertiser {
         };
         let now = unix_secs();
         myself.send_interval(CHECK_INTERVAL, || AdvertiserMsg::Check);
+        for after in STARTUP_REPUBLISH {
+            myself.send_after(after, || AdvertiserMsg::Republish);
+        }
         // The first ad goes out at once.
         myself.cast(AdvertiserMsg::Check)?;
         Ok(AdvertiserState {
@@ -146,6 +161,12 @@ impl Actor for Advertiser {
                     state.published = Some((stable, tokio::time::Instant::now()));
                 }
                 state.last = Some(ad);
+            }
+            AdvertiserMsg::Republish => {
+                if let Some(ad) = state.last.clone() {
+                    publish(&state.args, &ad, state.args.lifetime).await?;
+                    state.published = Some((stable_text(&ad), tokio::time::Instant::now()));
+                }
             }
             AdvertiserMsg::SetAttribute { name, value, reply } => {
                 let mut machine = state.args.machine.clone();

@@ -121,6 +121,13 @@ pub struct PeerInfo {
     pub score: Option<f64>,
 }
 
+/// Bytes moved on all of an agent's connections since it started.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Traffic {
+    pub received: u64,
+    pub sent: u64,
+}
+
 /// What actors ask of the network.
 #[derive(Debug)]
 pub enum Command {
@@ -153,6 +160,8 @@ pub enum Command {
     PullAgain,
     Peers(oneshot::Sender<Vec<PeerInfo>>),
     ListenAddrs(oneshot::Sender<Vec<Multiaddr>>),
+    /// Bytes received and sent on all connections so far.
+    Traffic(oneshot::Sender<Traffic>),
     /// Let pending messages go out for `grace`, then stop the loop.
     Shutdown {
         grace: Duration,
@@ -199,7 +208,8 @@ pub fn start(
 ) -> Result<Network, Error> {
     let keypair = libp2p::identity::Keypair::ed25519_from_bytes(key.seed())
         .map_err(|e| Error::Build(e.to_string()))?;
-    let mut swarm = build_swarm(keypair, &settings)?;
+    let mut registry = libp2p::metrics::Registry::default();
+    let mut swarm = build_swarm(keypair, &settings, &mut registry)?;
     for address in &settings.listen {
         swarm
             .listen_on(address.clone())
@@ -241,6 +251,7 @@ pub fn start(
         .collect();
     let state = Loop {
         swarm,
+        registry,
         view,
         topics,
         certificates: settings.certificates,
@@ -281,6 +292,7 @@ pub fn peer_of(address: &Multiaddr) -> Option<PeerId> {
 fn build_swarm(
     keypair: libp2p::identity::Keypair,
     settings: &Settings,
+    registry: &mut libp2p::metrics::Registry,
 ) -> Result<Swarm<Behaviour>, Error> {
     let build = |e: &dyn std::fmt::Display| Error::Build(e.to_string());
     let behaviour = |key: &libp2p::identity::Keypair| make_behaviour(key, settings);
@@ -296,6 +308,7 @@ fn build_swarm(
             .map_err(|e| build(&e))?
             .with_dns()
             .map_err(|e| build(&e))?
+            .with_bandwidth_metrics(registry)
             .with_behaviour(behaviour)
             .map_err(|e| build(&e))?
             .with_swarm_config(|c| c.with_idle_connection_timeout(idle))
@@ -312,6 +325,7 @@ fn build_swarm(
                 },
             )
             .map_err(|e| build(&e))?
+            .with_bandwidth_metrics(registry)
             .with_behaviour(behaviour)
             .map_err(|e| build(&e))?
             .with_swarm_config(|c| c.with_idle_connection_timeout(idle))
@@ -428,6 +442,9 @@ fn score_thresholds() -> gossipsub::PeerScoreThresholds {
 
 struct Loop {
     swarm: Swarm<Behaviour>,
+    /// Counts the bytes of every stream on every connection (the payload
+    /// that noise and yamux carry).
+    registry: libp2p::metrics::Registry,
     view: ActorRef<ViewMsg>,
     topics: HashMap<TopicHash, String>,
     certificates: Vec<Envelope>,
@@ -528,6 +545,9 @@ impl Loop {
             Command::ListenAddrs(reply) => {
                 let _ = reply.send(self.listen.clone());
             }
+            Command::Traffic(reply) => {
+                let _ = reply.send(self.traffic());
+            }
             Command::Shutdown { .. } => {}
         }
     }
@@ -569,6 +589,31 @@ impl Loop {
             self.bans
                 .insert(peer, tokio::time::Instant::now() + BAN_DURATION);
         }
+    }
+
+    /// Sums libp2p's bandwidth counters by direction.
+    fn traffic(&self) -> Traffic {
+        let mut text = String::new();
+        if prometheus_client::encoding::text::encode(&mut text, &self.registry).is_err() {
+            return Traffic::default();
+        }
+        let mut traffic = Traffic::default();
+        for line in text
+            .lines()
+            .filter(|l| l.starts_with("libp2p_bandwidth_bytes_total{"))
+        {
+            let value = line
+                .rsplit(' ')
+                .next()
+                .and_then(|v| v.parse::<f64>().ok())
+                .unwrap_or(0.0) as u64;
+            if line.contains("direction=\"Inbound\"") {
+                traffic.received += value;
+            } else if line.contains("direction=\"Outbound\"") {
+                traffic.sent += value;
+            }
+        }
+        traffic
     }
 
     fn peers(&self) -> Vec<PeerInfo> {
