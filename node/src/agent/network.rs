@@ -71,8 +71,9 @@ pub const MAX_PULL_PAGES: u32 = 256;
 /// Pulls being served at once, at most; more are refused.
 pub const MAX_SERVING_PULLS: usize = 32;
 
-/// Application score per rejected message.
-pub const REJECT_PENALTY: f64 = -10.0;
+/// Application score per rejected message: four put a peer below the
+/// gossip threshold, sixteen graylist it.
+pub const REJECT_PENALTY: f64 = -1000.0;
 
 /// Rejected messages after which a peer is disconnected and blocked.
 pub const BAN_AFTER_REJECTS: u64 = 32;
@@ -421,7 +422,7 @@ fn score_params(domains: &[String]) -> gossipsub::PeerScoreParams {
                 first_message_deliveries_cap: 20.0,
                 mesh_message_deliveries_weight: 0.0,
                 mesh_failure_penalty_weight: 0.0,
-                invalid_message_deliveries_weight: -50.0,
+                invalid_message_deliveries_weight: -100.0,
                 invalid_message_deliveries_decay: 0.99,
                 ..Default::default()
             },
@@ -430,11 +431,15 @@ fn score_params(domains: &[String]) -> gossipsub::PeerScoreParams {
     params
 }
 
+/// Far below anything an honest peer reaches: gossipsub's own behaviour
+/// penalty (a promised message not delivered in time, common on a loaded
+/// machine) costs tens per incident and must not cut an honest peer off;
+/// rejected messages, at [`REJECT_PENALTY`] each, do.
 fn score_thresholds() -> gossipsub::PeerScoreThresholds {
     gossipsub::PeerScoreThresholds {
-        gossip_threshold: -10.0,
-        publish_threshold: -50.0,
-        graylist_threshold: -80.0,
+        gossip_threshold: -4000.0,
+        publish_threshold: -8000.0,
+        graylist_threshold: -16000.0,
         accept_px_threshold: 10.0,
         opportunistic_graft_threshold: 20.0,
     }
