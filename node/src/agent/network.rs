@@ -371,6 +371,11 @@ fn make_behaviour(
         })
         .max_transmit_size(GOSSIP_MAX_TRANSMIT)
         .duplicate_cache_time(Duration::from_secs(120))
+        // Anonymous messages name no source, so peers cannot tell who
+        // published one and honestly forward it back to us; by default
+        // gossipsub counts that copy as an invalid message and penalises the
+        // forwarder, which splits the mesh. It is a duplicate, no more.
+        .allow_self_origin(true)
         .build()?;
     let mut gossipsub =
         gossipsub::Behaviour::new(gossipsub::MessageAuthenticity::Anonymous, config)?;
