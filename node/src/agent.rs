@@ -302,11 +302,17 @@ impl Agent {
 
     /// The sequence number and arrival time of `signer`'s machine ad in this
     /// agent's view.
-    pub async fn holding(&self, signer: &starling_protocol::identity::AgentId) -> Option<(u64, Timestamp)> {
+    pub async fn holding(
+        &self,
+        signer: &starling_protocol::identity::AgentId,
+    ) -> Option<(u64, Timestamp)> {
         let view = self.view().await.ok()?;
         let signer = *signer;
         match view
-            .call(|reply| ViewMsg::Holding { signer, reply }, Some(QUERY_TIMEOUT))
+            .call(
+                |reply| ViewMsg::Holding { signer, reply },
+                Some(QUERY_TIMEOUT),
+            )
             .await
         {
             Ok(ractor::rpc::CallResult::Success(h)) => h,
@@ -325,6 +331,19 @@ impl Agent {
                 bytes,
             })
             .await;
+    }
+
+    /// Bytes this agent received and sent on all its connections.
+    pub async fn traffic(&self) -> network::Traffic {
+        let (reply, answer) = oneshot::channel();
+        if self.network.send(Command::Traffic(reply)).await.is_err() {
+            return network::Traffic::default();
+        }
+        tokio::time::timeout(QUERY_TIMEOUT, answer)
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .unwrap_or_default()
     }
 
     /// The connected peers.

@@ -1,13 +1,17 @@
-//! The Starling agent and the `starling` command line.
+//! The Starling agent and the `starling` command line (the binary that runs
+//! it is in `cli/`, so that commands from crates built on this one, such as
+//! `testnet`, can join it).
 //!
-//! Today this crate holds the command line ([`cli`]): the ClassAd tools
-//! (`eval`, `match`), identity and domain administration (`id`, `domain`),
-//! and `status` over a file of ads. The `starling` binary that runs it is
-//! in `cli/`, so that commands from crates built on this one (`testnet`)
-//! can join it. The agent itself (actors, the libp2p
-//! swarm, job execution, the control API) joins it with the agent issue.
-//! Its groundwork is here already:
-//!
+//! - [`agent`]: one Starling peer. A supervisor with the view, the
+//!   advertiser and the control API as children, and the one task that owns
+//!   the libp2p swarm. Gossiped ads flow swarm → view (judged, then
+//!   accepted, ignored or rejected back to gossipsub); this machine's ad
+//!   flows advertiser → view and swarm.
+//! - [`control`]: the local control API (JSON lines on a unix socket in the
+//!   data directory) and the `agent.pid` file.
+//! - [`cli`]: the command line. `agent` runs an agent; `status` asks one for
+//!   its view; `eval` and `match` are the ClassAd tools; `id` and `domain`
+//!   administer identities and domains.
 //! - [`config`]: the agent's TOML configuration, its defaults and the
 //!   command-line overrides.
 //! - [`machine`]: probing the real machine and building its machine ad.

@@ -50,6 +50,7 @@ pub const AGENT_ATTRIBUTES: &[&str] = &[
     "State",
     "Activity",
     "EnteredCurrentState",
+    "EnteredCurrentActivity",
     "MyCurrentTime",
     "Start",
     "Requirements",
@@ -229,6 +230,8 @@ pub fn build_ad(
     set(&mut ad, "State", text(&status.state))?;
     set(&mut ad, "Activity", text(&status.activity))?;
     set(&mut ad, "EnteredCurrentState", int(status.entered))?;
+    // State and activity change together for now (unclaimed/idle).
+    set(&mut ad, "EnteredCurrentActivity", int(status.entered))?;
     set(&mut ad, "MyCurrentTime", int(now))?;
     set(&mut ad, "Start", expr("machine.start", &machine.start)?)?;
     set(

@@ -25,7 +25,10 @@ async fn twenty_agents_in_two_domains_each_see_all_twenty() {
         })
         .collect();
     names.sort();
-    assert_eq!(names.first().map(String::as_str), Some("\"slot1@agent-000\""));
+    assert_eq!(
+        names.first().map(String::as_str),
+        Some("\"slot1@agent-000\"")
+    );
     assert_eq!(names.len(), 20);
     // An ad change reaches everyone.
     let spread = testnet
@@ -96,7 +99,11 @@ async fn a_rogue_agents_bad_ads_enter_no_view_and_it_is_penalised() {
     let victim = testnet.id(0);
     let everyone_has_it = eventually(Duration::from_secs(20), || async {
         for agent in &honest {
-            if agent.holding(&victim).await.is_none_or(|(seq, _)| seq < newer) {
+            if agent
+                .holding(&victim)
+                .await
+                .is_none_or(|(seq, _)| seq < newer)
+            {
                 return false;
             }
         }
@@ -120,7 +127,15 @@ async fn a_rogue_agents_bad_ads_enter_no_view_and_it_is_penalised() {
     // 1. Unsigned: an ad's text, no envelope at all.
     let unsigned = b"[ MyType = \"Machine\"; Name = \"rogue-unsigned\" ]".to_vec();
     // 2. Forged: a well-formed envelope whose signature does not match.
-    let mut forged = seal(&rogue_key, 1_000, now, 180_000, "rogue-forged", &domain, &rogue_cert);
+    let mut forged = seal(
+        &rogue_key,
+        1_000,
+        now,
+        180_000,
+        "rogue-forged",
+        &domain,
+        &rogue_cert,
+    );
     let last = forged.len() - 1;
     forged[last] ^= 0x40;
     // 3. Replayed: the victim's ad from ten minutes ago (as a captured old
@@ -201,7 +216,11 @@ async fn a_rogue_agents_bad_ads_enter_no_view_and_it_is_penalised() {
             names.iter().all(|n| !n.contains("rogue-")),
             "a rogue ad entered a view: {names:?}"
         );
-        assert_eq!(names.len(), 5, "the honest ads are all still there: {names:?}");
+        assert_eq!(
+            names.len(),
+            5,
+            "the honest ads are all still there: {names:?}"
+        );
         for peer in agent.peers().await {
             if peer.agent_id != rogue_id {
                 assert_eq!(peer.rejected, 0, "an honest peer was blamed: {peer:?}");

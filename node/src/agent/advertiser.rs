@@ -28,6 +28,16 @@ use crate::machine::{self, Identity, Probe, Status};
 /// How often the machine is re-read and the ad rebuilt.
 pub const CHECK_INTERVAL: Duration = Duration::from_secs(5);
 
+/// When, after start, the ad is published again regardless: the first
+/// publication reaches only the peers connected at that instant, and the
+/// gossip mesh takes a few heartbeats to form. Without these, agents that
+/// started earlier would learn of a newcomer only at its next refresh.
+pub const STARTUP_REPUBLISH: [Duration; 3] = [
+    Duration::from_secs(2),
+    Duration::from_secs(6),
+    Duration::from_secs(15),
+];
+
 /// Attributes that change all the time and so do not, alone, make the ad
 /// worth republishing before the refresh interval.
 pub const VOLATILE: &[&str] = &[
@@ -45,6 +55,8 @@ pub const VOLATILE: &[&str] = &[
 pub enum AdvertiserMsg {
     /// Re-read the machine; publish if the ad changed or is due.
     Check,
+    /// Publish now (one of the [`STARTUP_REPUBLISH`] times).
+    Republish,
     /// Publish a withdrawal of the ad; reply once it is handed to the network.
     Withdraw(RpcReplyPort<()>),
     /// Set (or, with `None`, remove) a configured attribute of the ad and
@@ -104,7 +116,10 @@ impl Actor for Advertiser {
             }
         };
         let now = unix_secs();
-        myself.send_interval(CHECK_INTERVAL, || AdvertiserMsg::Check);
+        myself.send_interval(check_interval(args.refresh), || AdvertiserMsg::Check);
+        for after in STARTUP_REPUBLISH {
+            myself.send_after(after, || AdvertiserMsg::Republish);
+        }
         // The first ad goes out at once.
         myself.cast(AdvertiserMsg::Check)?;
         Ok(AdvertiserState {
@@ -139,13 +154,21 @@ impl Actor for Advertiser {
                 let stable = stable_text(&ad);
                 let due = match &state.published {
                     None => true,
-                    Some((text, at)) => *text != stable || at.elapsed() >= state.args.refresh,
+                    Some((text, at)) => {
+                        *text != stable || at.elapsed() >= refresh_due(state.args.refresh)
+                    }
                 };
                 if due {
                     publish(&state.args, &ad, state.args.lifetime).await?;
                     state.published = Some((stable, tokio::time::Instant::now()));
                 }
                 state.last = Some(ad);
+            }
+            AdvertiserMsg::Republish => {
+                if let Some(ad) = state.last.clone() {
+                    publish(&state.args, &ad, state.args.lifetime).await?;
+                    state.published = Some((stable_text(&ad), tokio::time::Instant::now()));
+                }
             }
             AdvertiserMsg::SetAttribute { name, value, reply } => {
                 let mut machine = state.args.machine.clone();
@@ -221,6 +244,21 @@ async fn publish(
     Ok(seq)
 }
 
+/// How often to check: [`CHECK_INTERVAL`], or more often when the refresh
+/// interval is shorter, so that a refresh is never late by a whole check.
+fn check_interval(refresh: Duration) -> Duration {
+    CHECK_INTERVAL
+        .min(refresh / 2)
+        .max(Duration::from_millis(100))
+}
+
+/// When an unchanged ad is due again: half a check early, so that a tick
+/// landing a hair before the refresh time does not put it off a whole
+/// check (timer jitter would otherwise stretch every refresh by one).
+fn refresh_due(refresh: Duration) -> Duration {
+    refresh.saturating_sub(check_interval(refresh) / 2)
+}
+
 /// The ad without its [`VOLATILE`] attributes, as text to compare.
 fn stable_text(ad: &ClassAd) -> String {
     let mut stable = ad.clone();
@@ -237,4 +275,21 @@ fn unix_secs() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refresh_is_never_late_by_more_than_half_a_check() {
+        for secs in [1, 2, 3, 5, 10, 60, 3600] {
+            let refresh = Duration::from_secs(secs);
+            let check = check_interval(refresh);
+            assert!(check <= refresh / 2, "refresh {secs} s: check {check:?}");
+            // The first tick at or after refresh_due is at most one check
+            // after it, and refresh_due is half a check before refresh.
+            assert!(refresh_due(refresh) + check <= refresh + check / 2 + Duration::from_millis(1));
+        }
+    }
 }

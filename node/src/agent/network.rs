@@ -71,8 +71,9 @@ pub const MAX_PULL_PAGES: u32 = 256;
 /// Pulls being served at once, at most; more are refused.
 pub const MAX_SERVING_PULLS: usize = 32;
 
-/// Application score per rejected message.
-pub const REJECT_PENALTY: f64 = -10.0;
+/// Application score per rejected message: four put a peer below the
+/// gossip threshold, sixteen graylist it.
+pub const REJECT_PENALTY: f64 = -1000.0;
 
 /// Rejected messages after which a peer is disconnected and blocked.
 pub const BAN_AFTER_REJECTS: u64 = 32;
@@ -121,6 +122,13 @@ pub struct PeerInfo {
     pub score: Option<f64>,
 }
 
+/// Bytes moved on all of an agent's connections since it started.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Traffic {
+    pub received: u64,
+    pub sent: u64,
+}
+
 /// What actors ask of the network.
 #[derive(Debug)]
 pub enum Command {
@@ -153,6 +161,8 @@ pub enum Command {
     PullAgain,
     Peers(oneshot::Sender<Vec<PeerInfo>>),
     ListenAddrs(oneshot::Sender<Vec<Multiaddr>>),
+    /// Bytes received and sent on all connections so far.
+    Traffic(oneshot::Sender<Traffic>),
     /// Let pending messages go out for `grace`, then stop the loop.
     Shutdown {
         grace: Duration,
@@ -199,7 +209,8 @@ pub fn start(
 ) -> Result<Network, Error> {
     let keypair = libp2p::identity::Keypair::ed25519_from_bytes(key.seed())
         .map_err(|e| Error::Build(e.to_string()))?;
-    let mut swarm = build_swarm(keypair, &settings)?;
+    let mut registry = libp2p::metrics::Registry::default();
+    let mut swarm = build_swarm(keypair, &settings, &mut registry)?;
     for address in &settings.listen {
         swarm
             .listen_on(address.clone())
@@ -241,6 +252,7 @@ pub fn start(
         .collect();
     let state = Loop {
         swarm,
+        registry,
         view,
         topics,
         certificates: settings.certificates,
@@ -281,6 +293,7 @@ pub fn peer_of(address: &Multiaddr) -> Option<PeerId> {
 fn build_swarm(
     keypair: libp2p::identity::Keypair,
     settings: &Settings,
+    registry: &mut libp2p::metrics::Registry,
 ) -> Result<Swarm<Behaviour>, Error> {
     let build = |e: &dyn std::fmt::Display| Error::Build(e.to_string());
     let behaviour = |key: &libp2p::identity::Keypair| make_behaviour(key, settings);
@@ -296,6 +309,7 @@ fn build_swarm(
             .map_err(|e| build(&e))?
             .with_dns()
             .map_err(|e| build(&e))?
+            .with_bandwidth_metrics(registry)
             .with_behaviour(behaviour)
             .map_err(|e| build(&e))?
             .with_swarm_config(|c| c.with_idle_connection_timeout(idle))
@@ -312,6 +326,7 @@ fn build_swarm(
                 },
             )
             .map_err(|e| build(&e))?
+            .with_bandwidth_metrics(registry)
             .with_behaviour(behaviour)
             .map_err(|e| build(&e))?
             .with_swarm_config(|c| c.with_idle_connection_timeout(idle))
@@ -356,6 +371,11 @@ fn make_behaviour(
         })
         .max_transmit_size(GOSSIP_MAX_TRANSMIT)
         .duplicate_cache_time(Duration::from_secs(120))
+        // Anonymous messages name no source, so peers cannot tell who
+        // published one and honestly forward it back to us; by default
+        // gossipsub counts that copy as an invalid message and penalises the
+        // forwarder, which splits the mesh. It is a duplicate, no more.
+        .allow_self_origin(true)
         .build()?;
     let mut gossipsub =
         gossipsub::Behaviour::new(gossipsub::MessageAuthenticity::Anonymous, config)?;
@@ -407,7 +427,7 @@ fn score_params(domains: &[String]) -> gossipsub::PeerScoreParams {
                 first_message_deliveries_cap: 20.0,
                 mesh_message_deliveries_weight: 0.0,
                 mesh_failure_penalty_weight: 0.0,
-                invalid_message_deliveries_weight: -50.0,
+                invalid_message_deliveries_weight: -100.0,
                 invalid_message_deliveries_decay: 0.99,
                 ..Default::default()
             },
@@ -416,11 +436,15 @@ fn score_params(domains: &[String]) -> gossipsub::PeerScoreParams {
     params
 }
 
+/// Far below anything an honest peer reaches: gossipsub's own behaviour
+/// penalty (a promised message not delivered in time, common on a loaded
+/// machine) costs tens per incident and must not cut an honest peer off;
+/// rejected messages, at [`REJECT_PENALTY`] each, do.
 fn score_thresholds() -> gossipsub::PeerScoreThresholds {
     gossipsub::PeerScoreThresholds {
-        gossip_threshold: -10.0,
-        publish_threshold: -50.0,
-        graylist_threshold: -80.0,
+        gossip_threshold: -4000.0,
+        publish_threshold: -8000.0,
+        graylist_threshold: -16000.0,
         accept_px_threshold: 10.0,
         opportunistic_graft_threshold: 20.0,
     }
@@ -428,6 +452,9 @@ fn score_thresholds() -> gossipsub::PeerScoreThresholds {
 
 struct Loop {
     swarm: Swarm<Behaviour>,
+    /// Counts the bytes of every stream on every connection (the payload
+    /// that noise and yamux carry).
+    registry: libp2p::metrics::Registry,
     view: ActorRef<ViewMsg>,
     topics: HashMap<TopicHash, String>,
     certificates: Vec<Envelope>,
@@ -528,6 +555,9 @@ impl Loop {
             Command::ListenAddrs(reply) => {
                 let _ = reply.send(self.listen.clone());
             }
+            Command::Traffic(reply) => {
+                let _ = reply.send(self.traffic());
+            }
             Command::Shutdown { .. } => {}
         }
     }
@@ -569,6 +599,31 @@ impl Loop {
             self.bans
                 .insert(peer, tokio::time::Instant::now() + BAN_DURATION);
         }
+    }
+
+    /// Sums libp2p's bandwidth counters by direction.
+    fn traffic(&self) -> Traffic {
+        let mut text = String::new();
+        if prometheus_client::encoding::text::encode(&mut text, &self.registry).is_err() {
+            return Traffic::default();
+        }
+        let mut traffic = Traffic::default();
+        for line in text
+            .lines()
+            .filter(|l| l.starts_with("libp2p_bandwidth_bytes_total{"))
+        {
+            let value = line
+                .rsplit(' ')
+                .next()
+                .and_then(|v| v.parse::<f64>().ok())
+                .unwrap_or(0.0) as u64;
+            if line.contains("direction=\"Inbound\"") {
+                traffic.received += value;
+            } else if line.contains("direction=\"Outbound\"") {
+                traffic.sent += value;
+            }
+        }
+        traffic
     }
 
     fn peers(&self) -> Vec<PeerInfo> {

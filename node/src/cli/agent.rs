@@ -57,6 +57,9 @@ fn init_tracing() {
 async fn run_agent(config: Config) -> anyhow::Result<ExitCode> {
     let dir = config.data_dir()?;
     let data = DataDir::open(&dir)?;
+    // Held until the agent exits; it keeps a second agent out of this
+    // directory and tells `testnet down` whom to signal.
+    let _pid = crate::control::PidFile::acquire(&dir)?;
     let key = data.agent_key()?;
     let trust = trust::load(&data, &key, Timestamp::now())?;
     for skipped in &trust.skipped {

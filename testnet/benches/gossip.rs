@@ -1,0 +1,153 @@
+//! Gossip measurements on in-process testnets (memory transport, real
+//! agents, default timers):
+//!
+//! - **convergence**: the time from an ad change until 99% of the other
+//!   agents hold it, by the arrival time each view records; the baseline is
+//!   the same change between two agents (one hop) in the same run, and the
+//!   ratio says what the overlay costs over a direct link;
+//! - **steady-state traffic**: bytes per second per agent over a window
+//!   with no changes (only refreshes, heartbeats, pings), against the
+//!   baseline of one refreshed ad per agent per refresh interval sent to
+//!   each of its mesh peers;
+//! - start-up: how long N agents take to start and to see each other.
+//!
+//! `cargo bench -p starling-testnet --bench gossip`. Environment:
+//! `STARLING_BENCH_AGENTS` (default 500), `STARLING_BENCH_ROUNDS` (ad
+//! changes, default 7), `STARLING_BENCH_WINDOW_SECS` (traffic window,
+//! default 120: two refresh intervals).
+
+use std::time::{Duration, Instant};
+
+use starling_testnet::memory::{Options, Rng, Testnet};
+
+fn env(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+fn spread_ms(testnet: &Testnet, rounds: usize, rng: &mut Rng) -> Vec<f64> {
+    let runtime = tokio::runtime::Handle::current();
+    let mut out = Vec::new();
+    for round in 0..rounds {
+        let who = rng.below(testnet.agents.len());
+        let spread = runtime
+            .block_on(testnet.measure_spread(who, round as i64 + 1, Duration::from_secs(30)))
+            .expect("an ad change");
+        match spread.quantile(0.99) {
+            Some(d) => out.push(d.as_secs_f64() * 1000.0),
+            None => eprintln!("round {round}: the change did not reach 99% in 30 s"),
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    out
+}
+
+/// The size of agent 0's signed machine ad, as it travels.
+fn signed_ad_len(testnet: &Testnet) -> usize {
+    use starling_protocol::classad::parse_ad;
+    use starling_protocol::gossip::{seal, AdKind};
+    use starling_protocol::identity::Timestamp;
+    let runtime = tokio::runtime::Handle::current();
+    let text = runtime
+        .block_on(testnet.agents[0].ads(Some("Machine"), None))
+        .ok()
+        .and_then(|ads| ads.into_iter().next())
+        .unwrap_or_default();
+    let (Ok(ad), Ok(trust)) = (parse_ad(&text), testnet.trust_for(0)) else {
+        return 0;
+    };
+    seal(
+        &testnet.keys[0],
+        1,
+        Timestamp::now(),
+        180_000,
+        AdKind::Machine,
+        &ad,
+        &trust.certificates,
+    )
+    .map(|e| e.to_bytes().len())
+    .unwrap_or(0)
+}
+
+fn main() {
+    let agents = env("STARLING_BENCH_AGENTS", 500);
+    let rounds = env("STARLING_BENCH_ROUNDS", 7);
+    let window = env("STARLING_BENCH_WINDOW_SECS", 120);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let _guard = runtime.enter();
+    let mut rng = Rng::new(2026);
+
+    // Baseline: two agents, one hop.
+    let pair = runtime
+        .block_on(Testnet::start(Options::new(2, 1, 1)))
+        .expect("two agents");
+    runtime.block_on(pair.wait_converged(Duration::from_secs(60)));
+    let hop = spread_ms(&pair, rounds, &mut rng);
+    runtime.block_on(pair.shutdown());
+
+    let started = Instant::now();
+    let testnet = runtime
+        .block_on(Testnet::start(Options::new(agents, 2, 2)))
+        .expect("the testnet");
+    let start_secs = started.elapsed().as_secs_f64();
+    let complete = runtime.block_on(testnet.wait_converged(Duration::from_secs(600)));
+    let converge_secs = started.elapsed().as_secs_f64();
+    println!(
+        "start-up: {agents} agents started in {start_secs:.1} s; {complete}/{agents} saw every ad after {converge_secs:.1} s"
+    );
+    let spread = spread_ms(&testnet, rounds, &mut rng);
+    let (hop_median, spread_median) = (median(hop.clone()), median(spread.clone()));
+    let range = |xs: &[f64]| {
+        let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = xs.iter().copied().fold(0.0, f64::max);
+        format!("{lo:.0}–{hi:.0}")
+    };
+    println!(
+        "convergence (99% of agents hold a change), {rounds} changes: baseline one hop (2 agents) median {hop_median:.0} ms ({}), {agents} agents median {spread_median:.0} ms ({}); ratio {:.1}x; target < 1000 ms",
+        range(&hop),
+        range(&spread),
+        spread_median / hop_median.max(1.0)
+    );
+
+    let sample = |t: &Testnet| -> Vec<(u64, u64)> {
+        t.agents
+            .iter()
+            .map(|a| {
+                let tr = runtime.block_on(a.traffic());
+                (tr.received, tr.sent)
+            })
+            .collect()
+    };
+    let before = sample(&testnet);
+    std::thread::sleep(Duration::from_secs(window as u64));
+    let after = sample(&testnet);
+    let per_agent: Vec<f64> = before
+        .iter()
+        .zip(&after)
+        .map(|((r0, s0), (r1, s1))| ((r1 - r0) + (s1 - s0)) as f64 / window as f64)
+        .collect();
+    let ad_len = signed_ad_len(&testnet);
+    // Every agent's refreshed ad received once per refresh interval: the
+    // least any dissemination can move.
+    let refresh = 60.0;
+    let floor = (agents as f64) * (ad_len as f64) / refresh;
+    let med = median(per_agent.clone());
+    println!(
+        "steady traffic over {window} s: median {:.0} B/s per agent (in + out), range {}; baseline (every {ad_len}-byte signed ad received once per refresh) {:.0} B/s; ratio {:.1}x",
+        med,
+        range(&per_agent),
+        floor,
+        med / floor.max(1.0)
+    );
+    runtime.block_on(testnet.shutdown());
+}
