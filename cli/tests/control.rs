@@ -70,6 +70,8 @@ impl Handler for FixedAgent {
                 peers: 0,
                 ads: [("Machine".to_owned(), self.ads.len())].into(),
                 started_ms: 0,
+                bytes_received: 0,
+                bytes_sent: 0,
             }),
             Request::Ads { constraint, .. } if constraint.as_deref() == Some("Refuse") => {
                 Response::Error {

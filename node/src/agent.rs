@@ -795,6 +795,16 @@ pub mod control_actor {
                         Vec::new()
                     };
                     let peer_list = peers(&args.network, &args.supervisor).await;
+                    let (reply, answer) = tokio::sync::oneshot::channel();
+                    let traffic = if args.network.send(Command::Traffic(reply)).await.is_ok() {
+                        tokio::time::timeout(QUERY_TIMEOUT, answer)
+                            .await
+                            .ok()
+                            .and_then(Result::ok)
+                            .unwrap_or_default()
+                    } else {
+                        Default::default()
+                    };
                     let ads = match current_view(&args.supervisor).await {
                         Ok(view) => {
                             match view.call(super::ViewMsg::Counts, Some(QUERY_TIMEOUT)).await {
@@ -814,6 +824,8 @@ pub mod control_actor {
                         peers: peer_list.len(),
                         ads,
                         started_ms: args.info.started_ms,
+                        bytes_received: traffic.received,
+                        bytes_sent: traffic.sent,
                     })
                 }
                 Request::Ads { kind, constraint } => {

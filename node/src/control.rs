@@ -230,6 +230,12 @@ pub struct Info {
     pub ads: std::collections::BTreeMap<String, usize>,
     /// When it started, in unix milliseconds.
     pub started_ms: u64,
+    /// Bytes received on all its connections since it started.
+    #[serde(default)]
+    pub bytes_received: u64,
+    /// Bytes sent on all its connections since it started.
+    #[serde(default)]
+    pub bytes_sent: u64,
 }
 
 /// One connected peer, as the agent sees it.

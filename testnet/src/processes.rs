@@ -946,6 +946,8 @@ mod tests {
             .into_iter()
             .collect(),
             started_ms: 0,
+            bytes_received: 0,
+            bytes_sent: 0,
         }
     }
 

@@ -16,8 +16,10 @@
 //!    domain other than the topic's: rejected (not admitted).
 //! 5. A sequence number below the newest held for the signer: rejected as
 //!    a replay when the newest was issued more than [`REPLAY_GRACE_MS`]
-//!    later (no honest relay is that late), otherwise ignored (two
-//!    updates crossed in flight). The same sequence number again is
+//!    later and the offered ad is more than [`REPLAY_AGE_MS`] old by our
+//!    clock (gossipsub forgets a message within seconds, so even a starved
+//!    honest relay does not hand on one that old); otherwise ignored (two
+//!    updates crossed in flight, or a relay was slow). The same sequence number again is
 //!    ignored (a duplicate: anti-entropy and gossip overlap).
 //! 6. Otherwise accepted, replacing the older ad. An accepted ad whose
 //!    `expires_at` has already passed (a withdrawal: an agent shutting down
@@ -40,6 +42,10 @@ use starling_protocol::wire;
 /// How much older than the newest ad held a lower sequence number may be
 /// and still count as an update that crossed another in flight (30 s).
 pub const REPLAY_GRACE_MS: u64 = 30_000;
+
+/// How old (by the receiver's clock) an out-of-date ad must be before its
+/// sender is blamed for a replay (2 min).
+pub const REPLAY_AGE_MS: u64 = 120_000;
 
 /// How many peers' reject counts are kept; the oldest entry is dropped
 /// beyond this, so a flood of peer ids cannot grow the map.
@@ -277,7 +283,10 @@ impl View {
                     .issued_at
                     .as_unix_millis()
                     .saturating_sub(header.issued_at.as_unix_millis());
-                return if late_by > REPLAY_GRACE_MS {
+                let age = now
+                    .as_unix_millis()
+                    .saturating_sub(header.issued_at.as_unix_millis());
+                return if late_by > REPLAY_GRACE_MS && age > REPLAY_AGE_MS {
                     Verdict::Rejected(Rejection::Replayed {
                         seq: header.seq,
                         newest: newest.seq,
@@ -587,9 +596,16 @@ mod tests {
         let crossed = signed(1, 2, T0.saturating_add_millis(1_000));
         let newest_at = T0.saturating_add_millis(2 * MINUTE);
         offer(&mut v, &signed(1, 3, newest_at), newest_at);
-        // Issued two minutes before the newest: no relay is that late.
+        // Two minutes older than the newest, but just issued by our clock
+        // (a relay was slow, or our clock is behind): not held against anyone.
+        assert_eq!(
+            offer(&mut v, &old, T0.saturating_add_millis(1_000)),
+            Verdict::Ignored(Ignored::Stale)
+        );
+        // Three minutes old when it arrives: no relay is that late.
+        let later = T0.saturating_add_millis(3 * MINUTE);
         assert!(matches!(
-            offer(&mut v, &old, newest_at),
+            offer(&mut v, &old, later),
             Verdict::Rejected(Rejection::Replayed { seq: 1, newest: 3 })
         ));
         let mut v = view();
