@@ -266,19 +266,8 @@ impl Agent {
 
     /// The addresses the agent listens on, each with its `/p2p/` suffix.
     pub async fn listen_addrs(&self) -> Vec<Multiaddr> {
-        let (reply, answer) = oneshot::channel();
-        if self
-            .network
-            .send(Command::ListenAddrs(reply))
+        ask_network(&self.network, Command::ListenAddrs)
             .await
-            .is_err()
-        {
-            return Vec::new();
-        }
-        tokio::time::timeout(QUERY_TIMEOUT, answer)
-            .await
-            .ok()
-            .and_then(Result::ok)
             .unwrap_or_default()
     }
 
@@ -335,14 +324,8 @@ impl Agent {
 
     /// Bytes this agent received and sent on all its connections.
     pub async fn traffic(&self) -> network::Traffic {
-        let (reply, answer) = oneshot::channel();
-        if self.network.send(Command::Traffic(reply)).await.is_err() {
-            return network::Traffic::default();
-        }
-        tokio::time::timeout(QUERY_TIMEOUT, answer)
+        ask_network(&self.network, Command::Traffic)
             .await
-            .ok()
-            .and_then(Result::ok)
             .unwrap_or_default()
     }
 
@@ -373,15 +356,22 @@ async fn current_view(supervisor: &ActorRef<SupervisorMsg>) -> Result<ActorRef<V
     }
 }
 
+/// Asks the network loop something, waiting at most [`QUERY_TIMEOUT`];
+/// `None` when the loop has stopped or did not answer in time.
+async fn ask_network<T>(
+    network: &mpsc::Sender<Command>,
+    command: impl FnOnce(oneshot::Sender<T>) -> Command,
+) -> Option<T> {
+    let (reply, answer) = oneshot::channel();
+    network.send(command(reply)).await.ok()?;
+    tokio::time::timeout(QUERY_TIMEOUT, answer).await.ok()?.ok()
+}
+
 async fn peers(
     network: &mpsc::Sender<Command>,
     supervisor: &ActorRef<SupervisorMsg>,
 ) -> Vec<control::Peer> {
-    let (reply, answer) = oneshot::channel();
-    if network.send(Command::Peers(reply)).await.is_err() {
-        return Vec::new();
-    }
-    let Ok(Ok(list)) = tokio::time::timeout(QUERY_TIMEOUT, answer).await else {
+    let Some(list) = ask_network(network, Command::Peers).await else {
         return Vec::new();
     };
     let rejects = match current_view(supervisor).await {
@@ -707,7 +697,7 @@ pub mod control_actor {
     use tokio::sync::{mpsc, Notify};
 
     use super::network::Command;
-    use super::{current_view, peers, StaticInfo, SupervisorMsg, QUERY_TIMEOUT};
+    use super::{ask_network, current_view, peers, StaticInfo, SupervisorMsg, QUERY_TIMEOUT};
     use crate::control::{self, Request, Response};
 
     #[derive(Debug)]
@@ -784,27 +774,13 @@ pub mod control_actor {
             let args = &self.args;
             match request {
                 Request::Info => {
-                    let (reply, answer) = tokio::sync::oneshot::channel();
-                    let listen = if args.network.send(Command::ListenAddrs(reply)).await.is_ok() {
-                        tokio::time::timeout(QUERY_TIMEOUT, answer)
-                            .await
-                            .ok()
-                            .and_then(Result::ok)
-                            .unwrap_or_default()
-                    } else {
-                        Vec::new()
-                    };
+                    let listen = ask_network(&args.network, Command::ListenAddrs)
+                        .await
+                        .unwrap_or_default();
                     let peer_list = peers(&args.network, &args.supervisor).await;
-                    let (reply, answer) = tokio::sync::oneshot::channel();
-                    let traffic = if args.network.send(Command::Traffic(reply)).await.is_ok() {
-                        tokio::time::timeout(QUERY_TIMEOUT, answer)
-                            .await
-                            .ok()
-                            .and_then(Result::ok)
-                            .unwrap_or_default()
-                    } else {
-                        Default::default()
-                    };
+                    let traffic = ask_network(&args.network, Command::Traffic)
+                        .await
+                        .unwrap_or_default();
                     let ads = match current_view(&args.supervisor).await {
                         Ok(view) => {
                             match view.call(super::ViewMsg::Counts, Some(QUERY_TIMEOUT)).await {
