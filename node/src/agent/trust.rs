@@ -81,8 +81,7 @@ pub fn load(data: &DataDir, key: &Keypair, now: Timestamp) -> Result<Trust, Erro
     }
     let mut domains = vec![primary.domain.clone()];
     let path = data
-        .path()
-        .join("policies")
+        .policies_path()
         .join(format!("{}.policy", primary.domain));
     match std::fs::read_to_string(&path) {
         Ok(text) => {
