@@ -4,3 +4,4 @@
 //! needs and carry out its answer.
 
 pub mod matchmaking;
+pub mod negotiation;

@@ -7,7 +7,7 @@
 //!        ◀─── Response::Accepted {transfer} or Error {code, reason}
 //!        ◀─── Request::Chunk {transfer, file, offset, len}   (pulls input)
 //!   Response::Chunk {.., data} or Error ───▶
-//!        ◀─── Request::Offer {claim, transfer, files}        (output ready)
+//!        ◀─── Request::Offer {claim, transfer, files, report} (job ended)
 //!   Response::Accepted ───▶
 //!   Request::Chunk ───▶                                      (pulls output)
 //!        ◀─── Response::Chunk
@@ -240,6 +240,63 @@ fn check_files(files: &[File]) -> Result<(), Error> {
     Ok(())
 }
 
+/// How a job ended on its execute agent, sent with its outputs.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Report {
+    /// The exit code, when the process exited by itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// The signal that ended the process, when one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
+    /// User CPU time, in milliseconds.
+    pub user_cpu_ms: u64,
+    /// System CPU time, in milliseconds.
+    pub sys_cpu_ms: u64,
+    /// Wall-clock time from start to exit, in milliseconds.
+    pub wall_ms: u64,
+    /// The most memory the job's processes held at once, in KiB.
+    pub peak_memory_kib: u64,
+    /// Set when the job did not run to its end and must be held (executable
+    /// missing, input transfer failed, memory exceeded...): HTCondor's hold
+    /// reason code and subcode, and a readable reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hold: Option<Hold>,
+}
+
+/// Why a job must be held, HTCondor style.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Hold {
+    /// HTCondor's `HoldReasonCode`.
+    pub code: u32,
+    /// HTCondor's `HoldReasonSubCode` (often an errno).
+    pub subcode: i32,
+    /// HTCondor's `HoldReason`: readable, at most [`wire::MAX_REASON_LEN`]
+    /// bytes.
+    pub reason: String,
+}
+
+impl Hold {
+    pub fn new(code: u32, subcode: i32, reason: impl Into<String>) -> Hold {
+        Hold {
+            code,
+            subcode,
+            reason: reason.into(),
+        }
+    }
+}
+
+impl Report {
+    fn check(&self) -> Result<(), Error> {
+        if let Some(hold) = &self.hold {
+            wire::check_text("hold reason", &hold.reason, wire::MAX_REASON_LEN)?;
+        }
+        Ok(())
+    }
+}
+
 code_enum! {
     /// Why a transfer request failed.
     pub enum ErrorCode {
@@ -290,6 +347,10 @@ pub enum Request {
         transfer: TransferId,
         /// The files.
         files: Vec<File>,
+        /// How the job ended, when these are its final outputs; `None` for
+        /// files offered while it runs (a checkpoint).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        report: Option<Report>,
     },
     /// Send part of an offered file.
     Chunk {
@@ -366,7 +427,12 @@ impl Message for Request {
                 }
                 check_files(files)
             }
-            Request::Offer { files, .. } => check_files(files),
+            Request::Offer { files, report, .. } => {
+                if let Some(report) = report {
+                    report.check()?;
+                }
+                check_files(files)
+            }
             Request::Chunk { offset, len, .. } => {
                 if *len == 0 || *len > MAX_CHUNK_LEN {
                     return Err(Error::Invalid {

@@ -168,6 +168,30 @@ fn file_name() -> impl Strategy<Value = FileName> {
     .prop_map(|parts| FileName::new(parts.join("/")).unwrap())
 }
 
+fn report() -> impl Strategy<Value = transfer::Report> {
+    (
+        proptest::option::of(any::<i32>()),
+        proptest::option::of(1..64i32),
+        any::<u64>(),
+        any::<u64>(),
+        any::<u64>(),
+        any::<u64>(),
+        proptest::option::of((any::<u32>(), any::<i32>(), "[ -~]{0,200}")),
+    )
+        .prop_map(|(exit_code, signal, user, sys, wall, peak, hold)| {
+            let mut report = transfer::Report::default();
+            report.exit_code = exit_code;
+            report.signal = signal;
+            report.user_cpu_ms = user;
+            report.sys_cpu_ms = sys;
+            report.wall_ms = wall;
+            report.peak_memory_kib = peak;
+            report.hold =
+                hold.map(|(code, subcode, reason)| transfer::Hold::new(code, subcode, reason));
+            report
+        })
+}
+
 fn files() -> impl Strategy<Value = Vec<File>> {
     prop::collection::btree_map(
         file_name(),
@@ -261,13 +285,20 @@ fn transfer_request() -> impl Strategy<Value = transfer::Request> {
                 files,
             }
         ),
-        (claim_id(), any::<u64>(), files()).prop_map(|(claim, transfer, files)| {
-            transfer::Request::Offer {
-                claim,
-                transfer: TransferId(transfer),
-                files,
-            }
-        }),
+        (
+            claim_id(),
+            any::<u64>(),
+            files(),
+            proptest::option::of(report())
+        )
+            .prop_map(|(claim, transfer, files, report)| {
+                transfer::Request::Offer {
+                    claim,
+                    transfer: TransferId(transfer),
+                    files,
+                    report,
+                }
+            }),
         (
             any::<u64>(),
             any::<u32>(),
@@ -955,6 +986,7 @@ fn golden_messages() -> Vec<(&'static str, Vec<u8>)> {
                 claim,
                 transfer: TransferId(8),
                 files,
+                report: None,
             }),
         ),
         (

@@ -1,0 +1,281 @@
+//! Which machines a submit agent asks for a group of alike idle jobs.
+//!
+//! There is no negotiator: each submit agent plans for its own jobs against
+//! its view of the pool. For one autocluster (its representative job stands
+//! for all of them) the plan keeps the machines that match both ways,
+//! orders them as HTCondor does (the job's `Rank`, then the machine's
+//! `Rank` of the job) and then by nearness (lower round-trip time first),
+//! and fills each in that order with as many jobs as fit in what its ad says
+//! is free, less what this agent has already asked of it and not yet seen
+//! in its ad. Jobs that fit nowhere stay idle until the view changes.
+//!
+//! The free resources come from a partitionable machine's ad (`Cpus`,
+//! `Memory`, `Disk` are what is left), and the job's requests are
+//! evaluated against the machine (`RequestMemory` may be an expression).
+//! A request that does not evaluate to a number is taken as one unit of
+//! cpus and nothing of memory and disk, which the execute agent then judges
+//! for itself.
+
+use starling_protocol::classad::matching::Matcher;
+use starling_protocol::classad::{ClassAd, Evaluator, Name, Side, Value};
+
+/// A machine of the view, with what this agent knows about it beyond its ad.
+#[derive(Debug, Clone, Copy)]
+pub struct Machine<'a> {
+    pub ad: &'a ClassAd,
+    /// Round-trip time to its agent, when measured.
+    pub rtt_ms: Option<f64>,
+    /// Resources this agent asked of it that its ad does not show yet
+    /// (claims in flight or granted moments ago).
+    pub pending: Request,
+    /// Skip it for this group (it refused one of these jobs moments ago).
+    pub avoid: bool,
+}
+
+/// Cpus, memory (MiB) and disk (KiB), as requested or free.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Request {
+    pub cpus: f64,
+    pub memory_mib: f64,
+    pub disk_kib: f64,
+}
+
+impl Request {
+    /// `RequestCpus`, `RequestMemory`, `RequestDisk` of `job` evaluated
+    /// against `machine`.
+    pub fn of_job(job: &ClassAd, machine: &ClassAd) -> Request {
+        let mut ev = Evaluator::with_ads(Some(job), Some(machine));
+        Request {
+            cpus: number(&mut ev, "RequestCpus").unwrap_or(1.0),
+            memory_mib: number(&mut ev, "RequestMemory").unwrap_or(0.0),
+            disk_kib: number(&mut ev, "RequestDisk").unwrap_or(0.0),
+        }
+    }
+
+    /// What `machine`'s ad says is free.
+    pub fn free_in(machine: &ClassAd) -> Request {
+        let mut ev = Evaluator::with_ads(Some(machine), None);
+        Request {
+            cpus: number(&mut ev, "Cpus").unwrap_or(0.0),
+            memory_mib: number(&mut ev, "Memory").unwrap_or(f64::INFINITY),
+            disk_kib: number(&mut ev, "Disk").unwrap_or(f64::INFINITY),
+        }
+    }
+
+    pub fn plus(self, other: Request) -> Request {
+        Request {
+            cpus: self.cpus + other.cpus,
+            memory_mib: self.memory_mib + other.memory_mib,
+            disk_kib: self.disk_kib + other.disk_kib,
+        }
+    }
+
+    /// How many of `each` fit in `self`.
+    fn times(self, each: Request) -> usize {
+        let fit = |have: f64, want: f64| {
+            if want <= 0.0 {
+                f64::INFINITY
+            } else {
+                (have / want).floor().max(0.0)
+            }
+        };
+        let n = fit(self.cpus, each.cpus)
+            .min(fit(self.memory_mib, each.memory_mib))
+            .min(fit(self.disk_kib, each.disk_kib));
+        if n.is_infinite() {
+            usize::MAX
+        } else {
+            n as usize
+        }
+    }
+
+    fn minus(self, other: Request) -> Request {
+        Request {
+            cpus: self.cpus - other.cpus,
+            memory_mib: self.memory_mib - other.memory_mib,
+            disk_kib: self.disk_kib - other.disk_kib,
+        }
+    }
+}
+
+fn number(ev: &mut Evaluator<'_>, name: &str) -> Option<f64> {
+    let name = Name::new(name).ok()?;
+    match ev.eval_attr(Side::My, name.folded()) {
+        Value::Int(i) => Some(i as f64),
+        Value::Real(r) if r.is_finite() => Some(r),
+        _ => None,
+    }
+}
+
+/// Jobs to ask one machine for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ask {
+    /// Index into the machines given to [`plan`].
+    pub machine: usize,
+    pub jobs: usize,
+}
+
+/// Plans claims for `jobs` jobs alike `representative` over `machines`.
+/// The asks are in preference order and never total more than `jobs`.
+pub fn plan(representative: &ClassAd, jobs: usize, machines: &[Machine<'_>]) -> Vec<Ask> {
+    let matcher = Matcher::default();
+    let mut candidates: Vec<(usize, f64, f64, f64)> = machines
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| !m.avoid)
+        .filter_map(|(i, m)| {
+            let ranks = matcher.pair(representative, m.ad)?;
+            Some((i, ranks.job, ranks.machine, m.rtt_ms.unwrap_or(f64::MAX)))
+        })
+        .collect();
+    candidates.sort_by(|a, b| {
+        b.1.total_cmp(&a.1)
+            .then(b.2.total_cmp(&a.2))
+            .then(a.3.total_cmp(&b.3))
+            .then(a.0.cmp(&b.0))
+    });
+    let mut left = jobs;
+    let mut asks = Vec::new();
+    for (i, ..) in candidates {
+        if left == 0 {
+            break;
+        }
+        let machine = &machines[i];
+        let each = Request::of_job(representative, machine.ad);
+        let free = Request::free_in(machine.ad).minus(machine.pending);
+        let fit = free.times(each).min(left);
+        if fit > 0 {
+            asks.push(Ask {
+                machine: i,
+                jobs: fit,
+            });
+            left -= fit;
+        }
+    }
+    asks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use starling_protocol::classad::parse_ad;
+
+    fn machine(cpus: i64, memory: i64, rank: &str) -> ClassAd {
+        parse_ad(&format!(
+            "[ Cpus = {cpus}; Memory = {memory}; Disk = 1000000; Requirements = true; Rank = {rank} ]"
+        ))
+        .unwrap()
+    }
+
+    fn job(cpus: i64, memory: i64) -> ClassAd {
+        parse_ad(&format!(
+            "[ RequestCpus = {cpus}; RequestMemory = {memory}; RequestDisk = 10; \
+               Requirements = TARGET.Cpus >= RequestCpus && TARGET.Memory >= RequestMemory; \
+               Rank = TARGET.Memory ]"
+        ))
+        .unwrap()
+    }
+
+    fn of(ads: &[ClassAd]) -> Vec<Machine<'_>> {
+        ads.iter()
+            .map(|ad| Machine {
+                ad,
+                rtt_ms: None,
+                pending: Request::default(),
+                avoid: false,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn jobs_fill_the_preferred_machine_first_then_the_next() {
+        let ads = [machine(2, 1000, "0"), machine(4, 4000, "0")];
+        let asks = plan(&job(1, 500), 5, &of(&ads));
+        // Rank = TARGET.Memory prefers the second machine: 4 cpus, then 2.
+        assert_eq!(
+            asks,
+            vec![
+                Ask {
+                    machine: 1,
+                    jobs: 4
+                },
+                Ask {
+                    machine: 0,
+                    jobs: 1
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn memory_limits_how_many_fit_and_the_rest_stay_idle() {
+        let ads = [machine(8, 1000, "0")];
+        let asks = plan(&job(1, 300), 10, &of(&ads));
+        assert_eq!(
+            asks,
+            vec![Ask {
+                machine: 0,
+                jobs: 3
+            }]
+        );
+    }
+
+    #[test]
+    fn pending_asks_and_avoided_machines_are_not_counted_twice() {
+        let ads = [machine(4, 4000, "0"), machine(4, 1000, "0")];
+        let mut machines = of(&ads);
+        machines[0].pending = Request {
+            cpus: 3.0,
+            memory_mib: 0.0,
+            disk_kib: 0.0,
+        };
+        machines[1].avoid = true;
+        assert_eq!(
+            plan(&job(1, 100), 10, &machines),
+            vec![Ask {
+                machine: 0,
+                jobs: 1
+            }]
+        );
+    }
+
+    #[test]
+    fn machines_that_do_not_match_either_way_are_left_out() {
+        let picky = parse_ad(
+            "[ Cpus = 8; Memory = 8000; Disk = 1000; Requirements = TARGET.Owner == \"bob\" ]",
+        )
+        .unwrap();
+        let small = machine(1, 100, "0");
+        let ads = [picky, small];
+        assert!(plan(&job(1, 500), 3, &of(&ads)).is_empty());
+    }
+
+    #[test]
+    fn ties_go_to_the_nearer_machine() {
+        let ads = [machine(1, 1000, "0"), machine(1, 1000, "0")];
+        let mut machines = of(&ads);
+        machines[0].rtt_ms = Some(5.0);
+        machines[1].rtt_ms = Some(0.5);
+        let asks = plan(&job(1, 100), 1, &machines);
+        assert_eq!(
+            asks,
+            vec![Ask {
+                machine: 1,
+                jobs: 1
+            }]
+        );
+    }
+
+    #[test]
+    fn the_machine_rank_of_the_job_breaks_ties_of_the_job_rank() {
+        let ads = [machine(1, 1000, "0"), machine(1, 1000, "10")];
+        let asks = plan(&job(1, 100), 1, &of(&ads));
+        assert_eq!(
+            asks,
+            vec![Ask {
+                machine: 1,
+                jobs: 1
+            }]
+        );
+    }
+}
