@@ -2,6 +2,15 @@
 //! prefers today; fair share, admission control and placement as the agent
 //! grows. Nothing here does I/O or reads a clock: callers pass what a rule
 //! needs and carry out its answer.
+//!
+//! - [`autocluster`]: which idle jobs are alike and negotiated as one.
+//! - [`negotiation`]: which machines a submit agent asks for an autocluster.
+//! - [`claiming`]: whether an execute agent grants a claim, on its own state.
+//! - [`slots`]: partitionable slots, carving a dynamic slot per claim.
+//! - [`matchmaking`]: keeping the best few matched machines.
 
+pub mod autocluster;
+pub mod claiming;
 pub mod matchmaking;
 pub mod negotiation;
+pub mod slots;
