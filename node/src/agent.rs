@@ -29,7 +29,11 @@
 //! it on SIGINT, SIGTERM or a control `shutdown` request.
 
 pub mod advertiser;
+pub mod fetch;
 pub mod network;
+pub mod startd;
+pub mod starter;
+pub mod transfers;
 pub mod trust;
 pub mod view;
 pub mod view_actor;
@@ -124,6 +128,7 @@ impl Agent {
     pub async fn start(setup: Setup) -> Result<Agent, Error> {
         let listen = parse_addrs("listen", &setup.config.network.listen)?;
         let bootstrap = parse_addrs("bootstrap", &setup.config.network.bootstrap)?;
+        let (jobs_tx, jobs_rx) = mpsc::channel(network::jobs::INBOUND_CAPACITY);
         let settings = network::Settings {
             transport: setup.transport,
             listen,
@@ -133,6 +138,7 @@ impl Agent {
             domains: setup.trust.domains.clone(),
             certificates: setup.trust.certificates.clone(),
             idle_timeout: Duration::from_secs(300),
+            jobs: jobs_tx,
         };
         let info = StaticInfo {
             agent_id: setup.key.agent_id().to_string(),
@@ -163,6 +169,7 @@ impl Agent {
                 control: setup.control,
                 info: info.clone(),
                 shutdown_requested: shutdown_requested.clone(),
+                jobs: jobs_rx,
             },
         )
         .await
@@ -430,6 +437,10 @@ pub enum SupervisorMsg {
         value: Option<String>,
         reply: RpcReplyPort<Result<u64, String>>,
     },
+    /// The machine ad as the advertiser would publish it now.
+    MachineAd(RpcReplyPort<Option<starling_protocol::classad::ClassAd>>),
+    /// What the machine's claims hold (from the startd, for the advertiser).
+    Occupancy(advertiser::Occupancy),
     /// Hand the network loop's channel and task to the agent (once).
     #[allow(clippy::type_complexity)]
     TakeNetwork(RpcReplyPort<Option<(mpsc::Sender<Command>, tokio::task::JoinHandle<()>)>>),
@@ -449,6 +460,8 @@ struct SupervisorArgs {
     control: bool,
     info: StaticInfo,
     shutdown_requested: Arc<Notify>,
+    /// Inbound requests of the job protocols, for the router.
+    jobs: mpsc::Receiver<network::jobs::Inbound>,
 }
 
 struct SupervisorState {
@@ -460,7 +473,20 @@ struct SupervisorState {
     advertiser: ActorRef<AdvertiserMsg>,
     control: Option<ActorRef<control_actor::ControlMsg>>,
     control_args: Option<control_actor::ControlArgs>,
+    startd: ActorRef<startd::StartdMsg>,
+    startd_args: StartdSetup,
+    router: transfers::Router,
+    occupancy: advertiser::Occupancy,
     restarts: BTreeMap<&'static str, Vec<Instant>>,
+}
+
+/// What a (re)started startd is given.
+#[derive(Clone)]
+struct StartdSetup {
+    anchors: starling_protocol::identity::TrustAnchors,
+    freshness: Freshness,
+    store: Arc<dyn Store>,
+    sandboxes: PathBuf,
 }
 
 impl Actor for Supervisor {
@@ -510,6 +536,25 @@ impl Actor for Supervisor {
         let (advertiser, _) =
             Actor::spawn_linked(None, Advertiser, advertiser_args.clone(), myself.get_cell())
                 .await?;
+        let (router, router_rx) = transfers::channel();
+        let startd_args = StartdSetup {
+            anchors: args.trust.anchors.clone(),
+            freshness,
+            store: advertiser_args.store.clone(),
+            sandboxes: args
+                .data_dir
+                .clone()
+                .unwrap_or_else(|| {
+                    std::env::temp_dir().join(format!("starling-{}", args.info.agent_id))
+                })
+                .join("execute"),
+        };
+        let startd =
+            spawn_startd(&myself, &startd_args, net.commands.clone(), router.clone()).await?;
+        // The router lives as long as the network loop: it ends when the
+        // loop drops its sender of inbound requests.
+        let _router_task =
+            transfers::spawn(router_rx, args.jobs, net.commands.clone(), startd.clone());
         let control_args = match (&args.data_dir, args.control) {
             (Some(dir), true) => Some(control_actor::ControlArgs {
                 data_dir: dir.clone(),
@@ -537,6 +582,10 @@ impl Actor for Supervisor {
             advertiser,
             control,
             control_args,
+            startd,
+            startd_args,
+            router,
+            occupancy: advertiser::Occupancy::default(),
             restarts: BTreeMap::new(),
         })
     }
@@ -577,6 +626,22 @@ impl Actor for Supervisor {
                         _ => Err("the advertiser did not answer in time".to_owned()),
                     });
                 });
+            }
+            SupervisorMsg::MachineAd(reply) => {
+                let advertiser = state.advertiser.clone();
+                tokio::spawn(async move {
+                    let answer = advertiser
+                        .call(AdvertiserMsg::Current, Some(QUERY_TIMEOUT))
+                        .await;
+                    let _ = reply.send(match answer {
+                        Ok(ractor::rpc::CallResult::Success(ad)) => ad,
+                        _ => None,
+                    });
+                });
+            }
+            SupervisorMsg::Occupancy(occupancy) => {
+                state.occupancy = occupancy;
+                let _ = state.advertiser.cast(AdvertiserMsg::Occupancy(occupancy));
             }
             SupervisorMsg::TakeNetwork(reply) => {
                 let _ = reply.send(state.network_handle.take());
@@ -638,6 +703,25 @@ impl Actor for Supervisor {
             }
             "advertiser" => {
                 state.advertiser = self.spawn_advertiser(&myself, state).await?;
+                let _ = state
+                    .advertiser
+                    .cast(AdvertiserMsg::Occupancy(state.occupancy));
+            }
+            "startd" => {
+                // Its claims are gone with it: submitters hear UnknownClaim
+                // at their next keepalive and place their jobs again.
+                state.startd = spawn_startd(
+                    &myself,
+                    &state.startd_args,
+                    state.network.clone(),
+                    state.router.clone(),
+                )
+                .await?;
+                let _ = state
+                    .router
+                    .commands
+                    .send(transfers::RouterCmd::SetStartd(state.startd.clone()))
+                    .await;
             }
             "control" => {
                 if let Some(args) = state.control_args.clone() {
@@ -671,6 +755,30 @@ impl Supervisor {
     }
 }
 
+async fn spawn_startd(
+    supervisor: &ActorRef<SupervisorMsg>,
+    setup: &StartdSetup,
+    network: mpsc::Sender<Command>,
+    router: transfers::Router,
+) -> Result<ActorRef<startd::StartdMsg>, ActorProcessingErr> {
+    Ok(Actor::spawn_linked(
+        None,
+        startd::Startd,
+        startd::StartdArgs {
+            anchors: setup.anchors.clone(),
+            freshness: setup.freshness,
+            network,
+            store: setup.store.clone(),
+            supervisor: supervisor.clone(),
+            router,
+            sandboxes: setup.sandboxes.clone(),
+        },
+        supervisor.get_cell(),
+    )
+    .await?
+    .0)
+}
+
 impl SupervisorState {
     fn which(&self, cell: &ActorCell) -> Option<&'static str> {
         let id = cell.get_id();
@@ -680,6 +788,8 @@ impl SupervisorState {
             Some("advertiser")
         } else if self.control.as_ref().is_some_and(|c| c.get_id() == id) {
             Some("control")
+        } else if id == self.startd.get_id() {
+            Some("startd")
         } else {
             None
         }

@@ -20,4 +20,6 @@ pub mod agent;
 pub mod cli;
 pub mod config;
 pub mod control;
+pub mod execute;
 pub mod machine;
+pub mod queue;

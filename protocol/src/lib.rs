@@ -32,6 +32,7 @@ pub mod claim;
 pub mod classad;
 pub mod gossip;
 pub mod identity;
+pub mod submit;
 pub mod transfer;
 pub mod view;
 pub mod wire;

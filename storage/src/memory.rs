@@ -77,6 +77,10 @@ impl Store for MemoryStore {
         Ok(cluster)
     }
 
+    fn next_cluster(&self) -> Result<u64, Error> {
+        Ok(self.state().next_cluster.max(1))
+    }
+
     fn job(&self, id: JobId) -> Result<Option<ClassAd>, Error> {
         self.state()
             .jobs

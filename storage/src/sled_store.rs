@@ -310,6 +310,21 @@ impl Store for SledStore {
         Ok(cluster)
     }
 
+    fn next_cluster(&self) -> Result<u64, Error> {
+        let stored = self.meta.get(NEXT_CLUSTER).map_err(|e| self.io(e))?;
+        match stored {
+            None => Ok(1),
+            Some(bytes) => decode::<u64>(&bytes, MAX_SMALL_LEN, "counter")
+                .map(|n| n.max(1))
+                .map_err(|e| {
+                    self.corrupt(
+                        "record meta/next_cluster does not decode".to_owned(),
+                        Some(e.into()),
+                    )
+                }),
+        }
+    }
+
     fn job(&self, id: JobId) -> Result<Option<ClassAd>, Error> {
         match self.jobs.get(job_key(id)).map_err(|e| self.io(e))? {
             None => Ok(None),

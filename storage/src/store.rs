@@ -35,6 +35,11 @@ pub trait Store: Send + Sync {
     /// cluster id.
     fn submit(&self, procs: &[ClassAd]) -> Result<u64, Error>;
 
+    /// The cluster id the next [`Store::submit`] will use (a submit file
+    /// may mention it as `$(Cluster)`). Only a caller that serialises its
+    /// submits can rely on it.
+    fn next_cluster(&self) -> Result<u64, Error>;
+
     /// The job's ad, if it is in the queue.
     fn job(&self, id: JobId) -> Result<Option<ClassAd>, Error>;
 

@@ -59,6 +59,11 @@ pub enum AdvertiserMsg {
     Republish,
     /// Publish a withdrawal of the ad; reply once it is handed to the network.
     Withdraw(RpcReplyPort<()>),
+    /// What the machine's claims hold now: the ad shows what is left, and
+    /// goes out soon (at most every [`OCCUPANCY_DEBOUNCE`]).
+    Occupancy(Occupancy),
+    /// The ad as it would be published now.
+    Current(RpcReplyPort<Option<ClassAd>>),
     /// Set (or, with `None`, remove) a configured attribute of the ad and
     /// publish at once; replies with the sequence number published.
     SetAttribute {
@@ -69,6 +74,21 @@ pub enum AdvertiserMsg {
 }
 
 pub struct Advertiser;
+
+/// How much of the machine its claims hold.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Occupancy {
+    pub cpus: u64,
+    pub memory_mib: u64,
+    pub disk_kib: u64,
+    /// Claims held (dynamic slots).
+    pub claims: usize,
+    /// Claims whose job runs now.
+    pub busy: usize,
+}
+
+/// Occupancy changes go out at most this often.
+pub const OCCUPANCY_DEBOUNCE: Duration = Duration::from_millis(200);
 
 /// What the advertiser needs; cloned into each restart.
 #[derive(Clone)]
@@ -96,6 +116,9 @@ pub struct AdvertiserState {
     /// The stable part of the last published ad, and when it went out.
     published: Option<(String, tokio::time::Instant)>,
     last: Option<ClassAd>,
+    occupancy: Occupancy,
+    /// A debounced publication is scheduled.
+    publish_pending: bool,
 }
 
 impl Actor for Advertiser {
@@ -128,29 +151,55 @@ impl Actor for Advertiser {
             status: Status::unclaimed(now),
             published: None,
             last: None,
+            occupancy: Occupancy::default(),
+            publish_pending: false,
         })
     }
 
     async fn handle(
         &self,
-        _myself: ActorRef<AdvertiserMsg>,
+        myself: ActorRef<AdvertiserMsg>,
         message: AdvertiserMsg,
         state: &mut AdvertiserState,
     ) -> Result<(), ActorProcessingErr> {
         match message {
+            AdvertiserMsg::Occupancy(occupancy) => {
+                if occupancy != state.occupancy {
+                    let (claimed, busy) = (occupancy.claims > 0, occupancy.busy > 0);
+                    if (claimed, busy) != (state.occupancy.claims > 0, state.occupancy.busy > 0) {
+                        state.status = machine::Status {
+                            state: if claimed { "Claimed" } else { "Unclaimed" }.to_owned(),
+                            activity: if busy { "Busy" } else { "Idle" }.to_owned(),
+                            entered: unix_secs(),
+                        };
+                    }
+                    state.occupancy = occupancy;
+                    if !state.publish_pending {
+                        state.publish_pending = true;
+                        let since = state
+                            .published
+                            .as_ref()
+                            .map_or(OCCUPANCY_DEBOUNCE, |(_, at)| at.elapsed());
+                        let wait = OCCUPANCY_DEBOUNCE.saturating_sub(since);
+                        if wait.is_zero() {
+                            myself.cast(AdvertiserMsg::Republish)?;
+                        } else {
+                            myself.send_after(wait, || AdvertiserMsg::Republish);
+                        }
+                    }
+                }
+            }
+            AdvertiserMsg::Current(reply) => {
+                let ad = state.build().ok();
+                let _ = reply.send(ad);
+            }
             AdvertiserMsg::Check => {
                 if state.args.probe.is_none() {
                     state
                         .probe
                         .refresh(&state.args.data_dir, std::time::SystemTime::now());
                 }
-                let ad = machine::build_ad(
-                    &state.probe,
-                    &state.args.machine,
-                    &state.args.identity,
-                    &state.status,
-                    unix_secs(),
-                )?;
+                let ad = state.build()?;
                 let stable = stable_text(&ad);
                 let due = match &state.published {
                     None => true,
@@ -165,9 +214,12 @@ impl Actor for Advertiser {
                 state.last = Some(ad);
             }
             AdvertiserMsg::Republish => {
-                if let Some(ad) = state.last.clone() {
+                state.publish_pending = false;
+                if state.last.is_some() {
+                    let ad = state.build()?;
                     publish(&state.args, &ad, state.args.lifetime).await?;
                     state.published = Some((stable_text(&ad), tokio::time::Instant::now()));
+                    state.last = Some(ad);
                 }
             }
             AdvertiserMsg::SetAttribute { name, value, reply } => {
@@ -182,7 +234,8 @@ impl Actor for Advertiser {
                     &state.args.identity,
                     &state.status,
                     unix_secs(),
-                );
+                )
+                .and_then(|ad| occupied(ad, &state.occupancy));
                 let ad = match built {
                     Ok(ad) => ad,
                     Err(e) => {
@@ -205,6 +258,52 @@ impl Actor for Advertiser {
         }
         Ok(())
     }
+}
+
+impl AdvertiserState {
+    /// The ad from the last probe, the configuration and what claims hold.
+    fn build(&self) -> Result<ClassAd, machine::Error> {
+        let ad = machine::build_ad(
+            &self.probe,
+            &self.args.machine,
+            &self.args.identity,
+            &self.status,
+            unix_secs(),
+        )?;
+        occupied(ad, &self.occupancy)
+    }
+}
+
+/// The partitionable slot as HTCondor shows it: `Cpus`, `Memory` and `Disk`
+/// are what is left for new claims; the totals stay in `Total*`.
+fn occupied(mut ad: ClassAd, occupancy: &Occupancy) -> Result<ClassAd, machine::Error> {
+    use starling_protocol::classad::{Expr, Name, Value};
+    let int = |ad: &ClassAd, name: &str| match ad.get(name) {
+        Some(Expr::Literal(Value::Int(i))) => *i,
+        _ => 0,
+    };
+    let left = [
+        ("Cpus", "TotalCpus", occupancy.cpus),
+        ("Memory", "TotalMemory", occupancy.memory_mib),
+        ("Disk", "TotalDisk", occupancy.disk_kib),
+    ];
+    for (name, total, used) in left {
+        if ad.get(total).is_some() {
+            let free = (int(&ad, total) - i64::try_from(used).unwrap_or(i64::MAX)).max(0);
+            ad.insert(Name::known(name), Expr::from(Value::Int(free)));
+        }
+    }
+    ad.insert(
+        Name::known("PartitionableSlot"),
+        Expr::from(Value::Bool(true)),
+    );
+    ad.insert(
+        Name::known("NumDynamicSlots"),
+        Expr::from(Value::Int(
+            i64::try_from(occupancy.claims).unwrap_or(i64::MAX),
+        )),
+    );
+    Ok(ad)
 }
 
 /// Signs `ad` with the next sequence number, valid for `lifetime`, puts it

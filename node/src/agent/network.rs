@@ -22,7 +22,10 @@
 //!   topic and take the view's reject counts as the application score;
 //! - **request-response** on `/starling/view/1`: a newcomer pulls the
 //!   current view from its first peers instead of waiting a refresh
-//!   interval (anti-entropy), and the loop serves such pulls from the view.
+//!   interval (anti-entropy), and the loop serves such pulls from the view;
+//! - **request-response** on `/starling/claim/1` and `/starling/transfer/1`
+//!   for claims, job hand-over and files ([`jobs`]): the loop carries them
+//!   between actors and peers and decides nothing about them.
 
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
@@ -43,10 +46,14 @@ use ractor::ActorRef;
 use starling_protocol::gossip::{self as signed_ads, Topic};
 use starling_protocol::identity::{Envelope, Kind};
 use starling_protocol::view::{self, Request, Response, MAX_PAGE_ADS};
-use starling_protocol::wire::VIEW_V1;
+use starling_protocol::wire::{CLAIM_V1, TRANSFER_V1, VIEW_V1};
 use tokio::sync::{mpsc, oneshot};
 
 use super::view_actor::ViewMsg;
+
+pub mod jobs;
+
+use jobs::WireCodec;
 
 /// Commands waiting for the loop at most (senders wait when it is full).
 pub const COMMAND_CAPACITY: usize = 256;
@@ -111,6 +118,8 @@ pub struct Settings {
     pub certificates: Vec<Envelope>,
     /// How long an idle connection stays open.
     pub idle_timeout: Duration,
+    /// Where requests of the job protocols go.
+    pub jobs: mpsc::Sender<jobs::Inbound>,
 }
 
 /// One connected peer, for `starling` commands.
@@ -163,6 +172,24 @@ pub enum Command {
     ListenAddrs(oneshot::Sender<Vec<Multiaddr>>),
     /// Bytes received and sent on all connections so far.
     Traffic(oneshot::Sender<Traffic>),
+    /// Sends a claim request to `peer`; the answer, or why none came, goes
+    /// to `reply`.
+    Claim {
+        peer: PeerId,
+        request: starling_protocol::claim::Request,
+        reply: oneshot::Sender<jobs::Outcome<starling_protocol::claim::Response>>,
+    },
+    /// Sends a transfer request to `peer`.
+    Transfer {
+        peer: PeerId,
+        request: starling_protocol::transfer::Request,
+        reply: oneshot::Sender<jobs::Outcome<starling_protocol::transfer::Response>>,
+    },
+    /// The agent's answer to an [`jobs::Inbound`] request.
+    Respond {
+        id: u64,
+        answer: jobs::Answer,
+    },
     /// Let pending messages go out for `grace`, then stop the loop.
     Shutdown {
         grace: Duration,
@@ -181,6 +208,12 @@ struct Behaviour {
     mdns: Toggle<mdns::tokio::Behaviour>,
     gossipsub: gossipsub::Behaviour,
     view: request_response::Behaviour<ViewCodec>,
+    claim: request_response::Behaviour<
+        WireCodec<starling_protocol::claim::Request, starling_protocol::claim::Response>,
+    >,
+    transfer: request_response::Behaviour<
+        WireCodec<starling_protocol::transfer::Request, starling_protocol::transfer::Response>,
+    >,
 }
 
 /// Why the network could not start.
@@ -256,6 +289,8 @@ pub fn start(
         view,
         topics,
         certificates: settings.certificates,
+        jobs: settings.jobs,
+        pending_jobs: jobs::Pending::default(),
         pending_validations: 0,
         pending_publish: HashMap::new(),
         serving: HashMap::new(),
@@ -385,6 +420,18 @@ fn make_behaviour(
         [(StreamProtocol::new(VIEW_V1), ProtocolSupport::Full)],
         request_response::Config::default().with_request_timeout(Duration::from_secs(20)),
     );
+    let claim = request_response::Behaviour::with_codec(
+        WireCodec::default(),
+        [(StreamProtocol::new(CLAIM_V1), ProtocolSupport::Full)],
+        request_response::Config::default().with_request_timeout(Duration::from_secs(10)),
+    );
+    let transfer = request_response::Behaviour::with_codec(
+        WireCodec::default(),
+        [(StreamProtocol::new(TRANSFER_V1), ProtocolSupport::Full)],
+        request_response::Config::default()
+            .with_request_timeout(Duration::from_secs(30))
+            .with_max_concurrent_streams(256),
+    );
     Ok(Behaviour {
         limits: connection_limits::Behaviour::new(limits),
         blocked: allow_block_list::Behaviour::default(),
@@ -394,6 +441,8 @@ fn make_behaviour(
         mdns: Toggle::from(mdns),
         gossipsub,
         view,
+        claim,
+        transfer,
     })
 }
 
@@ -458,6 +507,9 @@ struct Loop {
     view: ActorRef<ViewMsg>,
     topics: HashMap<TopicHash, String>,
     certificates: Vec<Envelope>,
+    /// Where inbound job requests go.
+    jobs: mpsc::Sender<jobs::Inbound>,
+    pending_jobs: jobs::Pending,
     pending_validations: usize,
     /// The latest ad per topic that found no peer to go to yet.
     pending_publish: HashMap<TopicHash, Vec<u8>>,
@@ -557,6 +609,39 @@ impl Loop {
             }
             Command::Traffic(reply) => {
                 let _ = reply.send(self.traffic());
+            }
+            Command::Claim {
+                peer,
+                request,
+                reply,
+            } => {
+                let id = self
+                    .swarm
+                    .behaviour_mut()
+                    .claim
+                    .send_request(&peer, request);
+                self.pending_jobs.claim_sent(id, reply);
+            }
+            Command::Transfer {
+                peer,
+                request,
+                reply,
+            } => {
+                let id = self
+                    .swarm
+                    .behaviour_mut()
+                    .transfer
+                    .send_request(&peer, request);
+                self.pending_jobs.transfer_sent(id, reply);
+            }
+            Command::Respond { id, answer } => {
+                let behaviour = self.swarm.behaviour_mut();
+                self.pending_jobs.respond(
+                    &mut behaviour.claim,
+                    &mut behaviour.transfer,
+                    id,
+                    answer,
+                );
             }
             Command::Shutdown { .. } => {}
         }
@@ -803,6 +888,14 @@ impl Loop {
                         .add_address(&peer, address.clone());
                     let _ = self.swarm.dial(address);
                 }
+            }
+            BehaviourEvent::Claim(event) => {
+                let behaviour = &mut self.swarm.behaviour_mut().claim;
+                self.pending_jobs.on_claim(behaviour, &self.jobs, event);
+            }
+            BehaviourEvent::Transfer(event) => {
+                let behaviour = &mut self.swarm.behaviour_mut().transfer;
+                self.pending_jobs.on_transfer(behaviour, &self.jobs, event);
             }
             BehaviourEvent::View(request_response::Event::Message { peer, message, .. }) => {
                 self.on_view_message(peer, message)

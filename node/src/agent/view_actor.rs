@@ -57,6 +57,8 @@ pub enum ViewMsg {
         constraint: Option<String>,
         reply: RpcReplyPort<Result<Vec<String>, String>>,
     },
+    /// The live machine ads with their signers, for matchmaking.
+    Machines(RpcReplyPort<Vec<MachineAd>>),
     /// How many live ads, by `MyType`.
     Counts(RpcReplyPort<BTreeMap<String, usize>>),
     /// Reject counts of these peers.
@@ -71,6 +73,15 @@ pub enum ViewMsg {
     },
     /// Drop expired ads.
     Tick,
+}
+
+/// A machine ad of the view and who signed it.
+#[derive(Debug, Clone)]
+pub struct MachineAd {
+    pub signer: AgentId,
+    pub ad: std::sync::Arc<starling_protocol::classad::ClassAd>,
+    /// The domain that admitted the signer.
+    pub domain: String,
 }
 
 /// The view actor's fixed configuration.
@@ -201,6 +212,18 @@ impl Actor for ViewActor {
             } => {
                 let answer = query(&state.view, my_type.as_deref(), constraint.as_deref());
                 let _ = reply.send(answer);
+            }
+            ViewMsg::Machines(reply) => {
+                let list = state
+                    .view
+                    .ads_of_type(Some("Machine"))
+                    .map(|h| MachineAd {
+                        signer: AgentId::from_public_key(h.envelope.header().signer),
+                        ad: h.ad.clone(),
+                        domain: h.domain.clone(),
+                    })
+                    .collect();
+                let _ = reply.send(list);
             }
             ViewMsg::Counts(reply) => {
                 let _ = reply.send(state.view.counts());

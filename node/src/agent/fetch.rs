@@ -1,0 +1,129 @@
+//! Pulling offered files from a peer, chunk by chunk, into a directory.
+//!
+//! Both sides use it: the execute agent pulls a job's input from its submit
+//! agent, the submit agent pulls the output back. Each chunk is a
+//! `transfer::Request::Chunk` through the network loop; the
+//! [`crate::execute::files::Assembler`] writes it, refuses anything out of
+//! order or beyond the announced size, and checks each file's hash before it
+//! is renamed into place, so a half-pulled or corrupted file is never seen.
+
+use std::path::Path;
+use std::time::Duration;
+
+use libp2p::PeerId;
+use starling_protocol::transfer::{self, File, TransferId};
+use tokio::sync::{mpsc, oneshot};
+
+use super::network::Command;
+use crate::execute::files::Assembler;
+
+/// How often a chunk is asked for again after the peer said busy or did not
+/// answer, before the pull fails.
+pub const CHUNK_ATTEMPTS: u32 = 5;
+
+/// Pause before asking again for a chunk the peer was too busy to send.
+pub const BUSY_PAUSE: Duration = Duration::from_millis(50);
+
+/// Pulls every file of `files` offered under `transfer` by `peer` into
+/// `dir`, at most `budget` bytes in all. The caller [`close`]s the transfer
+/// once it has made use of the files (a submit agent records the job's end
+/// first, so that a crash in between makes the execute agent offer again). The
+/// error says which file failed and why. Dropping the future midway leaves
+/// no file in place (only the assembler's partial files, which it removes).
+pub async fn pull(
+    network: &mpsc::Sender<Command>,
+    peer: PeerId,
+    transfer: TransferId,
+    files: &[File],
+    dir: &Path,
+    budget: u64,
+) -> Result<u64, String> {
+    let mut assembler = Assembler::new(dir, files.to_vec(), budget).map_err(|e| e.to_string())?;
+    let mut total = 0u64;
+    while let Some((index, offset, len)) = assembler.next_request() {
+        let name = files.get(index).map(|f| f.name.as_str()).unwrap_or("?");
+        let index_u32 = u32::try_from(index).map_err(|_| "too many files".to_owned())?;
+        // An empty file (or an empty tail) needs nothing from the peer.
+        let data = if len == 0 {
+            Vec::new()
+        } else {
+            chunk(network, peer, transfer, index_u32, offset, len)
+                .await
+                .map_err(|e| format!("{name}: {e}"))?
+        };
+        total += data.len() as u64;
+        assembler
+            .chunk(index, offset, &data)
+            .map_err(|e| format!("{name}: {e}"))?;
+    }
+    if !assembler.is_complete() {
+        return Err("the transfer ended before every file arrived".to_owned());
+    }
+    Ok(total)
+}
+
+/// Tells the offerer it may forget the files.
+pub async fn close(network: &mpsc::Sender<Command>, peer: PeerId, transfer: TransferId) {
+    let _ = request(network, peer, transfer::Request::Close { transfer }).await;
+}
+
+/// Sends one transfer request and waits for its answer.
+pub async fn request(
+    network: &mpsc::Sender<Command>,
+    peer: PeerId,
+    request: transfer::Request,
+) -> Result<transfer::Response, String> {
+    let (reply, answer) = oneshot::channel();
+    network
+        .send(Command::Transfer {
+            peer,
+            request,
+            reply,
+        })
+        .await
+        .map_err(|_| "the network loop has stopped".to_owned())?;
+    answer
+        .await
+        .map_err(|_| "the network loop dropped the request".to_owned())?
+}
+
+async fn chunk(
+    network: &mpsc::Sender<Command>,
+    peer: PeerId,
+    transfer: TransferId,
+    file: u32,
+    offset: u64,
+    len: u32,
+) -> Result<Vec<u8>, String> {
+    let mut last = String::new();
+    for attempt in 0..CHUNK_ATTEMPTS {
+        if attempt > 0 {
+            tokio::time::sleep(BUSY_PAUSE * attempt).await;
+        }
+        let asked = transfer::Request::Chunk {
+            transfer,
+            file,
+            offset,
+            len,
+        };
+        match request(network, peer, asked).await {
+            Ok(transfer::Response::Chunk {
+                file: f,
+                offset: o,
+                data,
+                ..
+            }) if f == file && o == offset => return Ok(data),
+            Ok(transfer::Response::Error {
+                code: transfer::ErrorCode::Busy,
+                reason,
+                ..
+            }) => last = reason,
+            Ok(transfer::Response::Error { code, reason, .. }) => {
+                return Err(format!("{code}: {reason}"))
+            }
+            Ok(other) => return Err(format!("unexpected answer {other:?}")),
+            Err(e) => last = e,
+        }
+    }
+    Err(format!("no chunk after {CHUNK_ATTEMPTS} attempts: {last}"))
+}

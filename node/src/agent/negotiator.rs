@@ -1,0 +1,579 @@
+//! The submit side's negotiation loop: this agent places its own idle jobs,
+//! with no negotiator anywhere else.
+//!
+//! ```text
+//! queue event (submitted, released) or tick
+//!   ──▶ idle jobs not yet placed ──▶ autoclusters (policies::autocluster)
+//!   ──▶ the view's machine ads (+ round-trip times, claims in flight)
+//!   ──▶ policies::negotiation::plan per autocluster
+//!   ──▶ one shadow per job asked of a machine (claim, hand over, output)
+//! shadow events ──▶ the queue's runner calls (started, completed, held,
+//!                   evicted); an ended job's claim runs the next idle job
+//!                   of its autocluster and owner instead of being released
+//! queue events (held, removed) ──▶ the job's shadow is stopped
+//! ```
+//!
+//! A machine that refused a job is avoided by that autocluster for a
+//! moment ([`AVOID_FOR`]), so the job moves on to its next candidate at
+//! once instead of waiting for the refusing machine's ad to change. The
+//! refusals are kept per job (the last [`MAX_REJECTIONS`]) for `starling
+//! why`.
+//!
+//! At start, jobs the queue says are running belong to shadows of an
+//! earlier run that died with it: they go back to idle and run again (the
+//! execute agent's lease lapses and it stops the old run).
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use libp2p::PeerId;
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use starling_policies::autocluster::Significant;
+use starling_policies::negotiation::{self, Machine, Request};
+use starling_protocol::claim::ReleaseReason;
+use starling_protocol::classad::ClassAd;
+use starling_protocol::identity::{AgentId, Envelope, Keypair};
+use starling_storage::JobId;
+use tokio::sync::{mpsc, oneshot};
+
+use super::network::Command;
+use super::shadow::{self, Placement, ShadowArgs, ShadowEvent, ShadowHandle};
+use super::transfers::Router;
+use super::view_actor::{MachineAd, ViewMsg};
+use crate::queue::{Completion, Event, Queue};
+
+/// How often idle jobs are negotiated without a queue event (the view may
+/// have changed).
+pub const TICK: Duration = Duration::from_secs(1);
+
+/// How long an autocluster avoids a machine that refused one of its jobs.
+pub const AVOID_FOR: Duration = Duration::from_secs(3);
+
+/// How long a granted claim counts against a machine's free resources
+/// before its ad is trusted to show it.
+pub const GRANT_SETTLES: Duration = Duration::from_secs(2);
+
+/// Refusals kept per job, for `why`.
+pub const MAX_REJECTIONS: usize = 16;
+
+/// Jobs whose refusals are kept, at most.
+pub const MAX_REJECTED_JOBS: usize = 10_000;
+
+/// Shadows (claims being asked for or held) at once, at most.
+pub const MAX_SHADOWS: usize = 4096;
+
+/// The claim lease asked for.
+pub const LEASE: Duration = Duration::from_secs(20);
+
+/// Messages the negotiator handles.
+#[derive(Debug)]
+pub enum NegotiatorMsg {
+    /// Something changed in the queue.
+    Queue(Event),
+    /// A shadow reports.
+    Shadow(u64, ShadowEvent),
+    /// Negotiate now.
+    Negotiate,
+    /// The refusals recorded for a job, newest last.
+    Rejections(JobId, RpcReplyPort<Vec<Rejection>>),
+}
+
+/// One machine's refusal of a job.
+#[derive(Debug, Clone)]
+pub struct Rejection {
+    pub machine: String,
+    pub reason: String,
+}
+
+pub struct Negotiator;
+
+/// What the negotiator needs.
+pub struct NegotiatorArgs {
+    pub queue: Queue,
+    pub view: ActorRef<ViewMsg>,
+    pub network: mpsc::Sender<Command>,
+    pub router: Router,
+    pub key: Arc<Keypair>,
+    pub certificates: Vec<Envelope>,
+    /// This agent, whose own machine it cannot claim over the network.
+    pub me: AgentId,
+}
+
+pub struct NegotiatorState {
+    args: NegotiatorArgs,
+    events: mpsc::Sender<(u64, ShadowEvent)>,
+    shadows: HashMap<u64, Shadow>,
+    /// Jobs a shadow is claiming for or running.
+    placed: HashMap<JobId, u64>,
+    next_shadow: u64,
+    /// (machine, autocluster) pairs to skip until the instant.
+    avoid: HashMap<(AgentId, String), Instant>,
+    rejections: HashMap<JobId, VecDeque<Rejection>>,
+    /// Idle jobs left unplaced by the last negotiation, by autocluster, for
+    /// claims to reuse.
+    waiting: HashMap<String, VecDeque<JobId>>,
+    /// A negotiation is already queued.
+    negotiate_queued: bool,
+}
+
+struct Shadow {
+    machine: AgentId,
+    cluster: String,
+    request: Request,
+    /// When the claim was granted (`None` while it is asked for).
+    granted: Option<Instant>,
+    job: Option<JobId>,
+    handle: Option<ShadowHandle>,
+}
+
+impl Actor for Negotiator {
+    type Msg = NegotiatorMsg;
+    type State = NegotiatorState;
+    type Arguments = NegotiatorArgs;
+
+    async fn pre_start(
+        &self,
+        myself: ActorRef<NegotiatorMsg>,
+        args: NegotiatorArgs,
+    ) -> Result<NegotiatorState, ActorProcessingErr> {
+        // Jobs left running by an earlier run go back to idle.
+        let orphans = args.queue.running().await?;
+        for id in orphans {
+            if let Err(e) = args
+                .queue
+                .evicted(id, "the submit agent restarted while the job ran")
+                .await
+            {
+                tracing::warn!(job = %id, error = %e, "could not return the job to idle");
+            }
+        }
+        let mut queue_events = args.queue.subscribe();
+        let me = myself.clone();
+        tokio::spawn(async move {
+            loop {
+                match queue_events.recv().await {
+                    Ok(event) => {
+                        if me.cast(NegotiatorMsg::Queue(event)).is_err() {
+                            break;
+                        }
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                        if me.cast(NegotiatorMsg::Negotiate).is_err() {
+                            break;
+                        }
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+                }
+            }
+        });
+        let (events, mut shadow_events) = mpsc::channel(1024);
+        let me = myself.clone();
+        tokio::spawn(async move {
+            while let Some((id, event)) = shadow_events.recv().await {
+                if me.cast(NegotiatorMsg::Shadow(id, event)).is_err() {
+                    break;
+                }
+            }
+        });
+        myself.send_interval(TICK, || NegotiatorMsg::Negotiate);
+        let _ = myself.cast(NegotiatorMsg::Negotiate);
+        Ok(NegotiatorState {
+            args,
+            events,
+            shadows: HashMap::new(),
+            placed: HashMap::new(),
+            next_shadow: 1,
+            avoid: HashMap::new(),
+            rejections: HashMap::new(),
+            waiting: HashMap::new(),
+            negotiate_queued: true,
+        })
+    }
+
+    async fn handle(
+        &self,
+        myself: ActorRef<NegotiatorMsg>,
+        message: NegotiatorMsg,
+        state: &mut NegotiatorState,
+    ) -> Result<(), ActorProcessingErr> {
+        match message {
+            NegotiatorMsg::Negotiate => {
+                state.negotiate_queued = false;
+                state.negotiate().await;
+            }
+            NegotiatorMsg::Queue(event) => state.on_queue(&myself, event).await,
+            NegotiatorMsg::Shadow(id, event) => state.on_shadow(&myself, id, event).await,
+            NegotiatorMsg::Rejections(job, reply) => {
+                let list = state
+                    .rejections
+                    .get(&job)
+                    .map(|r| r.iter().cloned().collect())
+                    .unwrap_or_default();
+                let _ = reply.send(list);
+            }
+        }
+        Ok(())
+    }
+
+    async fn post_stop(
+        &self,
+        _myself: ActorRef<NegotiatorMsg>,
+        state: &mut NegotiatorState,
+    ) -> Result<(), ActorProcessingErr> {
+        for (_, shadow) in state.shadows.drain() {
+            if let Some(handle) = shadow.handle {
+                handle.stop(ReleaseReason::Shutdown);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl NegotiatorState {
+    fn soon(&mut self, myself: &ActorRef<NegotiatorMsg>) {
+        if !self.negotiate_queued {
+            self.negotiate_queued = true;
+            let _ = myself.cast(NegotiatorMsg::Negotiate);
+        }
+    }
+
+    async fn on_queue(&mut self, myself: &ActorRef<NegotiatorMsg>, event: Event) {
+        match event {
+            Event::Submitted { .. } | Event::Released { .. } | Event::Edited { .. } => {
+                self.soon(myself)
+            }
+            Event::Held { ids, .. } => {
+                for id in ids {
+                    self.stop_job(id, ReleaseReason::JobRemoved);
+                }
+            }
+            Event::Removed { ids, .. } => {
+                for id in ids {
+                    let was_placed = self.stop_job(id, ReleaseReason::JobRemoved);
+                    if was_placed {
+                        if let Err(e) = self.args.queue.finish_removed(id).await {
+                            tracing::warn!(job = %id, error = %e, "could not finish the removal");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Stops the shadow running `id`, if one does; `true` if there was one.
+    fn stop_job(&mut self, id: JobId, reason: ReleaseReason) -> bool {
+        let Some(shadow_id) = self.placed.remove(&id) else {
+            return false;
+        };
+        if let Some(shadow) = self.shadows.get_mut(&shadow_id) {
+            shadow.job = None;
+            if let Some(handle) = shadow.handle.take() {
+                handle.stop(reason);
+            }
+        }
+        true
+    }
+
+    async fn on_shadow(&mut self, myself: &ActorRef<NegotiatorMsg>, id: u64, event: ShadowEvent) {
+        match event {
+            ShadowEvent::Rejected {
+                job,
+                machine,
+                reason,
+                ..
+            } => {
+                if let Some(shadow) = self.shadows.get(&id) {
+                    self.avoid.insert(
+                        (shadow.machine, shadow.cluster.clone()),
+                        Instant::now() + AVOID_FOR,
+                    );
+                }
+                self.placed.remove(&job);
+                self.reject(job, machine, reason);
+                self.soon(myself);
+            }
+            ShadowEvent::Started {
+                job, claim, slot, ..
+            } => {
+                if let Some(shadow) = self.shadows.get_mut(&id) {
+                    shadow.granted.get_or_insert_with(Instant::now);
+                }
+                if self.placed.get(&job) == Some(&id) {
+                    if let Err(e) = self
+                        .args
+                        .queue
+                        .started(job, &slot, &claim.to_string())
+                        .await
+                    {
+                        tracing::warn!(%job, error = %e, "could not record the start");
+                    }
+                }
+            }
+            ShadowEvent::Ended {
+                job,
+                report,
+                output,
+                next,
+            } => {
+                let queue = &self.args.queue;
+                let recorded = if let Some(hold) = &report.hold {
+                    queue
+                        .held(job, hold.code, hold.subcode, &hold.reason)
+                        .await
+                } else if let Err(reason) = &output {
+                    queue
+                        .held(
+                            job,
+                            12,
+                            0,
+                            &format!("Transfer output files failure: {reason}"),
+                        )
+                        .await
+                } else {
+                    queue
+                        .completed(
+                            job,
+                            &Completion {
+                                exit_code: report.exit_code,
+                                signal: report.signal,
+                                user_cpu_ms: report.user_cpu_ms,
+                                sys_cpu_ms: report.sys_cpu_ms,
+                                wall_ms: report.wall_ms,
+                                peak_memory_kib: report.peak_memory_kib,
+                            },
+                        )
+                        .await
+                };
+                if let Err(e) = recorded {
+                    tracing::warn!(%job, error = %e, "could not record the job's end");
+                }
+                self.placed.remove(&job);
+                let following = self.next_for(id).await;
+                if let Some(shadow) = self.shadows.get_mut(&id) {
+                    shadow.job = following.as_ref().map(|p| p.job);
+                }
+                if let Some(p) = &following {
+                    self.placed.insert(p.job, id);
+                }
+                let _ = next.send(following);
+            }
+            ShadowEvent::Lost { job, reason } => {
+                if self.placed.get(&job) == Some(&id) {
+                    self.placed.remove(&job);
+                    if let Err(e) = self.args.queue.evicted(job, &reason).await {
+                        tracing::warn!(%job, error = %e, "could not return the job to idle");
+                    }
+                }
+                self.soon(myself);
+            }
+            ShadowEvent::Unrunnable {
+                job,
+                code,
+                subcode,
+                reason,
+            } => {
+                self.placed.remove(&job);
+                if let Err(e) = self.args.queue.held(job, code, subcode, &reason).await {
+                    tracing::warn!(%job, error = %e, "could not hold the job");
+                }
+            }
+            ShadowEvent::Done { .. } => {
+                if let Some(shadow) = self.shadows.remove(&id) {
+                    if let Some(job) = shadow.job {
+                        if self.placed.get(&job) == Some(&id) {
+                            self.placed.remove(&job);
+                        }
+                    }
+                }
+                self.soon(myself);
+            }
+        }
+    }
+
+    fn reject(&mut self, job: JobId, machine: String, reason: String) {
+        if !self.rejections.contains_key(&job) && self.rejections.len() >= MAX_REJECTED_JOBS {
+            self.rejections.clear();
+        }
+        let list = self.rejections.entry(job).or_default();
+        if list.len() >= MAX_REJECTIONS {
+            list.pop_front();
+        }
+        list.push_back(Rejection { machine, reason });
+    }
+
+    /// The next idle job for the claim of shadow `id`: one of the same
+    /// autocluster (same owner, same requests and requirements) still idle.
+    async fn next_for(&mut self, id: u64) -> Option<Placement> {
+        let cluster = self.shadows.get(&id)?.cluster.clone();
+        loop {
+            let job = self.waiting.get_mut(&cluster)?.pop_front()?;
+            if self.placed.contains_key(&job) {
+                continue;
+            }
+            match self.args.queue.job(job).await {
+                Ok(Some(ad)) if is_idle(&ad) => return Some(Placement { job, ad }),
+                _ => continue,
+            }
+        }
+    }
+
+    async fn negotiate(&mut self) {
+        let now = Instant::now();
+        self.avoid.retain(|_, until| *until > now);
+        let idle = match self.args.queue.idle().await {
+            Ok(jobs) => jobs,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the queue");
+                return;
+            }
+        };
+        let idle: Vec<(JobId, ClassAd)> = idle
+            .into_iter()
+            .filter(|(id, _)| !self.placed.contains_key(id))
+            .collect();
+        self.waiting.clear();
+        if idle.is_empty() {
+            return;
+        }
+        let machines = self.machines().await;
+        let rtts = self.rtts().await;
+        let ads: Vec<&ClassAd> = machines.iter().map(|m| m.ad.as_ref()).collect();
+        let significant = Significant::with_machines(ads.iter().copied());
+        let clusters = significant.group(idle.iter().map(|(id, ad)| (*id, ad)));
+        let ads_by_job: HashMap<JobId, &ClassAd> = idle.iter().map(|(id, ad)| (*id, ad)).collect();
+        // Resources asked of each machine and not yet in its ad.
+        let mut pending: Vec<Request> = machines
+            .iter()
+            .map(|m| self.pending_on(m.signer, now))
+            .collect();
+        for cluster in clusters {
+            let key = cluster_key(&cluster.representative, &cluster.key);
+            let candidates: Vec<Machine<'_>> = machines
+                .iter()
+                .enumerate()
+                .map(|(i, m)| Machine {
+                    ad: m.ad.as_ref(),
+                    rtt_ms: peer_of(&m.signer)
+                        .and_then(|p| rtts.get(&p))
+                        .map(|d| d.as_secs_f64() * 1000.0),
+                    pending: pending[i],
+                    avoid: self.avoid.contains_key(&(m.signer, key.clone())),
+                })
+                .collect();
+            let asks = negotiation::plan(&cluster.representative, cluster.members.len(), &candidates);
+            let mut members = cluster.members.into_iter();
+            for ask in asks {
+                let machine = &machines[ask.machine];
+                let request = Request::of_job(&cluster.representative, &machine.ad);
+                for job in members.by_ref().take(ask.jobs) {
+                    if self.shadows.len() >= MAX_SHADOWS {
+                        break;
+                    }
+                    let Some(ad) = ads_by_job.get(&job) else {
+                        continue;
+                    };
+                    self.spawn_shadow(machine, &key, request, Placement {
+                        job,
+                        ad: (*ad).clone(),
+                    });
+                    pending[ask.machine] = pending[ask.machine].plus(request);
+                }
+            }
+            let left: VecDeque<JobId> = members.collect();
+            if !left.is_empty() {
+                self.waiting.entry(key).or_default().extend(left);
+            }
+        }
+    }
+
+    fn spawn_shadow(&mut self, machine: &MachineAd, cluster: &str, request: Request, first: Placement) {
+        let Some(peer) = peer_of(&machine.signer) else {
+            return;
+        };
+        let id = self.next_shadow;
+        self.next_shadow += 1;
+        let job = first.job;
+        let handle = shadow::spawn(ShadowArgs {
+            network: self.args.network.clone(),
+            router: self.args.router.clone(),
+            key: self.args.key.clone(),
+            certificates: self.args.certificates.clone(),
+            lease: LEASE,
+            peer,
+            machine: machine_name(&machine.ad).unwrap_or_else(|| machine.signer.short()),
+            first,
+            events: self.events.clone(),
+            id,
+        });
+        self.placed.insert(job, id);
+        self.shadows.insert(
+            id,
+            Shadow {
+                machine: machine.signer,
+                cluster: cluster.to_owned(),
+                request,
+                granted: None,
+                job: Some(job),
+                handle: Some(handle),
+            },
+        );
+    }
+
+    /// What this agent's claims on `machine` hold that its ad may not show
+    /// yet: claims asked for, and claims granted moments ago.
+    fn pending_on(&self, machine: AgentId, now: Instant) -> Request {
+        self.shadows
+            .values()
+            .filter(|s| s.machine == machine)
+            .filter(|s| s.granted.is_none_or(|at| now.duration_since(at) < GRANT_SETTLES))
+            .fold(Request::default(), |sum, s| sum.plus(s.request))
+    }
+
+    async fn machines(&self) -> Vec<MachineAd> {
+        let me = self.args.me;
+        match self
+            .args
+            .view
+            .call(ViewMsg::Machines, Some(super::QUERY_TIMEOUT))
+            .await
+        {
+            Ok(ractor::rpc::CallResult::Success(list)) => {
+                list.into_iter().filter(|m| m.signer != me).collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    async fn rtts(&self) -> HashMap<PeerId, Duration> {
+        let (reply, answer) = oneshot::channel();
+        if self.args.network.send(Command::Peers(reply)).await.is_err() {
+            return HashMap::new();
+        }
+        match tokio::time::timeout(super::QUERY_TIMEOUT, answer).await {
+            Ok(Ok(peers)) => peers
+                .into_iter()
+                .filter_map(|p| Some((p.peer, p.rtt?)))
+                .collect(),
+            _ => HashMap::new(),
+        }
+    }
+}
+
+/// The autocluster key, made per owner: a claim runs only its owner's jobs.
+fn cluster_key(representative: &ClassAd, key: &impl std::fmt::Display) -> String {
+    let owner = shadow::text(representative, "Owner").unwrap_or_default();
+    format!("{owner}\u{0}{key}")
+}
+
+fn is_idle(ad: &ClassAd) -> bool {
+    crate::queue::status_of(ad) == Some(1)
+}
+
+fn peer_of(agent: &AgentId) -> Option<PeerId> {
+    PeerId::from_bytes(&agent.to_peer_id_bytes()).ok()
+}
+
+fn machine_name(ad: &ClassAd) -> Option<String> {
+    shadow::text(ad, "Name").or_else(|| shadow::text(ad, "Machine"))
+}

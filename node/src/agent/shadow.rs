@@ -1,0 +1,571 @@
+//! The shadow: one task per claim on the submit agent, as HTCondor's
+//! condor_shadow (one per claim rather than per job, since a claim runs the
+//! owner's next matching job when one ends).
+//!
+//! ```text
+//! Claim {job} ─▶ execute agent        Granted | Rejected (→ Rejected event)
+//! loop:
+//!   Job {claim, job, input offer} ─▶  Accepted (→ Started event)
+//!   ◀─ Offer {output, report}         pull the output into the job's Iwd
+//!                                     (→ Ended event; the schedd records it
+//!                                      and answers with the next job or none)
+//!   Close ─▶                          only after the end is recorded
+//! Release ─▶                          when there is no next job
+//! keepalive every lease/3; UnknownClaim or silence past the lease → Lost
+//! ```
+//!
+//! The shadow decides nothing about the queue: it reports events and the
+//! schedd changes job states.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use libp2p::PeerId;
+use starling_protocol::claim::{self, ClaimId, RejectCode, ReleaseReason, RequestId};
+use starling_protocol::classad::{ClassAd, Evaluator, Name, Side, Value};
+use starling_protocol::gossip::{self, AdKind};
+use starling_protocol::identity::{Envelope, Keypair, Timestamp};
+use starling_protocol::transfer::{self, FileName, Report, TransferId};
+use starling_storage::JobId;
+use tokio::sync::{mpsc, oneshot};
+
+use super::fetch;
+use super::network::Command;
+use super::starter::{STDERR_FILE, STDOUT_FILE};
+use super::transfers::{Offer, OutputOffer, Router};
+
+/// How long a signed job is valid: long enough for the claim and hand-over.
+pub const JOB_TTL: Duration = Duration::from_secs(3600);
+
+/// Output offers waiting for a shadow, at most.
+pub const OFFER_QUEUE: usize = 4;
+
+/// A job to place, as the schedd hands it over.
+#[derive(Debug, Clone)]
+pub struct Placement {
+    pub job: JobId,
+    pub ad: ClassAd,
+}
+
+/// What a shadow tells the schedd.
+#[derive(Debug)]
+pub enum ShadowEvent {
+    /// The machine refused the claim, or could not be asked.
+    Rejected {
+        job: JobId,
+        peer: PeerId,
+        machine: String,
+        code: Option<RejectCode>,
+        reason: String,
+    },
+    /// The job was handed over and runs.
+    Started {
+        job: JobId,
+        peer: PeerId,
+        claim: ClaimId,
+        slot: String,
+    },
+    /// The job ended; its output is in place (or `output` says why not).
+    /// Answer with the next job for this claim, or `None` to release it.
+    Ended {
+        job: JobId,
+        report: Report,
+        output: Result<(), String>,
+        next: oneshot::Sender<Option<Placement>>,
+    },
+    /// The job could not run here through no fault of its own (the claim
+    /// lapsed, the machine vanished): it goes back to idle.
+    Lost { job: JobId, reason: String },
+    /// The job must be held before it ran (its input is missing).
+    Unrunnable {
+        job: JobId,
+        code: u32,
+        subcode: i32,
+        reason: String,
+    },
+    /// The shadow is finished.
+    Done { peer: PeerId, claim: Option<ClaimId> },
+}
+
+/// What a shadow needs.
+pub struct ShadowArgs {
+    pub network: mpsc::Sender<Command>,
+    pub router: Router,
+    pub key: Arc<Keypair>,
+    pub certificates: Vec<Envelope>,
+    pub lease: Duration,
+    pub peer: PeerId,
+    /// The machine's name, for messages.
+    pub machine: String,
+    pub first: Placement,
+    /// Where events go, tagged with `id`.
+    pub events: mpsc::Sender<(u64, ShadowEvent)>,
+    /// This shadow's number, chosen by the schedd.
+    pub id: u64,
+}
+
+/// Stops a shadow: its job is killed on the execute agent and the claim
+/// released.
+#[derive(Debug)]
+pub struct ShadowHandle {
+    stop: Option<oneshot::Sender<ReleaseReason>>,
+}
+
+impl ShadowHandle {
+    pub fn stop(mut self, reason: ReleaseReason) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(reason);
+        }
+    }
+}
+
+pub fn spawn(args: ShadowArgs) -> ShadowHandle {
+    let (stop, stopped) = oneshot::channel();
+    let span = tracing::info_span!("shadow", job = %args.first.job, machine = %args.machine);
+    tokio::spawn(tracing::Instrument::instrument(run(args, stopped), span));
+    ShadowHandle { stop: Some(stop) }
+}
+
+async fn run(args: ShadowArgs, mut stopped: oneshot::Receiver<ReleaseReason>) {
+    let job = args.first.job;
+    let claimed = tokio::select! {
+        c = claim(&args) => c,
+        _ = &mut stopped => None,
+    };
+    let Some((claim, slot)) = claimed else {
+        emit(&args, ShadowEvent::Done {
+                peer: args.peer,
+                claim: None,
+            })
+            .await;
+        return;
+    };
+    let (offers_tx, mut offers) = mpsc::channel(OFFER_QUEUE);
+    args.router.shadow(claim, offers_tx).await;
+    let mut current = Some(args.first.clone());
+    let reason = 'claim: loop {
+        let Some(placement) = current.take() else {
+            break ReleaseReason::NoMoreWork;
+        };
+        let input = match hand_over(&args, claim, &placement).await {
+            Ok(input) => input,
+            Err(Handover::Unrunnable(code, reason)) => {
+                emit(&args, ShadowEvent::Unrunnable {
+                        job: placement.job,
+                        code,
+                        subcode: 0,
+                        reason,
+                    })
+                    .await;
+                break ReleaseReason::NoMoreWork;
+            }
+            Err(Handover::Lost(reason)) => {
+                emit(&args, ShadowEvent::Lost {
+                        job: placement.job,
+                        reason,
+                    })
+                    .await;
+                break ReleaseReason::NoMoreWork;
+            }
+        };
+        emit(&args, ShadowEvent::Started {
+                job: placement.job,
+                peer: args.peer,
+                claim,
+                slot: slot.clone(),
+            })
+            .await;
+        let mut keepalive = tokio::time::interval(args.lease / 3);
+        keepalive.tick().await;
+        let mut silent_since: Option<tokio::time::Instant> = None;
+        loop {
+            tokio::select! {
+                reason = &mut stopped => {
+                    args.router.withdraw(input).await;
+                    break 'claim reason.unwrap_or(ReleaseReason::JobRemoved);
+                }
+                _ = keepalive.tick() => {
+                    match keep_alive(&args, claim).await {
+                        KeepAlive::Kept => silent_since = None,
+                        KeepAlive::Unknown => {
+                            args.router.withdraw(input).await;
+                            lost(&args, placement.job, "the execute agent no longer knows the claim").await;
+                            args.router.unshadow(claim).await;
+                            finish(&args, None).await;
+                            return;
+                        }
+                        KeepAlive::NoAnswer(e) => {
+                            let since = *silent_since.get_or_insert_with(tokio::time::Instant::now);
+                            if since.elapsed() >= args.lease {
+                                args.router.withdraw(input).await;
+                                lost(&args, placement.job, &format!("the execute agent has not answered for a lease ({e})")).await;
+                                args.router.unshadow(claim).await;
+                                finish(&args, None).await;
+                                return;
+                            }
+                        }
+                    }
+                }
+                offer = offers.recv() => {
+                    let Some(offer) = offer else { break 'claim ReleaseReason::NoMoreWork };
+                    let Some(report) = offer.report.clone() else {
+                        // Files while the job runs (a checkpoint): not yet.
+                        let _ = offer.answer.send(transfer::Response::Error {
+                            transfer: offer.transfer,
+                            code: transfer::ErrorCode::BadRequest,
+                            reason: "this agent takes only final output".to_owned(),
+                        });
+                        continue;
+                    };
+                    args.router.withdraw(input).await;
+                    let peer = offer.peer;
+                    let transfer_id = offer.transfer;
+                    let output = receive(&args, offer, &placement.ad).await;
+                    let (next_tx, next_rx) = oneshot::channel();
+                    emit(&args, ShadowEvent::Ended {
+                        job: placement.job,
+                        report,
+                        output,
+                        next: next_tx,
+                    }).await;
+                    // Closed only now that the end is recorded.
+                    let next = next_rx.await.ok().flatten();
+                    fetch::close(&args.network, peer, transfer_id).await;
+                    // Later offers of the same output are duplicates.
+                    while let Ok(dup) = offers.try_recv() {
+                        let _ = dup.answer.send(transfer::Response::Accepted { transfer: dup.transfer });
+                    }
+                    current = next;
+                    continue 'claim;
+                }
+            }
+        }
+    };
+    args.router.unshadow(claim).await;
+    release(&args, claim, reason).await;
+    finish(&args, Some(claim)).await;
+}
+
+async fn emit(args: &ShadowArgs, event: ShadowEvent) {
+    let _ = args.events.send((args.id, event)).await;
+}
+
+async fn finish(args: &ShadowArgs, claim: Option<ClaimId>) {
+    emit(&args, ShadowEvent::Done {
+            peer: args.peer,
+            claim,
+        })
+        .await;
+}
+
+async fn lost(args: &ShadowArgs, job: JobId, reason: &str) {
+    emit(&args, ShadowEvent::Lost {
+            job,
+            reason: reason.to_owned(),
+        })
+        .await;
+}
+
+fn now_seq() -> u64 {
+    Timestamp::now().as_unix_millis().saturating_mul(1000) + u64::from(rand_u16())
+}
+
+fn rand_u16() -> u16 {
+    let mut b = [0u8; 2];
+    let _ = getrandom::fill(&mut b);
+    u16::from_le_bytes(b) % 1000
+}
+
+fn seal(args: &ShadowArgs, ad: &ClassAd) -> Result<Envelope, String> {
+    gossip::seal(
+        &args.key,
+        now_seq(),
+        Timestamp::now(),
+        u64::try_from(JOB_TTL.as_millis()).unwrap_or(u64::MAX),
+        AdKind::Job,
+        ad,
+        &args.certificates,
+    )
+    .map_err(|e| e.to_string())
+}
+
+async fn claim_request(
+    network: &mpsc::Sender<Command>,
+    peer: PeerId,
+    request: claim::Request,
+) -> Result<claim::Response, String> {
+    let (reply, answer) = oneshot::channel();
+    network
+        .send(Command::Claim {
+            peer,
+            request,
+            reply,
+        })
+        .await
+        .map_err(|_| "the network loop has stopped".to_owned())?;
+    answer
+        .await
+        .map_err(|_| "the network loop dropped the request".to_owned())?
+}
+
+/// Asks for the claim; on refusal tells the schedd and returns `None`.
+async fn claim(args: &ShadowArgs) -> Option<(ClaimId, String)> {
+    let job = args.first.job;
+    let reject = |code, reason: String| ShadowEvent::Rejected {
+        job,
+        peer: args.peer,
+        machine: args.machine.clone(),
+        code,
+        reason,
+    };
+    let envelope = match seal(args, &args.first.ad) {
+        Ok(e) => e,
+        Err(e) => {
+            emit(&args, reject(None, format!("cannot sign the job: {e}")))
+                .await;
+            return None;
+        }
+    };
+    let mut id = [0u8; 8];
+    let _ = getrandom::fill(&mut id);
+    let request = RequestId(u64::from_le_bytes(id));
+    let answer = claim_request(
+        &args.network,
+        args.peer,
+        claim::Request::Claim {
+            request,
+            job: Box::new(envelope),
+            lease_ms: u64::try_from(args.lease.as_millis()).unwrap_or(u64::MAX),
+            slot: None,
+        },
+    )
+    .await;
+    match answer {
+        Ok(claim::Response::Granted { claim, slot, .. }) => Some((claim, slot)),
+        Ok(claim::Response::Rejected { code, reason, .. }) => {
+            emit(&args, reject(Some(code), reason)).await;
+            None
+        }
+        Ok(other) => {
+            emit(&args, reject(None, format!("unexpected answer {other:?}")))
+                .await;
+            None
+        }
+        Err(e) => {
+            emit(&args, reject(None, format!("could not reach the machine: {e}")))
+                .await;
+            None
+        }
+    }
+}
+
+enum KeepAlive {
+    Kept,
+    Unknown,
+    NoAnswer(String),
+}
+
+async fn keep_alive(args: &ShadowArgs, claim: ClaimId) -> KeepAlive {
+    match claim_request(&args.network, args.peer, claim::Request::Keepalive { claim }).await {
+        Ok(claim::Response::KeptAlive { .. }) => KeepAlive::Kept,
+        Ok(claim::Response::UnknownClaim { .. }) => KeepAlive::Unknown,
+        Ok(other) => KeepAlive::NoAnswer(format!("unexpected answer {other:?}")),
+        Err(e) => KeepAlive::NoAnswer(e),
+    }
+}
+
+async fn release(args: &ShadowArgs, claim: ClaimId, reason: ReleaseReason) {
+    let _ = tokio::time::timeout(
+        Duration::from_secs(5),
+        claim_request(
+            &args.network,
+            args.peer,
+            claim::Request::Release { claim, reason },
+        ),
+    )
+    .await;
+}
+
+enum Handover {
+    /// The job cannot run anywhere as it is: hold it (code, reason).
+    Unrunnable(u32, String),
+    /// This machine could not take it: place it again.
+    Lost(String),
+}
+
+/// Offers the job's input and hands the job over; returns the input's
+/// transfer id.
+async fn hand_over(
+    args: &ShadowArgs,
+    claim: ClaimId,
+    placement: &Placement,
+) -> Result<TransferId, Handover> {
+    let inputs = input_files(&placement.ad).map_err(|e| Handover::Unrunnable(13, e))?;
+    let listed = super::transfers::list(inputs)
+        .await
+        .map_err(|e| Handover::Unrunnable(13, format!("reading the input failed: {e}")))?;
+    let envelope = seal(args, &placement.ad).map_err(Handover::Lost)?;
+    let transfer = TransferId(now_seq());
+    args.router
+        .offer(
+            transfer,
+            Offer {
+                peer: args.peer,
+                files: listed.clone(),
+                closed: None,
+            },
+        )
+        .await;
+    let request = transfer::Request::Job {
+        claim,
+        job: Box::new(envelope),
+        transfer,
+        files: listed.into_iter().map(|(f, _)| f).collect(),
+    };
+    match fetch::request(&args.network, args.peer, request).await {
+        Ok(transfer::Response::Accepted { .. }) => Ok(transfer),
+        Ok(transfer::Response::Error { code, reason, .. }) => {
+            args.router.withdraw(transfer).await;
+            Err(Handover::Lost(format!("{code}: {reason}")))
+        }
+        Ok(other) => {
+            args.router.withdraw(transfer).await;
+            Err(Handover::Lost(format!("unexpected answer {other:?}")))
+        }
+        Err(e) => {
+            args.router.withdraw(transfer).await;
+            Err(Handover::Lost(e))
+        }
+    }
+}
+
+/// The string value of `name` in the job ad.
+pub fn text(job: &ClassAd, name: &str) -> Option<String> {
+    let Ok(name) = Name::new(name) else {
+        return None;
+    };
+    match Evaluator::with_ads(Some(job), None).eval_attr(Side::My, name.folded()) {
+        Value::String(s) => Some(s.to_string()),
+        _ => None,
+    }
+}
+
+fn boolean(job: &ClassAd, name: &str) -> Option<bool> {
+    let name = Name::new(name).ok()?;
+    match Evaluator::with_ads(Some(job), None).eval_attr(Side::My, name.folded()) {
+        Value::Bool(b) => Some(b),
+        _ => None,
+    }
+}
+
+/// The job's initial directory.
+fn iwd(job: &ClassAd) -> PathBuf {
+    PathBuf::from(text(job, "Iwd").unwrap_or_else(|| "/".to_owned()))
+}
+
+fn resolve(iwd: &Path, path: &str) -> PathBuf {
+    if Path::new(path).is_absolute() {
+        PathBuf::from(path)
+    } else {
+        iwd.join(path)
+    }
+}
+
+fn base_name(path: &str) -> Result<FileName, String> {
+    let base = Path::new(path)
+        .file_name()
+        .map(|b| b.to_string_lossy().into_owned())
+        .ok_or_else(|| format!("{path:?} names no file"))?;
+    FileName::new(base).map_err(|e| e.to_string())
+}
+
+/// The files the execute agent needs: the executable (unless
+/// `TransferExecutable` is false), standard input, and
+/// `transfer_input_files`, each under its base name as HTCondor does.
+/// A missing file is an error that names it.
+fn input_files(job: &ClassAd) -> Result<Vec<(FileName, PathBuf)>, String> {
+    let iwd = iwd(job);
+    let mut list = Vec::new();
+    if let Some(cmd) = text(job, "Cmd") {
+        if boolean(job, "TransferExecutable").unwrap_or(true) {
+            list.push(cmd);
+        }
+    }
+    if let Some(input) = text(job, "In").filter(|p| p != "/dev/null") {
+        list.push(input);
+    }
+    if let Some(more) = text(job, "TransferInput") {
+        list.extend(
+            more.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned),
+        );
+    }
+    let mut files = Vec::with_capacity(list.len());
+    for path in list {
+        let full = resolve(&iwd, &path);
+        let meta = std::fs::metadata(&full).map_err(|e| {
+            format!(
+                "Transfer input files failure: {} could not be read: {e}",
+                full.display()
+            )
+        })?;
+        if !meta.is_file() {
+            return Err(format!(
+                "Transfer input files failure: {} is not a regular file",
+                full.display()
+            ));
+        }
+        let name = base_name(&path)?;
+        if files.iter().any(|(n, _): &(FileName, PathBuf)| n == &name) {
+            continue;
+        }
+        files.push((name, full));
+    }
+    Ok(files)
+}
+
+/// Pulls the output and puts each file where the job wants it: stdout and
+/// stderr to `Out` and `Err`, the rest into `Iwd`.
+async fn receive(args: &ShadowArgs, offer: OutputOffer, ad: &ClassAd) -> Result<(), String> {
+    let _ = offer.answer.send(transfer::Response::Accepted {
+        transfer: offer.transfer,
+    });
+    let iwd = iwd(ad);
+    let staging = iwd.join(format!(".starling-output-{}", offer.transfer));
+    std::fs::create_dir_all(&staging)
+        .map_err(|e| format!("cannot make {}: {e}", staging.display()))?;
+    let budget = offer.files.iter().map(|f| f.size).sum::<u64>();
+    let pulled = fetch::pull(
+        &args.network,
+        offer.peer,
+        offer.transfer,
+        &offer.files,
+        &staging,
+        budget,
+    )
+    .await;
+    let placed = pulled.and_then(|_| {
+        for file in &offer.files {
+            let name = file.name.as_str();
+            let to = match name {
+                STDOUT_FILE => text(ad, "Out").map(|p| resolve(&iwd, &p)),
+                STDERR_FILE => text(ad, "Err").map(|p| resolve(&iwd, &p)),
+                _ => Some(iwd.join(name)),
+            };
+            let Some(to) = to.filter(|p| p != Path::new("/dev/null")) else {
+                continue;
+            };
+            if let Some(parent) = to.parent() {
+                let _ = std::fs::create_dir_all(parent);
+            }
+            std::fs::rename(staging.join(name), &to)
+                .map_err(|e| format!("cannot write {}: {e}", to.display()))?;
+        }
+        Ok(())
+    });
+    let _ = std::fs::remove_dir_all(&staging);
+    placed
+}

@@ -1,0 +1,385 @@
+//! The starter: one task per job on the execute agent, as HTCondor's
+//! condor_starter.
+//!
+//! It makes the job's sandbox, pulls the input from the submit agent, runs
+//! the process ([`crate::execute`]) within the claim's resources, then
+//! offers the output back with a [`transfer::Report`] of how the job ended
+//! and waits until the submit agent has pulled it. Anything that keeps the
+//! job from running to its end becomes a report with a hold reason
+//! (HTCondor's codes: 6 could not start, 13 input transfer failed, 34 memory
+//! exceeded...), so the user sees why.
+//!
+//! The startd stops a starter when the claim's lease lapses or the claim is
+//! released: the process is terminated, the sandbox removed and nothing is
+//! reported (there is nobody left to report to). The offer of the output is
+//! retried until the submit agent takes it or the lease lapses, so a submit
+//! agent that restarts meanwhile still gets its job's output.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use libp2p::PeerId;
+use starling_policies::slots::Resources;
+use starling_protocol::claim::ClaimId;
+use starling_protocol::classad::{ClassAd, Evaluator, Name, Side, Value};
+use starling_protocol::transfer::{self, File, FileName, Hold, Report, TransferId};
+use tokio::sync::{mpsc, oneshot};
+
+use super::fetch;
+use super::network::Command;
+use super::transfers::{Offer, Router};
+use crate::execute::{self, Sandbox, Spec};
+
+/// HTCondor's hold reason codes the starter reports.
+pub mod hold_codes {
+    /// The job's process could not be started.
+    pub const FAILED_TO_CREATE_PROCESS: u32 = 6;
+    /// The output could not be transferred back.
+    pub const TRANSFER_OUTPUT_ERROR: u32 = 12;
+    /// The input could not be transferred.
+    pub const TRANSFER_INPUT_ERROR: u32 = 13;
+    /// The job used more memory than it asked for.
+    pub const JOB_OUT_OF_RESOURCES: u32 = 34;
+}
+
+/// How long a job asked to stop gets between SIGTERM and SIGKILL.
+pub const STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// Pause between offers of the output the submit agent did not take.
+pub const OFFER_RETRY: Duration = Duration::from_millis(500);
+
+/// How often a taken offer is made again while the output is not pulled.
+pub const REOFFER: Duration = Duration::from_secs(5);
+
+/// How long the submit agent has to pull the output once it took the offer.
+pub const PULL_DEADLINE: Duration = Duration::from_secs(600);
+
+/// Input any job may bring whatever its `request_disk`, in bytes.
+pub const INPUT_FLOOR: u64 = 1 << 30;
+
+/// Names the stdout and stderr files get in the sandbox, as HTCondor's.
+pub use crate::execute::sandbox::{STDERR_FILE, STDOUT_FILE};
+
+/// What a starter needs.
+pub struct StarterArgs {
+    pub network: mpsc::Sender<Command>,
+    pub router: Router,
+    /// The submit agent.
+    pub peer: PeerId,
+    pub claim: ClaimId,
+    pub job: ClassAd,
+    /// The input's transfer id and files, offered by the submit agent.
+    pub transfer: TransferId,
+    pub inputs: Vec<File>,
+    pub sandboxes: PathBuf,
+    pub resources: Resources,
+    pub lease: Duration,
+}
+
+/// A running starter. Dropping it leaves the job running; [`StarterHandle::stop`]
+/// ends it.
+#[derive(Debug)]
+pub struct StarterHandle {
+    stop: Option<oneshot::Sender<()>>,
+}
+
+impl StarterHandle {
+    /// Terminates the job (if it runs), removes its sandbox and reports
+    /// nothing.
+    pub fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+/// Starts a starter; `ended` is called when it is done, whatever the end.
+pub fn spawn(args: StarterArgs, ended: impl FnOnce() + Send + 'static) -> StarterHandle {
+    let (stop, stopped) = oneshot::channel();
+    let span = tracing::info_span!("starter", claim = %short(&args.claim));
+    tokio::spawn(tracing::Instrument::instrument(
+        async move {
+            run(args, stopped).await;
+            ended();
+        },
+        span,
+    ));
+    StarterHandle { stop: Some(stop) }
+}
+
+/// Removes sandboxes (and kills processes) left by an earlier run.
+pub async fn sweep(root: &Path) {
+    let root = root.to_path_buf();
+    let _ = tokio::task::spawn_blocking(move || Sandbox::sweep(&root, &[])).await;
+}
+
+fn short(claim: &ClaimId) -> String {
+    claim.to_string()[..8].to_owned()
+}
+
+async fn run(args: StarterArgs, mut stopped: oneshot::Receiver<()>) {
+    let name = args.claim.to_string();
+    let mut sandbox = match Sandbox::create(&args.sandboxes, &name) {
+        Ok(s) => s,
+        Err(e) => {
+            let report = held(
+                hold_codes::FAILED_TO_CREATE_PROCESS,
+                0,
+                format!("the execute agent could not make a sandbox: {e}"),
+            );
+            deliver(&args, None, Vec::new(), report, &mut stopped).await;
+            return;
+        }
+    };
+    run_in(&args, &mut sandbox, &mut stopped).await;
+    let _ = tokio::task::spawn_blocking(move || sandbox.remove()).await;
+}
+
+/// Pulls, runs, reports. Returns when the report was taken or given up.
+async fn run_in(args: &StarterArgs, sandbox: &mut Sandbox, stopped: &mut oneshot::Receiver<()>) {
+    // The request bounds the input, but never below a size any job may
+    // bring (HTCondor's default request_disk is the input's own size).
+    let budget = args
+        .resources
+        .disk_kib
+        .saturating_mul(1024)
+        .max(INPUT_FLOOR);
+    let pulled = tokio::select! {
+        pulled = fetch::pull(
+            &args.network,
+            args.peer,
+            args.transfer,
+            &args.inputs,
+            sandbox.path(),
+            budget,
+        ) => pulled,
+        _ = &mut *stopped => {
+            fetch::close(&args.network, args.peer, args.transfer).await;
+            return;
+        }
+    };
+    fetch::close(&args.network, args.peer, args.transfer).await;
+    if let Err(e) = pulled {
+        let report = held(
+            hold_codes::TRANSFER_INPUT_ERROR,
+            0,
+            format!("transferring the input failed: {e}"),
+        );
+        deliver(args, Some(sandbox), Vec::new(), report, stopped).await;
+        return;
+    }
+    if let Err(e) = sandbox.snapshot_inputs() {
+        let report = held(
+            hold_codes::FAILED_TO_CREATE_PROCESS,
+            0,
+            format!("the execute agent could not list the sandbox: {e}"),
+        );
+        deliver(args, Some(sandbox), Vec::new(), report, stopped).await;
+        return;
+    }
+    let spec = match spec_of(args, sandbox) {
+        Ok(spec) => spec,
+        Err(reason) => {
+            let report = held(hold_codes::FAILED_TO_CREATE_PROCESS, 0, reason);
+            deliver(args, Some(sandbox), Vec::new(), report, stopped).await;
+            return;
+        }
+    };
+    let mut running = match execute::start(spec).await {
+        Ok(r) => r,
+        Err(e) => {
+            let report = held(e.hold_code().code(), e.hold_subcode(), e.to_string());
+            deliver(args, Some(sandbox), Vec::new(), report, stopped).await;
+            return;
+        }
+    };
+    let outcome = tokio::select! {
+        outcome = running.wait() => outcome,
+        _ = &mut *stopped => {
+            running.terminate(STOP_GRACE).await;
+            return;
+        }
+    };
+    let mut report = outcome.report();
+    let wanted = transfer_output_files(&args.job);
+    let outputs = match sandbox
+        .outputs(wanted.as_deref())
+        .map_err(|e| e.to_string())
+        .and_then(|paths| named(sandbox.path(), with_standard_streams(sandbox, paths)))
+    {
+        Ok(o) => o,
+        Err(e) => {
+            report.hold.get_or_insert(Hold::new(
+                hold_codes::TRANSFER_OUTPUT_ERROR,
+                0,
+                format!("collecting the output failed: {e}"),
+            ));
+            Vec::new()
+        }
+    };
+    deliver(args, Some(sandbox), outputs, report, stopped).await;
+}
+
+/// Offers `outputs` and `report` to the submit agent until it takes them,
+/// then waits until it has pulled them (or gives up at the deadline).
+async fn deliver(
+    args: &StarterArgs,
+    _sandbox: Option<&Sandbox>,
+    outputs: Vec<(FileName, PathBuf)>,
+    report: Report,
+    stopped: &mut oneshot::Receiver<()>,
+) {
+    let listed = match super::transfers::list(outputs).await {
+        Ok(l) => l,
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot hash the output; reporting without it");
+            Vec::new()
+        }
+    };
+    let transfer = TransferId(rand_u64());
+    let (closed_tx, closed) = oneshot::channel();
+    args.router
+        .offer(
+            transfer,
+            Offer {
+                peer: args.peer,
+                files: listed.clone(),
+                closed: Some(closed_tx),
+            },
+        )
+        .await;
+    let files: Vec<File> = listed.into_iter().map(|(f, _)| f).collect();
+    let request = transfer::Request::Offer {
+        claim: args.claim,
+        transfer,
+        files,
+        report: Some(report),
+    };
+    loop {
+        let answer = tokio::select! {
+            a = fetch::request(&args.network, args.peer, request.clone()) => a,
+            _ = &mut *stopped => {
+                args.router.withdraw(transfer).await;
+                return;
+            }
+        };
+        match answer {
+            Ok(transfer::Response::Accepted { .. }) => break,
+            Ok(other) => tracing::debug!(?other, "the submit agent did not take the output yet"),
+            Err(e) => tracing::debug!(error = %e, "offering the output failed; offering again"),
+        }
+        tokio::select! {
+            () = tokio::time::sleep(OFFER_RETRY) => {}
+            _ = &mut *stopped => {
+                args.router.withdraw(transfer).await;
+                return;
+            }
+        }
+    }
+    // Offered again now and then until closed: a submit agent that
+    // restarted before it had recorded the job's end takes it again.
+    let deadline = tokio::time::sleep(PULL_DEADLINE);
+    tokio::pin!(deadline);
+    tokio::pin!(closed);
+    loop {
+        tokio::select! {
+            _ = &mut closed => break,
+            () = &mut deadline => {
+                tracing::warn!("the submit agent did not pull the output in time");
+                break;
+            }
+            _ = &mut *stopped => break,
+            () = tokio::time::sleep(REOFFER) => {
+                let _ = fetch::request(&args.network, args.peer, request.clone()).await;
+            }
+        }
+    }
+    args.router.withdraw(transfer).await;
+}
+
+fn held(code: u32, subcode: i32, reason: String) -> Report {
+    let mut report = Report::default();
+    report.hold = Some(Hold::new(code, subcode, reason));
+    report
+}
+
+fn rand_u64() -> u64 {
+    let mut b = [0u8; 8];
+    let _ = getrandom::fill(&mut b);
+    u64::from_le_bytes(b)
+}
+
+/// The string value of `name` in the job ad.
+fn text(job: &ClassAd, name: &str) -> Option<String> {
+    let Ok(name) = Name::new(name) else {
+        return None;
+    };
+    match Evaluator::with_ads(Some(job), None).eval_attr(Side::My, name.folded()) {
+        Value::String(s) => Some(s.to_string()),
+        _ => None,
+    }
+}
+
+fn transfer_output_files(job: &ClassAd) -> Option<Vec<String>> {
+    text(job, "TransferOutput").map(|list| {
+        list.split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect()
+    })
+}
+
+/// The job's stdout and stderr go back as well, whatever it asked for:
+/// the submit agent puts them where `output` and `error` said.
+fn with_standard_streams(sandbox: &Sandbox, mut paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    for stream in [sandbox.stdout(), sandbox.stderr()] {
+        if stream.is_file() && !paths.contains(&stream) {
+            paths.push(stream);
+        }
+    }
+    paths
+}
+
+/// The sandbox files to send back, each under its name relative to the
+/// sandbox.
+fn named(root: &Path, paths: Vec<PathBuf>) -> Result<Vec<(FileName, PathBuf)>, String> {
+    paths
+        .into_iter()
+        .map(|path| {
+            let relative = path.strip_prefix(root).unwrap_or(&path);
+            let name = FileName::new(relative.to_string_lossy().into_owned())
+                .map_err(|e| format!("{}: {e}", relative.display()))?;
+            Ok((name, path))
+        })
+        .collect()
+}
+
+/// What to run, from the job ad: the executable is in the sandbox when it
+/// was transferred, else it is the path the job names on this machine.
+fn spec_of(args: &StarterArgs, sandbox: &Sandbox) -> Result<Spec, String> {
+    let job = &args.job;
+    let cmd = text(job, "Cmd").ok_or("the job has no Cmd (executable)")?;
+    let base = Path::new(&cmd)
+        .file_name()
+        .map(|b| b.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let executable = if args.inputs.iter().any(|f| f.name.as_str() == base) {
+        sandbox.path().join(&base)
+    } else {
+        PathBuf::from(&cmd)
+    };
+    let mut spec = Spec::new(sandbox, executable);
+    spec.args = execute::job::arguments(job)?;
+    spec.env = execute::job::environment(job)?;
+    spec.stdin = text(job, "In").filter(|p| p != "/dev/null").and_then(|p| {
+        let base = Path::new(&p).file_name()?.to_string_lossy().into_owned();
+        Some(sandbox.path().join(base))
+    });
+    spec.stdout = sandbox.stdout();
+    spec.stderr = sandbox.stderr();
+    spec.request_cpus = args.resources.cpus;
+    spec.request_memory_mib = args.resources.memory_mib;
+    spec.request_disk_kib = args.resources.disk_kib;
+    Ok(spec)
+}

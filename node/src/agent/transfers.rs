@@ -1,0 +1,425 @@
+//! The job router: where requests of the job protocols go, and the files this
+//! agent offers to its peers.
+//!
+//! One task owns two tables and nothing else:
+//! - the **offers**: files this agent hands out under a transfer id (a job's
+//!   input on the submit side, its output on the execute side), each to one
+//!   peer only. Chunk requests are read from disk off the async threads;
+//!   `Close` (or [`RouterCmd::Withdraw`]) forgets the offer and tells whoever
+//!   offered it.
+//! - the **shadows**: which submit-side claim task waits for the outcome of
+//!   which claim, so that an execute agent's `Offer` reaches it.
+//!
+//! Claim requests and `Job` hand-overs go to the startd unchanged. Requests
+//! for an unknown transfer or claim are answered with the matching error
+//! code; nothing a peer sends can make the tables grow past their bounds.
+
+use std::collections::HashMap;
+use std::os::unix::fs::FileExt as _;
+use std::path::PathBuf;
+
+use libp2p::PeerId;
+use ractor::ActorRef;
+use starling_protocol::claim::ClaimId;
+use starling_protocol::transfer::{self, ErrorCode, File, TransferId, MAX_CHUNK_LEN};
+use tokio::sync::{mpsc, oneshot};
+
+use super::network::jobs::{Answer, Inbound};
+use super::network::Command;
+use super::startd::StartdMsg;
+
+/// Offers kept at once, at most.
+pub const MAX_OFFERS: usize = 4096;
+
+/// Chunk reads in progress at once, at most; more are answered busy.
+pub const MAX_READS: usize = 64;
+
+/// Capacity of the router's command channel.
+pub const ROUTER_CAPACITY: usize = 1024;
+
+/// Files offered to one peer under one transfer id.
+pub struct Offer {
+    pub peer: PeerId,
+    /// The files as announced, and where each is on disk.
+    pub files: Vec<(File, PathBuf)>,
+    /// Told when the peer closes the transfer (it has everything).
+    pub closed: Option<oneshot::Sender<()>>,
+}
+
+/// An execute agent's `Offer` for a claim, for the shadow that holds it.
+#[derive(Debug)]
+pub struct OutputOffer {
+    pub peer: PeerId,
+    pub transfer: TransferId,
+    pub files: Vec<File>,
+    pub report: Option<transfer::Report>,
+    /// The answer to the offer: accept it once the shadow is ready to pull.
+    pub answer: oneshot::Sender<transfer::Response>,
+}
+
+/// What the agent's own tasks ask of the router.
+pub enum RouterCmd {
+    /// Offer files under `transfer`.
+    Offer { transfer: TransferId, offer: Offer },
+    /// Stop offering `transfer`.
+    Withdraw { transfer: TransferId },
+    /// Send `Offer`s for `claim` to this shadow.
+    Shadow {
+        claim: ClaimId,
+        to: mpsc::Sender<OutputOffer>,
+    },
+    /// The shadow of `claim` is gone.
+    Unshadow { claim: ClaimId },
+    /// Send claims and jobs to this startd (it was restarted).
+    SetStartd(ActorRef<StartdMsg>),
+}
+
+/// Handles for the agent's tasks.
+#[derive(Clone)]
+pub struct Router {
+    pub commands: mpsc::Sender<RouterCmd>,
+}
+
+impl Router {
+    pub async fn offer(&self, transfer: TransferId, offer: Offer) {
+        let _ = self
+            .commands
+            .send(RouterCmd::Offer { transfer, offer })
+            .await;
+    }
+
+    pub async fn withdraw(&self, transfer: TransferId) {
+        let _ = self.commands.send(RouterCmd::Withdraw { transfer }).await;
+    }
+
+    pub async fn shadow(&self, claim: ClaimId, to: mpsc::Sender<OutputOffer>) {
+        let _ = self.commands.send(RouterCmd::Shadow { claim, to }).await;
+    }
+
+    pub async fn unshadow(&self, claim: ClaimId) {
+        let _ = self.commands.send(RouterCmd::Unshadow { claim }).await;
+    }
+}
+
+/// Hashes the files about to be offered, keeping where each is on disk.
+pub async fn list(
+    paths: Vec<(transfer::FileName, PathBuf)>,
+) -> std::io::Result<Vec<(File, PathBuf)>> {
+    let places: Vec<PathBuf> = paths.iter().map(|(_, p)| p.clone()).collect();
+    let files = crate::execute::files::offer_async(paths).await?;
+    Ok(files.into_iter().zip(places).collect())
+}
+
+/// The router's handle, and the receiver to give [`spawn`].
+pub fn channel() -> (Router, mpsc::Receiver<RouterCmd>) {
+    let (tx, rx) = mpsc::channel(ROUTER_CAPACITY);
+    (Router { commands: tx }, rx)
+}
+
+/// Starts the router task. It ends when either of its channels closes.
+pub fn spawn(
+    commands: mpsc::Receiver<RouterCmd>,
+    inbound: mpsc::Receiver<Inbound>,
+    network: mpsc::Sender<Command>,
+    startd: ActorRef<StartdMsg>,
+) -> tokio::task::JoinHandle<()> {
+    let state = RouterLoop {
+        network,
+        startd,
+        offers: HashMap::new(),
+        shadows: HashMap::new(),
+        reads: std::sync::Arc::new(tokio::sync::Semaphore::new(MAX_READS)),
+    };
+    tokio::spawn(tracing::Instrument::in_current_span(
+        state.run(inbound, commands),
+    ))
+}
+
+struct RouterLoop {
+    network: mpsc::Sender<Command>,
+    startd: ActorRef<StartdMsg>,
+    offers: HashMap<TransferId, Offer>,
+    shadows: HashMap<ClaimId, mpsc::Sender<OutputOffer>>,
+    reads: std::sync::Arc<tokio::sync::Semaphore>,
+}
+
+impl RouterLoop {
+    async fn run(
+        mut self,
+        mut inbound: mpsc::Receiver<Inbound>,
+        mut commands: mpsc::Receiver<RouterCmd>,
+    ) {
+        loop {
+            tokio::select! {
+                request = inbound.recv() => match request {
+                    Some(request) => self.on_inbound(request).await,
+                    None => return,
+                },
+                command = commands.recv() => match command {
+                    Some(command) => self.on_command(command),
+                    None => return,
+                },
+            }
+        }
+    }
+
+    fn on_command(&mut self, command: RouterCmd) {
+        match command {
+            RouterCmd::Offer { transfer, offer } => {
+                if self.offers.len() >= MAX_OFFERS {
+                    tracing::warn!(%transfer, "too many offers; dropping the oldest is not possible, refusing");
+                    return;
+                }
+                self.offers.insert(transfer, offer);
+            }
+            RouterCmd::Withdraw { transfer } => {
+                self.offers.remove(&transfer);
+            }
+            RouterCmd::Shadow { claim, to } => {
+                self.shadows.insert(claim, to);
+            }
+            RouterCmd::Unshadow { claim } => {
+                self.shadows.remove(&claim);
+            }
+            RouterCmd::SetStartd(startd) => self.startd = startd,
+        }
+    }
+
+    async fn respond(&self, id: u64, response: transfer::Response) {
+        let _ = self
+            .network
+            .send(Command::Respond {
+                id,
+                answer: Answer::Transfer(response),
+            })
+            .await;
+    }
+
+    async fn on_inbound(&mut self, request: Inbound) {
+        match request {
+            Inbound::Claim { peer, id, request } => {
+                let _ = self.startd.cast(StartdMsg::Claim { peer, id, request });
+            }
+            Inbound::Transfer { peer, id, request } => match request {
+                transfer::Request::Job {
+                    claim,
+                    job,
+                    transfer,
+                    files,
+                } => {
+                    let _ = self.startd.cast(StartdMsg::Job {
+                        peer,
+                        id,
+                        claim,
+                        job,
+                        transfer,
+                        files,
+                    });
+                }
+                transfer::Request::Offer {
+                    claim,
+                    transfer,
+                    files,
+                    report,
+                } => {
+                    self.on_offer(peer, id, claim, transfer, files, report)
+                        .await
+                }
+                transfer::Request::Chunk {
+                    transfer,
+                    file,
+                    offset,
+                    len,
+                } => self.on_chunk(peer, id, transfer, file, offset, len).await,
+                transfer::Request::Close { transfer } => {
+                    let response = match self.offers.get(&transfer) {
+                        Some(offer) if offer.peer == peer => {
+                            if let Some(mut offer) = self.offers.remove(&transfer) {
+                                if let Some(closed) = offer.closed.take() {
+                                    let _ = closed.send(());
+                                }
+                            }
+                            transfer::Response::Closed { transfer }
+                        }
+                        _ => unknown_transfer(transfer),
+                    };
+                    self.respond(id, response).await;
+                }
+                _ => {
+                    self.respond(
+                        id,
+                        transfer::Response::Error {
+                            transfer: TransferId(0),
+                            code: ErrorCode::BadRequest,
+                            reason: "this agent does not know that request".to_owned(),
+                        },
+                    )
+                    .await;
+                }
+            },
+        }
+    }
+
+    async fn on_offer(
+        &mut self,
+        peer: PeerId,
+        id: u64,
+        claim: ClaimId,
+        transfer: TransferId,
+        files: Vec<File>,
+        report: Option<transfer::Report>,
+    ) {
+        let Some(shadow) = self.shadows.get(&claim).cloned() else {
+            self.respond(
+                id,
+                transfer::Response::Error {
+                    transfer,
+                    code: ErrorCode::UnknownClaim,
+                    reason: format!("no job of this agent runs under claim {claim}"),
+                },
+            )
+            .await;
+            return;
+        };
+        let (answer, answered) = oneshot::channel();
+        let offer = OutputOffer {
+            peer,
+            transfer,
+            files,
+            report,
+            answer,
+        };
+        if shadow.try_send(offer).is_err() {
+            self.respond(
+                id,
+                transfer::Response::Error {
+                    transfer,
+                    code: ErrorCode::Busy,
+                    reason: "the job's shadow is busy; offer again".to_owned(),
+                },
+            )
+            .await;
+            return;
+        }
+        // The shadow answers when it is ready; the loop must not wait.
+        let network = self.network.clone();
+        tokio::spawn(async move {
+            let response = answered.await.unwrap_or(transfer::Response::Error {
+                transfer,
+                code: ErrorCode::UnknownClaim,
+                reason: "the job's shadow went away".to_owned(),
+            });
+            let _ = network
+                .send(Command::Respond {
+                    id,
+                    answer: Answer::Transfer(response),
+                })
+                .await;
+        });
+    }
+
+    async fn on_chunk(
+        &mut self,
+        peer: PeerId,
+        id: u64,
+        transfer: TransferId,
+        file: u32,
+        offset: u64,
+        len: u32,
+    ) {
+        let Some(offer) = self.offers.get(&transfer).filter(|o| o.peer == peer) else {
+            self.respond(id, unknown_transfer(transfer)).await;
+            return;
+        };
+        let Some((entry, path)) = offer.files.get(file as usize) else {
+            self.respond(
+                id,
+                transfer::Response::Error {
+                    transfer,
+                    code: ErrorCode::NoSuchFile,
+                    reason: format!("transfer {transfer} has {} files", offer.files.len()),
+                },
+            )
+            .await;
+            return;
+        };
+        if offset > entry.size {
+            self.respond(
+                id,
+                transfer::Response::Error {
+                    transfer,
+                    code: ErrorCode::OutOfRange,
+                    reason: format!("{} is {} bytes long", entry.name, entry.size),
+                },
+            )
+            .await;
+            return;
+        }
+        let Ok(permit) = self.reads.clone().try_acquire_owned() else {
+            self.respond(
+                id,
+                transfer::Response::Error {
+                    transfer,
+                    code: ErrorCode::Busy,
+                    reason: "too many reads at once; ask again".to_owned(),
+                },
+            )
+            .await;
+            return;
+        };
+        let want = u64::from(len.min(MAX_CHUNK_LEN)).min(entry.size - offset) as usize;
+        let path = path.clone();
+        let name = entry.name.clone();
+        let network = self.network.clone();
+        tokio::spawn(async move {
+            let read = tokio::task::spawn_blocking(move || -> std::io::Result<Vec<u8>> {
+                let f = std::fs::File::open(&path)?;
+                let mut data = vec![0u8; want];
+                let mut done = 0;
+                while done < want {
+                    let n = f.read_at(&mut data[done..], offset + done as u64)?;
+                    if n == 0 {
+                        break;
+                    }
+                    done += n;
+                }
+                data.truncate(done);
+                Ok(data)
+            })
+            .await;
+            drop(permit);
+            let response = match read {
+                Ok(Ok(data)) => transfer::Response::Chunk {
+                    transfer,
+                    file,
+                    offset,
+                    data,
+                },
+                Ok(Err(e)) => transfer::Response::Error {
+                    transfer,
+                    code: ErrorCode::ReadFailed,
+                    reason: format!("reading {name}: {e}"),
+                },
+                Err(_) => transfer::Response::Error {
+                    transfer,
+                    code: ErrorCode::ReadFailed,
+                    reason: format!("reading {name}: the reader failed"),
+                },
+            };
+            let _ = network
+                .send(Command::Respond {
+                    id,
+                    answer: Answer::Transfer(response),
+                })
+                .await;
+        });
+    }
+}
+
+fn unknown_transfer(transfer: TransferId) -> transfer::Response {
+    transfer::Response::Error {
+        transfer,
+        code: ErrorCode::UnknownTransfer,
+        reason: format!("transfer {transfer} is not offered to you"),
+    }
+}

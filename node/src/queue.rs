@@ -1,0 +1,833 @@
+//! The submit agent's job queue: HTCondor's schedd queue, kept in the
+//! agent's store and cached in memory.
+//!
+//! Every change is written to the store (flushed) before it is applied to
+//! the cache and announced, so a change a caller saw acknowledged survives
+//! `kill -9`. Jobs keep HTCondor's status codes and attribute names:
+//!
+//! ```text
+//! submit ─▶ 1 Idle ─started─▶ 2 Running ─completed─▶ 4 Completed (history)
+//!             ▲   ◀─evicted──────┘  │ ─held──▶ 5 Held ─release─▶ 1 Idle
+//!             └──────────── rm: 3 Removed (history; a running job once
+//!                                          its run is stopped)
+//! ```
+//!
+//! [`Event`]s tell the negotiator what changed; the runner calls
+//! ([`Queue::started`], [`Queue::completed`]...) are how it reports back.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use starling_protocol::classad::matching::requirement_holds;
+use starling_protocol::classad::{
+    parse_expr, unparse, ClassAd, Evaluator, Expr, Name, Side, Value,
+};
+use starling_protocol::identity::Timestamp;
+use starling_storage::{Change, Error as StoreError, JobId, Store};
+use tokio::sync::broadcast;
+
+/// HTCondor's job status codes.
+pub mod status {
+    pub const IDLE: i64 = 1;
+    pub const RUNNING: i64 = 2;
+    pub const REMOVED: i64 = 3;
+    pub const COMPLETED: i64 = 4;
+    pub const HELD: i64 = 5;
+    pub const TRANSFERRING_OUTPUT: i64 = 6;
+    pub const SUSPENDED: i64 = 7;
+
+    /// The letter `condor_q` shows.
+    pub fn letter(code: i64) -> char {
+        match code {
+            IDLE => 'I',
+            RUNNING => 'R',
+            REMOVED => 'X',
+            COMPLETED => 'C',
+            HELD => 'H',
+            TRANSFERRING_OUTPUT => '>',
+            SUSPENDED => 'S',
+            _ => '?',
+        }
+    }
+}
+
+/// HTCondor's hold reason codes the queue itself uses.
+pub mod hold_codes {
+    pub const USER_REQUEST: u32 = 1;
+    pub const TRANSFER_OUTPUT_ERROR: u32 = 12;
+    pub const SUBMITTED_ON_HOLD: u32 = 15;
+}
+
+/// Attributes `qedit` may not change: they belong to the queue.
+pub const PROTECTED: [&str; 8] = [
+    "ClusterId",
+    "ProcId",
+    "JobStatus",
+    "Owner",
+    "QDate",
+    "EnteredCurrentStatus",
+    "RemoteHost",
+    "ClaimId",
+];
+
+/// Most targets (ids, clusters, owners) one request may name.
+pub const MAX_TARGETS: usize = 10_000;
+
+/// Longest reason a user may give.
+pub const MAX_REASON_LEN: usize = 4096;
+
+/// Capacity of the event channel.
+pub const EVENT_CAPACITY: usize = 4096;
+
+/// What changed in the queue.
+#[derive(Debug, Clone)]
+pub enum Event {
+    Submitted {
+        cluster: u64,
+        procs: usize,
+    },
+    /// Jobs were held; `running` were placed and must be stopped.
+    Held {
+        ids: Vec<JobId>,
+    },
+    /// Jobs were removed; the runner stops those it runs and calls
+    /// [`Queue::finish_removed`].
+    Removed {
+        ids: Vec<JobId>,
+    },
+    Released {
+        ids: Vec<JobId>,
+    },
+    Edited {
+        ids: Vec<JobId>,
+    },
+}
+
+/// What the queue refused or failed at.
+#[derive(Debug, thiserror::Error)]
+pub enum QueueError {
+    #[error("{0}")]
+    Invalid(String),
+    #[error("job {0} is not in the queue")]
+    NoSuchJob(JobId),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("the store task failed: {0}")]
+    Task(String),
+}
+
+/// A job, a cluster or an owner, as the job commands name them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    Job(JobId),
+    Cluster(u64),
+    Owner(String),
+}
+
+impl Target {
+    /// `12.3`, `12` or `alice`.
+    pub fn parse(word: &str) -> Result<Target, QueueError> {
+        let bad = || QueueError::Invalid(format!("{word:?} is not a job id, cluster id or owner"));
+        if word.is_empty() || word.len() > 256 {
+            return Err(bad());
+        }
+        if word.starts_with(|c: char| c.is_ascii_digit()) {
+            return match word.split_once('.') {
+                Some((c, p)) => Ok(Target::Job(JobId::new(
+                    c.parse().map_err(|_| bad())?,
+                    p.parse().map_err(|_| bad())?,
+                ))),
+                None => Ok(Target::Cluster(word.parse().map_err(|_| bad())?)),
+            };
+        }
+        if word.starts_with(|c: char| c.is_alphabetic() || c == '_')
+            && word
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '@'))
+        {
+            Ok(Target::Owner(word.to_owned()))
+        } else {
+            Err(bad())
+        }
+    }
+
+    fn selects(&self, id: JobId, ad: &ClassAd) -> bool {
+        match self {
+            Target::Job(j) => *j == id,
+            Target::Cluster(c) => id.cluster == *c,
+            Target::Owner(o) => text(ad, "Owner").as_deref() == Some(o),
+        }
+    }
+}
+
+/// Which jobs a request is about: the targets (any of them; none means
+/// all) and a constraint (all must satisfy it).
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    pub targets: Vec<Target>,
+    pub constraint: Option<Expr>,
+}
+
+impl Selection {
+    /// From the words and constraint a user typed.
+    pub fn parse(words: &[String], constraint: Option<&str>) -> Result<Selection, QueueError> {
+        if words.len() > MAX_TARGETS {
+            return Err(QueueError::Invalid(format!(
+                "at most {MAX_TARGETS} job ids, clusters or owners at once"
+            )));
+        }
+        let targets = words
+            .iter()
+            .map(|w| Target::parse(w))
+            .collect::<Result<_, _>>()?;
+        let constraint = constraint
+            .map(|c| {
+                parse_expr(c).map_err(|e| QueueError::Invalid(format!("the constraint {c:?}: {e}")))
+            })
+            .transpose()?;
+        Ok(Selection {
+            targets,
+            constraint,
+        })
+    }
+
+    pub fn matches(&self, id: JobId, ad: &ClassAd) -> bool {
+        (self.targets.is_empty() || self.targets.iter().any(|t| t.selects(id, ad)))
+            && self.constraint.as_ref().is_none_or(|c| {
+                requirement_holds(&Evaluator::with_ads(Some(ad), None).eval_on(Side::My, c))
+            })
+    }
+}
+
+/// What a user asked to do to jobs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    Hold { reason: String },
+    Release,
+    Remove { reason: String },
+}
+
+/// Which jobs an action changed, and which it skipped and why.
+#[derive(Debug, Clone, Default)]
+pub struct Acted {
+    pub changed: Vec<JobId>,
+    pub skipped: Vec<(JobId, String)>,
+}
+
+/// How a job ended, as its execute agent reported.
+#[derive(Debug, Clone, Default)]
+pub struct Completion {
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub user_cpu_ms: u64,
+    pub sys_cpu_ms: u64,
+    pub wall_ms: u64,
+    pub peak_memory_kib: u64,
+}
+
+type Clock = Arc<dyn Fn() -> i64 + Send + Sync>;
+
+struct Inner {
+    store: Arc<dyn Store>,
+    cache: Mutex<BTreeMap<JobId, ClassAd>>,
+    events: broadcast::Sender<Event>,
+    submits: tokio::sync::Mutex<()>,
+    clock: Clock,
+}
+
+/// The queue; clones share it.
+#[derive(Clone)]
+pub struct Queue {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Queue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Queue").finish_non_exhaustive()
+    }
+}
+
+/// The job's `JobStatus`.
+pub fn status_of(ad: &ClassAd) -> Option<i64> {
+    match Evaluator::with_ads(Some(ad), None).eval_attr(Side::My, Name::known("JobStatus").folded())
+    {
+        Value::Int(i) => Some(i),
+        _ => None,
+    }
+}
+
+fn text(ad: &ClassAd, name: &str) -> Option<String> {
+    match Evaluator::with_ads(Some(ad), None).eval_attr(Side::My, Name::known(name).folded()) {
+        Value::String(s) => Some(s.to_string()),
+        _ => None,
+    }
+}
+
+fn int(ad: &ClassAd, name: &str) -> Option<i64> {
+    match Evaluator::with_ads(Some(ad), None).eval_attr(Side::My, Name::known(name).folded()) {
+        Value::Int(i) => Some(i),
+        Value::Real(r) if r.is_finite() => Some(r as i64),
+        _ => None,
+    }
+}
+
+/// A string literal's ClassAd text.
+pub fn quote(s: &str) -> String {
+    unparse(&Expr::Literal(Value::String(s.into())))
+}
+
+fn unix_now() -> i64 {
+    i64::try_from(Timestamp::now().as_unix_millis() / 1000).unwrap_or(i64::MAX)
+}
+
+impl Queue {
+    /// Opens the queue on `store`, loading it into memory.
+    pub async fn open(store: Arc<dyn Store>) -> Result<Queue, QueueError> {
+        Queue::with_clock(store, Arc::new(unix_now)).await
+    }
+
+    /// [`Queue::open`] with a clock (unix seconds), for tests.
+    pub async fn with_clock(store: Arc<dyn Store>, clock: Clock) -> Result<Queue, QueueError> {
+        let loaded = {
+            let store = store.clone();
+            blocking(move || store.jobs()).await??
+        };
+        let (events, _) = broadcast::channel(EVENT_CAPACITY);
+        Ok(Queue {
+            inner: Arc::new(Inner {
+                store,
+                cache: Mutex::new(loaded.into_iter().collect()),
+                events,
+                submits: tokio::sync::Mutex::new(()),
+                clock,
+            }),
+        })
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<Event> {
+        self.inner.events.subscribe()
+    }
+
+    fn now(&self) -> i64 {
+        (self.inner.clock)()
+    }
+
+    fn announce(&self, event: Event) {
+        let _ = self.inner.events.send(event);
+    }
+
+    fn cache(&self) -> std::sync::MutexGuard<'_, BTreeMap<JobId, ClassAd>> {
+        self.inner.cache.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Queues one cluster made by `make` from its cluster id (a submit file
+    /// may use `$(Cluster)`). Nothing is queued if `make` fails.
+    pub async fn submit_with(
+        &self,
+        make: impl FnOnce(u64) -> Result<Vec<ClassAd>, String> + Send + 'static,
+    ) -> Result<(u64, usize), QueueError> {
+        let _one_at_a_time = self.inner.submits.lock().await;
+        let store = self.inner.store.clone();
+        let now = self.now();
+        let (cluster, ads) = blocking(
+            move || -> Result<(u64, Vec<(JobId, ClassAd)>), QueueError> {
+                let cluster = store.next_cluster()?;
+                let mut ads = make(cluster).map_err(QueueError::Invalid)?;
+                if ads.is_empty() {
+                    return Err(QueueError::Invalid("the submit queues no jobs".to_owned()));
+                }
+                for ad in &mut ads {
+                    if ad.get("JobStatus").is_none() {
+                        ad.insert(
+                            Name::known("JobStatus"),
+                            Expr::Literal(Value::Int(status::IDLE)),
+                        );
+                    }
+                    for (name, value) in [("QDate", now), ("EnteredCurrentStatus", now)] {
+                        if ad.get(name).is_none() {
+                            ad.insert(Name::known(name), Expr::Literal(Value::Int(value)));
+                        }
+                    }
+                }
+                let got = store.submit(&ads)?;
+                if got != cluster {
+                    return Err(QueueError::Invalid(format!(
+                        "the store gave cluster {got}, not {cluster}"
+                    )));
+                }
+                let stored = (0..ads.len() as u32)
+                    .map(|p| {
+                        let id = JobId::new(cluster, p);
+                        store
+                            .job(id)?
+                            .map(|ad| (id, ad))
+                            .ok_or(QueueError::NoSuchJob(id))
+                    })
+                    .collect::<Result<Vec<_>, QueueError>>()?;
+                Ok((cluster, stored))
+            },
+        )
+        .await??;
+        let procs = ads.len();
+        self.cache().extend(ads);
+        self.announce(Event::Submitted { cluster, procs });
+        Ok((cluster, procs))
+    }
+
+    pub fn job(&self, id: JobId) -> Option<ClassAd> {
+        self.cache().get(&id).cloned()
+    }
+
+    /// The queued jobs `selection` selects, by id.
+    pub fn jobs(&self, selection: &Selection) -> Vec<(JobId, ClassAd)> {
+        self.cache()
+            .iter()
+            .filter(|(id, ad)| selection.matches(**id, ad))
+            .map(|(id, ad)| (*id, ad.clone()))
+            .collect()
+    }
+
+    /// Idle jobs, by id.
+    pub fn idle(&self) -> Vec<(JobId, ClassAd)> {
+        self.cache()
+            .iter()
+            .filter(|(_, ad)| status_of(ad) == Some(status::IDLE))
+            .map(|(id, ad)| (*id, ad.clone()))
+            .collect()
+    }
+
+    /// Jobs the queue says are running (or sending output, or suspended).
+    pub fn running(&self) -> Vec<JobId> {
+        self.cache()
+            .iter()
+            .filter(|(_, ad)| {
+                matches!(
+                    status_of(ad),
+                    Some(status::RUNNING | status::TRANSFERRING_OUTPUT | status::SUSPENDED)
+                )
+            })
+            .map(|(id, _)| *id)
+            .collect()
+    }
+
+    /// The last `limit` jobs that left the queue, newest first.
+    pub async fn history(
+        &self,
+        limit: usize,
+        selection: &Selection,
+    ) -> Result<Vec<ClassAd>, QueueError> {
+        let store = self.inner.store.clone();
+        let limit = limit.min(100_000);
+        let entries = blocking(move || store.history(limit)).await??;
+        Ok(entries
+            .into_iter()
+            .filter(|e| selection.matches(e.id, &e.ad))
+            .map(|e| e.ad)
+            .collect())
+    }
+
+    /// Applies `changes` to one job in the store, then the cache.
+    async fn update(&self, id: JobId, changes: Vec<Change>) -> Result<(), QueueError> {
+        if !self.cache().contains_key(&id) {
+            return Err(QueueError::NoSuchJob(id));
+        }
+        let store = self.inner.store.clone();
+        let ad = blocking(move || -> Result<Option<ClassAd>, StoreError> {
+            store.update(id, &changes)?;
+            store.job(id)
+        })
+        .await??;
+        if let Some(ad) = ad {
+            self.cache().insert(id, ad);
+        }
+        Ok(())
+    }
+
+    /// Moves a job to the history with its final `changes`.
+    async fn retire(&self, id: JobId, changes: Vec<Change>) -> Result<(), QueueError> {
+        if !self.cache().contains_key(&id) {
+            return Err(QueueError::NoSuchJob(id));
+        }
+        let store = self.inner.store.clone();
+        let at = Timestamp::now();
+        blocking(move || store.move_to_history(id, &changes, at)).await??;
+        self.cache().remove(&id);
+        Ok(())
+    }
+
+    fn status_changes(&self, code: i64) -> Vec<Change> {
+        vec![
+            Change::set("JobStatus", code.to_string()),
+            Change::set("EnteredCurrentStatus", self.now().to_string()),
+        ]
+    }
+
+    /// Holds, releases or removes the selected jobs.
+    pub async fn act(&self, action: &Action, selection: &Selection) -> Result<Acted, QueueError> {
+        if let Action::Hold { reason } | Action::Remove { reason } = action {
+            if reason.len() > MAX_REASON_LEN {
+                return Err(QueueError::Invalid(format!(
+                    "a reason is at most {MAX_REASON_LEN} bytes"
+                )));
+            }
+        }
+        let mut acted = Acted::default();
+        let mut removed_now = Vec::new();
+        for (id, ad) in self.jobs(selection) {
+            let code = status_of(&ad).unwrap_or(0);
+            let result = match action {
+                Action::Hold { reason } => {
+                    if matches!(code, status::HELD | status::COMPLETED | status::REMOVED) {
+                        Err(format!("already {}", name_of(code)))
+                    } else {
+                        let mut c = self.status_changes(status::HELD);
+                        c.push(Change::set("HoldReason", quote(reason)));
+                        c.push(Change::set(
+                            "HoldReasonCode",
+                            hold_codes::USER_REQUEST.to_string(),
+                        ));
+                        c.push(Change::set("HoldReasonSubCode", "0"));
+                        Ok(c)
+                    }
+                }
+                Action::Release => {
+                    if code != status::HELD {
+                        Err(format!("not held ({})", name_of(code)))
+                    } else {
+                        let mut c = self.status_changes(status::IDLE);
+                        c.push(Change::set(
+                            "LastHoldReason",
+                            ad.get("HoldReason")
+                                .map(unparse)
+                                .unwrap_or_else(|| quote("")),
+                        ));
+                        c.push(Change::remove("HoldReason"));
+                        c.push(Change::remove("HoldReasonCode"));
+                        c.push(Change::remove("HoldReasonSubCode"));
+                        Ok(c)
+                    }
+                }
+                Action::Remove { reason } => {
+                    if matches!(code, status::REMOVED | status::COMPLETED) {
+                        Err(format!("already {}", name_of(code)))
+                    } else {
+                        let mut c = self.status_changes(status::REMOVED);
+                        c.push(Change::set("RemoveReason", quote(reason)));
+                        Ok(c)
+                    }
+                }
+            };
+            match result {
+                Err(why) => acted.skipped.push((id, why)),
+                Ok(changes) => {
+                    let running = matches!(
+                        code,
+                        status::RUNNING | status::TRANSFERRING_OUTPUT | status::SUSPENDED
+                    );
+                    if matches!(action, Action::Remove { .. }) && !running {
+                        self.retire(id, changes).await?;
+                        removed_now.push(id);
+                    } else {
+                        self.update(id, changes).await?;
+                    }
+                    acted.changed.push(id);
+                }
+            }
+        }
+        if !acted.changed.is_empty() {
+            let ids = acted.changed.clone();
+            self.announce(match action {
+                Action::Hold { .. } => Event::Held { ids },
+                Action::Release => Event::Released { ids },
+                Action::Remove { .. } => Event::Removed { ids },
+            });
+        }
+        Ok(acted)
+    }
+
+    /// Sets `attribute` to `value` (ClassAd syntax) in the selected jobs.
+    pub async fn edit(
+        &self,
+        selection: &Selection,
+        attribute: &str,
+        value: &str,
+    ) -> Result<Acted, QueueError> {
+        Name::new(attribute).map_err(|e| QueueError::Invalid(format!("{attribute:?}: {e}")))?;
+        if PROTECTED.iter().any(|p| p.eq_ignore_ascii_case(attribute)) {
+            return Err(QueueError::Invalid(format!(
+                "{attribute} belongs to the queue and cannot be edited"
+            )));
+        }
+        let expr = parse_expr(value)
+            .map_err(|e| QueueError::Invalid(format!("{attribute} = {value}: {e}")))?;
+        let text = unparse(&expr);
+        let mut acted = Acted::default();
+        for (id, ad) in self.jobs(selection) {
+            let code = status_of(&ad).unwrap_or(0);
+            if matches!(code, status::RUNNING | status::TRANSFERRING_OUTPUT) {
+                acted.skipped.push((id, "it is running".to_owned()));
+                continue;
+            }
+            self.update(id, vec![Change::set(attribute, text.clone())])
+                .await?;
+            acted.changed.push(id);
+        }
+        if !acted.changed.is_empty() {
+            self.announce(Event::Edited {
+                ids: acted.changed.clone(),
+            });
+        }
+        Ok(acted)
+    }
+
+    /// The job runs on `host` under `claim`.
+    pub async fn started(&self, id: JobId, host: &str, claim: &str) -> Result<(), QueueError> {
+        let now = self.now();
+        let starts = self
+            .job(id)
+            .and_then(|ad| int(&ad, "NumJobStarts"))
+            .unwrap_or(0);
+        let mut c = self.status_changes(status::RUNNING);
+        c.extend([
+            Change::set("RemoteHost", quote(host)),
+            Change::set("ClaimId", quote(claim)),
+            Change::set("JobCurrentStartDate", now.to_string()),
+            Change::set("NumJobStarts", (starts + 1).to_string()),
+        ]);
+        if self
+            .job(id)
+            .is_some_and(|ad| ad.get("JobStartDate").is_none())
+        {
+            c.push(Change::set("JobStartDate", now.to_string()));
+        }
+        self.update(id, c).await
+    }
+
+    /// The run ended early (lost machine, lapsed claim): back to idle.
+    pub async fn evicted(&self, id: JobId, reason: &str) -> Result<(), QueueError> {
+        let Some(ad) = self.job(id) else {
+            return Err(QueueError::NoSuchJob(id));
+        };
+        let mut c = self.status_changes(status::IDLE);
+        c.extend(self.run_time(&ad));
+        c.extend([
+            Change::set("LastVacateReason", quote(reason)),
+            Change::set(
+                "LastRemoteHost",
+                ad.get("RemoteHost")
+                    .map(unparse)
+                    .unwrap_or_else(|| quote("")),
+            ),
+            Change::remove("RemoteHost"),
+            Change::remove("ClaimId"),
+            Change::remove("JobCurrentStartDate"),
+        ]);
+        self.update(id, c).await
+    }
+
+    /// Wall time of the current run, added to `RemoteWallClockTime`.
+    fn run_time(&self, ad: &ClassAd) -> Vec<Change> {
+        let Some(start) = int(ad, "JobCurrentStartDate") else {
+            return Vec::new();
+        };
+        let total = int(ad, "RemoteWallClockTime").unwrap_or(0) + (self.now() - start).max(0);
+        vec![Change::set("RemoteWallClockTime", total.to_string())]
+    }
+
+    /// The job ended and its output is in place: to the history.
+    pub async fn completed(&self, id: JobId, how: &Completion) -> Result<(), QueueError> {
+        let Some(ad) = self.job(id) else {
+            return Err(QueueError::NoSuchJob(id));
+        };
+        let secs = |ms: u64| format!("{:.3}", ms as f64 / 1000.0);
+        let mut c = self.status_changes(status::COMPLETED);
+        c.extend([
+            Change::set("CompletionDate", self.now().to_string()),
+            Change::set("RemoteUserCpu", secs(how.user_cpu_ms)),
+            Change::set("RemoteSysCpu", secs(how.sys_cpu_ms)),
+            Change::set("LastJobWallTime", secs(how.wall_ms)),
+            Change::set(
+                "MemoryUsage",
+                how.peak_memory_kib.div_ceil(1024).to_string(),
+            ),
+            Change::set(
+                "RemoteWallClockTime",
+                (int(&ad, "RemoteWallClockTime").unwrap_or(0) as f64 + how.wall_ms as f64 / 1000.0)
+                    .to_string(),
+            ),
+        ]);
+        match (how.exit_code, how.signal) {
+            (Some(code), _) => c.extend([
+                Change::set("ExitCode", code.to_string()),
+                Change::set("ExitBySignal", "false"),
+            ]),
+            (None, Some(signal)) => c.extend([
+                Change::set("ExitSignal", signal.to_string()),
+                Change::set("ExitBySignal", "true"),
+            ]),
+            (None, None) => {}
+        }
+        self.retire(id, c).await
+    }
+
+    /// The job cannot go on: held with HTCondor's code and a reason.
+    pub async fn held(
+        &self,
+        id: JobId,
+        code: u32,
+        subcode: i32,
+        reason: &str,
+    ) -> Result<(), QueueError> {
+        let Some(ad) = self.job(id) else {
+            return Err(QueueError::NoSuchJob(id));
+        };
+        let mut c = self.status_changes(status::HELD);
+        c.extend(self.run_time(&ad));
+        c.extend([
+            Change::set("HoldReason", quote(reason)),
+            Change::set("HoldReasonCode", code.to_string()),
+            Change::set("HoldReasonSubCode", subcode.to_string()),
+            Change::remove("RemoteHost"),
+            Change::remove("ClaimId"),
+            Change::remove("JobCurrentStartDate"),
+        ]);
+        self.update(id, c).await?;
+        self.announce(Event::Held { ids: vec![id] });
+        Ok(())
+    }
+
+    /// A removed job's run was stopped: to the history.
+    pub async fn finish_removed(&self, id: JobId) -> Result<(), QueueError> {
+        let Some(ad) = self.job(id) else {
+            return Ok(());
+        };
+        self.retire(id, self.run_time(&ad)).await
+    }
+}
+
+fn name_of(code: i64) -> &'static str {
+    match code {
+        status::IDLE => "idle",
+        status::RUNNING => "running",
+        status::REMOVED => "removed",
+        status::COMPLETED => "completed",
+        status::HELD => "held",
+        status::TRANSFERRING_OUTPUT => "transferring output",
+        status::SUSPENDED => "suspended",
+        _ => "in an unknown state",
+    }
+}
+
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, QueueError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| QueueError::Task(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use starling_protocol::classad::parse_ad;
+    use starling_storage::SledStore;
+
+    fn job(owner: &str) -> ClassAd {
+        parse_ad(&format!("[Owner = \"{owner}\"; Cmd = \"/bin/true\"]")).unwrap()
+    }
+
+    async fn queue(dir: &std::path::Path) -> Queue {
+        let store: Arc<dyn Store> = Arc::new(SledStore::open(dir).unwrap());
+        Queue::open(store).await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_job_goes_through_its_states_and_survives_reopening() {
+        let dir = tempfile::tempdir().unwrap();
+        let q = queue(dir.path()).await;
+        let mut events = q.subscribe();
+        let (cluster, procs) = q
+            .submit_with(|c| Ok(vec![job("alice"), job(&format!("bob{c}"))]))
+            .await
+            .unwrap();
+        assert_eq!((cluster, procs), (1, 2));
+        assert!(matches!(
+            events.recv().await.unwrap(),
+            Event::Submitted {
+                cluster: 1,
+                procs: 2
+            }
+        ));
+        let a = JobId::new(1, 0);
+        assert_eq!(q.idle().len(), 2);
+        q.started(a, "slot1_1@m", "c").await.unwrap();
+        assert_eq!(q.running(), vec![a]);
+        q.evicted(a, "machine lost").await.unwrap();
+        assert_eq!(status_of(&q.job(a).unwrap()), Some(status::IDLE));
+        q.started(a, "slot1_2@m", "c2").await.unwrap();
+        q.completed(
+            a,
+            &Completion {
+                exit_code: Some(3),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+        assert!(q.job(a).is_none());
+        let held = Selection::parse(&["bob1".into()], None).unwrap();
+        let acted = q
+            .act(
+                &Action::Hold {
+                    reason: "wait".into(),
+                },
+                &held,
+            )
+            .await
+            .unwrap();
+        assert_eq!(acted.changed, vec![JobId::new(1, 1)]);
+        drop(q);
+        let q = queue(dir.path()).await;
+        let b = q.job(JobId::new(1, 1)).unwrap();
+        assert_eq!(status_of(&b), Some(status::HELD));
+        assert_eq!(text(&b, "HoldReason").as_deref(), Some("wait"));
+        let history = q.history(10, &Selection::default()).await.unwrap();
+        assert_eq!(int(&history[0], "ExitCode"), Some(3));
+        assert_eq!(int(&history[0], "NumJobStarts"), Some(2));
+        // A second cluster gets the next id, also after reopening.
+        let (cluster, _) = q
+            .submit_with(|c| Ok(vec![job(&c.to_string())]))
+            .await
+            .unwrap();
+        assert_eq!(cluster, 2);
+        assert_eq!(
+            text(&q.job(JobId::new(2, 0)).unwrap(), "Owner").as_deref(),
+            Some("2")
+        );
+    }
+
+    #[tokio::test]
+    async fn bad_requests_are_refused_and_change_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let q = queue(dir.path()).await;
+        assert!(q.submit_with(|_| Err("line 3: nope".into())).await.is_err());
+        let (cluster, _) = q.submit_with(|_| Ok(vec![job("a")])).await.unwrap();
+        assert_eq!(cluster, 1, "a failed submit uses no cluster id");
+        for word in ["1.x", "", "a b", "-3"] {
+            assert!(Target::parse(word).is_err(), "{word:?}");
+        }
+        assert!(Selection::parse(&[], Some("Owner ==")).is_err());
+        let all = Selection::default();
+        let e = q.edit(&all, "JobStatus", "5").await.unwrap_err();
+        assert!(e.to_string().contains("JobStatus"), "{e}");
+        let acted = q.act(&Action::Release, &all).await.unwrap();
+        assert_eq!(acted.skipped.len(), 1);
+        assert!(acted.skipped[0].1.contains("not held"));
+        let acted = q
+            .act(&Action::Remove { reason: "x".into() }, &all)
+            .await
+            .unwrap();
+        assert_eq!(acted.changed.len(), 1);
+        assert!(q.jobs(&all).is_empty(), "an idle job leaves at once");
+    }
+}

@@ -1,0 +1,1195 @@
+//! HTCondor's submit description language: what `starling submit FILE`
+//! reads, turned into one job ad per proc with HTCondor's attribute names.
+//!
+//! [`parse`] checks the whole file (commands, expressions, `queue`
+//! statements) and [`Description::expand`] makes the procs of one cluster,
+//! evaluating macros per proc as `condor_submit` does: `$(Cluster)`,
+//! `$(Process)`, `$(Item)`, `$(Step)`, `$(Row)`, `$(ItemIndex)`, any key set
+//! anywhere in the file (the latest value at each `queue`), `$(NAME:default)`
+//! and `$ENV(NAME)`; `$$(Attr)` is left for the execute side. Anything
+//! wrong is a [`SubmitError`] naming the file, the line and the problem, and
+//! nothing is produced from a file with an error.
+//!
+//! A key that is neither a submit command nor used as a macro anywhere in
+//! the file is an error (`exectuable = a.out` would otherwise be ignored
+//! and the job fail later for want of an executable).
+
+pub mod args;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::classad::{parse_expr, unparse, ClassAd, Expr, Name, Value};
+
+/// Largest submit file, in bytes.
+pub const MAX_FILE_LEN: usize = 1 << 20;
+/// Longest logical line (after joining continuations), in bytes.
+pub const MAX_LINE_LEN: usize = 64 << 10;
+/// Most procs one file may queue.
+pub const MAX_PROCS: usize = 100_000;
+/// Deepest macro expansion.
+pub const MAX_MACRO_DEPTH: usize = 32;
+/// Largest file `queue ... from FILE` reads, in bytes.
+pub const MAX_ITEMS_FILE_LEN: usize = 16 << 20;
+/// Longest expanded value, in bytes.
+pub const MAX_VALUE_LEN: usize = 256 << 10;
+
+/// What the submit needs from the world: the submitter's environment and
+/// files. [`SystemEnvironment`] is the real one.
+pub trait Environment {
+    /// The submitter's environment variable.
+    fn var(&self, name: &str) -> Option<String>;
+    /// All of it (for `getenv = true`).
+    fn vars(&self) -> Vec<(String, String)>;
+    fn read_file(&self, path: &Path) -> std::io::Result<String>;
+    /// Names in `dir` matching the glob `pattern`, sorted; directories
+    /// only if `dirs`, else files only.
+    fn glob(&self, dir: &Path, pattern: &str, dirs: bool) -> std::io::Result<Vec<String>>;
+    /// The submitting user.
+    fn owner(&self) -> String;
+    /// Unix seconds.
+    fn now(&self) -> i64;
+}
+
+/// The submitter's real environment, given as a map (the CLI sends its own).
+#[derive(Debug, Clone, Default)]
+pub struct SystemEnvironment {
+    pub vars: BTreeMap<String, String>,
+    pub owner: String,
+}
+
+impl Environment for SystemEnvironment {
+    fn var(&self, name: &str) -> Option<String> {
+        self.vars.get(name).cloned()
+    }
+    fn vars(&self) -> Vec<(String, String)> {
+        self.vars
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    }
+    fn read_file(&self, path: &Path) -> std::io::Result<String> {
+        use std::io::Read as _;
+        let mut text = String::new();
+        std::fs::File::open(path)?
+            .take(MAX_ITEMS_FILE_LEN as u64 + 1)
+            .read_to_string(&mut text)?;
+        Ok(text)
+    }
+    fn glob(&self, dir: &Path, pattern: &str, dirs: bool) -> std::io::Result<Vec<String>> {
+        let mut names = Vec::new();
+        for entry in std::fs::read_dir(dir)? {
+            let entry = entry?;
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
+            if name.starts_with('.') && !pattern.starts_with('.') {
+                continue;
+            }
+            if entry.file_type()?.is_dir() == dirs && glob_match(pattern, &name) {
+                names.push(name);
+            }
+        }
+        names.sort();
+        Ok(names)
+    }
+    fn owner(&self) -> String {
+        self.owner.clone()
+    }
+    fn now(&self) -> i64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs() as i64)
+            .unwrap_or(0)
+    }
+}
+
+/// `*`, `?` and `[...]` glob matching of one name.
+pub fn glob_match(pattern: &str, name: &str) -> bool {
+    fn go(p: &[char], n: &[char]) -> bool {
+        match (p.first(), n.first()) {
+            (None, None) => true,
+            (Some('*'), _) => go(&p[1..], n) || (!n.is_empty() && go(p, &n[1..])),
+            (Some('?'), Some(_)) => go(&p[1..], &n[1..]),
+            (Some('['), Some(c)) => match p.iter().position(|&x| x == ']') {
+                Some(end) if end > 1 => {
+                    let set = &p[1..end];
+                    let (negate, set) = match set.first() {
+                        Some('!' | '^') => (true, &set[1..]),
+                        _ => (false, set),
+                    };
+                    let mut hit = false;
+                    let mut i = 0;
+                    while i < set.len() {
+                        if i + 2 < set.len() && set[i + 1] == '-' {
+                            hit |= set[i] <= *c && *c <= set[i + 2];
+                            i += 3;
+                        } else {
+                            hit |= set[i] == *c;
+                            i += 1;
+                        }
+                    }
+                    hit != negate && go(&p[end + 1..], &n[1..])
+                }
+                _ => *c == '[' && go(&p[1..], &n[1..]),
+            },
+            (Some(a), Some(b)) => a == b && go(&p[1..], &n[1..]),
+            _ => false,
+        }
+    }
+    let p: Vec<char> = pattern.chars().collect();
+    let n: Vec<char> = name.chars().collect();
+    go(&p, &n)
+}
+
+/// A problem in a submit file, with where it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubmitError {
+    pub file: String,
+    /// 1-based; 0 for the file as a whole.
+    pub line: usize,
+    pub problem: String,
+}
+
+impl fmt::Display for SubmitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            write!(f, "{}: {}", self.file, self.problem)
+        } else {
+            write!(f, "{}:{}: {}", self.file, self.line, self.problem)
+        }
+    }
+}
+
+impl std::error::Error for SubmitError {}
+
+/// Where a `queue` statement's items come from.
+#[derive(Debug, Clone, PartialEq)]
+enum Items {
+    /// `queue` or `queue N`.
+    None,
+    /// `in (a, b, c)` or `from ( lines )`: one item per entry.
+    List(Vec<String>),
+    /// `from FILE`: one item per line of the file.
+    File(String),
+    /// `matching [files|dirs] PATTERN...`.
+    Matching { patterns: Vec<String>, dirs: bool },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Statement {
+    Set {
+        key: String,
+        value: String,
+        line: usize,
+    },
+    Queue {
+        count: Option<String>,
+        vars: Vec<String>,
+        items: Items,
+        line: usize,
+    },
+}
+
+/// A parsed submit file.
+#[derive(Debug, Clone)]
+pub struct Description {
+    file: String,
+    statements: Vec<Statement>,
+}
+
+/// The commands `starling submit` knows, lower case.
+const COMMANDS: &[&str] = &[
+    "universe",
+    "executable",
+    "arguments",
+    "args",
+    "environment",
+    "env",
+    "input",
+    "output",
+    "error",
+    "log",
+    "initialdir",
+    "initial_dir",
+    "transfer_input_files",
+    "transfer_output_files",
+    "transfer_executable",
+    "should_transfer_files",
+    "when_to_transfer_output",
+    "request_cpus",
+    "request_memory",
+    "request_disk",
+    "requirements",
+    "rank",
+    "priority",
+    "accounting_group",
+    "accounting_group_user",
+    "notification",
+    "notify_user",
+    "getenv",
+    "hold",
+    "batch_name",
+    "max_retries",
+    "periodic_hold",
+    "periodic_release",
+    "periodic_remove",
+    "on_exit_hold",
+    "on_exit_remove",
+    "periodic_hold_reason",
+    "periodic_hold_subcode",
+    "on_exit_hold_reason",
+    "on_exit_hold_subcode",
+    "job_max_vacate_time",
+    "checkpoint_exit_code",
+    "description",
+];
+
+/// Attribute names of the commands that are ClassAd expressions.
+const EXPRESSIONS: &[(&str, &str)] = &[
+    ("periodic_hold", "PeriodicHold"),
+    ("periodic_release", "PeriodicRelease"),
+    ("periodic_remove", "PeriodicRemove"),
+    ("on_exit_hold", "OnExitHold"),
+    ("on_exit_remove", "OnExitRemove"),
+    ("periodic_hold_reason", "PeriodicHoldReason"),
+    ("periodic_hold_subcode", "PeriodicHoldSubCode"),
+    ("on_exit_hold_reason", "OnExitHoldReason"),
+    ("on_exit_hold_subcode", "OnExitHoldSubCode"),
+    ("job_max_vacate_time", "JobMaxVacateTime"),
+    ("checkpoint_exit_code", "CheckpointExitCode"),
+    ("max_retries", "MaxRetries"),
+];
+
+/// Parses a submit file. `file` names it in errors.
+pub fn parse(file: &str, text: &str) -> Result<Description, SubmitError> {
+    let err = |line: usize, problem: String| SubmitError {
+        file: file.to_owned(),
+        line,
+        problem,
+    };
+    if text.len() > MAX_FILE_LEN {
+        return Err(err(
+            0,
+            format!("the file is {} bytes, more than {MAX_FILE_LEN}", text.len()),
+        ));
+    }
+    let lines = logical_lines(text).map_err(|(l, p)| err(l, p))?;
+    let mut statements = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let (line, body) = (lines[i].0, lines[i].1.as_str());
+        i += 1;
+        if body.len() > MAX_LINE_LEN {
+            return Err(err(
+                line,
+                format!("the line is longer than {MAX_LINE_LEN} bytes"),
+            ));
+        }
+        let lower = body.to_ascii_lowercase();
+        if lower == "queue" || lower.starts_with("queue ") || lower.starts_with("queue\t") {
+            let mut rest = body[5..].trim().to_owned();
+            // A parenthesised list may go on over several lines.
+            if rest.contains('(') && !rest.contains(')') {
+                loop {
+                    let Some((_, more)) = lines.get(i) else {
+                        return Err(err(line, "the item list's '(' is never closed".to_owned()));
+                    };
+                    i += 1;
+                    rest.push('\n');
+                    rest.push_str(more);
+                    if more.contains(')') {
+                        break;
+                    }
+                }
+            }
+            statements.push(parse_queue(&rest, line).map_err(|p| err(line, p))?);
+            continue;
+        }
+        let Some((key, value)) = body.split_once('=') else {
+            return Err(err(
+                line,
+                format!("{body:?} is neither `command = value` nor a queue statement"),
+            ));
+        };
+        let key = key.trim();
+        let value = value.trim().to_owned();
+        let key = if let Some(attr) = key.strip_prefix('+') {
+            format!("my.{attr}")
+        } else {
+            key.to_owned()
+        };
+        let lower_key = key.to_ascii_lowercase();
+        if lower_key.starts_with("my.") {
+            let attr = &key[3..];
+            if !attr.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+                return Err(err(
+                    line,
+                    format!("+{attr}: an attribute name starts with a letter"),
+                ));
+            }
+            Name::new(attr).map_err(|e| err(line, format!("+{attr}: {e}")))?;
+            if !value.contains("$(") {
+                parse_expr(&value).map_err(|e| err(line, format!("+{attr} = {value}: {e}")))?;
+            }
+            statements.push(Statement::Set {
+                key: format!("my.{attr}"),
+                value,
+                line,
+            });
+            continue;
+        }
+        if lower_key.is_empty()
+            || !lower_key
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+        {
+            return Err(err(line, format!("{key:?} is not a command name")));
+        }
+        statements.push(Statement::Set {
+            key: lower_key,
+            value,
+            line,
+        });
+    }
+    let description = Description {
+        file: file.to_owned(),
+        statements,
+    };
+    description.check_keys()?;
+    if !description
+        .statements
+        .iter()
+        .any(|s| matches!(s, Statement::Queue { .. }))
+    {
+        return Err(err(
+            0,
+            "there is no queue statement: nothing would be submitted".to_owned(),
+        ));
+    }
+    Ok(description)
+}
+
+/// Joins continuation lines, drops comments and blank lines; each line
+/// keeps the number it started on.
+fn logical_lines(text: &str) -> Result<Vec<(usize, String)>, (usize, String)> {
+    let mut out = Vec::new();
+    let mut pending: Option<(usize, String)> = None;
+    for (n, raw) in text.lines().enumerate() {
+        let n = n + 1;
+        let trimmed = raw.trim();
+        if pending.is_none() && (trimmed.is_empty() || trimmed.starts_with('#')) {
+            continue;
+        }
+        let (start, mut acc) = pending.take().unwrap_or((n, String::new()));
+        if let Some(head) = trimmed.strip_suffix('\\') {
+            acc.push_str(head);
+            acc.push(' ');
+            if acc.len() > MAX_LINE_LEN {
+                return Err((
+                    start,
+                    format!("the line is longer than {MAX_LINE_LEN} bytes"),
+                ));
+            }
+            pending = Some((start, acc));
+        } else {
+            acc.push_str(trimmed);
+            out.push((start, acc.trim().to_owned()));
+        }
+    }
+    if let Some((start, acc)) = pending {
+        out.push((start, acc.trim().to_owned()));
+    }
+    Ok(out)
+}
+
+fn parse_queue(rest: &str, _line: usize) -> Result<Statement, String> {
+    let line = _line;
+    let rest = rest.trim();
+    if rest.is_empty() {
+        return Ok(Statement::Queue {
+            count: None,
+            vars: Vec::new(),
+            items: Items::None,
+            line,
+        });
+    }
+    let lower = rest.to_ascii_lowercase();
+    // Find the keyword that separates "[count] [vars]" from the items.
+    let keyword = [" in ", " from ", " matching "]
+        .iter()
+        .filter_map(|k| {
+            let padded = format!(" {lower} ");
+            padded.find(k).map(|at| (at, *k))
+        })
+        .min_by_key(|(at, _)| *at);
+    let Some((at, keyword)) = keyword else {
+        // `queue N` (N may be a macro or an expression).
+        if rest.split_whitespace().count() != 1 {
+            return Err(format!(
+                "`queue {rest}`: expected `queue [N] [VAR] in|from|matching ...`"
+            ));
+        }
+        return Ok(Statement::Queue {
+            count: Some(rest.to_owned()),
+            vars: Vec::new(),
+            items: Items::None,
+            line,
+        });
+    };
+    let head = rest[..at.saturating_sub(0).min(rest.len())].trim();
+    let tail = rest[(at + keyword.len() - 1).min(rest.len())..].trim();
+    let mut words: Vec<&str> = head
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let count = match words.first() {
+        Some(w) if w.starts_with(|c: char| c.is_ascii_digit() || c == '$') => {
+            let c = w.to_string();
+            words.remove(0);
+            Some(c)
+        }
+        _ => None,
+    };
+    let mut vars = Vec::new();
+    for w in words {
+        if !w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            || w.starts_with(|c: char| c.is_ascii_digit())
+        {
+            return Err(format!("{w:?} is not a variable name"));
+        }
+        vars.push(w.to_ascii_lowercase());
+    }
+    let items = match keyword.trim() {
+        "in" => Items::List(list_items(tail, true)?),
+        "from" => {
+            if tail.starts_with('(') {
+                Items::List(list_items(tail, false)?)
+            } else if tail.is_empty() {
+                return Err("`queue ... from` needs a file name or a ( list )".to_owned());
+            } else {
+                Items::File(tail.to_owned())
+            }
+        }
+        _ => {
+            let mut words: Vec<&str> = tail.split_whitespace().collect();
+            let mut dirs = false;
+            match words.first().map(|w| w.to_ascii_lowercase()) {
+                Some(w) if w == "files" => {
+                    words.remove(0);
+                }
+                Some(w) if w == "dirs" => {
+                    dirs = true;
+                    words.remove(0);
+                }
+                _ => {}
+            }
+            let patterns: Vec<String> = words
+                .iter()
+                .map(|w| w.trim_matches(|c| c == '(' || c == ')' || c == ','))
+                .filter(|w| !w.is_empty())
+                .map(str::to_owned)
+                .collect();
+            if patterns.is_empty() {
+                return Err("`queue ... matching` needs a pattern".to_owned());
+            }
+            Items::Matching { patterns, dirs }
+        }
+    };
+    Ok(Statement::Queue {
+        count,
+        vars,
+        items,
+        line,
+    })
+}
+
+/// The items of `( a, b, c )` (commas or new lines separate them when
+/// `commas`, else each line is an item).
+fn list_items(tail: &str, commas: bool) -> Result<Vec<String>, String> {
+    let inner = tail
+        .strip_prefix('(')
+        .and_then(|t| t.trim_end().strip_suffix(')'))
+        .ok_or_else(|| format!("expected a ( list ), not {tail:?}"))?;
+    let items: Vec<String> = if commas && !inner.contains('\n') {
+        inner
+            .split(',')
+            .map(|s| s.trim().to_owned())
+            .filter(|s| !s.is_empty())
+            .collect()
+    } else {
+        inner
+            .lines()
+            .flat_map(|l| {
+                if commas && !l.contains(' ') {
+                    l.split(',').map(str::to_owned).collect::<Vec<_>>()
+                } else {
+                    vec![l.to_owned()]
+                }
+            })
+            .map(|s| s.trim().trim_end_matches(',').trim().to_owned())
+            .filter(|s| !s.is_empty() && !s.starts_with('#'))
+            .collect()
+    };
+    Ok(items)
+}
+
+/// The macros a value refers to (`$(NAME)` and `$(NAME:default)`), lower case.
+fn referenced(value: &str, into: &mut std::collections::BTreeSet<String>) {
+    let mut rest = value;
+    while let Some(at) = rest.find("$(") {
+        let after = &rest[at + 2..];
+        if let Some(end) = after.find(')') {
+            let name = after[..end].split(':').next().unwrap_or("");
+            into.insert(name.trim().to_ascii_lowercase());
+            rest = &after[end..];
+        } else {
+            break;
+        }
+    }
+}
+
+impl Description {
+    fn error(&self, line: usize, problem: impl Into<String>) -> SubmitError {
+        SubmitError {
+            file: self.file.clone(),
+            line,
+            problem: problem.into(),
+        }
+    }
+
+    fn is_queue_variable(&self, name: &str) -> bool {
+        name == "item"
+            || self.statements.iter().any(
+                |s| matches!(s, Statement::Queue { vars, .. } if vars.iter().any(|v| v == name)),
+            )
+    }
+
+    /// Every key must be a command, a `+Attr`, or a macro used somewhere.
+    fn check_keys(&self) -> Result<(), SubmitError> {
+        let mut used = std::collections::BTreeSet::new();
+        for s in &self.statements {
+            match s {
+                Statement::Set { value, .. } => referenced(value, &mut used),
+                Statement::Queue { count, items, .. } => {
+                    if let Some(c) = count {
+                        referenced(c, &mut used);
+                    }
+                    match items {
+                        Items::File(f) => referenced(f, &mut used),
+                        Items::List(l) => l.iter().for_each(|i| referenced(i, &mut used)),
+                        Items::Matching { patterns, .. } => {
+                            patterns.iter().for_each(|p| referenced(p, &mut used))
+                        }
+                        Items::None => {}
+                    }
+                }
+            }
+        }
+        for s in &self.statements {
+            if let Statement::Set { key, line, .. } = s {
+                if key.starts_with("my.") || COMMANDS.contains(&key.as_str()) || used.contains(key)
+                {
+                    continue;
+                }
+                let hint = COMMANDS
+                    .iter()
+                    .find(|c| close(c, key))
+                    .map(|c| format!(" (did you mean {c}?)"))
+                    .unwrap_or_default();
+                return Err(self.error(
+                    *line,
+                    format!("unknown command {key:?}{hint}; a macro must be used as $({key})"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// How many procs the file queues.
+    pub fn proc_count(&self, cwd: &Path, env: &dyn Environment) -> Result<usize, SubmitError> {
+        Ok(self.expand(0, cwd, env)?.len())
+    }
+
+    /// The job ads of cluster `cluster`, one per proc, in order.
+    pub fn expand(
+        &self,
+        cluster: u64,
+        cwd: &Path,
+        env: &dyn Environment,
+    ) -> Result<Vec<ClassAd>, SubmitError> {
+        let mut macros: BTreeMap<String, String> = BTreeMap::new();
+        let mut ads = Vec::new();
+        for s in &self.statements {
+            match s {
+                Statement::Set { key, value, line } => {
+                    let _ = line;
+                    macros.insert(key.clone(), value.clone());
+                }
+                Statement::Queue {
+                    count,
+                    vars,
+                    items,
+                    line,
+                } => {
+                    let base = Macros {
+                        map: &macros,
+                        env,
+                        file: self,
+                        line: *line,
+                    };
+                    let count = match count {
+                        None => 1,
+                        Some(c) => {
+                            let text = base.expand(c, &BTreeMap::new(), 0)?;
+                            text.trim().parse::<usize>().map_err(|_| {
+                                self.error(*line, format!("queue count {text:?} is not a number"))
+                            })?
+                        }
+                    };
+                    let iwd = resolve(
+                        cwd,
+                        &base
+                            .expand_opt("initialdir", &BTreeMap::new())?
+                            .or(base.expand_opt("initial_dir", &BTreeMap::new())?)
+                            .unwrap_or_default(),
+                    );
+                    let rows: Vec<String> = match items {
+                        Items::None => vec![String::new()],
+                        Items::List(list) => list.clone(),
+                        Items::File(f) => {
+                            let f = base.expand(f, &BTreeMap::new(), 0)?;
+                            let path = resolve(cwd, &f);
+                            let text = env.read_file(&path).map_err(|e| {
+                                self.error(*line, format!("cannot read {}: {e}", path.display()))
+                            })?;
+                            if text.len() > MAX_ITEMS_FILE_LEN {
+                                return Err(self.error(
+                                    *line,
+                                    format!(
+                                        "{} is larger than {MAX_ITEMS_FILE_LEN} bytes",
+                                        path.display()
+                                    ),
+                                ));
+                            }
+                            text.lines()
+                                .map(str::trim)
+                                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                                .map(str::to_owned)
+                                .collect()
+                        }
+                        Items::Matching { patterns, dirs } => {
+                            let mut names = Vec::new();
+                            for p in patterns {
+                                let p = base.expand(p, &BTreeMap::new(), 0)?;
+                                let (dir, pattern) = match p.rsplit_once('/') {
+                                    Some((d, pat)) => (resolve(&iwd, d), pat.to_owned()),
+                                    None => (iwd.clone(), p.clone()),
+                                };
+                                let found = env.glob(&dir, &pattern, *dirs).map_err(|e| {
+                                    self.error(*line, format!("cannot list {}: {e}", dir.display()))
+                                })?;
+                                let prefix = p
+                                    .rsplit_once('/')
+                                    .map(|(d, _)| format!("{d}/"))
+                                    .unwrap_or_default();
+                                names.extend(found.into_iter().map(|n| format!("{prefix}{n}")));
+                            }
+                            names
+                        }
+                    };
+                    let var_names: Vec<String> = if vars.is_empty() {
+                        vec!["item".to_owned()]
+                    } else {
+                        vars.clone()
+                    };
+                    for (row_index, row) in rows.iter().enumerate() {
+                        let values: Vec<String> = if var_names.len() == 1 {
+                            vec![row.clone()]
+                        } else {
+                            let mut parts: Vec<String> = row
+                                .split(|c: char| c == ',' || c.is_whitespace())
+                                .filter(|p| !p.is_empty())
+                                .map(str::to_owned)
+                                .collect();
+                            // The last variable takes the rest of the row.
+                            if parts.len() > var_names.len() {
+                                let tail = parts.split_off(var_names.len() - 1).join(" ");
+                                parts.push(tail);
+                            }
+                            parts
+                        };
+                        for step in 0..count {
+                            if ads.len() >= MAX_PROCS {
+                                return Err(
+                                    self.error(*line, format!("more than {MAX_PROCS} procs"))
+                                );
+                            }
+                            let mut per: BTreeMap<String, String> = BTreeMap::new();
+                            for (i, name) in var_names.iter().enumerate() {
+                                per.insert(
+                                    name.clone(),
+                                    values.get(i).cloned().unwrap_or_default(),
+                                );
+                            }
+                            let proc = ads.len();
+                            for (k, v) in [
+                                ("cluster", cluster.to_string()),
+                                ("clusterid", cluster.to_string()),
+                                ("process", proc.to_string()),
+                                ("procid", proc.to_string()),
+                                ("step", step.to_string()),
+                                ("itemindex", row_index.to_string()),
+                                ("row", row_index.to_string()),
+                            ] {
+                                per.insert(k.to_owned(), v);
+                            }
+                            let ad = self.job_ad(&base, &per, cwd, env, *line)?;
+                            ads.push(ad);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(ads)
+    }
+
+    /// One proc's ad from the commands as they stand at its queue line.
+    fn job_ad(
+        &self,
+        m: &Macros<'_>,
+        per: &BTreeMap<String, String>,
+        cwd: &Path,
+        env: &dyn Environment,
+        line: usize,
+    ) -> Result<ClassAd, SubmitError> {
+        let mut ad = ClassAd::new();
+        let get = |key: &str| m.expand_opt(key, per);
+        let line_of = |key: &str| m.line_of(key).unwrap_or(line);
+        let bad =
+            |key: &str, problem: String| self.error(line_of(key), format!("{key}: {problem}"));
+        let set = |ad: &mut ClassAd, name: &str, value: Value| {
+            ad.insert(Name::known(name), Expr::Literal(value));
+        };
+        let set_str = |ad: &mut ClassAd, name: &str, value: &str| {
+            ad.insert(
+                Name::known(name),
+                Expr::Literal(Value::String(value.into())),
+            );
+        };
+        let set_expr =
+            |ad: &mut ClassAd, key: &str, name: &str, text: &str| -> Result<(), SubmitError> {
+                let expr = parse_expr(text)
+                    .map_err(|e| bad(key, format!("{text:?} is not a ClassAd expression: {e}")))?;
+                ad.insert(Name::known(name), expr);
+                Ok(())
+            };
+
+        if let Some(u) = get("universe")? {
+            if !u.eq_ignore_ascii_case("vanilla") {
+                return Err(bad(
+                    "universe",
+                    format!("{u:?} is not supported (only vanilla)"),
+                ));
+            }
+        }
+        let iwd = resolve(
+            cwd,
+            &get("initialdir")?
+                .or(get("initial_dir")?)
+                .unwrap_or_default(),
+        );
+        let Some(executable) = get("executable")? else {
+            return Err(self.error(
+                line,
+                "no executable: say `executable = PROGRAM` before queue",
+            ));
+        };
+        if executable.is_empty() {
+            return Err(bad("executable", "is empty".to_owned()));
+        }
+        set_str(&mut ad, "Owner", &env.owner());
+        set(&mut ad, "JobUniverse", Value::Int(5));
+        set_str(
+            &mut ad,
+            "Cmd",
+            &resolve(&iwd, &executable).to_string_lossy(),
+        );
+        set_str(&mut ad, "Iwd", &iwd.to_string_lossy());
+        set(&mut ad, "QDate", Value::Int(env.now()));
+        set(&mut ad, "JobStatus", Value::Int(1));
+
+        if let Some(a) = get("arguments")?.or(get("args")?) {
+            let key = if m.map.contains_key("arguments") {
+                "arguments"
+            } else {
+                "args"
+            };
+            let argv = if let Some(inner) = a.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
+                args::split_new(inner).map_err(|e| bad(key, e))?
+            } else {
+                set_str(&mut ad, "Args", &a);
+                args::split_old_args(&a)
+            };
+            set_str(&mut ad, "Arguments", &args::join_new(&argv));
+        }
+        let mut environment: Vec<(String, String)> = Vec::new();
+        if get("getenv")?.is_some_and(|g| is_true(&g)) {
+            environment.extend(env.vars());
+        }
+        if let Some(e) = get("environment")?.or(get("env")?) {
+            let key = if m.map.contains_key("environment") {
+                "environment"
+            } else {
+                "env"
+            };
+            let pairs = if let Some(inner) = e.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
+                args::split_new(inner)
+                    .and_then(args::env_pairs)
+                    .map_err(|x| bad(key, x))?
+            } else {
+                set_str(&mut ad, "Env", &e);
+                args::split_old_env(&e).map_err(|x| bad(key, x))?
+            };
+            for (k, v) in pairs {
+                environment.retain(|(old, _)| *old != k);
+                environment.push((k, v));
+            }
+        }
+        if !environment.is_empty() {
+            set_str(&mut ad, "Environment", &args::join_env(&environment));
+        }
+        for (key, name) in [("input", "In"), ("output", "Out"), ("error", "Err")] {
+            let v = get(key)?
+                .filter(|v| !v.is_empty())
+                .unwrap_or_else(|| "/dev/null".to_owned());
+            set_str(&mut ad, name, &v);
+        }
+        if let Some(log) = get("log")? {
+            set_str(&mut ad, "UserLog", &resolve(&iwd, &log).to_string_lossy());
+        }
+        if let Some(list) = get("transfer_input_files")? {
+            set_str(&mut ad, "TransferInput", &comma_list(&list));
+        }
+        if let Some(list) = get("transfer_output_files")? {
+            set_str(&mut ad, "TransferOutput", &comma_list(&list));
+        }
+        if let Some(t) = get("transfer_executable")? {
+            set(
+                &mut ad,
+                "TransferExecutable",
+                Value::Bool(parse_bool(&t).ok_or_else(|| {
+                    bad("transfer_executable", format!("{t:?} is not true or false"))
+                })?),
+            );
+        }
+        if let Some(s) = get("should_transfer_files")? {
+            let up = s.to_ascii_uppercase();
+            if !["YES", "NO", "IF_NEEDED"].contains(&up.as_str()) {
+                return Err(bad(
+                    "should_transfer_files",
+                    format!("{s:?} is not YES, NO or IF_NEEDED"),
+                ));
+            }
+            set_str(&mut ad, "ShouldTransferFiles", &up);
+        }
+        if let Some(w) = get("when_to_transfer_output")? {
+            let up = w.to_ascii_uppercase();
+            if !["ON_EXIT", "ON_EXIT_OR_EVICT", "ON_SUCCESS"].contains(&up.as_str()) {
+                return Err(bad(
+                    "when_to_transfer_output",
+                    format!("{w:?} is not ON_EXIT or ON_EXIT_OR_EVICT"),
+                ));
+            }
+            set_str(&mut ad, "WhenToTransferOutput", &up);
+        }
+        // Requests: a number with an optional unit, or an expression.
+        let cpus = get("request_cpus")?.unwrap_or_else(|| "1".to_owned());
+        request(&mut ad, "RequestCpus", &cpus, None).map_err(|e| bad("request_cpus", e))?;
+        let memory = get("request_memory")?.unwrap_or_else(|| "128".to_owned());
+        request(&mut ad, "RequestMemory", &memory, Some(Unit::Mib))
+            .map_err(|e| bad("request_memory", e))?;
+        let disk = get("request_disk")?.unwrap_or_else(|| "1024".to_owned());
+        request(&mut ad, "RequestDisk", &disk, Some(Unit::Kib))
+            .map_err(|e| bad("request_disk", e))?;
+
+        let resources = "(TARGET.Cpus >= RequestCpus) && (TARGET.Memory >= RequestMemory) && (TARGET.Disk >= RequestDisk)";
+        let requirements = match get("requirements")? {
+            Some(r) => {
+                parse_expr(&r).map_err(|e| {
+                    bad(
+                        "requirements",
+                        format!("{r:?} is not a ClassAd expression: {e}"),
+                    )
+                })?;
+                format!("({r}) && {resources}")
+            }
+            None => resources.to_owned(),
+        };
+        set_expr(&mut ad, "requirements", "Requirements", &requirements)?;
+        match get("rank")? {
+            Some(r) => set_expr(&mut ad, "rank", "Rank", &r)?,
+            None => set(&mut ad, "Rank", Value::Real(0.0)),
+        }
+        let prio = match get("priority")? {
+            Some(p) => p
+                .trim()
+                .parse::<i64>()
+                .map_err(|_| bad("priority", format!("{p:?} is not a whole number")))?,
+            None => 0,
+        };
+        set(&mut ad, "JobPrio", Value::Int(prio));
+        if let Some(g) = get("accounting_group")? {
+            set_str(&mut ad, "AcctGroup", &g);
+        }
+        if let Some(u) = get("accounting_group_user")? {
+            set_str(&mut ad, "AcctGroupUser", &u);
+        }
+        if let Some(b) = get("batch_name")? {
+            set_str(&mut ad, "JobBatchName", &b);
+        }
+        if let Some(d) = get("description")? {
+            set_str(&mut ad, "JobDescription", &d);
+        }
+        if let Some(n) = get("notify_user")? {
+            set_str(&mut ad, "NotifyUser", &n);
+        }
+        for (key, name) in EXPRESSIONS {
+            if let Some(v) = get(key)? {
+                set_expr(&mut ad, key, name, &v)?;
+            }
+        }
+        if let Some(h) = get("hold")? {
+            if parse_bool(&h).ok_or_else(|| bad("hold", format!("{h:?} is not true or false")))? {
+                set(&mut ad, "JobStatus", Value::Int(5));
+                set_str(&mut ad, "HoldReason", "submitted on hold");
+                set(&mut ad, "HoldReasonCode", Value::Int(15));
+                set(&mut ad, "HoldReasonSubCode", Value::Int(0));
+            }
+        }
+        // +Attr and MY.Attr last: the user may override anything.
+        for (key, _) in m.map.iter().filter(|(k, _)| k.starts_with("my.")) {
+            let text = m.expand(&m.map[key], per, 0)?;
+            let attr = &key[3..];
+            let expr = parse_expr(&text).map_err(|e| bad(key, format!("{text:?}: {e}")))?;
+            let name = Name::new(attr).map_err(|e| bad(key, e.to_string()))?;
+            if ["clusterid", "procid"].contains(&attr.to_ascii_lowercase().as_str()) {
+                return Err(bad(key, "belongs to the queue".to_owned()));
+            }
+            ad.insert(name, expr);
+        }
+        Ok(ad)
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Unit {
+    Mib,
+    Kib,
+}
+
+/// Sets a request: `2G`, `512MB`, `100` (in the default unit) or an
+/// expression.
+fn request(ad: &mut ClassAd, name: &str, text: &str, unit: Option<Unit>) -> Result<(), String> {
+    let t = text.trim();
+    let digits_end = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, suffix) = t.split_at(digits_end);
+    if !number.is_empty() {
+        if let (Ok(n), Some(unit)) = (number.parse::<f64>(), unit) {
+            let kib = match suffix.trim().to_ascii_uppercase().as_str() {
+                "" => match unit {
+                    Unit::Mib => n * 1024.0,
+                    Unit::Kib => n,
+                },
+                "K" | "KB" | "KIB" => n,
+                "M" | "MB" | "MIB" => n * 1024.0,
+                "G" | "GB" | "GIB" => n * 1024.0 * 1024.0,
+                "T" | "TB" | "TIB" => n * 1024.0 * 1024.0 * 1024.0,
+                _ => f64::NAN,
+            };
+            if !kib.is_nan() {
+                let value = match unit {
+                    Unit::Mib => (kib / 1024.0).ceil(),
+                    Unit::Kib => kib.ceil(),
+                };
+                if value > 1e15 {
+                    return Err(format!("{t:?} is more than any machine has"));
+                }
+                ad.insert(Name::known(name), Expr::Literal(Value::Int(value as i64)));
+                return Ok(());
+            }
+        } else if suffix.is_empty() {
+            let n: f64 = number
+                .parse()
+                .map_err(|_| format!("{t:?} is not a number"))?;
+            if n < 0.0 {
+                return Err(format!("{t:?} is negative"));
+            }
+        }
+    }
+    let expr =
+        parse_expr(t).map_err(|e| format!("{t:?} is neither an amount nor an expression: {e}"))?;
+    if let Expr::Literal(Value::Int(i)) = &expr {
+        if *i < 0 {
+            return Err(format!("{t:?} is negative"));
+        }
+    }
+    ad.insert(Name::known(name), expr);
+    Ok(())
+}
+
+fn is_true(v: &str) -> bool {
+    parse_bool(v).unwrap_or(false)
+}
+
+fn parse_bool(v: &str) -> Option<bool> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "true" | "yes" | "t" | "y" | "1" => Some(true),
+        "false" | "no" | "f" | "n" | "0" => Some(false),
+        _ => None,
+    }
+}
+
+fn comma_list(list: &str) -> String {
+    list.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn resolve(base: &Path, path: &str) -> PathBuf {
+    if path.is_empty() {
+        base.to_path_buf()
+    } else if Path::new(path).is_absolute() {
+        PathBuf::from(path)
+    } else {
+        base.join(path)
+    }
+}
+
+/// Whether two command names are one typo apart (a swap, a letter more or
+/// less, or a different letter).
+fn close(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.len().abs_diff(b.len()) > 1 {
+        return false;
+    }
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut row = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            row[j] = (prev[j] + 1).min(row[j - 1] + 1).min(prev[j - 1] + cost);
+        }
+        prev = row;
+    }
+    prev[b.len()] <= 2
+}
+
+/// The macros at one queue statement.
+struct Macros<'a> {
+    map: &'a BTreeMap<String, String>,
+    env: &'a dyn Environment,
+    file: &'a Description,
+    line: usize,
+}
+
+impl Macros<'_> {
+    fn line_of(&self, key: &str) -> Option<usize> {
+        self.file.statements.iter().rev().find_map(|s| match s {
+            Statement::Set { key: k, line, .. } if k == key && *line <= self.line => Some(*line),
+            _ => None,
+        })
+    }
+
+    /// The expanded value of command `key`, if set.
+    fn expand_opt(
+        &self,
+        key: &str,
+        per: &BTreeMap<String, String>,
+    ) -> Result<Option<String>, SubmitError> {
+        match self.map.get(key) {
+            None => Ok(None),
+            Some(v) => self.expand(v, per, 0).map(|s| Some(s.trim().to_owned())),
+        }
+    }
+
+    fn expand(
+        &self,
+        value: &str,
+        per: &BTreeMap<String, String>,
+        depth: usize,
+    ) -> Result<String, SubmitError> {
+        let err = |p: String| self.file.error(self.line, p);
+        if depth > MAX_MACRO_DEPTH {
+            return Err(err(format!(
+                "macros nest deeper than {MAX_MACRO_DEPTH} (a macro that refers to itself?) in {value:?}"
+            )));
+        }
+        let mut out = String::with_capacity(value.len());
+        let mut rest = value;
+        while let Some(at) = rest.find('$') {
+            out.push_str(&rest[..at]);
+            let after = &rest[at..];
+            if after.starts_with("$$(") {
+                let end = after
+                    .find(')')
+                    .ok_or_else(|| err(format!("unclosed $$( in {value:?}")))?;
+                out.push_str(&after[..=end]);
+                rest = &after[end + 1..];
+            } else if let Some(body) = after.strip_prefix("$ENV(") {
+                let end = body
+                    .find(')')
+                    .ok_or_else(|| err(format!("unclosed $ENV( in {value:?}")))?;
+                out.push_str(&self.env.var(body[..end].trim()).unwrap_or_default());
+                rest = &body[end + 1..];
+            } else if let Some(body) = after.strip_prefix("$(") {
+                let end = body
+                    .find(')')
+                    .ok_or_else(|| err(format!("unclosed $( in {value:?}")))?;
+                let inner = &body[..end];
+                let (name, default) = match inner.split_once(':') {
+                    Some((n, d)) => (n.trim(), Some(d)),
+                    None => (inner.trim(), None),
+                };
+                let lower = name.to_ascii_lowercase();
+                let found = per
+                    .get(&lower)
+                    .cloned()
+                    .or_else(|| self.map.get(&lower).cloned());
+                let text = match (found, default) {
+                    (Some(v), _) => self.expand(&v, per, depth + 1)?,
+                    (None, Some(d)) => self.expand(d, per, depth + 1)?,
+                    // A variable of another queue statement is empty here,
+                    // as in condor_submit; anything else is a typo.
+                    (None, None) if self.file.is_queue_variable(&lower) => String::new(),
+                    (None, None) => {
+                        return Err(err(format!("$({name}) is not defined")));
+                    }
+                };
+                out.push_str(&text);
+                rest = &body[end + 1..];
+            } else {
+                out.push('$');
+                rest = &after[1..];
+            }
+            if out.len() > MAX_VALUE_LEN {
+                return Err(err(format!("a value expands past {MAX_VALUE_LEN} bytes")));
+            }
+        }
+        out.push_str(rest);
+        Ok(out)
+    }
+}
+
+/// A value's ClassAd text, for messages.
+pub fn show(expr: &Expr) -> String {
+    unparse(expr)
+}
+
+#[cfg(test)]
+mod tests;

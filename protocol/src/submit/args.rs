@@ -1,0 +1,140 @@
+//! HTCondor's two syntaxes for `arguments` and `environment`.
+//!
+//! The new syntax (the whole value in double quotes in a submit file):
+//! items separated by spaces, an item in single quotes may hold spaces, and
+//! `''` inside single quotes is one literal single quote; `""` is one
+//! literal double quote. The old syntax: arguments separated by whitespace
+//! with `\"` for a literal double quote; environment entries separated by
+//! `;`. Job ads keep the new syntax in `Arguments` and `Environment`.
+
+/// Splits a new-syntax list into items.
+pub fn split_new(text: &str) -> Result<Vec<String>, String> {
+    let mut items = Vec::new();
+    let mut current = String::new();
+    let mut in_item = false;
+    let mut quoted = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' if quoted => {
+                if chars.peek() == Some(&'\'') {
+                    chars.next();
+                    current.push('\'');
+                } else {
+                    quoted = false;
+                }
+            }
+            '\'' => {
+                quoted = true;
+                in_item = true;
+            }
+            '"' if chars.peek() == Some(&'"') => {
+                chars.next();
+                current.push('"');
+                in_item = true;
+            }
+            '"' => return Err("a lone double quote; write \"\" for a literal one".to_owned()),
+            c if c.is_whitespace() && !quoted => {
+                if in_item {
+                    items.push(std::mem::take(&mut current));
+                    in_item = false;
+                }
+            }
+            c => {
+                current.push(c);
+                in_item = true;
+            }
+        }
+    }
+    if quoted {
+        return Err("a single quote is not closed".to_owned());
+    }
+    if in_item {
+        items.push(current);
+    }
+    Ok(items)
+}
+
+/// Joins items into the new syntax, quoting where needed.
+pub fn join_new(items: &[String]) -> String {
+    items
+        .iter()
+        .map(|item| {
+            if !item.is_empty()
+                && !item
+                    .chars()
+                    .any(|c| c.is_whitespace() || c == '\'' || c == '"')
+            {
+                item.clone()
+            } else {
+                format!("'{}'", item.replace('\'', "''").replace('"', "\"\""))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Splits old-syntax arguments: whitespace separated, `\"` a literal quote.
+pub fn split_old_args(text: &str) -> Vec<String> {
+    text.split_whitespace()
+        .map(|word| word.replace("\\\"", "\""))
+        .collect()
+}
+
+/// Parses `NAME=value` items (new syntax) into pairs.
+pub fn env_pairs(items: Vec<String>) -> Result<Vec<(String, String)>, String> {
+    items
+        .into_iter()
+        .map(|item| match item.split_once('=') {
+            Some((name, value)) if valid_env_name(name) => Ok((name.to_owned(), value.to_owned())),
+            _ => Err(format!("{item:?} is not NAME=value")),
+        })
+        .collect()
+}
+
+/// Splits an old-syntax environment (`A=1;B=2`).
+pub fn split_old_env(text: &str) -> Result<Vec<(String, String)>, String> {
+    env_pairs(
+        text.split(';')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect(),
+    )
+}
+
+/// Joins an environment into the new syntax.
+pub fn join_env(pairs: &[(String, String)]) -> String {
+    let items: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    join_new(&items)
+}
+
+fn valid_env_name(name: &str) -> bool {
+    !name.is_empty() && !name.contains('\0') && !name.chars().any(char::is_whitespace)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn new_syntax_round_trips() {
+        let items = split_new("one 'two words' 'it''s' \"\"quoted\"\"").unwrap();
+        assert_eq!(items, vec!["one", "two words", "it's", "\"quoted\""]);
+        assert_eq!(split_new(&join_new(&items)).unwrap(), items);
+        assert_eq!(split_new("''").unwrap(), vec![""]);
+        assert!(split_new("'open").unwrap_err().contains("not closed"));
+    }
+
+    #[test]
+    fn old_syntax_and_environments() {
+        assert_eq!(split_old_args(" a  b\\\"c "), vec!["a", "b\"c"]);
+        assert_eq!(
+            split_old_env("A=1; B=x y").unwrap(),
+            vec![("A".into(), "1".into()), ("B".into(), "x y".into())]
+        );
+        let env = env_pairs(split_new("A=1 'B=two words'").unwrap()).unwrap();
+        assert_eq!(env[1], ("B".into(), "two words".into()));
+        assert!(env_pairs(vec!["novalue".into()]).is_err());
+    }
+}

@@ -1,0 +1,234 @@
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::*;
+use crate::classad::{Evaluator, Side};
+
+/// A world with fixed files, globs and environment.
+struct Fake {
+    files: BTreeMap<PathBuf, String>,
+    names: Vec<String>,
+}
+
+impl Environment for Fake {
+    fn var(&self, name: &str) -> Option<String> {
+        (name == "HOME").then(|| "/home/alice".to_owned())
+    }
+    fn vars(&self) -> Vec<(String, String)> {
+        vec![("HOME".into(), "/home/alice".into())]
+    }
+    fn read_file(&self, path: &Path) -> std::io::Result<String> {
+        self.files
+            .get(path)
+            .cloned()
+            .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
+    }
+    fn glob(&self, _dir: &Path, pattern: &str, _dirs: bool) -> std::io::Result<Vec<String>> {
+        Ok(self
+            .names
+            .iter()
+            .filter(|n| glob_match(pattern, n))
+            .cloned()
+            .collect())
+    }
+    fn owner(&self) -> String {
+        "alice".into()
+    }
+    fn now(&self) -> i64 {
+        1_700_000_000
+    }
+}
+
+fn fake() -> Fake {
+    let mut files = BTreeMap::new();
+    files.insert(
+        PathBuf::from("/work/params.txt"),
+        "1, x\n2, y\n\n# c\n3, z\n".into(),
+    );
+    Fake {
+        files,
+        names: vec!["a.dat".into(), "b.dat".into(), "c.txt".into()],
+    }
+}
+
+fn expand(text: &str) -> Result<Vec<ClassAd>, SubmitError> {
+    parse("job.sub", text)?.expand(7, Path::new("/work"), &fake())
+}
+
+fn s(ad: &ClassAd, name: &str) -> String {
+    match Evaluator::with_ads(Some(ad), None).eval_attr(Side::My, Name::known(name).folded()) {
+        Value::String(v) => v.to_string(),
+        other => format!("{other:?}"),
+    }
+}
+
+fn i(ad: &ClassAd, name: &str) -> i64 {
+    match Evaluator::with_ads(Some(ad), None).eval_attr(Side::My, Name::known(name).folded()) {
+        Value::Int(v) => v,
+        other => panic!("{name} is {other:?}"),
+    }
+}
+
+#[test]
+fn a_realistic_file_gives_htcondor_job_ads() {
+    let ads = expand(
+        "# analysis\n\
+         executable = bin/analyse\n\
+         arguments = \"--in '$(file)' --n $(Process)\"\n\
+         environment = \"MODE=fast 'GREETING=hello world'\"\n\
+         initialdir = run\n\
+         input = data.in\n\
+         output = out.$(Cluster).$(Process)\n\
+         error = err.$(Process)\n\
+         log = job.log\n\
+         transfer_input_files = common.dat, \\\n    extra.dat\n\
+         should_transfer_files = YES\n\
+         when_to_transfer_output = ON_EXIT\n\
+         request_cpus = 2\n\
+         request_memory = 2G\n\
+         request_disk = 10MB\n\
+         requirements = OpSys == \"LINUX\"\n\
+         rank = TARGET.Mips\n\
+         priority = 5\n\
+         +Department = \"physics\"\n\
+         MY.Tag = \"$(file)\"\n\
+         queue file matching *.dat\n\
+         arguments = plain old args\n\
+         queue 2\n",
+    )
+    .unwrap();
+    assert_eq!(ads.len(), 4);
+    let a = &ads[0];
+    assert_eq!(s(a, "Cmd"), "/work/run/bin/analyse");
+    assert_eq!(s(a, "Iwd"), "/work/run");
+    assert_eq!(s(a, "Arguments"), "--in a.dat --n 0");
+    assert_eq!(s(a, "Environment"), "MODE=fast 'GREETING=hello world'");
+    assert_eq!(s(a, "Out"), "out.7.0");
+    assert_eq!(s(&ads[1], "Err"), "err.1");
+    assert_eq!(s(a, "TransferInput"), "common.dat,extra.dat");
+    assert_eq!(s(a, "UserLog"), "/work/run/job.log");
+    assert_eq!(i(a, "RequestCpus"), 2);
+    assert_eq!(i(a, "RequestMemory"), 2048);
+    assert_eq!(i(a, "RequestDisk"), 10240);
+    assert_eq!(i(a, "JobPrio"), 5);
+    assert_eq!(s(a, "Owner"), "alice");
+    assert_eq!(s(a, "Department"), "physics");
+    assert_eq!(s(&ads[1], "Tag"), "b.dat");
+    assert_eq!(
+        s(&ads[3], "Tag"),
+        "",
+        "a queue variable is empty at another queue"
+    );
+    assert_eq!(i(a, "JobStatus"), 1);
+    assert!(unparse(a.get("Requirements").unwrap()).contains("OpSys == \"LINUX\""));
+    assert_eq!(s(&ads[2], "Args"), "plain old args");
+    assert_eq!(s(&ads[3], "Arguments"), "plain old args");
+    assert_eq!(s(&ads[3], "Out"), "out.7.3");
+}
+
+#[test]
+fn queue_forms() {
+    let base = "executable = /bin/echo\narguments = $(a) $(b)\n";
+    let ads = expand(&format!("{base}queue a, b from params.txt\n")).unwrap();
+    let args: Vec<String> = ads.iter().map(|ad| s(ad, "Arguments")).collect();
+    assert_eq!(args, vec!["1 x", "2 y", "3 z"]);
+    let ads = expand("executable = /bin/echo\narguments = $(a)\nqueue 2 a in (p, q)\n").unwrap();
+    assert_eq!(ads.len(), 4);
+    assert_eq!(s(&ads[2], "Arguments"), "q");
+    let ads =
+        expand("executable = /bin/echo\narguments = $(Item) $(Step)\nqueue 2 in (\n  x\n  y\n)\n")
+            .unwrap();
+    let args: Vec<String> = ads.iter().map(|ad| s(ad, "Arguments")).collect();
+    assert_eq!(args, vec!["x 0", "x 1", "y 0", "y 1"]);
+    let ads = expand("executable = /bin/echo\nqueue a from (\n 1\n 2\n)\n").unwrap();
+    assert_eq!(ads.len(), 2);
+}
+
+#[test]
+fn errors_name_the_line_and_the_problem() {
+    let cases = [
+        (
+            "executable = /bin/x\nexectuable = y\nqueue\n",
+            2,
+            "did you mean executable",
+        ),
+        (
+            "executable = /bin/x\nrequirements = (Memory >\nqueue\n",
+            2,
+            "requirements",
+        ),
+        (
+            "executable = /bin/x\nuniverse = grid\nqueue\n",
+            2,
+            "only vanilla",
+        ),
+        (
+            "executable = /bin/x\nrequest_memory = -4\nqueue\n",
+            2,
+            "negative",
+        ),
+        ("executable = /bin/x\n", 0, "no queue statement"),
+        ("queue\n", 1, "no executable"),
+        (
+            "executable = /bin/x\narguments = $(nope)\nqueue\n",
+            3,
+            "$(nope) is not defined",
+        ),
+        (
+            "executable = /bin/x\na = $(b)\nb = $(a)\narguments = $(a)\nqueue\n",
+            5,
+            "deeper",
+        ),
+        (
+            "executable = /bin/x\nqueue a from missing.txt\n",
+            2,
+            "cannot read",
+        ),
+        (
+            "executable = /bin/x\nthis is not a command\nqueue\n",
+            2,
+            "neither",
+        ),
+        ("executable = /bin/x\n+1bad = 3\nqueue\n", 2, "+1bad"),
+        ("executable = /bin/x\nqueue x in (a, b\n", 2, "never closed"),
+        (
+            "executable = /bin/x\nshould_transfer_files = SOMETIMES\nqueue\n",
+            2,
+            "YES, NO or IF_NEEDED",
+        ),
+    ];
+    for (text, line, needle) in cases {
+        let e = expand(text).unwrap_err();
+        assert_eq!(e.line, line, "{text:?}: {e}");
+        assert!(e.to_string().contains(needle), "{text:?}: {e}");
+        assert!(e.to_string().starts_with("job.sub"), "{e}");
+    }
+}
+
+#[test]
+fn hold_and_units() {
+    let ads = expand(
+        "executable = /bin/x\nhold = true\nrequest_memory = 512MB\nrequest_disk = 1G\nqueue\n",
+    )
+    .unwrap();
+    assert_eq!(i(&ads[0], "JobStatus"), 5);
+    assert_eq!(i(&ads[0], "HoldReasonCode"), 15);
+    assert_eq!(i(&ads[0], "RequestMemory"), 512);
+    assert_eq!(i(&ads[0], "RequestDisk"), 1024 * 1024);
+    let ads = expand("executable = /bin/x\nrequest_memory = TARGET.Memory / 2\nqueue\n").unwrap();
+    assert!(unparse(ads[0].get("RequestMemory").unwrap()).contains("TARGET.Memory"));
+}
+
+proptest::proptest! {
+    #[test]
+    fn parsing_never_panics(text in "(?s).{0,400}") {
+        if let Ok(d) = parse("x.sub", &text) {
+            let _ = d.expand(1, Path::new("/w"), &fake());
+        }
+    }
+
+    #[test]
+    fn glob_matching_never_panics(p in "[a-z*?\\[\\]!-]{0,12}", n in "[a-z]{0,12}") {
+        let _ = glob_match(&p, &n);
+    }
+}
