@@ -30,7 +30,10 @@
 
 pub mod advertiser;
 pub mod fetch;
+pub mod jobs_control;
+pub mod negotiator;
 pub mod network;
+pub mod shadow;
 pub mod startd;
 pub mod starter;
 pub mod transfers;
@@ -441,6 +444,10 @@ pub enum SupervisorMsg {
     MachineAd(RpcReplyPort<Option<starling_protocol::classad::ClassAd>>),
     /// What the machine's claims hold (from the startd, for the advertiser).
     Occupancy(advertiser::Occupancy),
+    /// The job queue.
+    Queue(RpcReplyPort<crate::queue::Queue>),
+    /// The negotiator (for `why`).
+    Negotiator(RpcReplyPort<ActorRef<negotiator::NegotiatorMsg>>),
     /// Hand the network loop's channel and task to the agent (once).
     #[allow(clippy::type_complexity)]
     TakeNetwork(RpcReplyPort<Option<(mpsc::Sender<Command>, tokio::task::JoinHandle<()>)>>),
@@ -476,8 +483,19 @@ struct SupervisorState {
     startd: ActorRef<startd::StartdMsg>,
     startd_args: StartdSetup,
     router: transfers::Router,
+    queue: crate::queue::Queue,
+    negotiator: ActorRef<negotiator::NegotiatorMsg>,
+    negotiator_args: NegotiatorSetup,
     occupancy: advertiser::Occupancy,
     restarts: BTreeMap<&'static str, Vec<Instant>>,
+}
+
+/// What a (re)started negotiator is given.
+#[derive(Clone)]
+struct NegotiatorSetup {
+    key: Arc<Keypair>,
+    certificates: Vec<starling_protocol::identity::Envelope>,
+    me: starling_protocol::identity::AgentId,
 }
 
 /// What a (re)started startd is given.
@@ -555,6 +573,20 @@ impl Actor for Supervisor {
         // loop drops its sender of inbound requests.
         let _router_task =
             transfers::spawn(router_rx, args.jobs, net.commands.clone(), startd.clone());
+        let queue = crate::queue::Queue::open(advertiser_args.store.clone()).await?;
+        let negotiator_args = NegotiatorSetup {
+            key: args.key.clone(),
+            certificates: args.trust.certificates.clone(),
+            me: args.key.agent_id(),
+        };
+        let negotiator = spawn_negotiator(
+            &myself,
+            &negotiator_args,
+            queue.clone(),
+            net.commands.clone(),
+            router.clone(),
+        )
+        .await?;
         let control_args = match (&args.data_dir, args.control) {
             (Some(dir), true) => Some(control_actor::ControlArgs {
                 data_dir: dir.clone(),
@@ -585,6 +617,9 @@ impl Actor for Supervisor {
             startd,
             startd_args,
             router,
+            queue,
+            negotiator,
+            negotiator_args,
             occupancy: advertiser::Occupancy::default(),
             restarts: BTreeMap::new(),
         })
@@ -642,6 +677,12 @@ impl Actor for Supervisor {
             SupervisorMsg::Occupancy(occupancy) => {
                 state.occupancy = occupancy;
                 let _ = state.advertiser.cast(AdvertiserMsg::Occupancy(occupancy));
+            }
+            SupervisorMsg::Queue(reply) => {
+                let _ = reply.send(state.queue.clone());
+            }
+            SupervisorMsg::Negotiator(reply) => {
+                let _ = reply.send(state.negotiator.clone());
             }
             SupervisorMsg::TakeNetwork(reply) => {
                 let _ = reply.send(state.network_handle.take());
@@ -723,6 +764,16 @@ impl Actor for Supervisor {
                     .send(transfers::RouterCmd::SetStartd(state.startd.clone()))
                     .await;
             }
+            "negotiator" => {
+                state.negotiator = spawn_negotiator(
+                    &myself,
+                    &state.negotiator_args,
+                    state.queue.clone(),
+                    state.network.clone(),
+                    state.router.clone(),
+                )
+                .await?;
+            }
             "control" => {
                 if let Some(args) = state.control_args.clone() {
                     state.control = Some(
@@ -753,6 +804,31 @@ impl Supervisor {
         .await?
         .0)
     }
+}
+
+async fn spawn_negotiator(
+    supervisor: &ActorRef<SupervisorMsg>,
+    setup: &NegotiatorSetup,
+    queue: crate::queue::Queue,
+    network: mpsc::Sender<Command>,
+    router: transfers::Router,
+) -> Result<ActorRef<negotiator::NegotiatorMsg>, ActorProcessingErr> {
+    Ok(Actor::spawn_linked(
+        None,
+        negotiator::Negotiator,
+        negotiator::NegotiatorArgs {
+            queue,
+            supervisor: supervisor.clone(),
+            network,
+            router,
+            key: setup.key.clone(),
+            certificates: setup.certificates.clone(),
+            me: setup.me,
+        },
+        supervisor.get_cell(),
+    )
+    .await?
+    .0)
 }
 
 async fn spawn_startd(
@@ -790,6 +866,8 @@ impl SupervisorState {
             Some("control")
         } else if id == self.startd.get_id() {
             Some("startd")
+        } else if id == self.negotiator.get_id() {
+            Some("negotiator")
         } else {
             None
         }
@@ -958,6 +1036,7 @@ pub mod control_actor {
                     args.shutdown_requested.notify_one();
                     Response::Done
                 }
+                jobs => super::jobs_control::handle(&args.supervisor, jobs).await,
             }
         }
     }

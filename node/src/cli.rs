@@ -11,6 +11,7 @@ mod agent;
 mod domain;
 mod eval;
 mod id;
+mod jobs;
 mod matching;
 mod status;
 
@@ -47,6 +48,22 @@ enum Command {
     /// Domain keys, certificates and trust policies.
     #[command(subcommand)]
     Domain(domain::Command),
+    /// Queue the jobs of a submit description file (like condor_submit).
+    Submit(jobs::SubmitArgs),
+    /// The jobs in the queue (like condor_q).
+    Q(jobs::QArgs),
+    /// Jobs that left the queue (like condor_history).
+    History(jobs::HistoryArgs),
+    /// Remove jobs (like condor_rm).
+    Rm(jobs::ActArgs),
+    /// Hold jobs (like condor_hold).
+    Hold(jobs::ActArgs),
+    /// Release held jobs (like condor_release).
+    Release(jobs::ActArgs),
+    /// Change an attribute of jobs (like condor_qedit).
+    Qedit(jobs::EditArgs),
+    /// Why a job is idle, machine by machine (like condor_q -better-analyze).
+    Why(jobs::WhyArgs),
 }
 
 /// A subcommand defined by a crate that depends on this one, such as
@@ -93,6 +110,14 @@ pub fn main_with(extensions: &[&dyn Extension]) -> ExitCode {
                 .and_then(|m| m.subcommand().map(|(_, m)| m));
             domain::run(command, domain_matches, data_dir)
         }
+        Command::Submit(args) => jobs::submit(args, data_dir),
+        Command::Q(args) => jobs::q(args, data_dir),
+        Command::History(args) => jobs::history(args, data_dir),
+        Command::Rm(args) => jobs::act("remove", args, data_dir),
+        Command::Hold(args) => jobs::act("hold", args, data_dir),
+        Command::Release(args) => jobs::act("release", args, data_dir),
+        Command::Qedit(args) => jobs::qedit(args, data_dir),
+        Command::Why(args) => jobs::why(args, data_dir),
     };
     report(result)
 }

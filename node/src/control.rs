@@ -36,8 +36,9 @@ pub const SOCKET_FILE: &str = "agent.sock";
 /// The pid file's name in the agent's data directory.
 pub const PID_FILE: &str = "agent.pid";
 
-/// Longest request line accepted (64 KiB).
-pub const MAX_REQUEST_LEN: usize = 64 << 10;
+/// Longest request line accepted (2 MiB: a submit file of up to 1 MiB
+/// travels in one).
+pub const MAX_REQUEST_LEN: usize = 2 << 20;
 
 /// Longest response line a client reads (64 MiB: a view of many thousand
 /// ads).
@@ -152,6 +153,52 @@ pub enum Request {
     Peers,
     /// Stop the agent cleanly (withdraw its ad, flush its store, exit).
     Shutdown,
+    /// Queue the jobs of a submit file (`starling submit`).
+    Submit {
+        /// The file's name, for messages.
+        file: String,
+        text: String,
+        /// The submitter's working directory.
+        cwd: PathBuf,
+        /// The submitter's environment (`getenv`, `$ENV(...)`).
+        #[serde(default)]
+        env: std::collections::BTreeMap<String, String>,
+        owner: String,
+    },
+    /// Jobs in the queue, or in the history (`starling q`, `history`).
+    Jobs {
+        /// Job ids, cluster ids or owners (none: all).
+        #[serde(default)]
+        targets: Vec<String>,
+        #[serde(default)]
+        constraint: Option<String>,
+        #[serde(default)]
+        history: bool,
+        #[serde(default)]
+        limit: Option<usize>,
+    },
+    /// Hold, release or remove jobs.
+    Act {
+        /// `hold`, `release` or `remove`.
+        action: String,
+        #[serde(default)]
+        targets: Vec<String>,
+        #[serde(default)]
+        constraint: Option<String>,
+        #[serde(default)]
+        reason: Option<String>,
+    },
+    /// Set an attribute of jobs (`starling qedit`).
+    Edit {
+        #[serde(default)]
+        targets: Vec<String>,
+        #[serde(default)]
+        constraint: Option<String>,
+        attribute: String,
+        value: String,
+    },
+    /// Why a job is idle (`starling why`).
+    Why { job: String },
 }
 
 fn machine() -> String {
@@ -174,6 +221,44 @@ enum WireRequest {
     },
     Peers {},
     Shutdown {},
+    Submit {
+        file: String,
+        text: String,
+        cwd: PathBuf,
+        #[serde(default)]
+        env: std::collections::BTreeMap<String, String>,
+        owner: String,
+    },
+    Jobs {
+        #[serde(default)]
+        targets: Vec<String>,
+        #[serde(default)]
+        constraint: Option<String>,
+        #[serde(default)]
+        history: bool,
+        #[serde(default)]
+        limit: Option<usize>,
+    },
+    Act {
+        action: String,
+        #[serde(default)]
+        targets: Vec<String>,
+        #[serde(default)]
+        constraint: Option<String>,
+        #[serde(default)]
+        reason: Option<String>,
+    },
+    Edit {
+        #[serde(default)]
+        targets: Vec<String>,
+        #[serde(default)]
+        constraint: Option<String>,
+        attribute: String,
+        value: String,
+    },
+    Why {
+        job: String,
+    },
 }
 
 impl From<WireRequest> for Request {
@@ -183,6 +268,53 @@ impl From<WireRequest> for Request {
             WireRequest::Ads { kind, constraint } => Request::Ads { kind, constraint },
             WireRequest::Peers {} => Request::Peers,
             WireRequest::Shutdown {} => Request::Shutdown,
+            WireRequest::Submit {
+                file,
+                text,
+                cwd,
+                env,
+                owner,
+            } => Request::Submit {
+                file,
+                text,
+                cwd,
+                env,
+                owner,
+            },
+            WireRequest::Jobs {
+                targets,
+                constraint,
+                history,
+                limit,
+            } => Request::Jobs {
+                targets,
+                constraint,
+                history,
+                limit,
+            },
+            WireRequest::Act {
+                action,
+                targets,
+                constraint,
+                reason,
+            } => Request::Act {
+                action,
+                targets,
+                constraint,
+                reason,
+            },
+            WireRequest::Edit {
+                targets,
+                constraint,
+                attribute,
+                value,
+            } => Request::Edit {
+                targets,
+                constraint,
+                attribute,
+                value,
+            },
+            WireRequest::Why { job } => Request::Why { job },
         }
     }
 }
@@ -203,6 +335,18 @@ pub enum Response {
     },
     /// The request was carried out.
     Done,
+    /// A submit was queued as `cluster`, with `procs` jobs.
+    Submitted { cluster: u64, procs: usize },
+    /// Job ads, in new ClassAd syntax.
+    Jobs { jobs: Vec<String> },
+    /// Which jobs an action or edit changed (ids), and which it skipped and
+    /// why.
+    Acted {
+        changed: Vec<String>,
+        skipped: Vec<(String, String)>,
+    },
+    /// `why`'s report, for a person.
+    Why { report: String },
     /// The request was refused or failed; `message` says why, for a person.
     Error {
         message: String,

@@ -8,9 +8,11 @@
 //! - [`claiming`]: whether an execute agent grants a claim, on its own state.
 //! - [`slots`]: partitionable slots, carving a dynamic slot per claim.
 //! - [`matchmaking`]: keeping the best few matched machines.
+//! - [`why`]: why a job is idle, machine by machine.
 
 pub mod autocluster;
 pub mod claiming;
 pub mod matchmaking;
 pub mod negotiation;
 pub mod slots;
+pub mod why;

@@ -91,7 +91,8 @@ pub struct Negotiator;
 /// What the negotiator needs.
 pub struct NegotiatorArgs {
     pub queue: Queue,
-    pub view: ActorRef<ViewMsg>,
+    /// For the current view (it may be restarted).
+    pub supervisor: ActorRef<super::SupervisorMsg>,
     pub network: mpsc::Sender<Command>,
     pub router: Router,
     pub key: Arc<Keypair>,
@@ -138,7 +139,7 @@ impl Actor for Negotiator {
         args: NegotiatorArgs,
     ) -> Result<NegotiatorState, ActorProcessingErr> {
         // Jobs left running by an earlier run go back to idle.
-        let orphans = args.queue.running().await?;
+        let orphans = args.queue.running();
         for id in orphans {
             if let Err(e) = args
                 .queue
@@ -223,7 +224,7 @@ impl Actor for Negotiator {
     ) -> Result<(), ActorProcessingErr> {
         for (_, shadow) in state.shadows.drain() {
             if let Some(handle) = shadow.handle {
-                handle.stop(ReleaseReason::Shutdown);
+                handle.stop(ReleaseReason::ShuttingDown);
             }
         }
         Ok(())
@@ -243,12 +244,12 @@ impl NegotiatorState {
             Event::Submitted { .. } | Event::Released { .. } | Event::Edited { .. } => {
                 self.soon(myself)
             }
-            Event::Held { ids, .. } => {
+            Event::Held { ids } => {
                 for id in ids {
                     self.stop_job(id, ReleaseReason::JobRemoved);
                 }
             }
-            Event::Removed { ids, .. } => {
+            Event::Removed { ids } => {
                 for id in ids {
                     let was_placed = self.stop_job(id, ReleaseReason::JobRemoved);
                     if was_placed {
@@ -411,8 +412,8 @@ impl NegotiatorState {
             if self.placed.contains_key(&job) {
                 continue;
             }
-            match self.args.queue.job(job).await {
-                Ok(Some(ad)) if is_idle(&ad) => return Some(Placement { job, ad }),
+            match self.args.queue.job(job) {
+                Some(ad) if is_idle(&ad) => return Some(Placement { job, ad }),
                 _ => continue,
             }
         }
@@ -421,13 +422,7 @@ impl NegotiatorState {
     async fn negotiate(&mut self) {
         let now = Instant::now();
         self.avoid.retain(|_, until| *until > now);
-        let idle = match self.args.queue.idle().await {
-            Ok(jobs) => jobs,
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot read the queue");
-                return;
-            }
-        };
+        let idle = self.args.queue.idle();
         let idle: Vec<(JobId, ClassAd)> = idle
             .into_iter()
             .filter(|(id, _)| !self.placed.contains_key(id))
@@ -532,12 +527,10 @@ impl NegotiatorState {
 
     async fn machines(&self) -> Vec<MachineAd> {
         let me = self.args.me;
-        match self
-            .args
-            .view
-            .call(ViewMsg::Machines, Some(super::QUERY_TIMEOUT))
-            .await
-        {
+        let Ok(view) = super::current_view(&self.args.supervisor).await else {
+            return Vec::new();
+        };
+        match view.call(ViewMsg::Machines, Some(super::QUERY_TIMEOUT)).await {
             Ok(ractor::rpc::CallResult::Success(list)) => {
                 list.into_iter().filter(|m| m.signer != me).collect()
             }

@@ -128,7 +128,6 @@ pub fn spawn(args: ShadowArgs) -> ShadowHandle {
 }
 
 async fn run(args: ShadowArgs, mut stopped: oneshot::Receiver<ReleaseReason>) {
-    let job = args.first.job;
     let claimed = tokio::select! {
         c = claim(&args) => c,
         _ = &mut stopped => None,

@@ -160,7 +160,9 @@ impl Actor for Startd {
         }
         starter::sweep(&args.sandboxes).await;
         myself.send_interval(LEASE_CHECK, || StartdMsg::Tick);
-        let total = machine_totals(&args.supervisor).await;
+        // The supervisor is starting too and cannot answer yet: the totals
+        // come with the first claim's machine ad.
+        let total = Resources::default();
         Ok(StartdState {
             args,
             slots: Partitionable::new(total),
@@ -238,14 +240,6 @@ impl Actor for Startd {
 
 async fn respond(network: &mpsc::Sender<Command>, id: u64, answer: Answer) {
     let _ = network.send(Command::Respond { id, answer }).await;
-}
-
-/// The machine's totals, from the advertiser's current ad.
-async fn machine_totals(supervisor: &ActorRef<SupervisorMsg>) -> Resources {
-    match current_ad(supervisor).await {
-        Some(ad) => Resources::totals_of(&ad),
-        None => Resources::default(),
-    }
 }
 
 /// The machine ad as the advertiser would publish it now.
@@ -334,6 +328,11 @@ impl StartdState {
         let Some(machine) = current_ad(&self.args.supervisor).await else {
             return Self::reject(request, RejectCode::Busy, "the machine ad is not ready yet");
         };
+        // The totals were not known when the startd started (the
+        // advertiser may not have measured the machine yet).
+        if self.claims.is_empty() && self.slots.total() != Resources::totals_of(&machine) {
+            self.slots = Partitionable::new(Resources::totals_of(&machine));
+        }
         let input = ClaimInput {
             job: &ad,
             domain: domain.as_deref().unwrap_or(""),

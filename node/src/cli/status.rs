@@ -88,9 +88,14 @@ pub(crate) fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<Os
     let Some(sub) = sub else {
         return args;
     };
-    if args[sub] != "status" {
-        return args;
-    }
+    let single_dash: &[&str] = match args[sub].to_str() {
+        Some("status") => SINGLE_DASH,
+        Some("q") => &["-constraint", "-af", "-autoformat", "-long", "-json", "-nobatch", "-hold", "-run"],
+        Some("history") => &["-constraint", "-af", "-autoformat", "-long", "-json", "-limit"],
+        Some("rm" | "hold" | "release") => &["-constraint", "-reason"],
+        Some("qedit") => &["-constraint"],
+        _ => return args,
+    };
     let mut prev_takes_value = false;
     for arg in args.iter_mut().skip(sub + 1) {
         if arg == "--" {
@@ -101,11 +106,11 @@ pub(crate) fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<Os
             continue;
         }
         let text = arg.to_string_lossy().into_owned();
-        if SINGLE_DASH.contains(&text.as_str()) {
-            prev_takes_value = matches!(text.as_str(), "-ads" | "-constraint");
+        if single_dash.contains(&text.as_str()) {
+            prev_takes_value = matches!(text.as_str(), "-ads" | "-constraint" | "-limit" | "-reason");
             *arg = OsString::from(format!("-{text}"));
         } else {
-            prev_takes_value = matches!(text.as_str(), "--ads" | "--constraint")
+            prev_takes_value = matches!(text.as_str(), "--ads" | "--constraint" | "--limit" | "--reason")
                 || GLOBAL_WITH_VALUE.contains(&text.as_str());
         }
     }
@@ -234,7 +239,7 @@ fn text_attr(ad: &ClassAd, name: &str) -> Option<String> {
 }
 
 /// A value as `-af` prints it: strings bare, anything else in ClassAd syntax.
-fn af_value(v: &Value) -> String {
+pub(crate) fn af_value(v: &Value) -> String {
     match v.as_str() {
         Some(s) => s.to_owned(),
         None => unparse_value(v),

@@ -1,0 +1,240 @@
+//! The job requests of the control API (`submit`, `q`, `history`, `rm`,
+//! `hold`, `release`, `qedit`, `why`), answered from the queue, the view and
+//! the negotiator.
+//!
+//! A submit file is expanded here, in the agent, once the queue has given
+//! the cluster its id (the file may say `$(Cluster)`); `queue ... from
+//! FILE` and `matching` read the submitter's files, which the agent can
+//! since only its own user can reach its control socket.
+
+use std::path::Path;
+
+use ractor::ActorRef;
+use starling_policies::why;
+use starling_protocol::classad::unparse_ad;
+use starling_protocol::submit::{self, SystemEnvironment};
+
+use super::negotiator::NegotiatorMsg;
+use super::view_actor::ViewMsg;
+use super::{current_view, SupervisorMsg, QUERY_TIMEOUT};
+use crate::control::{Request, Response};
+use crate::queue::{Action, Queue, Selection, Target};
+
+/// Most environment variables a submit may bring.
+pub const MAX_ENV_VARS: usize = 4096;
+
+/// Most jobs one `q` or `history` answer holds.
+pub const MAX_LISTED: usize = 100_000;
+
+fn error(message: impl Into<String>) -> Response {
+    Response::Error {
+        message: message.into(),
+    }
+}
+
+async fn queue(supervisor: &ActorRef<SupervisorMsg>) -> Result<Queue, Response> {
+    match supervisor
+        .call(SupervisorMsg::Queue, Some(QUERY_TIMEOUT))
+        .await
+    {
+        Ok(ractor::rpc::CallResult::Success(q)) => Ok(q),
+        _ => Err(error("the agent is stopping")),
+    }
+}
+
+pub async fn handle(supervisor: &ActorRef<SupervisorMsg>, request: Request) -> Response {
+    let queue = match queue(supervisor).await {
+        Ok(q) => q,
+        Err(response) => return response,
+    };
+    match request {
+        Request::Submit {
+            file,
+            text,
+            cwd,
+            env,
+            owner,
+        } => submit(&queue, file, text, cwd, env, owner).await,
+        Request::Jobs {
+            targets,
+            constraint,
+            history,
+            limit,
+        } => {
+            let selection = match Selection::parse(&targets, constraint.as_deref()) {
+                Ok(s) => s,
+                Err(e) => return error(e.to_string()),
+            };
+            let limit = limit.unwrap_or(MAX_LISTED).min(MAX_LISTED);
+            let ads = if history {
+                match queue.history(limit, &selection).await {
+                    Ok(ads) => ads,
+                    Err(e) => return error(e.to_string()),
+                }
+            } else {
+                queue
+                    .jobs(&selection)
+                    .into_iter()
+                    .take(limit)
+                    .map(|(_, ad)| ad)
+                    .collect()
+            };
+            Response::Jobs {
+                jobs: ads.iter().map(unparse_ad).collect(),
+            }
+        }
+        Request::Act {
+            action,
+            targets,
+            constraint,
+            reason,
+        } => {
+            let selection = match Selection::parse(&targets, constraint.as_deref()) {
+                Ok(s) => s,
+                Err(e) => return error(e.to_string()),
+            };
+            if selection.targets.is_empty() && selection.constraint.is_none() {
+                return error("say which jobs: job ids, cluster ids, owners or -constraint");
+            }
+            let action = match action.as_str() {
+                "hold" => Action::Hold {
+                    reason: reason.unwrap_or_else(|| "held by the user".to_owned()),
+                },
+                "release" => Action::Release,
+                "remove" => Action::Remove {
+                    reason: reason.unwrap_or_else(|| "removed by the user".to_owned()),
+                },
+                other => return error(format!("unknown action {other:?}")),
+            };
+            match queue.act(&action, &selection).await {
+                Ok(acted) => acted_response(&selection, acted),
+                Err(e) => error(e.to_string()),
+            }
+        }
+        Request::Edit {
+            targets,
+            constraint,
+            attribute,
+            value,
+        } => {
+            let selection = match Selection::parse(&targets, constraint.as_deref()) {
+                Ok(s) => s,
+                Err(e) => return error(e.to_string()),
+            };
+            if selection.targets.is_empty() && selection.constraint.is_none() {
+                return error("say which jobs: job ids, cluster ids, owners or -constraint");
+            }
+            match queue.edit(&selection, &attribute, &value).await {
+                Ok(acted) => acted_response(&selection, acted),
+                Err(e) => error(e.to_string()),
+            }
+        }
+        Request::Why { job } => why_idle(supervisor, &queue, &job).await,
+        _ => error("not a job request"),
+    }
+}
+
+fn acted_response(selection: &Selection, acted: crate::queue::Acted) -> Response {
+    let mut skipped: Vec<(String, String)> = acted
+        .skipped
+        .iter()
+        .map(|(id, why)| (id.to_string(), why.clone()))
+        .collect();
+    // A job id that selected nothing is worth saying.
+    for target in &selection.targets {
+        if let Target::Job(id) = target {
+            let mentioned =
+                acted.changed.contains(id) || acted.skipped.iter().any(|(s, _)| s == id);
+            if !mentioned {
+                skipped.push((id.to_string(), "no such job in the queue".to_owned()));
+            }
+        }
+    }
+    Response::Acted {
+        changed: acted.changed.iter().map(|id| id.to_string()).collect(),
+        skipped,
+    }
+}
+
+async fn submit(
+    queue: &Queue,
+    file: String,
+    text: String,
+    cwd: std::path::PathBuf,
+    env: std::collections::BTreeMap<String, String>,
+    owner: String,
+) -> Response {
+    if env.len() > MAX_ENV_VARS {
+        return error(format!("at most {MAX_ENV_VARS} environment variables"));
+    }
+    if !cwd.is_absolute() {
+        return error(format!("{}: the working directory must be absolute", cwd.display()));
+    }
+    if owner.is_empty() || owner.len() > 256 || owner.contains(['"', '\\']) {
+        return error(format!("{owner:?} is not a user name"));
+    }
+    let description = match submit::parse(&file, &text) {
+        Ok(d) => d,
+        Err(e) => return error(e.to_string()),
+    };
+    let world = SystemEnvironment { vars: env, owner };
+    let made = queue
+        .submit_with(move |cluster| {
+            description
+                .expand(cluster, Path::new(&cwd), &world)
+                .map_err(|e| e.to_string())
+        })
+        .await;
+    match made {
+        Ok((cluster, procs)) => Response::Submitted { cluster, procs },
+        Err(e) => error(e.to_string()),
+    }
+}
+
+async fn why_idle(supervisor: &ActorRef<SupervisorMsg>, queue: &Queue, job: &str) -> Response {
+    let id = match Target::parse(job) {
+        Ok(Target::Job(id)) => id,
+        _ => return error(format!("{job:?} is not a job id (like 12.0)")),
+    };
+    let Some(ad) = queue.job(id) else {
+        return error(format!("job {id} is not in the queue"));
+    };
+    let machines = match current_view(supervisor).await {
+        Ok(view) => match view.call(ViewMsg::Machines, Some(QUERY_TIMEOUT)).await {
+            Ok(ractor::rpc::CallResult::Success(list)) => list,
+            _ => Vec::new(),
+        },
+        Err(message) => return error(message),
+    };
+    let rejections = match supervisor
+        .call(SupervisorMsg::Negotiator, Some(QUERY_TIMEOUT))
+        .await
+    {
+        Ok(ractor::rpc::CallResult::Success(negotiator)) => {
+            let n: ActorRef<NegotiatorMsg> = negotiator;
+            match n
+                .call(|r| NegotiatorMsg::Rejections(id, r), Some(QUERY_TIMEOUT))
+                .await
+            {
+                Ok(ractor::rpc::CallResult::Success(list)) => list
+                    .into_iter()
+                    .map(|r| (r.machine, r.reason))
+                    .collect(),
+                _ => Vec::new(),
+            }
+        }
+        _ => Vec::new(),
+    };
+    let named: Vec<(String, &starling_protocol::classad::ClassAd)> = machines
+        .iter()
+        .map(|m| (why::machine_name(&m.ad), m.ad.as_ref()))
+        .collect();
+    let now = i64::try_from(
+        starling_protocol::identity::Timestamp::now().as_unix_millis() / 1000,
+    )
+    .unwrap_or(0);
+    let analysis = why::analyze(&ad, &named, &rejections, now);
+    Response::Why {
+        report: format!("Job {id}\n{analysis}"),
+    }
+}

@@ -1,0 +1,426 @@
+//! The job commands, shaped like HTCondor's: `submit` (condor_submit), `q`
+//! (condor_q), `history`, `rm`, `hold`, `release`, `qedit` and `why`
+//! (condor_q -better-analyze). Each asks the local agent over the control
+//! API and renders its answer.
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use starling_protocol::classad::{formats, parse_ad, parse_expr, ClassAd, Evaluator, Name, Side, Value};
+
+use super::status::{af_value, format_elapsed};
+use crate::control::{self, Request, Response};
+
+/// Largest submit file read.
+const MAX_SUBMIT_FILE: u64 = starling_protocol::submit::MAX_FILE_LEN as u64;
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct SubmitArgs {
+    /// The submit description file.
+    file: std::path::PathBuf,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct QArgs {
+    /// Job ids (12.0), cluster ids (12) or owners.
+    targets: Vec<String>,
+    #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
+    constraint: Option<String>,
+    #[arg(long = "af", visible_alias = "autoformat", value_name = "ATTR", num_args = 1..)]
+    af: Vec<String>,
+    #[arg(short = 'l', long = "long")]
+    long: bool,
+    #[arg(long)]
+    json: bool,
+    /// One line per job instead of one per batch.
+    #[arg(long)]
+    nobatch: bool,
+    /// Held jobs and why.
+    #[arg(long)]
+    hold: bool,
+    /// Running jobs and where.
+    #[arg(long)]
+    run: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct HistoryArgs {
+    targets: Vec<String>,
+    #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
+    constraint: Option<String>,
+    #[arg(long, value_name = "N")]
+    limit: Option<usize>,
+    #[arg(long = "af", visible_alias = "autoformat", value_name = "ATTR", num_args = 1..)]
+    af: Vec<String>,
+    #[arg(short = 'l', long = "long")]
+    long: bool,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct ActArgs {
+    /// Job ids, cluster ids or owners.
+    targets: Vec<String>,
+    #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
+    constraint: Option<String>,
+    /// Why (recorded as HoldReason or RemoveReason).
+    #[arg(long, value_name = "TEXT")]
+    reason: Option<String>,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct EditArgs {
+    /// A job id, cluster id or owner (or -constraint).
+    target: Option<String>,
+    /// The attribute and its new value (a ClassAd expression).
+    attribute: String,
+    value: String,
+    #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
+    constraint: Option<String>,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct WhyArgs {
+    /// The job (12.0).
+    job: String,
+}
+
+fn call(data_dir: Option<&Path>, request: &Request) -> anyhow::Result<Response> {
+    let dir = match data_dir {
+        Some(d) => d.to_owned(),
+        None => starling_storage::DataDir::default_path()?,
+    };
+    let response = control::Client::call(&dir, request)?;
+    if let Response::Error { message } = &response {
+        anyhow::bail!("{message}");
+    }
+    Ok(response)
+}
+
+/// The submitting user: `$USER`, else `$LOGNAME`, else the uid.
+fn owner() -> String {
+    std::env::var("USER")
+        .or_else(|_| std::env::var("LOGNAME"))
+        .unwrap_or_else(|_| format!("uid{}", rustix::process::getuid().as_raw()))
+}
+
+pub(crate) fn submit(args: SubmitArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let path = &args.file;
+    let meta = std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
+    anyhow::ensure!(
+        meta.len() <= MAX_SUBMIT_FILE,
+        "{} is larger than {MAX_SUBMIT_FILE} bytes",
+        path.display()
+    );
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let name = path.display().to_string();
+    // Checked here first, so that a bad file is reported without an agent.
+    starling_protocol::submit::parse(&name, &text)?;
+    let cwd = std::env::current_dir()?;
+    let env: BTreeMap<String, String> = std::env::vars().collect();
+    let response = call(
+        data_dir,
+        &Request::Submit {
+            file: name,
+            text,
+            cwd,
+            env,
+            owner: owner(),
+        },
+    )?;
+    match response {
+        Response::Submitted { cluster, procs } => {
+            println!("Submitting job(s){}", ".".repeat(procs.min(80)));
+            println!("{procs} job(s) submitted to cluster {cluster}.");
+            Ok(ExitCode::SUCCESS)
+        }
+        other => anyhow::bail!("unexpected answer {other:?}"),
+    }
+}
+
+fn jobs(data_dir: Option<&Path>, request: Request) -> anyhow::Result<Vec<ClassAd>> {
+    match call(data_dir, &request)? {
+        Response::Jobs { jobs } => jobs
+            .iter()
+            .map(|t| parse_ad(t).context("a job ad from the agent"))
+            .collect(),
+        other => anyhow::bail!("unexpected answer {other:?}"),
+    }
+}
+
+fn get(ad: &ClassAd, name: &str) -> Value {
+    Evaluator::with_ads(Some(ad), None).eval_attr(Side::My, Name::known(name).folded())
+}
+
+fn int(ad: &ClassAd, name: &str) -> i64 {
+    match get(ad, name) {
+        Value::Int(i) => i,
+        Value::Real(r) => r as i64,
+        _ => 0,
+    }
+}
+
+fn text(ad: &ClassAd, name: &str) -> String {
+    match get(ad, name) {
+        Value::String(s) => s.to_string(),
+        _ => String::new(),
+    }
+}
+
+fn id_of(ad: &ClassAd) -> String {
+    format!("{}.{}", int(ad, "ClusterId"), int(ad, "ProcId"))
+}
+
+fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+fn date(secs: i64) -> String {
+    // condor_q's "M/D HH:MM", in UTC.
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let (y, m, d) = civil(days);
+    let _ = y;
+    format!("{m}/{d} {:02}:{:02}", rem / 3600, rem % 3600 / 60)
+}
+
+/// Days since 1970-01-01 to (year, month, day) (Howard Hinnant's algorithm).
+fn civil(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+fn print_ads(ads: &[ClassAd], af: &[String], long: bool, json: bool) -> anyhow::Result<bool> {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    if !af.is_empty() {
+        let exprs = af
+            .iter()
+            .map(|a| parse_expr(a).with_context(|| format!("-af: cannot parse '{a}'")))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        for ad in ads {
+            let mut ev = Evaluator::with_ads(Some(ad), None);
+            let line: Vec<String> = exprs.iter().map(|e| af_value(&ev.eval(e))).collect();
+            writeln!(out, "{}", line.join(" "))?;
+        }
+    } else if long {
+        for ad in ads {
+            formats::write_long(&mut out, ad)?;
+        }
+    } else if json {
+        formats::write_json_ads(&mut out, ads)?;
+    } else {
+        return Ok(false);
+    }
+    out.flush()?;
+    Ok(true)
+}
+
+pub(crate) fn q(args: QArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let mut constraint = args.constraint.clone();
+    let extra = if args.hold {
+        Some("JobStatus == 5")
+    } else if args.run {
+        Some("JobStatus == 2")
+    } else {
+        None
+    };
+    if let Some(extra) = extra {
+        constraint = Some(match constraint {
+            Some(c) => format!("({c}) && {extra}"),
+            None => extra.to_owned(),
+        });
+    }
+    let ads = jobs(
+        data_dir,
+        Request::Jobs {
+            targets: args.targets.clone(),
+            constraint,
+            history: false,
+            limit: None,
+        },
+    )?;
+    if print_ads(&ads, &args.af, args.long, args.json)? {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let now = unix_now();
+    let mut out = String::new();
+    use std::fmt::Write as _;
+    if args.hold {
+        writeln!(out, "{:<10} {:<10} {:<11} HOLD_REASON", "ID", "OWNER", "HELD_SINCE")?;
+        for ad in &ads {
+            writeln!(out, "{:<10} {:<10} {:<11} {}", id_of(ad), text(ad, "Owner"), date(int(ad, "EnteredCurrentStatus")), text(ad, "HoldReason"))?;
+        }
+    } else if args.run {
+        writeln!(out, "{:<10} {:<10} {:<11} {:>12} HOST(S)", "ID", "OWNER", "SUBMITTED", "RUN_TIME")?;
+        for ad in &ads {
+            let run = now - int(ad, "JobCurrentStartDate");
+            writeln!(out, "{:<10} {:<10} {:<11} {:>12} {}", id_of(ad), text(ad, "Owner"), date(int(ad, "QDate")), format_elapsed(run), text(ad, "RemoteHost"))?;
+        }
+    } else if args.nobatch {
+        writeln!(out, "{:<10} {:<10} {:<11} {:>12} ST PRI SIZE CMD", "ID", "OWNER", "SUBMITTED", "RUN_TIME")?;
+        for ad in &ads {
+            let status = int(ad, "JobStatus");
+            let run = if status == 2 { now - int(ad, "JobCurrentStartDate") } else { 0 } + int(ad, "RemoteWallClockTime");
+            let cmd = text(ad, "Cmd");
+            let cmd = Path::new(&cmd).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or(cmd);
+            writeln!(out, "{:<10} {:<10} {:<11} {:>12} {}  {:<3} {:<4.1} {} {}", id_of(ad), text(ad, "Owner"), date(int(ad, "QDate")), format_elapsed(run), crate::queue::status::letter(status), int(ad, "JobPrio"), int(ad, "MemoryUsage") as f64, cmd, text(ad, "Arguments"))?;
+        }
+    } else {
+        // One line per cluster, as condor_q's batch view.
+        writeln!(out, "{:<10} {:<12} {:<11} {:>4} {:>4} {:>4} {:>4} {:>5} JOB_IDS", "OWNER", "BATCH_NAME", "SUBMITTED", "DONE", "RUN", "IDLE", "HOLD", "TOTAL")?;
+        let mut batches: BTreeMap<i64, Vec<&ClassAd>> = BTreeMap::new();
+        for ad in &ads {
+            batches.entry(int(ad, "ClusterId")).or_default().push(ad);
+        }
+        for (cluster, members) in &batches {
+            let count = |s: i64| members.iter().filter(|a| int(a, "JobStatus") == s).count();
+            let first = members[0];
+            let batch = match text(first, "JobBatchName") {
+                b if b.is_empty() => format!("ID: {cluster}"),
+                b => b,
+            };
+            let procs: Vec<i64> = members.iter().map(|a| int(a, "ProcId")).collect();
+            let ids = if procs.len() == 1 {
+                format!("{cluster}.{}", procs[0])
+            } else {
+                format!("{cluster}.{}-{}", procs.iter().min().unwrap_or(&0), procs.iter().max().unwrap_or(&0))
+            };
+            writeln!(out, "{:<10} {:<12} {:<11} {:>4} {:>4} {:>4} {:>4} {:>5} {}", text(first, "Owner"), batch, date(int(first, "QDate")), "_", count(2) + count(6), count(1), count(5), members.len(), ids)?;
+        }
+    }
+    let count = |s: i64| ads.iter().filter(|a| int(a, "JobStatus") == s).count();
+    writeln!(
+        out,
+        "\nTotal for query: {} jobs; {} completed, {} removed, {} idle, {} running, {} held, {} suspended",
+        ads.len(),
+        count(4),
+        count(3),
+        count(1),
+        count(2) + count(6),
+        count(5),
+        count(7)
+    )?;
+    print!("{out}");
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(crate) fn history(args: HistoryArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let ads = jobs(
+        data_dir,
+        Request::Jobs {
+            targets: args.targets.clone(),
+            constraint: args.constraint.clone(),
+            history: true,
+            limit: args.limit,
+        },
+    )?;
+    if print_ads(&ads, &args.af, args.long, args.json)? {
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("{:<10} {:<10} {:<11} {:>12} ST {:<11} {:>4} CMD", "ID", "OWNER", "SUBMITTED", "RUN_TIME", "COMPLETED", "EXIT");
+    for ad in &ads {
+        let status = int(ad, "JobStatus");
+        let cmd = text(ad, "Cmd");
+        let cmd = Path::new(&cmd).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or(cmd);
+        let exit = match get(ad, "ExitCode") {
+            Value::Int(c) => c.to_string(),
+            _ => "-".to_owned(),
+        };
+        println!(
+            "{:<10} {:<10} {:<11} {:>12} {}  {:<11} {:>4} {}",
+            id_of(ad),
+            text(ad, "Owner"),
+            date(int(ad, "QDate")),
+            format_elapsed(int(ad, "RemoteWallClockTime")),
+            crate::queue::status::letter(status),
+            date(int(ad, "EnteredCurrentStatus")),
+            exit,
+            cmd
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `rm`, `hold` and `release`.
+pub(crate) fn act(action: &str, args: ActArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
+    anyhow::ensure!(
+        !args.targets.is_empty() || args.constraint.is_some(),
+        "say which jobs: job ids (12.0), cluster ids (12), owners, or -constraint EXPR"
+    );
+    let response = call(
+        data_dir,
+        &Request::Act {
+            action: action.to_owned(),
+            targets: args.targets,
+            constraint: args.constraint,
+            reason: args.reason,
+        },
+    )?;
+    report_acted(response, match action {
+        "remove" => "marked for removal",
+        "hold" => "held",
+        _ => "released",
+    })
+}
+
+fn report_acted(response: Response, verb: &str) -> anyhow::Result<ExitCode> {
+    let Response::Acted { changed, skipped } = response else {
+        anyhow::bail!("unexpected answer {response:?}");
+    };
+    for id in &changed {
+        println!("Job {id} {verb}");
+    }
+    for (id, why) in &skipped {
+        eprintln!("Job {id} not {verb}: {why}");
+    }
+    if changed.is_empty() && skipped.is_empty() {
+        eprintln!("No jobs matched.");
+    }
+    Ok(if skipped.is_empty() && !changed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+pub(crate) fn qedit(args: EditArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
+    anyhow::ensure!(
+        args.target.is_some() || args.constraint.is_some(),
+        "say which jobs: a job id, cluster id or owner, or -constraint EXPR"
+    );
+    let response = call(
+        data_dir,
+        &Request::Edit {
+            targets: args.target.into_iter().collect(),
+            constraint: args.constraint,
+            attribute: args.attribute.clone(),
+            value: args.value.clone(),
+        },
+    )?;
+    report_acted(response, &format!("set {} = {}", args.attribute, args.value))
+}
+
+pub(crate) fn why(args: WhyArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
+    match call(data_dir, &Request::Why { job: args.job })? {
+        Response::Why { report } => {
+            print!("{report}");
+            Ok(ExitCode::SUCCESS)
+        }
+        other => anyhow::bail!("unexpected answer {other:?}"),
+    }
+}
