@@ -336,9 +336,14 @@ pub enum Response {
     /// The request was carried out.
     Done,
     /// A submit was queued as `cluster`, with `procs` jobs.
-    Submitted { cluster: u64, procs: usize },
+    Submitted {
+        cluster: u64,
+        procs: usize,
+    },
     /// Job ads, in new ClassAd syntax.
-    Jobs { jobs: Vec<String> },
+    Jobs {
+        jobs: Vec<String>,
+    },
     /// Which jobs an action or edit changed (ids), and which it skipped and
     /// why.
     Acted {
@@ -346,7 +351,9 @@ pub enum Response {
         skipped: Vec<(String, String)>,
     },
     /// `why`'s report, for a person.
-    Why { report: String },
+    Why {
+        report: String,
+    },
     /// The request was refused or failed; `message` says why, for a person.
     Error {
         message: String,

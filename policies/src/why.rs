@@ -10,8 +10,8 @@
 
 use std::fmt;
 
-use starling_protocol::classad::BinaryOp;
 use starling_protocol::classad::matching::requirement_holds;
+use starling_protocol::classad::BinaryOp;
 use starling_protocol::classad::{unparse, ClassAd, Evaluator, Expr, Name, Side, Value};
 
 /// What [`analyze`] found.
@@ -103,8 +103,8 @@ pub fn analyze(
                 entry.1 += 1;
             }
         }
-        let machine_fails = holds(machine, job, "START", now)
-            .or_else(|| holds(machine, job, "Requirements", now));
+        let machine_fails =
+            holds(machine, job, "START", now).or_else(|| holds(machine, job, "Requirements", now));
         if !failing.is_empty() {
             a.rejected_by_job += 1;
         }
@@ -112,7 +112,8 @@ pub fn analyze(
             a.rejected_by_machine += 1;
             a.machine_side.push((name.clone(), why));
         }
-        if failing.is_empty() && holds(machine, job, "START", now).is_none()
+        if failing.is_empty()
+            && holds(machine, job, "START", now).is_none()
             && holds(machine, job, "Requirements", now).is_none()
         {
             a.matched += 1;
@@ -165,16 +166,27 @@ fn suggestions(
             continue;
         }
         values.sort_by(|a, b| b.total_cmp(a));
-        let mine = match Evaluator::with_ads(Some(job), None).eval_attr(Side::My, my_attr.name.folded()) {
-            Value::Int(i) => i as f64,
-            Value::Real(r) => r,
-            _ => continue,
+        let mine =
+            match Evaluator::with_ads(Some(job), None).eval_attr(Side::My, my_attr.name.folded()) {
+                Value::Int(i) => i as f64,
+                Value::Real(r) => r,
+                _ => continue,
+            };
+        let fits = |v: f64| {
+            if *op == BinaryOp::Ge {
+                v >= mine
+            } else {
+                v > mine
+            }
         };
-        let fits = |v: f64| if *op == BinaryOp::Ge { v >= mine } else { v > mine };
         let now_matching = values.iter().filter(|v| fits(**v)).count();
         if now_matching < values.len() {
             let best = values[0];
-            let more = values.iter().filter(|v| **v >= values[values.len() - 1]).count() - now_matching;
+            let more = values
+                .iter()
+                .filter(|v| **v >= values[values.len() - 1])
+                .count()
+                - now_matching;
             out.push(format!(
                 "{} of at most {} would pass `{}` on the largest machine; {} would pass it on every machine ({} more)",
                 my_attr.name.as_str(),
@@ -190,9 +202,21 @@ fn suggestions(
 
 impl fmt::Display for Analysis {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "{} machines in this agent's view of the pool", self.machines)?;
-        writeln!(f, "  {} are rejected by the job's Requirements", self.rejected_by_job)?;
-        writeln!(f, "  {} reject the job (their START or Requirements)", self.rejected_by_machine)?;
+        writeln!(
+            f,
+            "{} machines in this agent's view of the pool",
+            self.machines
+        )?;
+        writeln!(
+            f,
+            "  {} are rejected by the job's Requirements",
+            self.rejected_by_job
+        )?;
+        writeln!(
+            f,
+            "  {} reject the job (their START or Requirements)",
+            self.rejected_by_machine
+        )?;
         writeln!(f, "  {} match both ways", self.matched)?;
         if !self.clauses.is_empty() {
             writeln!(f, "\nThe job's Requirements, clause by clause:")?;
@@ -219,7 +243,10 @@ impl fmt::Display for Analysis {
             }
         }
         if self.matched > 0 && self.refusals.is_empty() {
-            writeln!(f, "\nThe job matches; it runs as soon as a matching machine has room.")?;
+            writeln!(
+                f,
+                "\nThe job matches; it runs as soon as a matching machine has room."
+            )?;
         }
         Ok(())
     }
@@ -238,15 +265,32 @@ mod tests {
         .unwrap();
         let small = parse_ad("[Name = \"small\"; Arch = \"X86_64\"; Memory = 2048]").unwrap();
         let big = parse_ad("[Name = \"big\"; Arch = \"X86_64\"; Memory = 8192]").unwrap();
-        let arm = parse_ad("[Name = \"arm\"; Arch = \"ARM\"; Memory = 8192; START = false]").unwrap();
+        let arm =
+            parse_ad("[Name = \"arm\"; Arch = \"ARM\"; Memory = 8192; START = false]").unwrap();
         let machines = vec![
             ("small".to_owned(), &small),
             ("big".to_owned(), &big),
             ("arm".to_owned(), &arm),
         ];
-        let a = analyze(&job, &machines, &[("big".into(), "machine is busy".into())], 0);
-        assert_eq!((a.machines, a.rejected_by_job, a.rejected_by_machine, a.matched), (3, 2, 1, 1));
-        assert_eq!(a.clauses[1], ("(TARGET.Memory >= RequestMemory)".to_owned(), 1));
+        let a = analyze(
+            &job,
+            &machines,
+            &[("big".into(), "machine is busy".into())],
+            0,
+        );
+        assert_eq!(
+            (
+                a.machines,
+                a.rejected_by_job,
+                a.rejected_by_machine,
+                a.matched
+            ),
+            (3, 2, 1, 1)
+        );
+        assert_eq!(
+            a.clauses[1],
+            ("(TARGET.Memory >= RequestMemory)".to_owned(), 1)
+        );
         let text = a.to_string();
         assert!(text.contains("arm: START (false) is not true"), "{text}");
         assert!(text.contains("RequestMemory of at most"), "{text}");

@@ -168,7 +168,10 @@ async fn submit(
         return error(format!("at most {MAX_ENV_VARS} environment variables"));
     }
     if !cwd.is_absolute() {
-        return error(format!("{}: the working directory must be absolute", cwd.display()));
+        return error(format!(
+            "{}: the working directory must be absolute",
+            cwd.display()
+        ));
     }
     if owner.is_empty() || owner.len() > 256 || owner.contains(['"', '\\']) {
         return error(format!("{owner:?} is not a user name"));
@@ -216,10 +219,9 @@ async fn why_idle(supervisor: &ActorRef<SupervisorMsg>, queue: &Queue, job: &str
                 .call(|r| NegotiatorMsg::Rejections(id, r), Some(QUERY_TIMEOUT))
                 .await
             {
-                Ok(ractor::rpc::CallResult::Success(list)) => list
-                    .into_iter()
-                    .map(|r| (r.machine, r.reason))
-                    .collect(),
+                Ok(ractor::rpc::CallResult::Success(list)) => {
+                    list.into_iter().map(|r| (r.machine, r.reason)).collect()
+                }
                 _ => Vec::new(),
             }
         }
@@ -229,10 +231,8 @@ async fn why_idle(supervisor: &ActorRef<SupervisorMsg>, queue: &Queue, job: &str
         .iter()
         .map(|m| (why::machine_name(&m.ad), m.ad.as_ref()))
         .collect();
-    let now = i64::try_from(
-        starling_protocol::identity::Timestamp::now().as_unix_millis() / 1000,
-    )
-    .unwrap_or(0);
+    let now = i64::try_from(starling_protocol::identity::Timestamp::now().as_unix_millis() / 1000)
+        .unwrap_or(0);
     let analysis = why::analyze(&ad, &named, &rejections, now);
     Response::Why {
         report: format!("Job {id}\n{analysis}"),

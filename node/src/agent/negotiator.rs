@@ -319,9 +319,7 @@ impl NegotiatorState {
             } => {
                 let queue = &self.args.queue;
                 let recorded = if let Some(hold) = &report.hold {
-                    queue
-                        .held(job, hold.code, hold.subcode, &hold.reason)
-                        .await
+                    queue.held(job, hold.code, hold.subcode, &hold.reason).await
                 } else if let Err(reason) = &output {
                     queue
                         .held(
@@ -456,7 +454,8 @@ impl NegotiatorState {
                     avoid: self.avoid.contains_key(&(m.signer, key.clone())),
                 })
                 .collect();
-            let asks = negotiation::plan(&cluster.representative, cluster.members.len(), &candidates);
+            let asks =
+                negotiation::plan(&cluster.representative, cluster.members.len(), &candidates);
             let mut members = cluster.members.into_iter();
             for ask in asks {
                 let machine = &machines[ask.machine];
@@ -468,10 +467,15 @@ impl NegotiatorState {
                     let Some(ad) = ads_by_job.get(&job) else {
                         continue;
                     };
-                    self.spawn_shadow(machine, &key, request, Placement {
-                        job,
-                        ad: (*ad).clone(),
-                    });
+                    self.spawn_shadow(
+                        machine,
+                        &key,
+                        request,
+                        Placement {
+                            job,
+                            ad: (*ad).clone(),
+                        },
+                    );
                     pending[ask.machine] = pending[ask.machine].plus(request);
                 }
             }
@@ -482,7 +486,13 @@ impl NegotiatorState {
         }
     }
 
-    fn spawn_shadow(&mut self, machine: &MachineAd, cluster: &str, request: Request, first: Placement) {
+    fn spawn_shadow(
+        &mut self,
+        machine: &MachineAd,
+        cluster: &str,
+        request: Request,
+        first: Placement,
+    ) {
         let Some(peer) = peer_of(&machine.signer) else {
             return;
         };
@@ -521,7 +531,10 @@ impl NegotiatorState {
         self.shadows
             .values()
             .filter(|s| s.machine == machine)
-            .filter(|s| s.granted.is_none_or(|at| now.duration_since(at) < GRANT_SETTLES))
+            .filter(|s| {
+                s.granted
+                    .is_none_or(|at| now.duration_since(at) < GRANT_SETTLES)
+            })
             .fold(Request::default(), |sum, s| sum.plus(s.request))
     }
 
@@ -530,7 +543,10 @@ impl NegotiatorState {
         let Ok(view) = super::current_view(&self.args.supervisor).await else {
             return Vec::new();
         };
-        match view.call(ViewMsg::Machines, Some(super::QUERY_TIMEOUT)).await {
+        match view
+            .call(ViewMsg::Machines, Some(super::QUERY_TIMEOUT))
+            .await
+        {
             Ok(ractor::rpc::CallResult::Success(list)) => {
                 list.into_iter().filter(|m| m.signer != me).collect()
             }

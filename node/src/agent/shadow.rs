@@ -85,7 +85,10 @@ pub enum ShadowEvent {
         reason: String,
     },
     /// The shadow is finished.
-    Done { peer: PeerId, claim: Option<ClaimId> },
+    Done {
+        peer: PeerId,
+        claim: Option<ClaimId>,
+    },
 }
 
 /// What a shadow needs.
@@ -133,11 +136,14 @@ async fn run(args: ShadowArgs, mut stopped: oneshot::Receiver<ReleaseReason>) {
         _ = &mut stopped => None,
     };
     let Some((claim, slot)) = claimed else {
-        emit(&args, ShadowEvent::Done {
+        emit(
+            &args,
+            ShadowEvent::Done {
                 peer: args.peer,
                 claim: None,
-            })
-            .await;
+            },
+        )
+        .await;
         return;
     };
     let (offers_tx, mut offers) = mpsc::channel(OFFER_QUEUE);
@@ -150,31 +156,40 @@ async fn run(args: ShadowArgs, mut stopped: oneshot::Receiver<ReleaseReason>) {
         let input = match hand_over(&args, claim, &placement).await {
             Ok(input) => input,
             Err(Handover::Unrunnable(code, reason)) => {
-                emit(&args, ShadowEvent::Unrunnable {
+                emit(
+                    &args,
+                    ShadowEvent::Unrunnable {
                         job: placement.job,
                         code,
                         subcode: 0,
                         reason,
-                    })
-                    .await;
+                    },
+                )
+                .await;
                 break ReleaseReason::NoMoreWork;
             }
             Err(Handover::Lost(reason)) => {
-                emit(&args, ShadowEvent::Lost {
+                emit(
+                    &args,
+                    ShadowEvent::Lost {
                         job: placement.job,
                         reason,
-                    })
-                    .await;
+                    },
+                )
+                .await;
                 break ReleaseReason::NoMoreWork;
             }
         };
-        emit(&args, ShadowEvent::Started {
+        emit(
+            &args,
+            ShadowEvent::Started {
                 job: placement.job,
                 peer: args.peer,
                 claim,
                 slot: slot.clone(),
-            })
-            .await;
+            },
+        )
+        .await;
         let mut keepalive = tokio::time::interval(args.lease / 3);
         keepalive.tick().await;
         let mut silent_since: Option<tokio::time::Instant> = None;
@@ -251,19 +266,25 @@ async fn emit(args: &ShadowArgs, event: ShadowEvent) {
 }
 
 async fn finish(args: &ShadowArgs, claim: Option<ClaimId>) {
-    emit(&args, ShadowEvent::Done {
+    emit(
+        args,
+        ShadowEvent::Done {
             peer: args.peer,
             claim,
-        })
-        .await;
+        },
+    )
+    .await;
 }
 
 async fn lost(args: &ShadowArgs, job: JobId, reason: &str) {
-    emit(&args, ShadowEvent::Lost {
+    emit(
+        args,
+        ShadowEvent::Lost {
             job,
             reason: reason.to_owned(),
-        })
-        .await;
+        },
+    )
+    .await;
 }
 
 fn now_seq() -> u64 {
@@ -321,8 +342,7 @@ async fn claim(args: &ShadowArgs) -> Option<(ClaimId, String)> {
     let envelope = match seal(args, &args.first.ad) {
         Ok(e) => e,
         Err(e) => {
-            emit(&args, reject(None, format!("cannot sign the job: {e}")))
-                .await;
+            emit(args, reject(None, format!("cannot sign the job: {e}"))).await;
             return None;
         }
     };
@@ -343,17 +363,19 @@ async fn claim(args: &ShadowArgs) -> Option<(ClaimId, String)> {
     match answer {
         Ok(claim::Response::Granted { claim, slot, .. }) => Some((claim, slot)),
         Ok(claim::Response::Rejected { code, reason, .. }) => {
-            emit(&args, reject(Some(code), reason)).await;
+            emit(args, reject(Some(code), reason)).await;
             None
         }
         Ok(other) => {
-            emit(&args, reject(None, format!("unexpected answer {other:?}")))
-                .await;
+            emit(args, reject(None, format!("unexpected answer {other:?}"))).await;
             None
         }
         Err(e) => {
-            emit(&args, reject(None, format!("could not reach the machine: {e}")))
-                .await;
+            emit(
+                args,
+                reject(None, format!("could not reach the machine: {e}")),
+            )
+            .await;
             None
         }
     }
@@ -366,7 +388,13 @@ enum KeepAlive {
 }
 
 async fn keep_alive(args: &ShadowArgs, claim: ClaimId) -> KeepAlive {
-    match claim_request(&args.network, args.peer, claim::Request::Keepalive { claim }).await {
+    match claim_request(
+        &args.network,
+        args.peer,
+        claim::Request::Keepalive { claim },
+    )
+    .await
+    {
         Ok(claim::Response::KeptAlive { .. }) => KeepAlive::Kept,
         Ok(claim::Response::UnknownClaim { .. }) => KeepAlive::Unknown,
         Ok(other) => KeepAlive::NoAnswer(format!("unexpected answer {other:?}")),

@@ -126,6 +126,8 @@ struct Held {
     deadline: tokio::time::Instant,
     resources: Resources,
     slot: String,
+    /// The dynamic slot's ad, for the job to read (`_CONDOR_MACHINE_AD`).
+    machine: ClassAd,
     /// The job's ad as granted: later jobs on the claim must fit the same
     /// resources.
     job: Option<(u64, StarterHandle)>,
@@ -384,6 +386,7 @@ impl StartdState {
                 deadline: tokio::time::Instant::now() + lease,
                 resources,
                 slot: slot.clone(),
+                machine: slot_ad(&machine, &slot, &resources),
                 job: None,
             },
         );
@@ -490,6 +493,7 @@ impl StartdState {
                 inputs: files,
                 sandboxes: self.args.sandboxes.clone(),
                 resources: held.resources,
+                machine: held.machine.clone(),
                 lease: held.lease,
             },
             move || {
@@ -554,6 +558,35 @@ impl StartdState {
     }
 }
 
+/// A dynamic slot's ad: the machine's, named for the slot, with the
+/// slot's share of it.
+fn slot_ad(machine: &ClassAd, slot: &str, resources: &Resources) -> ClassAd {
+    use starling_protocol::classad::{Expr, Name, Value};
+    let mut ad = machine.clone();
+    ad.insert(
+        Name::known("Name"),
+        Expr::Literal(Value::String(slot.into())),
+    );
+    for (name, value) in [
+        ("Cpus", i64::from(resources.cpus)),
+        (
+            "Memory",
+            i64::try_from(resources.memory_mib).unwrap_or(i64::MAX),
+        ),
+        (
+            "Disk",
+            i64::try_from(resources.disk_kib).unwrap_or(i64::MAX),
+        ),
+    ] {
+        ad.insert(Name::known(name), Expr::Literal(Value::Int(value)));
+    }
+    ad.insert(
+        Name::known("SlotType"),
+        Expr::Literal(Value::String("Dynamic".into())),
+    );
+    ad
+}
+
 fn unix_now() -> i64 {
     i64::try_from(Timestamp::now().as_unix_millis() / 1000).unwrap_or(i64::MAX)
 }
@@ -562,9 +595,16 @@ fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
+/// The host part of the machine's slot names: what follows `@` in its
+/// `Name` (`slot1@host`), else its `Machine`.
 fn machine_name(machine: &ClassAd) -> String {
     use starling_protocol::classad::{Evaluator, Name, Side as EvalSide, Value};
     let mut ev = Evaluator::with_ads(Some(machine), None);
+    if let Value::String(name) = ev.eval_attr(EvalSide::My, Name::known("Name").folded()) {
+        if let Some((_, host)) = name.split_once('@') {
+            return host.to_owned();
+        }
+    }
     match ev.eval_attr(EvalSide::My, Name::known("Machine").folded()) {
         Value::String(s) => s.to_string(),
         _ => "localhost".to_owned(),

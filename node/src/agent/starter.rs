@@ -60,6 +60,10 @@ pub const INPUT_FLOOR: u64 = 1 << 30;
 /// Names the stdout and stderr files get in the sandbox, as HTCondor's.
 pub use crate::execute::sandbox::{STDERR_FILE, STDOUT_FILE};
 
+/// The files the job finds its slot's and its own ad in.
+pub const MACHINE_AD_FILE: &str = ".machine.ad";
+pub const JOB_AD_FILE: &str = ".job.ad";
+
 /// What a starter needs.
 pub struct StarterArgs {
     pub network: mpsc::Sender<Command>,
@@ -73,6 +77,8 @@ pub struct StarterArgs {
     pub inputs: Vec<File>,
     pub sandboxes: PathBuf,
     pub resources: Resources,
+    /// The slot's ad, written into the sandbox for the job.
+    pub machine: ClassAd,
     pub lease: Duration,
 }
 
@@ -167,6 +173,20 @@ async fn run_in(args: &StarterArgs, sandbox: &mut Sandbox, stopped: &mut oneshot
         );
         deliver(args, Some(sandbox), Vec::new(), report, stopped).await;
         return;
+    }
+    // HTCondor's hand-over of the ads: files the job can read, named by
+    // `_CONDOR_MACHINE_AD` and `_CONDOR_JOB_AD`.
+    let ads = [(MACHINE_AD_FILE, &args.machine), (JOB_AD_FILE, &args.job)];
+    for (name, ad) in ads {
+        let mut text = Vec::new();
+        let written = starling_protocol::classad::formats::write_long(&mut text, ad)
+            .map_err(|e| e.to_string())
+            .and_then(|()| {
+                std::fs::write(sandbox.path().join(name), &text).map_err(|e| e.to_string())
+            });
+        if let Err(e) = written {
+            tracing::warn!(error = %e, file = name, "cannot write the ad for the job");
+        }
     }
     if let Err(e) = sandbox.snapshot_inputs() {
         let report = held(
@@ -376,6 +396,22 @@ fn spec_of(args: &StarterArgs, sandbox: &Sandbox) -> Result<Spec, String> {
         let base = Path::new(&p).file_name()?.to_string_lossy().into_owned();
         Some(sandbox.path().join(base))
     });
+    spec.env.push((
+        "_CONDOR_MACHINE_AD".to_owned(),
+        sandbox
+            .path()
+            .join(MACHINE_AD_FILE)
+            .to_string_lossy()
+            .into_owned(),
+    ));
+    spec.env.push((
+        "_CONDOR_JOB_AD".to_owned(),
+        sandbox
+            .path()
+            .join(JOB_AD_FILE)
+            .to_string_lossy()
+            .into_owned(),
+    ));
     spec.stdout = sandbox.stdout();
     spec.stderr = sandbox.stderr();
     spec.request_cpus = args.resources.cpus;

@@ -9,7 +9,9 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use starling_protocol::classad::{formats, parse_ad, parse_expr, ClassAd, Evaluator, Name, Side, Value};
+use starling_protocol::classad::{
+    formats, parse_ad, parse_expr, ClassAd, Evaluator, Name, Side, Value,
+};
 
 use super::status::{af_value, format_elapsed};
 use crate::control::{self, Request, Response};
@@ -110,13 +112,15 @@ fn owner() -> String {
 
 pub(crate) fn submit(args: SubmitArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
     let path = &args.file;
-    let meta = std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let meta =
+        std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
     anyhow::ensure!(
         meta.len() <= MAX_SUBMIT_FILE,
         "{} is larger than {MAX_SUBMIT_FILE} bytes",
         path.display()
     );
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let name = path.display().to_string();
     // Checked here first, so that a bad file is reported without an agent.
     starling_protocol::submit::parse(&name, &text)?;
@@ -261,28 +265,78 @@ pub(crate) fn q(args: QArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode
     let mut out = String::new();
     use std::fmt::Write as _;
     if args.hold {
-        writeln!(out, "{:<10} {:<10} {:<11} HOLD_REASON", "ID", "OWNER", "HELD_SINCE")?;
+        writeln!(
+            out,
+            "{:<10} {:<10} {:<11} HOLD_REASON",
+            "ID", "OWNER", "HELD_SINCE"
+        )?;
         for ad in &ads {
-            writeln!(out, "{:<10} {:<10} {:<11} {}", id_of(ad), text(ad, "Owner"), date(int(ad, "EnteredCurrentStatus")), text(ad, "HoldReason"))?;
+            writeln!(
+                out,
+                "{:<10} {:<10} {:<11} {}",
+                id_of(ad),
+                text(ad, "Owner"),
+                date(int(ad, "EnteredCurrentStatus")),
+                text(ad, "HoldReason")
+            )?;
         }
     } else if args.run {
-        writeln!(out, "{:<10} {:<10} {:<11} {:>12} HOST(S)", "ID", "OWNER", "SUBMITTED", "RUN_TIME")?;
+        writeln!(
+            out,
+            "{:<10} {:<10} {:<11} {:>12} HOST(S)",
+            "ID", "OWNER", "SUBMITTED", "RUN_TIME"
+        )?;
         for ad in &ads {
             let run = now - int(ad, "JobCurrentStartDate");
-            writeln!(out, "{:<10} {:<10} {:<11} {:>12} {}", id_of(ad), text(ad, "Owner"), date(int(ad, "QDate")), format_elapsed(run), text(ad, "RemoteHost"))?;
+            writeln!(
+                out,
+                "{:<10} {:<10} {:<11} {:>12} {}",
+                id_of(ad),
+                text(ad, "Owner"),
+                date(int(ad, "QDate")),
+                format_elapsed(run),
+                text(ad, "RemoteHost")
+            )?;
         }
     } else if args.nobatch {
-        writeln!(out, "{:<10} {:<10} {:<11} {:>12} ST PRI SIZE CMD", "ID", "OWNER", "SUBMITTED", "RUN_TIME")?;
+        writeln!(
+            out,
+            "{:<10} {:<10} {:<11} {:>12} ST PRI SIZE CMD",
+            "ID", "OWNER", "SUBMITTED", "RUN_TIME"
+        )?;
         for ad in &ads {
             let status = int(ad, "JobStatus");
-            let run = if status == 2 { now - int(ad, "JobCurrentStartDate") } else { 0 } + int(ad, "RemoteWallClockTime");
+            let run = if status == 2 {
+                now - int(ad, "JobCurrentStartDate")
+            } else {
+                0
+            } + int(ad, "RemoteWallClockTime");
             let cmd = text(ad, "Cmd");
-            let cmd = Path::new(&cmd).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or(cmd);
-            writeln!(out, "{:<10} {:<10} {:<11} {:>12} {}  {:<3} {:<4.1} {} {}", id_of(ad), text(ad, "Owner"), date(int(ad, "QDate")), format_elapsed(run), crate::queue::status::letter(status), int(ad, "JobPrio"), int(ad, "MemoryUsage") as f64, cmd, text(ad, "Arguments"))?;
+            let cmd = Path::new(&cmd)
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or(cmd);
+            writeln!(
+                out,
+                "{:<10} {:<10} {:<11} {:>12} {}  {:<3} {:<4.1} {} {}",
+                id_of(ad),
+                text(ad, "Owner"),
+                date(int(ad, "QDate")),
+                format_elapsed(run),
+                crate::queue::status::letter(status),
+                int(ad, "JobPrio"),
+                int(ad, "MemoryUsage") as f64,
+                cmd,
+                text(ad, "Arguments")
+            )?;
         }
     } else {
         // One line per cluster, as condor_q's batch view.
-        writeln!(out, "{:<10} {:<12} {:<11} {:>4} {:>4} {:>4} {:>4} {:>5} JOB_IDS", "OWNER", "BATCH_NAME", "SUBMITTED", "DONE", "RUN", "IDLE", "HOLD", "TOTAL")?;
+        writeln!(
+            out,
+            "{:<10} {:<12} {:<11} {:>4} {:>4} {:>4} {:>4} {:>5} JOB_IDS",
+            "OWNER", "BATCH_NAME", "SUBMITTED", "DONE", "RUN", "IDLE", "HOLD", "TOTAL"
+        )?;
         let mut batches: BTreeMap<i64, Vec<&ClassAd>> = BTreeMap::new();
         for ad in &ads {
             batches.entry(int(ad, "ClusterId")).or_default().push(ad);
@@ -298,9 +352,25 @@ pub(crate) fn q(args: QArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode
             let ids = if procs.len() == 1 {
                 format!("{cluster}.{}", procs[0])
             } else {
-                format!("{cluster}.{}-{}", procs.iter().min().unwrap_or(&0), procs.iter().max().unwrap_or(&0))
+                format!(
+                    "{cluster}.{}-{}",
+                    procs.iter().min().unwrap_or(&0),
+                    procs.iter().max().unwrap_or(&0)
+                )
             };
-            writeln!(out, "{:<10} {:<12} {:<11} {:>4} {:>4} {:>4} {:>4} {:>5} {}", text(first, "Owner"), batch, date(int(first, "QDate")), "_", count(2) + count(6), count(1), count(5), members.len(), ids)?;
+            writeln!(
+                out,
+                "{:<10} {:<12} {:<11} {:>4} {:>4} {:>4} {:>4} {:>5} {}",
+                text(first, "Owner"),
+                batch,
+                date(int(first, "QDate")),
+                "_",
+                count(2) + count(6),
+                count(1),
+                count(5),
+                members.len(),
+                ids
+            )?;
         }
     }
     let count = |s: i64| ads.iter().filter(|a| int(a, "JobStatus") == s).count();
@@ -332,11 +402,17 @@ pub(crate) fn history(args: HistoryArgs, data_dir: Option<&Path>) -> anyhow::Res
     if print_ads(&ads, &args.af, args.long, args.json)? {
         return Ok(ExitCode::SUCCESS);
     }
-    println!("{:<10} {:<10} {:<11} {:>12} ST {:<11} {:>4} CMD", "ID", "OWNER", "SUBMITTED", "RUN_TIME", "COMPLETED", "EXIT");
+    println!(
+        "{:<10} {:<10} {:<11} {:>12} ST {:<11} {:>4} CMD",
+        "ID", "OWNER", "SUBMITTED", "RUN_TIME", "COMPLETED", "EXIT"
+    );
     for ad in &ads {
         let status = int(ad, "JobStatus");
         let cmd = text(ad, "Cmd");
-        let cmd = Path::new(&cmd).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or(cmd);
+        let cmd = Path::new(&cmd)
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or(cmd);
         let exit = match get(ad, "ExitCode") {
             Value::Int(c) => c.to_string(),
             _ => "-".to_owned(),
@@ -357,7 +433,11 @@ pub(crate) fn history(args: HistoryArgs, data_dir: Option<&Path>) -> anyhow::Res
 }
 
 /// `rm`, `hold` and `release`.
-pub(crate) fn act(action: &str, args: ActArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
+pub(crate) fn act(
+    action: &str,
+    args: ActArgs,
+    data_dir: Option<&Path>,
+) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(
         !args.targets.is_empty() || args.constraint.is_some(),
         "say which jobs: job ids (12.0), cluster ids (12), owners, or -constraint EXPR"
@@ -371,11 +451,14 @@ pub(crate) fn act(action: &str, args: ActArgs, data_dir: Option<&Path>) -> anyho
             reason: args.reason,
         },
     )?;
-    report_acted(response, match action {
-        "remove" => "marked for removal",
-        "hold" => "held",
-        _ => "released",
-    })
+    report_acted(
+        response,
+        match action {
+            "remove" => "marked for removal",
+            "hold" => "held",
+            _ => "released",
+        },
+    )
 }
 
 fn report_acted(response: Response, verb: &str) -> anyhow::Result<ExitCode> {
@@ -412,7 +495,10 @@ pub(crate) fn qedit(args: EditArgs, data_dir: Option<&Path>) -> anyhow::Result<E
             value: args.value.clone(),
         },
     )?;
-    report_acted(response, &format!("set {} = {}", args.attribute, args.value))
+    report_acted(
+        response,
+        &format!("set {} = {}", args.attribute, args.value),
+    )
 }
 
 pub(crate) fn why(args: WhyArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {

@@ -90,8 +90,24 @@ pub(crate) fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<Os
     };
     let single_dash: &[&str] = match args[sub].to_str() {
         Some("status") => SINGLE_DASH,
-        Some("q") => &["-constraint", "-af", "-autoformat", "-long", "-json", "-nobatch", "-hold", "-run"],
-        Some("history") => &["-constraint", "-af", "-autoformat", "-long", "-json", "-limit"],
+        Some("q") => &[
+            "-constraint",
+            "-af",
+            "-autoformat",
+            "-long",
+            "-json",
+            "-nobatch",
+            "-hold",
+            "-run",
+        ],
+        Some("history") => &[
+            "-constraint",
+            "-af",
+            "-autoformat",
+            "-long",
+            "-json",
+            "-limit",
+        ],
         Some("rm" | "hold" | "release") => &["-constraint", "-reason"],
         Some("qedit") => &["-constraint"],
         _ => return args,
@@ -107,11 +123,14 @@ pub(crate) fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<Os
         }
         let text = arg.to_string_lossy().into_owned();
         if single_dash.contains(&text.as_str()) {
-            prev_takes_value = matches!(text.as_str(), "-ads" | "-constraint" | "-limit" | "-reason");
+            prev_takes_value =
+                matches!(text.as_str(), "-ads" | "-constraint" | "-limit" | "-reason");
             *arg = OsString::from(format!("-{text}"));
         } else {
-            prev_takes_value = matches!(text.as_str(), "--ads" | "--constraint" | "--limit" | "--reason")
-                || GLOBAL_WITH_VALUE.contains(&text.as_str());
+            prev_takes_value = matches!(
+                text.as_str(),
+                "--ads" | "--constraint" | "--limit" | "--reason"
+            ) || GLOBAL_WITH_VALUE.contains(&text.as_str());
         }
     }
     args

@@ -1,0 +1,470 @@
+//! Jobs on a real pool: `starling testnet up` starts agent processes on
+//! loopback, `starling submit` queues HTCondor submit files on some of them,
+//! and the jobs (real processes) run on the others, chosen peer to peer.
+//!
+//! - many jobs from two submit agents all complete with their outputs and
+//!   exit codes, and no machine ever runs more jobs than it has cpus;
+//! - an execute agent killed mid-job: its job runs again elsewhere;
+//! - the submit agent killed and restarted: nothing lost, nothing twice;
+//! - bad submit files, a missing executable, an input that vanished and a
+//!   job over its memory end as errors or held jobs with HTCondor's codes.
+//!
+//! Every wait polls a condition until a deadline; every process started is
+//! killed when the test ends.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use starling_testnet::Layout;
+
+const COMMAND_TIMEOUT: Duration = Duration::from_secs(240);
+const POLL: Duration = Duration::from_millis(250);
+
+/// Kills every process of the testnet in `dir` when the test ends.
+struct Cleanup(PathBuf);
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        let layout = Layout::load(&self.0).ok().flatten();
+        if let Some(pid) = layout
+            .as_ref()
+            .and_then(|l| l.process_group)
+            .and_then(rustix::process::Pid::from_raw)
+        {
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        }
+        for agent in layout.iter().flat_map(|l| l.agents.iter()) {
+            if let Some(pid) = pid_of(&self.0.join(&agent.name)) {
+                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+            }
+        }
+    }
+}
+
+/// A process the test started itself: killed and reaped at the end.
+struct Reap(std::process::Child);
+
+impl Drop for Reap {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn pid_of(agent_dir: &Path) -> Option<rustix::process::Pid> {
+    std::fs::read_to_string(agent_dir.join("agent.pid"))
+        .ok()
+        .and_then(|t| t.trim().parse().ok())
+        .and_then(rustix::process::Pid::from_raw)
+}
+
+fn starling_in(dir: &Path, args: &[&str]) -> Output {
+    let scratch = tempfile::tempdir().unwrap();
+    let (out, err) = (scratch.path().join("out"), scratch.path().join("err"));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_starling"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::fs::File::create(&err).unwrap())
+        .spawn()
+        .expect("starling starts");
+    let deadline = Instant::now() + COMMAND_TIMEOUT;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("starling {args:?} took longer than {COMMAND_TIMEOUT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: std::fs::read(out).unwrap(),
+        stderr: std::fs::read(err).unwrap(),
+    }
+}
+
+fn ok_in(dir: &Path, args: &[&str]) -> String {
+    let out = starling_in(dir, args);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "starling {args:?} failed ({}):\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// A testnet of `agents` agents in one domain.
+struct Pool {
+    dir: PathBuf,
+    _cleanup: Cleanup,
+    _tmp: tempfile::TempDir,
+}
+
+impl Pool {
+    fn up(agents: usize) -> Pool {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("net");
+        let cleanup = Cleanup(dir.clone());
+        ok_in(
+            tmp.path(),
+            &[
+                "testnet",
+                "up",
+                "--dir",
+                dir.to_str().unwrap(),
+                "--agents",
+                &agents.to_string(),
+                "--timeout",
+                "180",
+            ],
+        );
+        Pool {
+            dir,
+            _cleanup: cleanup,
+            _tmp: tmp,
+        }
+    }
+
+    fn agent(&self, i: usize) -> PathBuf {
+        self.dir.join(format!("agent-{i:02}"))
+    }
+
+    /// Runs `starling ARGS --agent agent-i` in `cwd`.
+    fn run(&self, i: usize, cwd: &Path, args: &[&str]) -> Output {
+        let agent = self.agent(i);
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend(["--agent", agent.to_str().unwrap()]);
+        starling_in(cwd, &all)
+    }
+
+    fn ok(&self, i: usize, cwd: &Path, args: &[&str]) -> String {
+        let out = self.run(i, cwd, args);
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "starling {args:?} on agent {i} failed:\n{stdout}\n{}\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            self.log_tail(i)
+        );
+        stdout
+    }
+
+    fn log_tail(&self, i: usize) -> String {
+        let log = std::fs::read_to_string(self.agent(i).join("agent.log")).unwrap_or_default();
+        let lines: Vec<&str> = log.lines().collect();
+        lines[lines.len().saturating_sub(30)..].join("\n")
+    }
+
+    /// `-af` of the queue (or history) of agent `i`, one row per job.
+    fn af(&self, i: usize, history: bool, attrs: &[&str]) -> Vec<Vec<String>> {
+        let cwd = std::env::temp_dir();
+        let mut args = vec![if history { "history" } else { "q" }, "-af"];
+        args.extend(attrs);
+        self.ok(i, &cwd, &args)
+            .lines()
+            .map(|l| l.split_whitespace().map(str::to_owned).collect())
+            .collect()
+    }
+
+    /// Waits until agent `i`'s queue is empty, or panics with its state.
+    fn wait_queue_empty(&self, i: usize, within: Duration) {
+        let deadline = Instant::now() + within;
+        loop {
+            let left = self.af(
+                i,
+                false,
+                &["ClusterId", "ProcId", "JobStatus", "HoldReason"],
+            );
+            if left.is_empty() {
+                return;
+            }
+            if Instant::now() >= deadline {
+                panic!(
+                    "agent {i} still has {} jobs after {within:?}: {left:?}\n{}",
+                    left.len(),
+                    self.log_tail(i)
+                );
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+}
+
+/// A job that records where and when it ran, and echoes its input.
+const RECORDER: &str = r#"#!/bin/sh
+start=$(date +%s%N)
+slot=$(grep '^Name = ' "$_CONDOR_MACHINE_AD" | sed 's/^Name = "\(.*\)"$/\1/')
+sleep "$2"
+echo "$1 $(cat in.txt) $slot $start $(date +%s%N)"
+exit $(( $1 % 5 ))
+"#;
+
+fn write_workload(dir: &Path, procs: usize, sleep: &str) {
+    std::fs::create_dir_all(dir).unwrap();
+    let exe = dir.join("record.sh");
+    std::fs::write(&exe, RECORDER).unwrap();
+    std::fs::set_permissions(&exe, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    std::fs::write(dir.join("in.txt"), "payload").unwrap();
+    std::fs::write(
+        dir.join("job.sub"),
+        format!(
+            "executable = record.sh\narguments = $(Process) {sleep}\n\
+             transfer_input_files = in.txt\noutput = out/$(Process).txt\n\
+             error = out/$(Process).err\nrequest_memory = 64\nqueue {procs}\n"
+        ),
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.join("out")).unwrap();
+}
+
+/// (slot, start ns, end ns) of every job run in `dir`, checking each
+/// output and returning them.
+fn check_outputs(dir: &Path, procs: usize) -> Vec<(String, u128, u128)> {
+    (0..procs)
+        .map(|p| {
+            let text = std::fs::read_to_string(dir.join(format!("out/{p}.txt")))
+                .unwrap_or_else(|e| panic!("output of job {p} in {}: {e}", dir.display()));
+            let f: Vec<&str> = text.split_whitespace().collect();
+            assert_eq!(f.len(), 5, "job {p}: {text:?}");
+            assert_eq!(f[0], p.to_string());
+            assert_eq!(f[1], "payload");
+            (
+                f[2].to_owned(),
+                f[3].parse().unwrap(),
+                f[4].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn two_submitters_run_many_jobs_across_the_pool_without_oversubscribing() {
+    let pool = Pool::up(6);
+    let per_submitter = 100;
+    let work = tempfile::tempdir().unwrap();
+    let dirs = [work.path().join("a"), work.path().join("b")];
+    for (i, dir) in dirs.iter().enumerate() {
+        write_workload(dir, per_submitter, "0.2");
+        let said = pool.ok(i, dir, &["submit", "job.sub"]);
+        assert!(
+            said.contains(&format!("{per_submitter} job(s) submitted to cluster 1.")),
+            "{said}"
+        );
+    }
+    for i in 0..2 {
+        pool.wait_queue_empty(i, Duration::from_secs(300));
+    }
+    let mut runs = Vec::new();
+    for (i, dir) in dirs.iter().enumerate() {
+        let done = pool.af(i, true, &["ProcId", "ExitCode", "JobStatus"]);
+        assert_eq!(done.len(), per_submitter, "agent {i}'s history");
+        for row in &done {
+            let proc: usize = row[0].parse().unwrap();
+            assert_eq!(row[1], (proc % 5).to_string(), "exit code of {proc}");
+            assert_eq!(row[2], "4", "completed");
+        }
+        runs.extend(check_outputs(dir, per_submitter));
+    }
+    // Per machine, never more jobs at once than its cpus (2 in a testnet
+    // agent's ad... or whatever the machine has).
+    let cpus = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let mut by_machine: BTreeMap<String, Vec<(u128, u128)>> = BTreeMap::new();
+    for (slot, start, end) in &runs {
+        let machine = slot.split('@').nth(1).unwrap_or(slot).to_owned();
+        by_machine.entry(machine).or_default().push((*start, *end));
+    }
+    assert!(
+        by_machine.len() >= 3,
+        "jobs spread over the pool: {:?}",
+        by_machine.keys()
+    );
+    for (machine, spans) in &by_machine {
+        let mut edges: Vec<(u128, i32)> = spans
+            .iter()
+            .flat_map(|(s, e)| [(*s, 1), (*e, -1)])
+            .collect();
+        edges.sort();
+        let (mut now, mut most) = (0, 0);
+        for (_, d) in edges {
+            now += d;
+            most = most.max(now);
+        }
+        assert!(
+            most as usize <= cpus,
+            "{machine} ran {most} jobs at once with {cpus} cpus"
+        );
+    }
+}
+
+/// The agent (index) whose machine name `slot` names.
+fn agent_of(slot: &str) -> usize {
+    let host = slot.split('@').nth(1).unwrap_or(slot);
+    host.trim_start_matches("agent-")
+        .split('.')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no agent in {slot:?}"))
+}
+
+fn wait_for<T>(within: Duration, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + within;
+    loop {
+        if let Some(t) = f() {
+            return t;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what} did not happen within {within:?}"
+        );
+        std::thread::sleep(POLL);
+    }
+}
+
+#[test]
+fn a_job_whose_machine_is_killed_runs_again_elsewhere() {
+    let pool = Pool::up(3);
+    let work = tempfile::tempdir().unwrap();
+    write_workload(work.path(), 1, "6");
+    pool.ok(0, work.path(), &["submit", "job.sub"]);
+    let host = wait_for(Duration::from_secs(60), "the job starting", || {
+        let rows = pool.af(0, false, &["JobStatus", "RemoteHost"]);
+        rows.first()
+            .filter(|r| r[0] == "2" && r.len() > 1)
+            .map(|r| r[1].clone())
+    });
+    let victim = agent_of(&host);
+    assert_ne!(victim, 0, "the submit agent cannot claim itself");
+    let pid = pid_of(&pool.agent(victim)).expect("the victim's pid");
+    rustix::process::kill_process(pid, rustix::process::Signal::KILL).unwrap();
+    // Back to idle once the lease lapses, then it runs on the other machine.
+    pool.wait_queue_empty(0, Duration::from_secs(120));
+    let done = pool.af(0, true, &["ExitCode", "NumJobStarts", "LastRemoteHost"]);
+    assert_eq!(done.len(), 1);
+    assert_eq!(done[0][0], "0");
+    assert_eq!(done[0][1], "2", "it started twice");
+    let (slot, _, _) = check_outputs(work.path(), 1).remove(0);
+    assert_ne!(agent_of(&slot), victim, "it finished elsewhere");
+}
+
+#[test]
+fn a_killed_and_restarted_submit_agent_loses_nothing_and_runs_nothing_twice() {
+    const SUBMITTER: usize = 2;
+    let pool = Pool::up(3);
+    let work = tempfile::tempdir().unwrap();
+    let procs = 8;
+    write_workload(work.path(), procs, "2");
+    // Agent 2: it finds the pool again through its bootstrap peer (agent 0)
+    // when it restarts on a new port.
+    pool.ok(SUBMITTER, work.path(), &["submit", "job.sub"]);
+    wait_for(Duration::from_secs(60), "jobs running", || {
+        let rows = pool.af(SUBMITTER, false, &["JobStatus"]);
+        rows.iter().any(|r| r[0] == "2").then_some(())
+    });
+    let pid = pid_of(&pool.agent(SUBMITTER)).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::KILL).unwrap();
+    wait_for(Duration::from_secs(10), "the agent dying", || {
+        (!std::path::Path::new(&format!("/proc/{}", pid.as_raw_nonzero())).exists()).then_some(())
+    });
+    // Restarted as the testnet started it.
+    let dir = pool.agent(SUBMITTER);
+    let log = std::fs::OpenOptions::new()
+        .append(true)
+        .open(dir.join("agent.log"))
+        .unwrap();
+    let _restarted = Reap(
+        Command::new(env!("CARGO_BIN_EXE_starling"))
+            .args(["agent", "--data-dir", dir.to_str().unwrap(), "--config"])
+            .arg(dir.join("agent.toml"))
+            .current_dir(&dir)
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .unwrap(),
+    );
+    wait_for(Duration::from_secs(30), "the agent answering", || {
+        pool.run(SUBMITTER, work.path(), &["q"])
+            .status
+            .success()
+            .then_some(())
+    });
+    pool.wait_queue_empty(SUBMITTER, Duration::from_secs(180));
+    let done = pool.af(SUBMITTER, true, &["ProcId", "JobStatus", "ExitCode"]);
+    let ids: BTreeSet<String> = done.iter().map(|r| r[0].clone()).collect();
+    assert_eq!(done.len(), procs, "each job once in the history: {done:?}");
+    assert_eq!(ids.len(), procs);
+    for row in &done {
+        assert_eq!(row[1], "4");
+    }
+    check_outputs(work.path(), procs);
+}
+
+#[test]
+fn bad_input_ends_as_errors_or_held_jobs_with_htcondors_codes() {
+    let pool = Pool::up(2);
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    // A bad file: an error naming the line, and nothing queued.
+    std::fs::write(
+        dir.join("bad.sub"),
+        "executable = /bin/true\nrequest_memory = lots of it\nqueue\n",
+    )
+    .unwrap();
+    let out = pool.run(0, dir, &["submit", "bad.sub"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad.sub:2:") && err.contains("request_memory"),
+        "{err}"
+    );
+    assert!(pool.af(0, false, &["ProcId"]).is_empty(), "nothing queued");
+
+    // A missing executable, an input removed before the job ran, and a job
+    // that uses far more memory than it asked for.
+    std::fs::write(dir.join("gone.txt"), "x").unwrap();
+    std::fs::write(
+        dir.join("jobs.sub"),
+        "executable = /no/such/program\ntransfer_executable = false\nqueue\n\
+         executable = /bin/cat\ntransfer_executable = false\ntransfer_input_files = gone.txt\nhold = true\nqueue\n\
+         executable = /bin/sh\ntransfer_executable = false\ntransfer_input_files =\nhold = false\n\
+         arguments = \"-c 'python3 -c \"\"x = bytearray(600 << 20); import time; time.sleep(5)\"\"'\"\n\
+         request_memory = 100\nqueue\n",
+    )
+    .unwrap();
+    pool.ok(0, dir, &["submit", "jobs.sub"]);
+    std::fs::remove_file(dir.join("gone.txt")).unwrap();
+    pool.ok(0, dir, &["release", "1.1"]);
+    let held = wait_for(Duration::from_secs(90), "three held jobs", || {
+        let rows = pool.af(0, false, &["ProcId", "JobStatus", "HoldReasonCode"]);
+        (rows.len() == 3 && rows.iter().all(|r| r[1] == "5")).then_some(rows)
+    });
+    let codes: Vec<&str> = held.iter().map(|r| r[2].as_str()).collect();
+    assert_eq!(codes, vec!["6", "13", "34"], "{held:?}");
+    let reasons = pool.ok(0, dir, &["q", "-hold"]);
+    assert!(reasons.contains("/no/such/program"), "{reasons}");
+    assert!(reasons.contains("gone.txt"), "{reasons}");
+    assert!(reasons.contains("memory"), "{reasons}");
+    // The pool still works: a good job after all that completes.
+    std::fs::write(dir.join("good.sub"), "executable = /bin/echo\narguments = fine\noutput = good.out\ntransfer_executable = false\nqueue\n").unwrap();
+    pool.ok(0, dir, &["submit", "good.sub"]);
+    wait_for(Duration::from_secs(60), "the good job", || {
+        std::fs::read_to_string(dir.join("good.out"))
+            .ok()
+            .filter(|t| t.trim() == "fine")
+    });
+    // Removing held jobs empties the queue.
+    let removed = pool.ok(0, dir, &["rm", "1"]);
+    assert!(removed.contains("Job 1.0 marked for removal"), "{removed}");
+    pool.wait_queue_empty(0, Duration::from_secs(30));
+}
