@@ -12,8 +12,9 @@
 //! this crate's `tests/`, since Cargo builds a binary only for its own
 //! package's tests.
 
+mod demo;
 mod testnet;
 
 fn main() -> std::process::ExitCode {
-    starling_node::cli::main_with(&[&testnet::Testnet])
+    starling_node::cli::main_with(&[&testnet::Testnet, &demo::Demo])
 }
