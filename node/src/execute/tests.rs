@@ -1,1 +1,274 @@
+//! Real processes in real sandboxes.
 
+use std::path::PathBuf;
+use std::time::Duration;
+
+use starling_protocol::transfer::{File, FileName, Hash, MAX_CHUNK_LEN};
+
+use super::files::{self, AssembleError, Assembler};
+use super::*;
+
+/// Every wait in these tests ends within this.
+const LIMIT: Duration = Duration::from_secs(20);
+
+fn sandbox(root: &std::path::Path) -> Sandbox {
+    Sandbox::create(root, "job").unwrap()
+}
+
+async fn run(spec: Spec) -> Outcome {
+    let mut running = start(spec).await.unwrap();
+    tokio::time::timeout(LIMIT, running.wait())
+        .await
+        .expect("the job ends")
+}
+
+fn sh(sandbox: &Sandbox, script: &str) -> Spec {
+    let mut spec = Spec::new(sandbox, PathBuf::from("/bin/sh"));
+    spec.args = vec!["-c".into(), script.into()];
+    spec
+}
+
+#[tokio::test]
+async fn exit_code_streams_and_environment_are_reported() {
+    let root = tempfile::tempdir().unwrap();
+    let sb = sandbox(root.path());
+    let mut spec = sh(&sb, "echo out $GREETING; echo err >&2; pwd; exit 7");
+    spec.env = vec![("GREETING".into(), "hi".into())];
+    let outcome = run(spec).await;
+    assert_eq!(outcome.exit, Exit::Code(7));
+    let out = std::fs::read_to_string(sb.stdout()).unwrap();
+    assert!(out.starts_with("out hi\n"), "{out}");
+    assert!(
+        out.contains(sb.path().to_str().unwrap()),
+        "runs in its sandbox: {out}"
+    );
+    assert_eq!(std::fs::read_to_string(sb.stderr()).unwrap(), "err\n");
+    let report = outcome.report();
+    assert_eq!(
+        (report.exit_code, report.signal, report.hold),
+        (Some(7), None, None)
+    );
+}
+
+#[tokio::test]
+async fn a_signal_is_reported_as_such() {
+    let root = tempfile::tempdir().unwrap();
+    let sb = sandbox(root.path());
+    let outcome = run(sh(&sb, "kill -TERM $$")).await;
+    assert_eq!(
+        outcome.exit,
+        Exit::Signal {
+            signal: 15,
+            core_dumped: false
+        }
+    );
+    assert_eq!(outcome.report().signal, Some(15));
+}
+
+#[tokio::test]
+async fn a_missing_or_unrunnable_executable_is_a_start_error_with_hold_code_6() {
+    let root = tempfile::tempdir().unwrap();
+    let sb = sandbox(root.path());
+    let e = start(Spec::new(&sb, PathBuf::from("/no/such/program")))
+        .await
+        .unwrap_err();
+    assert_eq!(e.hold_code(), HoldCode::FailedToCreateProcess);
+    assert_eq!(e.hold_code().code(), 6);
+    assert_eq!(e.hold_subcode(), 2, "ENOENT");
+    assert!(e.to_string().contains("/no/such/program"), "{e}");
+    let text = sb.path().join("data.txt");
+    std::fs::write(&text, "not a program").unwrap();
+    let e = start(Spec::new(&sb, text)).await.unwrap_err();
+    assert_eq!(e.hold_subcode(), 13, "EACCES: {e}");
+}
+
+#[tokio::test]
+async fn a_job_over_its_memory_is_killed_and_held_with_code_34() {
+    let root = tempfile::tempdir().unwrap();
+    let sb = sandbox(root.path());
+    let mut spec = sh(
+        &sb,
+        "python3 -c 'x = bytearray(400 << 20); import time; time.sleep(10)' \
+         || (x=$(head -c 400000000 /dev/zero | tr '\\0' a); sleep 10)",
+    );
+    spec.request_memory_mib = 64;
+    let outcome = run(spec).await;
+    assert!(outcome.memory_exceeded, "{outcome:?}");
+    assert!(outcome.peak_memory_kib > 64 * 1024);
+    let (code, _, reason) = outcome.hold().unwrap();
+    assert_eq!(code.code(), 34);
+    assert!(reason.contains("memory limit of 64 megabytes"), "{reason}");
+    assert_eq!(outcome.report().hold.unwrap().code, 34);
+}
+
+#[tokio::test]
+async fn suspend_stops_the_job_and_terminate_reaches_a_job_ignoring_sigterm() {
+    let root = tempfile::tempdir().unwrap();
+    let sb = sandbox(root.path());
+    let ticks = sb.path().join("ticks");
+    let script = format!(
+        "trap '' TERM; while true; do echo t >> {}; sleep 0.1; done",
+        ticks.display()
+    );
+    let mut running = start(sh(&sb, &script)).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    running.suspend().unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let frozen = std::fs::read_to_string(&ticks).unwrap().len();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        std::fs::read_to_string(&ticks).unwrap().len(),
+        frozen,
+        "stopped"
+    );
+    running.resume().unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(
+        std::fs::read_to_string(&ticks).unwrap().len() > frozen,
+        "going again"
+    );
+    tokio::time::timeout(LIMIT, running.terminate(Duration::from_millis(300)))
+        .await
+        .expect("terminate ends");
+    let outcome = running.wait().await;
+    assert!(
+        matches!(outcome.exit, Exit::Signal { signal: 9, .. }),
+        "{outcome:?}"
+    );
+}
+
+#[tokio::test]
+async fn dropping_a_running_job_kills_what_it_started() {
+    let root = tempfile::tempdir().unwrap();
+    let sb = sandbox(root.path());
+    let pidfile = sb.path().join("child");
+    let script = format!("sleep 30 & echo $! > {}; wait", pidfile.display());
+    let running = start(sh(&sb, &script)).await.unwrap();
+    let child: i32 = loop {
+        if let Ok(t) = std::fs::read_to_string(&pidfile) {
+            if let Ok(p) = t.trim().parse() {
+                break p;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    drop(running);
+    let gone = tokio::time::timeout(LIMIT, async {
+        loop {
+            let stat = std::fs::read_to_string(format!("/proc/{child}/stat")).unwrap_or_default();
+            if stat.is_empty() || stat.contains(") Z ") {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    assert!(gone.is_ok(), "the job's child {child} outlived it");
+}
+
+#[tokio::test]
+async fn outputs_are_the_new_and_changed_files_or_those_asked_for() {
+    let root = tempfile::tempdir().unwrap();
+    let mut sb = sandbox(root.path());
+    std::fs::write(sb.path().join("input.txt"), "in").unwrap();
+    std::fs::write(sb.path().join("kept.txt"), "same").unwrap();
+    sb.snapshot_inputs().unwrap();
+    let outcome = run(sh(
+        &sb,
+        "sleep 0.01; echo more >> input.txt; echo r > result.txt; echo x",
+    ))
+    .await;
+    assert_eq!(outcome.exit, Exit::Code(0));
+    let names: Vec<String> = sb
+        .outputs(None)
+        .unwrap()
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, vec!["input.txt", "result.txt"]);
+    let e = sb.outputs(Some(&["missing.txt".to_owned()])).unwrap_err();
+    assert!(e.to_string().contains("missing.txt"), "{e}");
+    assert!(sb.outputs(Some(&["../escape".to_owned()])).is_err());
+    // A read-only directory the job left does not stop the clean-up.
+    std::fs::create_dir(sb.path().join("ro")).unwrap();
+    std::fs::write(sb.path().join("ro/f"), "x").unwrap();
+    std::fs::set_permissions(
+        sb.path().join("ro"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o500),
+    )
+    .unwrap();
+    let path = sb.path().to_path_buf();
+    sb.remove().unwrap();
+    assert!(!path.exists());
+}
+
+fn announced(name: &str, data: &[u8]) -> File {
+    File::new(
+        FileName::new(name).unwrap(),
+        data.len() as u64,
+        Hash::from_bytes(*blake3::hash(data).as_bytes()),
+        0o644,
+    )
+    .unwrap()
+}
+
+#[test]
+fn the_assembler_builds_files_chunk_by_chunk_and_refuses_what_does_not_fit() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = vec![7u8; MAX_CHUNK_LEN as usize + 10];
+    let files = vec![announced("a/big.bin", &big), announced("empty", b"")];
+    let mut asm = Assembler::new(dir.path(), files.clone(), 1 << 30).unwrap();
+    assert_eq!(asm.next_request(), Some((0, 0, MAX_CHUNK_LEN)));
+    assert!(matches!(
+        asm.chunk(0, 5, &big[..5]),
+        Err(AssembleError::OutOfOrder { .. })
+    ));
+    assert!(matches!(
+        asm.chunk(1, 0, b""),
+        Err(AssembleError::Unexpected { .. })
+    ));
+    assert!(asm
+        .chunk(0, 0, &big[..MAX_CHUNK_LEN as usize])
+        .unwrap()
+        .is_none());
+    assert!(
+        !dir.path().join("a/big.bin").exists(),
+        "not in place before it is whole"
+    );
+    assert!(matches!(
+        asm.chunk(0, u64::from(MAX_CHUNK_LEN), &[7u8; 11]),
+        Err(AssembleError::TooLong { .. })
+    ));
+    let done = asm
+        .chunk(0, u64::from(MAX_CHUNK_LEN), &big[MAX_CHUNK_LEN as usize..])
+        .unwrap();
+    assert_eq!(done.map(|f| f.name.as_str()), Some("a/big.bin"));
+    assert_eq!(asm.next_request(), Some((1, 0, 0)));
+    asm.chunk(1, 0, b"").unwrap();
+    assert!(asm.is_complete());
+    assert_eq!(std::fs::read(dir.path().join("a/big.bin")).unwrap(), big);
+
+    // A corrupted file never appears; a budget bounds the total.
+    let mut asm = Assembler::new(dir.path(), vec![announced("c", b"good")], 100).unwrap();
+    assert!(matches!(
+        asm.chunk(0, 0, b"evil"),
+        Err(AssembleError::HashMismatch { .. })
+    ));
+    assert!(!dir.path().join("c").exists());
+    assert!(matches!(
+        Assembler::new(dir.path(), vec![announced("d", &big)], 100),
+        Err(AssembleError::OverBudget { .. })
+    ));
+}
+
+#[test]
+fn offered_files_are_listed_with_their_hash_and_read_in_chunks() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f");
+    std::fs::write(&path, b"hello world").unwrap();
+    let listed = files::offer(&[(FileName::new("f").unwrap(), path.clone())]).unwrap();
+    assert_eq!(listed[0], announced("f", b"hello world"));
+    assert_eq!(files::read_chunk(&path, 6, 100).unwrap(), b"world");
+    let e = files::offer(&[(FileName::new("g").unwrap(), dir.path().join("g"))]).unwrap_err();
+    assert!(e.to_string().contains("/g"), "{e}");
+}
