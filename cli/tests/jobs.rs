@@ -467,4 +467,55 @@ fn bad_input_ends_as_errors_or_held_jobs_with_htcondors_codes() {
     let removed = pool.ok(0, dir, &["rm", "1"]);
     assert!(removed.contains("Job 1.0 marked for removal"), "{removed}");
     pool.wait_queue_empty(0, Duration::from_secs(30));
+
+    // A job no machine can run stays idle, and `why` says which clause.
+    std::fs::write(
+        dir.join("huge.sub"),
+        "executable = /bin/true\ntransfer_executable = false\n\
+         requirements = TARGET.Memory > 100000000\nqueue\n",
+    )
+    .unwrap();
+    pool.ok(0, dir, &["submit", "huge.sub"]);
+    let why = pool.ok(0, dir, &["why", "3.0"]);
+    assert!(
+        why.contains("2 are rejected by the job's Requirements"),
+        "{why}"
+    );
+    assert!(
+        why.contains("2 machines fail  (TARGET.Memory > 100000000)"),
+        "{why}"
+    );
+    let bad = pool.run(0, dir, &["why", "99.0"]);
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("job 99.0 is not in the queue"));
+    pool.ok(0, dir, &["rm", "3.0"]);
+
+    // Removing a running job stops it on its machine.
+    std::fs::write(
+        dir.join("long.sub"),
+        "executable = /bin/sleep\ntransfer_executable = false\narguments = 60\nqueue\n",
+    )
+    .unwrap();
+    pool.ok(0, dir, &["submit", "long.sub"]);
+    wait_for(Duration::from_secs(60), "the long job running", || {
+        let rows = pool.af(0, false, &["JobStatus"]);
+        (rows.first().map(|r| r[0].as_str()) == Some("2")).then_some(())
+    });
+    let sleeping = || {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                std::fs::read_to_string(e.path().join("cmdline"))
+                    .is_ok_and(|c| c == "/bin/sleep\060\0")
+            })
+            .count()
+    };
+    assert_eq!(sleeping(), 1);
+    pool.ok(0, dir, &["rm", "4.0"]);
+    pool.wait_queue_empty(0, Duration::from_secs(30));
+    let last = pool.af(0, true, &["ClusterId", "JobStatus"]);
+    assert_eq!(last[0], vec!["4", "3"], "removed, in the history: {last:?}");
+    wait_for(Duration::from_secs(30), "the job's process gone", || {
+        (sleeping() == 0).then_some(())
+    });
 }
