@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use libp2p::PeerId;
 use starling_protocol::transfer::{self, File, TransferId};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 use super::network::Command;
 use crate::execute::files::Assembler;
@@ -73,18 +73,12 @@ pub async fn request(
     peer: PeerId,
     request: transfer::Request,
 ) -> Result<transfer::Response, String> {
-    let (reply, answer) = oneshot::channel();
-    network
-        .send(Command::Transfer {
-            peer,
-            request,
-            reply,
-        })
-        .await
-        .map_err(|_| "the network loop has stopped".to_owned())?;
-    answer
-        .await
-        .map_err(|_| "the network loop dropped the request".to_owned())?
+    super::network::jobs::ask(network, |reply| Command::Transfer {
+        peer,
+        request,
+        reply,
+    })
+    .await
 }
 
 async fn chunk(

@@ -89,13 +89,10 @@ pub async fn handle(supervisor: &ActorRef<SupervisorMsg>, request: Request) -> R
             constraint,
             reason,
         } => {
-            let selection = match Selection::parse(&targets, constraint.as_deref()) {
+            let selection = match chosen(&targets, constraint.as_deref()) {
                 Ok(s) => s,
-                Err(e) => return error(e.to_string()),
+                Err(message) => return error(message),
             };
-            if selection.targets.is_empty() && selection.constraint.is_none() {
-                return error("say which jobs: job ids, cluster ids, owners or -constraint");
-            }
             let action = match action.as_str() {
                 "hold" => Action::Hold {
                     reason: reason.unwrap_or_else(|| "held by the user".to_owned()),
@@ -117,13 +114,10 @@ pub async fn handle(supervisor: &ActorRef<SupervisorMsg>, request: Request) -> R
             attribute,
             value,
         } => {
-            let selection = match Selection::parse(&targets, constraint.as_deref()) {
+            let selection = match chosen(&targets, constraint.as_deref()) {
                 Ok(s) => s,
-                Err(e) => return error(e.to_string()),
+                Err(message) => return error(message),
             };
-            if selection.targets.is_empty() && selection.constraint.is_none() {
-                return error("say which jobs: job ids, cluster ids, owners or -constraint");
-            }
             match queue.edit(&selection, &attribute, &value).await {
                 Ok(acted) => acted_response(&selection, acted),
                 Err(e) => error(e.to_string()),
@@ -132,6 +126,15 @@ pub async fn handle(supervisor: &ActorRef<SupervisorMsg>, request: Request) -> R
         Request::Why { job } => why_idle(supervisor, &queue, &job).await,
         _ => error("not a job request"),
     }
+}
+
+/// The jobs an action is for; naming none is an error, not "all".
+fn chosen(targets: &[String], constraint: Option<&str>) -> Result<Selection, String> {
+    let selection = Selection::parse(targets, constraint).map_err(|e| e.to_string())?;
+    if selection.targets.is_empty() && selection.constraint.is_none() {
+        return Err("say which jobs: job ids, cluster ids, owners or -constraint".to_owned());
+    }
+    Ok(selection)
 }
 
 fn acted_response(selection: &Selection, acted: crate::queue::Acted) -> Response {

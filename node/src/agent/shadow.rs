@@ -315,18 +315,12 @@ async fn claim_request(
     peer: PeerId,
     request: claim::Request,
 ) -> Result<claim::Response, String> {
-    let (reply, answer) = oneshot::channel();
-    network
-        .send(Command::Claim {
-            peer,
-            request,
-            reply,
-        })
-        .await
-        .map_err(|_| "the network loop has stopped".to_owned())?;
-    answer
-        .await
-        .map_err(|_| "the network loop dropped the request".to_owned())?
+    super::network::jobs::ask(network, |reply| Command::Claim {
+        peer,
+        request,
+        reply,
+    })
+    .await
 }
 
 /// Asks for the claim; on refusal tells the schedd and returns `None`.

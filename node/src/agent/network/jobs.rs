@@ -320,3 +320,19 @@ where
         super::write_message(io, &response).await
     }
 }
+
+/// Sends a job-protocol request through the network loop (`make` builds
+/// the command around the reply channel) and waits for the peer's answer.
+pub async fn ask<T>(
+    network: &tokio::sync::mpsc::Sender<super::Command>,
+    make: impl FnOnce(tokio::sync::oneshot::Sender<Outcome<T>>) -> super::Command,
+) -> Outcome<T> {
+    let (reply, answer) = tokio::sync::oneshot::channel();
+    network
+        .send(make(reply))
+        .await
+        .map_err(|_| "the network loop has stopped".to_owned())?;
+    answer
+        .await
+        .map_err(|_| "the network loop dropped the request".to_owned())?
+}
