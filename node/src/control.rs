@@ -434,6 +434,44 @@ mod tests {
     }
 
     #[test]
+    fn job_requests_on_the_wire() {
+        let cases = [
+            (
+                Request::Why { job: "1.0".into() },
+                r#"{"op":"why","job":"1.0"}"#,
+            ),
+            (
+                Request::Act {
+                    action: "hold".into(),
+                    targets: vec!["12".into()],
+                    constraint: None,
+                    reason: Some("wait".into()),
+                },
+                r#"{"op":"act","action":"hold","targets":["12"],"constraint":null,"reason":"wait"}"#,
+            ),
+        ];
+        for (request, json) in cases {
+            assert_eq!(serde_json::to_string(&request).unwrap(), json);
+            assert_eq!(serde_json::from_str::<Request>(json).unwrap(), request);
+        }
+        // Defaults, and unknown fields refused by name.
+        assert_eq!(
+            request(r#"{"op":"jobs"}"#),
+            Ok(Request::Jobs {
+                targets: vec![],
+                constraint: None,
+                history: false,
+                limit: None
+            })
+        );
+        let e = request(r#"{"op":"submit","file":"f","text":"","cwd":"/","owner":"a","x":1}"#)
+            .unwrap_err();
+        assert!(e.contains("`x`"), "{e}");
+        let e = request(r#"{"op":"why"}"#).unwrap_err();
+        assert!(e.contains("job"), "{e}");
+    }
+
+    #[test]
     fn an_ads_request_defaults_to_machine_ads_unconstrained() {
         assert_eq!(
             request(r#"{"op":"ads"}"#),
