@@ -336,6 +336,16 @@ fn a_job_whose_machine_is_killed_runs_again_elsewhere() {
     let pool = Pool::up(3);
     let work = tempfile::tempdir().unwrap();
     write_workload(work.path(), 1, "6");
+    // Not on the submit agent's own machine: killing it would kill both.
+    let sub = std::fs::read_to_string(work.path().join("job.sub")).unwrap();
+    std::fs::write(
+        work.path().join("job.sub"),
+        sub.replace(
+            "queue",
+            "requirements = TARGET.Name =!= \"slot1@agent-00.d0.testnet\"\nqueue",
+        ),
+    )
+    .unwrap();
     pool.ok(0, work.path(), &["submit", "job.sub"]);
     let host = wait_for(Duration::from_secs(60), "the job starting", || {
         let rows = pool.af(0, false, &["JobStatus", "RemoteHost"]);
@@ -344,7 +354,7 @@ fn a_job_whose_machine_is_killed_runs_again_elsewhere() {
             .map(|r| r[1].clone())
     });
     let victim = agent_of(&host);
-    assert_ne!(victim, 0, "the submit agent cannot claim itself");
+    assert_ne!(victim, 0, "the requirements keep it off the submit agent");
     let pid = pid_of(&pool.agent(victim)).expect("the victim's pid");
     rustix::process::kill_process(pid, rustix::process::Signal::KILL).unwrap();
     // Back to idle once the lease lapses, then it runs on the other machine.
@@ -518,4 +528,16 @@ fn bad_input_ends_as_errors_or_held_jobs_with_htcondors_codes() {
     wait_for(Duration::from_secs(30), "the job's process gone", || {
         (sleeping() == 0).then_some(())
     });
+}
+
+#[test]
+fn a_pool_of_one_runs_its_own_jobs() {
+    let pool = Pool::up(1);
+    let work = tempfile::tempdir().unwrap();
+    write_workload(work.path(), 3, "0");
+    pool.ok(0, work.path(), &["submit", "job.sub"]);
+    pool.wait_queue_empty(0, Duration::from_secs(60));
+    for (slot, _, _) in check_outputs(work.path(), 3) {
+        assert_eq!(agent_of(&slot), 0);
+    }
 }

@@ -495,7 +495,6 @@ struct SupervisorState {
 struct NegotiatorSetup {
     key: Arc<Keypair>,
     certificates: Vec<starling_protocol::identity::Envelope>,
-    me: starling_protocol::identity::AgentId,
 }
 
 /// What a (re)started startd is given.
@@ -577,7 +576,6 @@ impl Actor for Supervisor {
         let negotiator_args = NegotiatorSetup {
             key: args.key.clone(),
             certificates: args.trust.certificates.clone(),
-            me: args.key.agent_id(),
         };
         let negotiator = spawn_negotiator(
             &myself,
@@ -823,7 +821,6 @@ async fn spawn_negotiator(
             router,
             key: setup.key.clone(),
             certificates: setup.certificates.clone(),
-            me: setup.me,
         },
         supervisor.get_cell(),
     )

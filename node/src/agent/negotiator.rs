@@ -97,8 +97,6 @@ pub struct NegotiatorArgs {
     pub router: Router,
     pub key: Arc<Keypair>,
     pub certificates: Vec<Envelope>,
-    /// This agent, whose own machine it cannot claim over the network.
-    pub me: AgentId,
 }
 
 pub struct NegotiatorState {
@@ -539,7 +537,6 @@ impl NegotiatorState {
     }
 
     async fn machines(&self) -> Vec<MachineAd> {
-        let me = self.args.me;
         let Ok(view) = super::current_view(&self.args.supervisor).await else {
             return Vec::new();
         };
@@ -547,9 +544,7 @@ impl NegotiatorState {
             .call(ViewMsg::Machines, Some(super::QUERY_TIMEOUT))
             .await
         {
-            Ok(ractor::rpc::CallResult::Success(list)) => {
-                list.into_iter().filter(|m| m.signer != me).collect()
-            }
+            Ok(ractor::rpc::CallResult::Success(list)) => list,
             _ => Vec::new(),
         }
     }

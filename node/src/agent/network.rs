@@ -615,6 +615,12 @@ impl Loop {
                 request,
                 reply,
             } => {
+                let me = *self.swarm.local_peer_id();
+                if peer == me {
+                    self.pending_jobs
+                        .claim_to_self(me, &self.jobs, request, reply);
+                    return;
+                }
                 let id = self
                     .swarm
                     .behaviour_mut()
@@ -627,6 +633,12 @@ impl Loop {
                 request,
                 reply,
             } => {
+                let me = *self.swarm.local_peer_id();
+                if peer == me {
+                    self.pending_jobs
+                        .transfer_to_self(me, &self.jobs, request, reply);
+                    return;
+                }
                 let id = self
                     .swarm
                     .behaviour_mut()

@@ -116,8 +116,11 @@ impl Sandbox {
     }
 
     /// Removes every sandbox under `root` except those named in `keep`
-    /// (left by an agent that died). Returns how many went.
+    /// (left by an agent that died), first killing the processes still
+    /// running in them (a job outlives an agent killed with SIGKILL).
+    /// Returns how many went.
     pub fn sweep(root: &Path, keep: &[&str]) -> io::Result<usize> {
+        kill_processes_in(root, keep);
         let entries = match std::fs::read_dir(root) {
             Ok(e) => e,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
@@ -140,6 +143,40 @@ impl Sandbox {
             }
         }
         Ok(n)
+    }
+}
+
+/// SIGKILLs every process whose working directory is in a sandbox under
+/// `root` other than those in `keep`.
+fn kill_processes_in(root: &Path, keep: &[&str]) {
+    let Ok(root) = root.canonicalize() else {
+        return;
+    };
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return;
+    };
+    for entry in procs.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+            .and_then(rustix::process::Pid::from_raw)
+        else {
+            continue;
+        };
+        let Ok(cwd) = std::fs::read_link(entry.path().join("cwd")) else {
+            continue;
+        };
+        let Ok(inside) = cwd.strip_prefix(&root) else {
+            continue;
+        };
+        let sandbox = inside
+            .components()
+            .next()
+            .and_then(|c| c.as_os_str().to_str());
+        if sandbox.is_some_and(|s| !keep.contains(&s)) {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        }
     }
 }
 

@@ -272,3 +272,21 @@ fn offered_files_are_listed_with_their_hash_and_read_in_chunks() {
     let e = files::offer(&[(FileName::new("g").unwrap(), dir.path().join("g"))]).unwrap_err();
     assert!(e.to_string().contains("/g"), "{e}");
 }
+
+#[tokio::test]
+async fn a_sweep_kills_jobs_left_running_and_removes_their_sandboxes() {
+    let root = tempfile::tempdir().unwrap();
+    let left = sandbox(root.path());
+    let mut running = start(sh(&left, "sleep 30")).await.unwrap();
+    let kept = Sandbox::create(root.path(), "kept").unwrap();
+    let removed = Sandbox::sweep(root.path(), &["kept"]).unwrap();
+    assert_eq!(removed, 1);
+    assert!(!left.path().exists() && kept.path().exists());
+    let outcome = tokio::time::timeout(LIMIT, running.wait())
+        .await
+        .expect("killed");
+    assert!(
+        matches!(outcome.exit, Exit::Signal { signal: 9, .. }),
+        "{outcome:?}"
+    );
+}

@@ -9,6 +9,11 @@
 //! When the router's channel is full, or too many inbound requests wait for
 //! an answer, the loop answers "busy" itself, so a flood of requests cannot
 //! grow its memory.
+//!
+//! A request to this agent itself (its own machine runs its own jobs: a pool
+//! of one works) never touches the swarm, which cannot dial itself: it goes
+//! straight to the router as an inbound request, and the answer straight
+//! back to the asking task.
 
 use std::collections::HashMap;
 use std::marker::PhantomData;
@@ -61,6 +66,9 @@ pub struct Pending {
     transfers: HashMap<OutboundRequestId, oneshot::Sender<Outcome<transfer::Response>>>,
     inbound_claims: HashMap<u64, ResponseChannel<claim::Response>>,
     inbound_transfers: HashMap<u64, ResponseChannel<transfer::Response>>,
+    /// Requests to ourselves, by inbound number.
+    local_claims: HashMap<u64, oneshot::Sender<Outcome<claim::Response>>>,
+    local_transfers: HashMap<u64, oneshot::Sender<Outcome<transfer::Response>>>,
     next_inbound: u64,
 }
 
@@ -82,7 +90,65 @@ impl Pending {
     }
 
     fn inbound_full(&self) -> bool {
-        self.inbound_claims.len() + self.inbound_transfers.len() >= MAX_INBOUND_PENDING
+        self.inbound_claims.len()
+            + self.inbound_transfers.len()
+            + self.local_claims.len()
+            + self.local_transfers.len()
+            >= MAX_INBOUND_PENDING
+    }
+
+    /// A claim request from this agent to itself.
+    pub fn claim_to_self(
+        &mut self,
+        me: PeerId,
+        inbound: &mpsc::Sender<Inbound>,
+        request: claim::Request,
+        reply: oneshot::Sender<Outcome<claim::Response>>,
+    ) {
+        if self.inbound_full() {
+            let _ = reply.send(Err("the agent has too many requests in hand".to_owned()));
+            return;
+        }
+        let id = self.next_id();
+        match inbound.try_send(Inbound::Claim {
+            peer: me,
+            id,
+            request,
+        }) {
+            Ok(()) => {
+                self.local_claims.insert(id, reply);
+            }
+            Err(_) => {
+                let _ = reply.send(Err("the agent's job router is busy".to_owned()));
+            }
+        }
+    }
+
+    /// A transfer request from this agent to itself.
+    pub fn transfer_to_self(
+        &mut self,
+        me: PeerId,
+        inbound: &mpsc::Sender<Inbound>,
+        request: transfer::Request,
+        reply: oneshot::Sender<Outcome<transfer::Response>>,
+    ) {
+        if self.inbound_full() {
+            let _ = reply.send(Err("the agent has too many requests in hand".to_owned()));
+            return;
+        }
+        let id = self.next_id();
+        match inbound.try_send(Inbound::Transfer {
+            peer: me,
+            id,
+            request,
+        }) {
+            Ok(()) => {
+                self.local_transfers.insert(id, reply);
+            }
+            Err(_) => {
+                let _ = reply.send(Err("the agent's job router is busy".to_owned()));
+            }
+        }
     }
 
     fn next_id(&mut self) -> u64 {
@@ -234,11 +300,15 @@ impl Pending {
             Answer::Claim(response) => {
                 if let Some(channel) = self.inbound_claims.remove(&id) {
                     let _ = claims.send_response(channel, response);
+                } else if let Some(reply) = self.local_claims.remove(&id) {
+                    let _ = reply.send(Ok(response));
                 }
             }
             Answer::Transfer(response) => {
                 if let Some(channel) = self.inbound_transfers.remove(&id) {
                     let _ = transfers.send_response(channel, response);
+                } else if let Some(reply) = self.local_transfers.remove(&id) {
+                    let _ = reply.send(Ok(response));
                 }
             }
         }
