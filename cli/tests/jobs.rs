@@ -497,7 +497,16 @@ fn bad_input_ends_as_errors_or_held_jobs_with_htcondors_codes() {
     );
     let bad = pool.run(0, dir, &["why", "99.0"]);
     assert!(String::from_utf8_lossy(&bad.stderr).contains("job 99.0 is not in the queue"));
-    pool.ok(0, dir, &["rm", "3.0"]);
+    // Widening it with qedit lets it run.
+    let edited = pool.ok(
+        0,
+        dir,
+        &["qedit", "3.0", "Requirements", "TARGET.Memory > 1"],
+    );
+    assert!(edited.contains("Job 3.0 set Requirements"), "{edited}");
+    let refused = pool.run(0, dir, &["qedit", "3.0", "JobStatus", "4"]);
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("JobStatus belongs to the queue"));
+    pool.wait_queue_empty(0, Duration::from_secs(60));
 
     // Removing a running job stops it on its machine.
     std::fs::write(
@@ -516,7 +525,7 @@ fn bad_input_ends_as_errors_or_held_jobs_with_htcondors_codes() {
             .flatten()
             .filter(|e| {
                 std::fs::read_to_string(e.path().join("cmdline"))
-                    .is_ok_and(|c| c == "/bin/sleep\060\0")
+                    .is_ok_and(|c| c == "/bin/sleep\u{0}60\u{0}")
             })
             .count()
     };

@@ -76,11 +76,11 @@ pub(crate) struct ActArgs {
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct EditArgs {
-    /// A job id, cluster id or owner (or -constraint).
-    target: Option<String>,
-    /// The attribute and its new value (a ClassAd expression).
-    attribute: String,
-    value: String,
+    /// `TARGET ATTR VALUE`, or `ATTR VALUE` with -constraint: the job id,
+    /// cluster id or owner, the attribute, and its new value (a ClassAd
+    /// expression).
+    #[arg(num_args = 2..=3, required = true, value_name = "[TARGET] ATTR VALUE")]
+    words: Vec<String>,
     #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
     constraint: Option<String>,
 }
@@ -482,23 +482,23 @@ fn report_acted(response: Response, verb: &str) -> anyhow::Result<ExitCode> {
 }
 
 pub(crate) fn qedit(args: EditArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
-    anyhow::ensure!(
-        args.target.is_some() || args.constraint.is_some(),
-        "say which jobs: a job id, cluster id or owner, or -constraint EXPR"
-    );
+    let (targets, attribute, value) = match (args.words.as_slice(), &args.constraint) {
+        ([target, attribute, value], _) => (vec![target.clone()], attribute, value),
+        ([attribute, value], Some(_)) => (Vec::new(), attribute, value),
+        _ => anyhow::bail!(
+            "say which jobs: qedit TARGET ATTR VALUE, or qedit -constraint EXPR ATTR VALUE"
+        ),
+    };
     let response = call(
         data_dir,
         &Request::Edit {
-            targets: args.target.into_iter().collect(),
-            constraint: args.constraint,
-            attribute: args.attribute.clone(),
-            value: args.value.clone(),
+            targets,
+            constraint: args.constraint.clone(),
+            attribute: attribute.clone(),
+            value: value.clone(),
         },
     )?;
-    report_acted(
-        response,
-        &format!("set {} = {}", args.attribute, args.value),
-    )
+    report_acted(response, &format!("set {attribute} = {value}"))
 }
 
 pub(crate) fn why(args: WhyArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
