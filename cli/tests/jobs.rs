@@ -219,7 +219,7 @@ fn write_workload(dir: &Path, procs: usize, sleep: &str) {
         format!(
             "executable = record.sh\narguments = $(Process) {sleep}\n\
              transfer_input_files = in.txt\noutput = out/$(Process).txt\n\
-             error = out/$(Process).err\nrequest_memory = 64\nqueue {procs}\n"
+             error = out/$(Process).err\nlog = job.log\nrequest_memory = 64\nqueue {procs}\n"
         ),
     )
     .unwrap();
@@ -365,6 +365,18 @@ fn a_job_whose_machine_is_killed_runs_again_elsewhere() {
     assert_eq!(done[0][1], "2", "it started twice");
     let (slot, _, _) = check_outputs(work.path(), 1).remove(0);
     assert_ne!(agent_of(&slot), victim, "it finished elsewhere");
+    // The user log tells the story as HTCondor's would.
+    let log = std::fs::read_to_string(work.path().join("job.log")).unwrap();
+    let events: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains(" (001.000.000) "))
+        .map(|l| &l[..3])
+        .collect();
+    assert_eq!(events, vec!["000", "001", "004", "001", "005"], "{log}");
+    assert!(
+        log.contains("(1) Normal termination (return value 0)"),
+        "{log}"
+    );
 }
 
 #[test]

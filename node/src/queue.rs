@@ -15,6 +15,8 @@
 //! [`Event`]s tell the negotiator what changed; the runner calls
 //! ([`Queue::started`], [`Queue::completed`]...) are how it reports back.
 
+pub mod userlog;
+
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
@@ -369,6 +371,16 @@ impl Queue {
         )
         .await??;
         let procs = ads.len();
+        for (id, ad) in &ads {
+            self.log(
+                *id,
+                ad,
+                userlog::codes::SUBMIT,
+                "Job submitted from host: <starling agent>",
+                Vec::new(),
+            )
+            .await;
+        }
         self.cache().extend(ads);
         self.announce(Event::Submitted { cluster, procs });
         Ok((cluster, procs))
@@ -424,6 +436,18 @@ impl Queue {
             .filter(|e| selection.matches(e.id, &e.ad))
             .map(|e| e.ad)
             .collect())
+    }
+
+    /// Appends an event to the job's user log, if it has one (`UserLog`).
+    async fn log(&self, id: JobId, ad: &ClassAd, code: u32, headline: &str, body: Vec<String>) {
+        let Some(path) = text(ad, "UserLog") else {
+            return;
+        };
+        let entry = userlog::event(code, id, self.now(), headline, &body);
+        let written = blocking(move || userlog::append(std::path::Path::new(&path), &entry)).await;
+        if let Ok(Err(e)) = written {
+            tracing::warn!(job = %id, error = %e, "cannot write the job's user log");
+        }
     }
 
     /// Applies `changes` to one job in the store, then the cache.
@@ -530,6 +554,20 @@ impl Queue {
                     } else {
                         self.update(id, changes).await?;
                     }
+                    let (code, headline, why) = match action {
+                        Action::Hold { reason } => {
+                            (userlog::codes::HELD, "Job was held.", reason.clone())
+                        }
+                        Action::Release => (
+                            userlog::codes::RELEASED,
+                            "Job was released.",
+                            "by the user".to_owned(),
+                        ),
+                        Action::Remove { reason } => {
+                            (userlog::codes::ABORTED, "Job was aborted.", reason.clone())
+                        }
+                    };
+                    self.log(id, &ad, code, headline, vec![why]).await;
                     acted.changed.push(id);
                 }
             }
@@ -600,7 +638,13 @@ impl Queue {
         {
             c.push(Change::set("JobStartDate", now.to_string()));
         }
-        self.update(id, c).await
+        self.update(id, c).await?;
+        if let Some(ad) = self.job(id) {
+            let headline = format!("Job executing on host: <{host}>");
+            self.log(id, &ad, userlog::codes::EXECUTE, &headline, Vec::new())
+                .await;
+        }
+        Ok(())
     }
 
     /// The run ended early (lost machine, lapsed claim): back to idle.
@@ -622,7 +666,19 @@ impl Queue {
             Change::remove("ClaimId"),
             Change::remove("JobCurrentStartDate"),
         ]);
-        self.update(id, c).await
+        self.update(id, c).await?;
+        self.log(
+            id,
+            &ad,
+            userlog::codes::EVICTED,
+            "Job was evicted.",
+            vec![
+                "(0) Job was not checkpointed.".to_owned(),
+                reason.to_owned(),
+            ],
+        )
+        .await;
+        Ok(())
     }
 
     /// Wall time of the current run, added to `RemoteWallClockTime`.
@@ -667,7 +723,21 @@ impl Queue {
             ]),
             (None, None) => {}
         }
-        self.retire(id, c).await
+        self.retire(id, c).await?;
+        let how_line = match (how.exit_code, how.signal) {
+            (Some(code), _) => format!("(1) Normal termination (return value {code})"),
+            (None, Some(signal)) => format!("(0) Abnormal termination (signal {signal})"),
+            (None, None) => "(0) Abnormal termination (unknown)".to_owned(),
+        };
+        self.log(
+            id,
+            &ad,
+            userlog::codes::TERMINATED,
+            "Job terminated.",
+            vec![how_line],
+        )
+        .await;
+        Ok(())
     }
 
     /// The job cannot go on: held with HTCondor's code and a reason.
@@ -692,6 +762,14 @@ impl Queue {
             Change::remove("JobCurrentStartDate"),
         ]);
         self.update(id, c).await?;
+        self.log(
+            id,
+            &ad,
+            userlog::codes::HELD,
+            "Job was held.",
+            vec![reason.to_owned(), format!("Code {code} Subcode {subcode}")],
+        )
+        .await;
         self.announce(Event::Held { ids: vec![id] });
         Ok(())
     }

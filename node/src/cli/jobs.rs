@@ -190,22 +190,9 @@ fn date(secs: i64) -> String {
     // condor_q's "M/D HH:MM", in UTC.
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
-    let (y, m, d) = civil(days);
+    let (y, m, d) = crate::queue::userlog::civil(days);
     let _ = y;
     format!("{m}/{d} {:02}:{:02}", rem / 3600, rem % 3600 / 60)
-}
-
-/// Days since 1970-01-01 to (year, month, day) (Howard Hinnant's algorithm).
-fn civil(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
 fn print_ads(ads: &[ClassAd], af: &[String], long: bool, json: bool) -> anyhow::Result<bool> {
