@@ -562,3 +562,40 @@ fn a_pool_of_one_runs_its_own_jobs() {
         assert_eq!(agent_of(&slot), 0);
     }
 }
+
+#[test]
+fn the_jobs_own_policy_holds_requeues_and_removes_it() {
+    let pool = Pool::up(1);
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    std::fs::write(
+        dir.join("policy.sub"),
+        "transfer_executable = false\n\
+         executable = /bin/false\non_exit_hold = ExitCode =!= 0\nqueue\n\
+         executable = /bin/true\non_exit_hold = false\nhold = true\n\
+         periodic_remove = CurrentTime - QDate >= 0 && UNDEFINED_THING =!= 1\nqueue\n\
+         hold = false\nperiodic_remove = false\n\
+         executable = /bin/sh\narguments = \"-c 'echo run >> runs.txt'\"\n\
+         on_exit_remove = NumJobStarts >= 2\nqueue\n",
+    )
+    .unwrap();
+    pool.ok(0, dir, &["submit", "policy.sub"]);
+    let rows = wait_for(Duration::from_secs(60), "the policies applied", || {
+        let rows = pool.af(0, false, &["ProcId", "JobStatus", "HoldReasonCode"]);
+        (rows.len() == 1 && rows[0][1] == "5").then_some(rows)
+    });
+    assert_eq!(rows[0], vec!["0", "5", "3"], "held by on_exit_hold");
+    let held = pool.ok(0, dir, &["q", "-hold"]);
+    assert!(held.contains("OnExitHold"), "{held}");
+    let history = pool.af(0, true, &["ProcId", "JobStatus", "NumJobStarts"]);
+    let by_proc: BTreeMap<String, Vec<String>> =
+        history.into_iter().map(|r| (r[0].clone(), r)).collect();
+    assert_eq!(by_proc["1"][1], "3", "removed by periodic_remove");
+    assert_eq!(by_proc["2"][1], "4", "completed on its second run");
+    assert_eq!(by_proc["2"][2], "2");
+    // Each run starts from a fresh sandbox; the last one's output is back.
+    assert_eq!(
+        std::fs::read_to_string(dir.join("runs.txt")).unwrap(),
+        "run\n"
+    );
+}

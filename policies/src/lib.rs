@@ -7,11 +7,13 @@
 //! - [`negotiation`]: which machines a submit agent asks for an autocluster.
 //! - [`claiming`]: whether an execute agent grants a claim, on its own state.
 //! - [`slots`]: partitionable slots, carving a dynamic slot per claim.
+//! - [`job_policy`]: the job's periodic and on-exit hold, release and remove.
 //! - [`matchmaking`]: keeping the best few matched machines.
 //! - [`why`]: why a job is idle, machine by machine.
 
 pub mod autocluster;
 pub mod claiming;
+pub mod job_policy;
 pub mod matchmaking;
 pub mod negotiation;
 pub mod slots;

@@ -41,11 +41,16 @@ use super::network::Command;
 use super::shadow::{self, Placement, ShadowArgs, ShadowEvent, ShadowHandle};
 use super::transfers::Router;
 use super::view_actor::{MachineAd, ViewMsg};
-use crate::queue::{Completion, Event, Queue};
+use crate::queue::{Action, Completion, Event, Queue, Selection, Target};
+use starling_policies::job_policy::{self, OnExit, Periodic};
 
 /// How often idle jobs are negotiated without a queue event (the view may
 /// have changed).
 pub const TICK: Duration = Duration::from_secs(1);
+
+/// How often the jobs' periodic policy (`periodic_hold`, `_release`,
+/// `_remove`) is evaluated (HTCondor's PERIODIC_EXPR_INTERVAL is 60 s).
+pub const POLICY_INTERVAL: Duration = Duration::from_secs(5);
 
 /// How long an autocluster avoids a machine that refused one of its jobs.
 pub const AVOID_FOR: Duration = Duration::from_secs(3);
@@ -75,6 +80,8 @@ pub enum NegotiatorMsg {
     Shadow(u64, ShadowEvent),
     /// Negotiate now.
     Negotiate,
+    /// Evaluate the jobs' periodic policy.
+    Policy,
     /// The refusals recorded for a job, newest last.
     Rejections(JobId, RpcReplyPort<Vec<Rejection>>),
 }
@@ -176,6 +183,7 @@ impl Actor for Negotiator {
             }
         });
         myself.send_interval(TICK, || NegotiatorMsg::Negotiate);
+        myself.send_interval(POLICY_INTERVAL, || NegotiatorMsg::Policy);
         let _ = myself.cast(NegotiatorMsg::Negotiate);
         Ok(NegotiatorState {
             args,
@@ -201,6 +209,7 @@ impl Actor for Negotiator {
                 state.negotiate_queued = false;
                 state.negotiate().await;
             }
+            NegotiatorMsg::Policy => state.periodic_policy().await,
             NegotiatorMsg::Queue(event) => state.on_queue(&myself, event).await,
             NegotiatorMsg::Shadow(id, event) => state.on_shadow(&myself, id, event).await,
             NegotiatorMsg::Rejections(job, reply) => {
@@ -328,19 +337,26 @@ impl NegotiatorState {
                         )
                         .await
                 } else {
-                    queue
-                        .completed(
-                            job,
-                            &Completion {
-                                exit_code: report.exit_code,
-                                signal: report.signal,
-                                user_cpu_ms: report.user_cpu_ms,
-                                sys_cpu_ms: report.sys_cpu_ms,
-                                wall_ms: report.wall_ms,
-                                peak_memory_kib: report.peak_memory_kib,
-                            },
-                        )
-                        .await
+                    let how = Completion {
+                        exit_code: report.exit_code,
+                        signal: report.signal,
+                        user_cpu_ms: report.user_cpu_ms,
+                        sys_cpu_ms: report.sys_cpu_ms,
+                        wall_ms: report.wall_ms,
+                        peak_memory_kib: report.peak_memory_kib,
+                    };
+                    match queue
+                        .job(job)
+                        .map(|ad| job_policy::on_exit(&with_exit(&ad, &how), unix_now()))
+                    {
+                        Some(OnExit::Hold { subcode, reason }) => {
+                            queue
+                                .held(job, job_policy::JOB_POLICY, subcode, &reason)
+                                .await
+                        }
+                        Some(OnExit::Requeue { reason }) => queue.evicted(job, &reason).await,
+                        _ => queue.completed(job, &how).await,
+                    }
                 };
                 if let Err(e) = recorded {
                     tracing::warn!(%job, error = %e, "could not record the job's end");
@@ -384,6 +400,39 @@ impl NegotiatorState {
                     }
                 }
                 self.soon(myself);
+            }
+        }
+    }
+
+    /// Holds, releases and removes jobs as their periodic expressions say.
+    async fn periodic_policy(&mut self) {
+        let now = unix_now();
+        let queue = self.args.queue.clone();
+        for (id, ad) in queue.jobs(&Selection::default()) {
+            let held = crate::queue::status_of(&ad) == Some(crate::queue::status::HELD);
+            let Some(decision) = job_policy::periodic(&ad, held, now) else {
+                continue;
+            };
+            let one = Selection {
+                targets: vec![Target::Job(id)],
+                constraint: None,
+            };
+            let done = match decision {
+                Periodic::Hold { subcode, reason } => {
+                    queue
+                        .held(id, job_policy::JOB_POLICY, subcode, &reason)
+                        .await
+                }
+                Periodic::Release { reason } => {
+                    tracing::info!(job = %id, %reason, "released by its policy");
+                    queue.act(&Action::Release, &one).await.map(drop)
+                }
+                Periodic::Remove { reason } => {
+                    queue.act(&Action::Remove { reason }, &one).await.map(drop)
+                }
+            };
+            if let Err(e) = done {
+                tracing::warn!(job = %id, error = %e, "could not apply the job's periodic policy");
             }
         }
     }
@@ -568,6 +617,30 @@ impl NegotiatorState {
 fn cluster_key(representative: &ClassAd, key: &impl std::fmt::Display) -> String {
     let owner = shadow::text(representative, "Owner").unwrap_or_default();
     format!("{owner}\u{0}{key}")
+}
+
+fn unix_now() -> i64 {
+    i64::try_from(starling_protocol::identity::Timestamp::now().as_unix_millis() / 1000)
+        .unwrap_or(i64::MAX)
+}
+
+/// The job ad as its exit left it, for `on_exit_*`.
+fn with_exit(ad: &ClassAd, how: &Completion) -> ClassAd {
+    use starling_protocol::classad::{Expr, Name, Value};
+    let mut ad = ad.clone();
+    let mut set = |name: &str, value: Value| ad.insert(Name::known(name), Expr::Literal(value));
+    match (how.exit_code, how.signal) {
+        (Some(code), _) => {
+            set("ExitCode", Value::Int(i64::from(code)));
+            set("ExitBySignal", Value::Bool(false));
+        }
+        (None, Some(signal)) => {
+            set("ExitSignal", Value::Int(i64::from(signal)));
+            set("ExitBySignal", Value::Bool(true));
+        }
+        (None, None) => {}
+    }
+    ad
 }
 
 fn is_idle(ad: &ClassAd) -> bool {
