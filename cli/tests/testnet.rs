@@ -183,3 +183,45 @@ fn four_agents_in_two_domains_come_up_see_each_other_and_go() {
     assert_eq!(status.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&status.stdout).contains("0 running, 0 not answering, 4 down"));
 }
+
+#[test]
+fn a_larger_pool_keeps_few_connections_and_still_sees_everything() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("net");
+    let _cleanup = Cleanup(&dir);
+    let d = dir.to_str().unwrap();
+    let agents = 24;
+    ok(&[
+        "testnet",
+        "up",
+        "--dir",
+        d,
+        "--agents",
+        &agents.to_string(),
+        "--timeout",
+        "180",
+    ]);
+    // Within a few prune rounds no agent holds more than MAX_PEERS (16)
+    // connections, and every one still sees every machine ad.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let status = ok(&["testnet", "status", "--dir", d]);
+        let rows: Vec<Vec<String>> = status
+            .lines()
+            .filter(|l| l.starts_with("agent-"))
+            .map(|l| l.split_whitespace().map(str::to_owned).collect())
+            .collect();
+        assert_eq!(rows.len(), agents, "{status}");
+        let peers: Vec<usize> = rows.iter().map(|r| r[5].parse().unwrap()).collect();
+        let all_seen = rows.iter().all(|r| r[6] == format!("{agents}/{agents}"));
+        if peers.iter().all(|&p| (1..=16).contains(&p)) && all_seen {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "peers {peers:?}, all ads seen: {all_seen}\n{status}"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    ok(&["testnet", "down", "--dir", d]);
+}

@@ -69,6 +69,16 @@ pub const MAX_PENDING_VALIDATIONS: usize = 1024;
 /// Peers the agent tries to stay connected to.
 pub const TARGET_PEERS: usize = 8;
 
+/// Peers beyond which idle connections are closed (down to
+/// [`TARGET_PEERS`]). Without this every agent of a pool ends up connected
+/// to every other (Kademlia queries and other agents' dials), and each
+/// connection costs memory and keep-alive traffic.
+pub const MAX_PEERS: usize = 16;
+
+/// A peer that exchanged job-protocol messages this recently is kept
+/// connected (a claim's keepalives, a transfer in progress).
+pub const JOB_ACTIVITY_KEEPS: Duration = Duration::from_secs(60);
+
 /// Peers a newcomer pulls the view from.
 pub const INITIAL_PULLS: usize = 3;
 
@@ -294,6 +304,7 @@ pub fn start(
         pending_validations: 0,
         pending_publish: HashMap::new(),
         serving: HashMap::new(),
+        job_activity: HashMap::new(),
         next_serve: 0,
         pulls: HashMap::new(),
         pulled_from: HashSet::new(),
@@ -513,7 +524,8 @@ struct Loop {
     pending_validations: usize,
     /// The latest ad per topic that found no peer to go to yet.
     pending_publish: HashMap<TopicHash, Vec<u8>>,
-    serving: HashMap<u64, ResponseChannel<Response>>,
+    /// Pulls of our view being served: to whom, and where the answer goes.
+    serving: HashMap<u64, (PeerId, ResponseChannel<Response>)>,
     next_serve: u64,
     /// Outbound pulls: which peer, which page number.
     pulls: HashMap<OutboundRequestId, (PeerId, u32)>,
@@ -522,6 +534,8 @@ struct Loop {
     addresses: HashMap<PeerId, Vec<Multiaddr>>,
     bans: HashMap<PeerId, tokio::time::Instant>,
     listen: Vec<Multiaddr>,
+    /// When each peer last exchanged job-protocol messages with us.
+    job_activity: HashMap<PeerId, tokio::time::Instant>,
 }
 
 impl Loop {
@@ -543,7 +557,10 @@ impl Loop {
                     // Every sender is gone: the agent is stopping.
                     None => return,
                 },
-                _ = dial_timer.tick() => self.keep_connected(),
+                _ = dial_timer.tick() => {
+                    self.keep_connected();
+                    self.prune();
+                }
                 _ = kad_timer.tick() => {
                     // Bootstrapping fails only with an empty routing table.
                     let _ = self.swarm.behaviour_mut().kad.bootstrap();
@@ -583,7 +600,7 @@ impl Loop {
                 }
             }
             Command::Serve { request, response } => {
-                if let Some(channel) = self.serving.remove(&request) {
+                if let Some((_, channel)) = self.serving.remove(&request) {
                     // The peer may have gone; nothing to do then.
                     let _ = self
                         .swarm
@@ -621,6 +638,7 @@ impl Loop {
                         .claim_to_self(me, &self.jobs, request, reply);
                     return;
                 }
+                self.note_job_traffic(peer);
                 let id = self
                     .swarm
                     .behaviour_mut()
@@ -639,6 +657,7 @@ impl Loop {
                         .transfer_to_self(me, &self.jobs, request, reply);
                     return;
                 }
+                self.note_job_traffic(peer);
                 let id = self
                     .swarm
                     .behaviour_mut()
@@ -741,6 +760,47 @@ impl Loop {
 
     /// Dials known peers while fewer than [`TARGET_PEERS`] are connected,
     /// and lifts bans that have run out.
+    /// Closes connections above [`MAX_PEERS`], down to [`TARGET_PEERS`]:
+    /// never a gossip mesh peer, a peer with job traffic in the last
+    /// [`JOB_ACTIVITY_KEEPS`], or one we are pulling the view from or
+    /// serving it to.
+    fn prune(&mut self) {
+        let now = tokio::time::Instant::now();
+        self.job_activity
+            .retain(|_, at| now.duration_since(*at) < JOB_ACTIVITY_KEEPS);
+        let connected: Vec<PeerId> = self.swarm.connected_peers().copied().collect();
+        if connected.len() <= MAX_PEERS {
+            return;
+        }
+        let mut keep: HashSet<PeerId> = self
+            .swarm
+            .behaviour()
+            .gossipsub
+            .all_mesh_peers()
+            .copied()
+            .collect();
+        keep.extend(self.job_activity.keys().copied());
+        keep.extend(self.pulls.values().map(|(peer, _)| *peer));
+        keep.extend(self.serving.values().map(|(peer, _)| *peer));
+        let excess = connected.len() - TARGET_PEERS;
+        let mut closed = 0;
+        for peer in connected {
+            if closed >= excess {
+                break;
+            }
+            if !keep.contains(&peer) && self.swarm.disconnect_peer_id(peer).is_ok() {
+                closed += 1;
+            }
+        }
+        if closed > 0 {
+            tracing::debug!(closed, "closed idle connections above the peer limit");
+        }
+    }
+
+    fn note_job_traffic(&mut self, peer: PeerId) {
+        self.job_activity.insert(peer, tokio::time::Instant::now());
+    }
+
     fn keep_connected(&mut self) {
         let now = tokio::time::Instant::now();
         let expired: Vec<PeerId> = self
@@ -902,10 +962,16 @@ impl Loop {
                 }
             }
             BehaviourEvent::Claim(event) => {
+                if let request_response::Event::Message { peer, .. } = &event {
+                    self.note_job_traffic(*peer);
+                }
                 let behaviour = &mut self.swarm.behaviour_mut().claim;
                 self.pending_jobs.on_claim(behaviour, &self.jobs, event);
             }
             BehaviourEvent::Transfer(event) => {
+                if let request_response::Event::Message { peer, .. } = &event {
+                    self.note_job_traffic(*peer);
+                }
                 let behaviour = &mut self.swarm.behaviour_mut().transfer;
                 self.pending_jobs.on_transfer(behaviour, &self.jobs, event);
             }
@@ -945,7 +1011,7 @@ impl Loop {
                 }
                 self.next_serve += 1;
                 let id = self.next_serve;
-                self.serving.insert(id, channel);
+                self.serving.insert(id, (peer, channel));
                 let _ = self.view.cast(ViewMsg::ServePull {
                     request: id,
                     from: peer,
