@@ -504,6 +504,7 @@ struct StartdSetup {
     freshness: Freshness,
     store: Arc<dyn Store>,
     sandboxes: PathBuf,
+    account: Option<crate::execute::account::Account>,
 }
 
 impl Actor for Supervisor {
@@ -565,6 +566,13 @@ impl Actor for Supervisor {
                     std::env::temp_dir().join(format!("starling-{}", args.info.agent_id))
                 })
                 .join("execute"),
+            account: match &args.config.jobs.account {
+                Some(name) => Some(
+                    crate::execute::account::Account::resolve(name)
+                        .map_err(|e| format!("jobs.account: {e}"))?,
+                ),
+                None => None,
+            },
         };
         let startd =
             spawn_startd(&myself, &startd_args, net.commands.clone(), router.clone()).await?;
@@ -845,6 +853,7 @@ async fn spawn_startd(
             supervisor: supervisor.clone(),
             router,
             sandboxes: setup.sandboxes.clone(),
+            account: setup.account.clone(),
         },
         supervisor.get_cell(),
     )

@@ -84,6 +84,17 @@ pub struct Config {
     pub advertise: Advertise,
     /// What the machine ad says beyond what the agent measures.
     pub machine: Machine,
+    /// How jobs run on this machine.
+    pub jobs: Jobs,
+}
+
+/// The `[jobs]` section.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Jobs {
+    /// The local user jobs run as. Default: unset, meaning the agent's own
+    /// user. Setting it needs the agent to run as root; root is refused.
+    pub account: Option<String>,
 }
 
 /// The `[network]` section.
@@ -287,6 +298,19 @@ impl Config {
                     adv.lifetime_secs, adv.refresh_secs
                 ),
             ));
+        }
+        if let Some(account) = &self.jobs.account {
+            let ok = !account.is_empty()
+                && account.len() <= 32
+                && account
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+            if !ok {
+                return Err(invalid(
+                    "jobs.account",
+                    format!("{account:?} is not a user name"),
+                ));
+            }
         }
         let m = &self.machine;
         if let Some(name) = &m.name {
@@ -530,6 +554,7 @@ mod tests {
                 "[network]\nmax_connections = 0\n",
                 "network.max_connections",
             ),
+            ("[jobs]\naccount = \"no body\"\n", "jobs.account"),
             ("[machine]\nname = \" \"\n", "machine.name"),
             (
                 "[machine.attributes]\nMemory = \"1\"\n",

@@ -11,9 +11,10 @@
 //! Memory is enforced by watching the resident memory of the job's process
 //! group every [`MEMORY_POLL`]: a job over its request is killed and its
 //! [`Outcome`] says so, which the agent turns into a hold (code 34), as
-//! HTCondor does. The job runs as the agent's own user: switching accounts
-//! needs the agent to run as root, which it does not.
+//! HTCondor does. The job runs as the agent's own user, or as the
+//! configured [`account::Account`] when the agent runs as root.
 
+pub mod account;
 pub mod files;
 pub mod job;
 pub mod sandbox;
@@ -76,6 +77,8 @@ pub struct Spec {
     pub request_cpus: u32,
     pub request_memory_mib: u64,
     pub request_disk_kib: u64,
+    /// Run as this user instead of the agent's.
+    pub account: Option<account::Account>,
 }
 
 impl Spec {
@@ -93,6 +96,7 @@ impl Spec {
             request_cpus: 1,
             request_memory_mib: 128,
             request_disk_kib: 1024,
+            account: None,
         }
     }
 }
@@ -250,6 +254,13 @@ fn start_blocking(spec: Spec) -> Result<Running, StartError> {
         .stdout(stdout)
         .stderr(stderr)
         .process_group(0);
+    if let Some(account) = &spec.account {
+        // std drops the supplementary groups when it sets the uid.
+        command
+            .uid(account.uid)
+            .gid(account.gid)
+            .env("USER", &account.name);
+    }
     let started = Instant::now();
     let mut child = command.spawn().map_err(|e| {
         start_error(

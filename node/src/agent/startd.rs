@@ -105,6 +105,8 @@ pub struct StartdArgs {
     pub router: Router,
     /// Where job sandboxes go.
     pub sandboxes: PathBuf,
+    /// The user jobs run as (`None`: the agent's own).
+    pub account: Option<crate::execute::account::Account>,
 }
 
 pub struct StartdState {
@@ -494,6 +496,7 @@ impl StartdState {
                 sandboxes: self.args.sandboxes.clone(),
                 resources: held.resources,
                 machine: held.machine.clone(),
+                account: self.args.account.clone(),
                 lease: held.lease,
             },
             move || {

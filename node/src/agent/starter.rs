@@ -79,6 +79,8 @@ pub struct StarterArgs {
     pub resources: Resources,
     /// The slot's ad, written into the sandbox for the job.
     pub machine: ClassAd,
+    /// The user the job runs as (`None`: the agent's own).
+    pub account: Option<crate::execute::account::Account>,
     pub lease: Duration,
 }
 
@@ -186,6 +188,17 @@ async fn run_in(args: &StarterArgs, sandbox: &mut Sandbox, stopped: &mut oneshot
             });
         if let Err(e) = written {
             tracing::warn!(error = %e, file = name, "cannot write the ad for the job");
+        }
+    }
+    if let Some(account) = &args.account {
+        if let Err(e) = account.own(sandbox.path()) {
+            let report = held(
+                hold_codes::FAILED_TO_CREATE_PROCESS,
+                e.raw_os_error().unwrap_or(0),
+                format!("the sandbox could not be given to {}: {e}", account.name),
+            );
+            deliver(args, Some(sandbox), Vec::new(), report, stopped).await;
+            return;
         }
     }
     if let Err(e) = sandbox.snapshot_inputs() {
@@ -417,5 +430,6 @@ fn spec_of(args: &StarterArgs, sandbox: &Sandbox) -> Result<Spec, String> {
     spec.request_cpus = args.resources.cpus;
     spec.request_memory_mib = args.resources.memory_mib;
     spec.request_disk_kib = args.resources.disk_kib;
+    spec.account = args.account.clone();
     Ok(spec)
 }

@@ -290,3 +290,27 @@ async fn a_sweep_kills_jobs_left_running_and_removes_their_sandboxes() {
         "{outcome:?}"
     );
 }
+
+#[tokio::test]
+async fn as_root_a_job_runs_as_the_configured_account() {
+    if rustix::process::getuid().as_raw() != 0 {
+        return; // only root can switch users
+    }
+    let root = tempfile::tempdir().unwrap();
+    let sb = sandbox(root.path());
+    let nobody = account::Account::resolve("nobody").unwrap();
+    nobody.own(sb.path()).unwrap();
+    let mut spec = sh(&sb, "id -u; id -G; touch made-here");
+    spec.account = Some(nobody.clone());
+    let outcome = run(spec).await;
+    assert_eq!(outcome.exit, Exit::Code(0));
+    let out = std::fs::read_to_string(sb.stdout()).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], nobody.uid.to_string());
+    assert_eq!(
+        lines[1],
+        nobody.gid.to_string(),
+        "no supplementary groups of root"
+    );
+    assert!(sb.path().join("made-here").exists());
+}
