@@ -685,15 +685,19 @@ impl fmt::Display for Analysis {
             writeln!(f, "The job's request cannot be used: {e}\n")?;
         }
         if !self.clauses.is_empty() {
-            writeln!(f, "The job's Requirements, clause by clause:")?;
+            // "N machines fail  CLAUSE": the line scripts and tests look for.
+            writeln!(
+                f,
+                "The job's Requirements, clause by clause, on the {}:",
+                plural(self.machines, "machine", "machines")
+            )?;
             for c in &self.clauses {
-                writeln!(
-                    f,
-                    "  {:<50} fails on {} of {}",
-                    c.text,
-                    c.failing,
-                    plural(self.machines, "machine", "machines")
-                )?;
+                let fail = if c.failing == 1 {
+                    "machine fails"
+                } else {
+                    "machines fail"
+                };
+                writeln!(f, "  {:>5} {fail}  {}", c.failing, c.text)?;
             }
             writeln!(f)?;
         }
@@ -839,7 +843,15 @@ mod tests {
         );
         let text = a.to_string();
         assert!(
-            text.contains("(TARGET.Memory >= RequestMemory)") && text.contains("fails on 5 of 10"),
+            text.contains("clause by clause, on the 10 machines"),
+            "{text}"
+        );
+        assert!(
+            text.contains("5 machines fail  (TARGET.Memory >= RequestMemory)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("1 machine fails  (TARGET.Arch == \"X86_64\")"),
             "{text}"
         );
         assert!(
