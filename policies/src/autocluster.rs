@@ -2,17 +2,28 @@
 //! one.
 //!
 //! As HTCondor's schedd does, two jobs are alike when they agree on every
-//! *significant* attribute: those the jobs' own matchmaking uses
-//! (`Requirements`, `Rank`, `RequestCpus`, `RequestMemory`, `RequestDisk`
-//! and whatever the job's `Requirements` and `Rank` refer to) and those
-//! machines look at (any attribute the machines' `START`, `Requirements` or
-//! `Rank` refers to). One representative stands for the group, so matching
-//! costs a pass over the machines per autocluster, not per job. The owner is
-//! always significant: a claim runs only its owner's jobs.
+//! *significant* attribute. Significant are:
+//!
+//! - the job's own matchmaking attributes ([`ALWAYS`]: `Owner`,
+//!   `Requirements`, `Rank`, `RequestCpus`, `RequestMemory`,
+//!   `RequestDisk`), since a claim runs only its owner's jobs and these
+//!   decide where a job goes and how much of a machine it takes;
+//! - every job attribute those refer to, transitively (`RequestMemory =
+//!   ImageSize / 1024` makes `ImageSize` significant);
+//! - every attribute the machines' `START`, `Requirements` and `Rank` look
+//!   at in the job: `TARGET.x`, and bare names the machine itself does not
+//!   define (HTCondor's `SIGNIFICANT_ATTRIBUTES`, which its negotiator
+//!   computes from the machine ads in the same way).
+//!
+//! The key is the canonical text of the significant attributes the job
+//! defines, so two jobs share an autocluster exactly when those attributes
+//! unparse alike. One representative stands for the group, so matching costs
+//! a pass over the machines per autocluster, not per job.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 
-use starling_protocol::classad::{unparse, ClassAd, Evaluator, Expr, Name, Side, Value};
+use starling_protocol::classad::{attr_references, unparse, ClassAd, Evaluator, Name, Side, Value};
 
 /// Attributes that are significant for every job.
 pub const ALWAYS: [&str; 6] = [
@@ -27,31 +38,61 @@ pub const ALWAYS: [&str; 6] = [
 /// Machine attributes whose references make a job attribute significant.
 const MACHINE_POLICY: [&str; 3] = ["START", "Requirements", "Rank"];
 
+/// Most significant attribute names taken from machines. A pool whose
+/// machines look at more job attributes than this is almost surely hostile
+/// or broken; past the cap jobs group more coarsely, and the execute agent,
+/// which decides on the job itself, refuses what the representative hid.
+pub const MAX_SIGNIFICANT: usize = 1024;
+
 /// The significant attribute names, folded to lower case.
 #[derive(Debug, Clone, Default)]
 pub struct Significant {
     names: BTreeSet<String>,
 }
 
+/// Which autocluster a job belongs to: the canonical text of its
+/// significant attributes (`name=expression` in name order), comparable and
+/// printable.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct AutoclusterKey(String);
+
+impl AutoclusterKey {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for AutoclusterKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 impl Significant {
-    /// The names in [`ALWAYS`] and `extra`.
+    /// The names in [`ALWAYS`] and `extra` (at most [`MAX_SIGNIFICANT`]
+    /// of these).
     pub fn new<'a>(extra: impl IntoIterator<Item = &'a str>) -> Significant {
         let names = ALWAYS
             .iter()
             .copied()
-            .chain(extra)
+            .chain(extra.into_iter().take(MAX_SIGNIFICANT))
             .map(str::to_ascii_lowercase)
             .collect();
         Significant { names }
     }
 
-    /// [`ALWAYS`] and every attribute the machines' policy refers to.
+    /// [`ALWAYS`] and every job attribute the machines' `START`,
+    /// `Requirements` and `Rank` refer to (at most [`MAX_SIGNIFICANT`]).
     pub fn with_machines<'a>(machines: impl IntoIterator<Item = &'a ClassAd>) -> Significant {
         let mut s = Significant::new([]);
+        let cap = ALWAYS.len() + MAX_SIGNIFICANT;
         for machine in machines {
             for name in MACHINE_POLICY {
-                if let Some(expr) = machine.get(name) {
-                    references(expr, &mut s.names);
+                for job_attr in attr_references(machine, name).of_target(machine) {
+                    if s.names.len() >= cap {
+                        return s;
+                    }
+                    s.names.insert(job_attr);
                 }
             }
         }
@@ -63,13 +104,15 @@ impl Significant {
         self.names.iter().map(String::as_str)
     }
 
-    /// The job's autocluster key: each significant attribute the job (or
-    /// its `Requirements`/`Rank`) mentions, with its expression as text.
-    pub fn key(&self, job: &ClassAd) -> String {
-        let mut names = self.names.clone();
-        for own in ["Requirements", "Rank"] {
-            if let Some(expr) = job.get(own) {
-                references(expr, &mut names);
+    /// The job's autocluster key: each significant attribute the job
+    /// defines, and each of the job's attributes those refer to, with its
+    /// expression as text.
+    pub fn key(&self, job: &ClassAd) -> AutoclusterKey {
+        let mut names: BTreeSet<String> = BTreeSet::new();
+        for name in &self.names {
+            if job.get(name).is_some() && !names.contains(name) {
+                names.insert(name.clone());
+                names.extend(attr_references(job, name).of_my(job));
             }
         }
         let mut key = String::new();
@@ -81,39 +124,44 @@ impl Significant {
                 key.push('\u{0}');
             }
         }
-        key
+        AutoclusterKey(key)
     }
 
     /// Groups `jobs` into autoclusters, best first: by the best `JobPrio`
-    /// of their members, then by the earliest member. Members keep the
-    /// order of priority, then of id.
+    /// of their members (higher first), then by the earliest member. Members
+    /// are in order of `JobPrio` (higher first), then of id.
     pub fn group<'a, Id: Ord + Copy>(
         &self,
         jobs: impl IntoIterator<Item = (Id, &'a ClassAd)>,
     ) -> Vec<Autocluster<Id>> {
-        let mut by_key: BTreeMap<String, Autocluster<Id>> = BTreeMap::new();
-        let mut prios: BTreeMap<String, Vec<(i64, Id)>> = BTreeMap::new();
+        // Each cluster, with its members' (JobPrio, id) to sort them by.
+        type Gathering<Id> = (Autocluster<Id>, Vec<(i64, Id)>);
+        let mut by_key: BTreeMap<AutoclusterKey, Gathering<Id>> = BTreeMap::new();
         for (id, job) in jobs {
             let key = self.key(job);
-            prios
+            by_key
                 .entry(key.clone())
-                .or_default()
+                .or_insert_with(|| {
+                    (
+                        Autocluster {
+                            key,
+                            representative: job.clone(),
+                            members: Vec::new(),
+                        },
+                        Vec::new(),
+                    )
+                })
+                .1
                 .push((job_prio(job), id));
-            by_key.entry(key.clone()).or_insert_with(|| Autocluster {
-                key,
-                representative: job.clone(),
-                members: Vec::new(),
-            });
         }
         let mut clusters: Vec<(i64, Id, Autocluster<Id>)> = by_key
             .into_values()
-            .map(|mut cluster| {
-                let mut members = prios.remove(&cluster.key).unwrap_or_default();
+            .filter_map(|(mut cluster, mut members)| {
                 members.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-                let (best_prio, first) = members[0];
-                let earliest = members.iter().map(|m| m.1).min().unwrap_or(first);
+                let best_prio = members.first()?.0;
+                let earliest = members.iter().map(|m| m.1).min()?;
                 cluster.members = members.into_iter().map(|m| m.1).collect();
-                (best_prio, earliest, cluster)
+                Some((best_prio, earliest, cluster))
             })
             .collect();
         clusters.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -124,8 +172,10 @@ impl Significant {
 /// Alike jobs, one of which stands for all.
 #[derive(Debug, Clone)]
 pub struct Autocluster<Id> {
-    pub key: String,
+    pub key: AutoclusterKey,
+    /// The first job seen of the group.
     pub representative: ClassAd,
+    /// Best first.
     pub members: Vec<Id>,
 }
 
@@ -136,34 +186,6 @@ pub fn job_prio(job: &ClassAd) -> i64 {
         Value::Int(i) => i,
         Value::Real(r) if r.is_finite() => r as i64,
         _ => 0,
-    }
-}
-
-/// Adds the names of the attributes `expr` refers to (bare, `MY.` or
-/// `TARGET.`), lower case, to `into`.
-pub fn references(expr: &Expr, into: &mut BTreeSet<String>) {
-    match expr {
-        Expr::Literal(_) => {}
-        Expr::Attr(r) => {
-            let name = r.name.as_str().to_ascii_lowercase();
-            if !matches!(name.as_str(), "my" | "target" | "parent") {
-                into.insert(name);
-            }
-        }
-        Expr::Select(base, r) => {
-            into.insert(r.name.as_str().to_ascii_lowercase());
-            if !matches!(&**base, Expr::Attr(_)) {
-                references(base, into);
-            }
-        }
-        Expr::Index(parts) | Expr::Elvis(parts) | Expr::Binary(_, parts) => {
-            parts.iter().for_each(|e| references(e, into))
-        }
-        Expr::Cond(parts) => parts.iter().for_each(|e| references(e, into)),
-        Expr::Unary(_, e) | Expr::Paren(e) => references(e, into),
-        Expr::Call(call) => call.args.iter().for_each(|e| references(e, into)),
-        Expr::List(items) => items.iter().for_each(|e| references(e, into)),
-        Expr::Ad(ad) => ad.iter().for_each(|entry| references(entry.expr(), into)),
     }
 }
 
@@ -206,6 +228,75 @@ mod tests {
             job("alice", 512, "Department = \"chemistry\""),
         ];
         assert_eq!(s.group(jobs.iter().enumerate()).len(), 2);
+    }
+
+    #[test]
+    fn what_machines_define_themselves_is_not_significant() {
+        let machine = parse_ad(
+            "[Memory = 4096; Kflops = 10; START = Memory > 100 && TARGET.Project =!= \"x\"; \
+              Requirements = START; Rank = Kflops + Priority]",
+        )
+        .unwrap();
+        let s = Significant::with_machines([&machine]);
+        let names: Vec<&str> = s.names().collect();
+        assert!(names.contains(&"project"), "{names:?}");
+        assert!(
+            names.contains(&"priority"),
+            "bare and undefined here: {names:?}"
+        );
+        assert!(!names.contains(&"memory"), "{names:?}");
+        assert!(!names.contains(&"kflops"), "{names:?}");
+    }
+
+    #[test]
+    fn what_a_request_is_computed_from_is_significant() {
+        let jobs = [
+            job("alice", 512, "RequestDisk = ImageSize * 2; ImageSize = 100"),
+            job("alice", 512, "RequestDisk = ImageSize * 2; ImageSize = 900"),
+            job(
+                "alice",
+                512,
+                "RequestDisk = ImageSize * 2; ImageSize = 100; Args = \"x\"",
+            ),
+        ];
+        let s = Significant::new([]);
+        let clusters = s.group(jobs.iter().enumerate());
+        assert_eq!(clusters.len(), 2);
+        assert_eq!(clusters[0].members, vec![0, 2]);
+        assert!(
+            clusters[0].key.to_string().contains("imagesize=100"),
+            "{}",
+            clusters[0].key
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn every_job_lands_in_exactly_one_cluster_of_alike_jobs(
+            specs in proptest::collection::vec((0u8..2, 0u8..3, 0u8..4, -2i64..3), 0..24)
+        ) {
+            let owners = ["alice", "bob"];
+            let jobs: Vec<ClassAd> = specs
+                .iter()
+                .map(|(o, m, args, prio)| {
+                    job(owners[*o as usize], 512 * (u32::from(*m) + 1),
+                        &format!("Args = \"{args}\"; JobPrio = {prio}"))
+                })
+                .collect();
+            let s = Significant::new([]);
+            let clusters = s.group(jobs.iter().enumerate());
+            let mut seen: Vec<usize> = clusters.iter().flat_map(|c| c.members.clone()).collect();
+            seen.sort();
+            proptest::prop_assert_eq!(seen, (0..jobs.len()).collect::<Vec<_>>());
+            let distinct: BTreeSet<(u8, u8)> = specs.iter().map(|(o, m, ..)| (*o, *m)).collect();
+            proptest::prop_assert_eq!(clusters.len(), distinct.len());
+            for c in &clusters {
+                for w in c.members.windows(2) {
+                    let (a, b) = (job_prio(&jobs[w[0]]), job_prio(&jobs[w[1]]));
+                    proptest::prop_assert!(a > b || (a == b && w[0] < w[1]));
+                }
+            }
+        }
     }
 
     #[test]

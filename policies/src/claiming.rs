@@ -9,6 +9,11 @@
 //! what is free; and the job's own `Requirements` must hold against the
 //! machine as it would be advertised now (free resources in `Cpus`,
 //! `Memory`, `Disk`). The caller carves the slot on a grant.
+//!
+//! A job whose `Requirements` fail only because of what is carved now (they
+//! hold against the machine idle) is told the machine is busy, not that it
+//! does not match: its submitter may come back later, and `why` counts the
+//! machine as busy rather than as unsuitable.
 
 use starling_protocol::claim::RejectCode;
 use starling_protocol::classad::matching::requirement_holds;
@@ -112,6 +117,16 @@ pub fn decide<K: Ord + Clone>(
         return rejected(RejectCode::Busy, format!("the job {short}"));
     }
     if let Some(reason) = failing_requirements(input.job, &advertised, now) {
+        let idle = Partitionable::<u8>::new(state.slots.total()).advertise(state.ad);
+        if failing_requirements(input.job, &idle, now).is_none() {
+            return rejected(
+                RejectCode::Busy,
+                format!(
+                    "the job's {reason} with {} free; they hold on the idle machine",
+                    state.slots.free()
+                ),
+            );
+        }
         return rejected(
             RejectCode::RequirementsNotMet,
             format!("the job's {reason}"),
@@ -229,6 +244,46 @@ mod tests {
         let big = job("RequestMemory = 100000; Requirements = true");
         let d = decide_on(&big, &m, &Partitionable::new(Resources::totals_of(&m)));
         assert_eq!(code(&d), Some(RejectCode::RequirementsNotMet), "{d:?}");
+    }
+
+    #[test]
+    fn requirements_failing_only_on_what_is_carved_mean_busy() {
+        let m = machine("");
+        let mut slots = Partitionable::new(Resources::totals_of(&m));
+        slots.carve(1, &Resources::new(2, 512, 1024)).unwrap();
+        let wants_four = job("Requirements = TARGET.Cpus >= 4");
+        let d = decide_on(&wants_four, &m, &slots);
+        assert_eq!(code(&d), Some(RejectCode::Busy), "{d:?}");
+        let wants_eight = job("Requirements = TARGET.Cpus >= 8");
+        let d = decide_on(&wants_eight, &m, &slots);
+        assert_eq!(code(&d), Some(RejectCode::RequirementsNotMet), "{d:?}");
+        let Decision::Rejected { reason, .. } = d else {
+            unreachable!()
+        };
+        assert_eq!(
+            reason,
+            "the job's Requirements (TARGET.Cpus >= 8) are false"
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_grant_can_always_be_carved(
+            claims in proptest::collection::vec((1u32..4, 0u64..3000), 0..6),
+            cpus in 0u32..6,
+            memory in 0u64..5000,
+        ) {
+            let m = machine("");
+            let mut slots = Partitionable::new(Resources::totals_of(&m));
+            for (k, (c, mem)) in claims.iter().enumerate() {
+                let _ = slots.carve(k as u8, &Resources::new(*c, *mem, 1024));
+            }
+            let j = job(&format!("RequestCpus = {cpus}; RequestMemory = {memory}; Requirements = true"));
+            if let Decision::Granted { requested } = decide_on(&j, &m, &slots) {
+                proptest::prop_assert!(slots.carve(99, &requested).is_ok());
+                proptest::prop_assert!(slots.total().fits(&slots.used()));
+            }
+        }
     }
 
     #[test]

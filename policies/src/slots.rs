@@ -6,6 +6,12 @@
 //! (`MODIFY_REQUEST_EXPR_REQUESTMEMORY` rounds memory up to a multiple of
 //! 128 MiB, disk to 1 MiB), so that a pool of slightly different requests
 //! does not fragment a machine into unusable crumbs.
+//!
+//! The machine advertises one ad, the partitionable slot's (HTCondor
+//! advertises each dynamic slot too; here a claim's slot is the claim's
+//! business): `Cpus`, `Memory` and `Disk` are what is free, the `Total*`
+//! attributes what the machine has, and the `Child*` lists describe the
+//! dynamic slots as HTCondor's partitionable slots do.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -184,11 +190,16 @@ fn round_up(n: u64, quantum: u64) -> u64 {
     n.div_ceil(quantum).saturating_mul(quantum)
 }
 
+/// The number of the machine's one partitionable slot: `slot1`.
+pub const PARTITIONABLE_SLOT: u32 = 1;
+
 /// A claim's share of the machine.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DynamicSlot {
     /// `n` of `slot1_n`, unique while the machine runs.
     pub id: u32,
+    /// HTCondor's name for it: `slot1_n`.
+    pub name: String,
     pub resources: Resources,
 }
 
@@ -202,9 +213,9 @@ pub enum SlotError {
 }
 
 /// The machine's one partitionable slot and the dynamic slots carved from
-/// it, by claim.
+/// it, by claim (keyed by claim id, 16 bytes, unless said otherwise).
 #[derive(Debug, Clone)]
-pub struct Partitionable<K: Ord + Clone> {
+pub struct Partitionable<K: Ord + Clone = [u8; 16]> {
     total: Resources,
     slots: BTreeMap<K, DynamicSlot>,
     next_id: u32,
@@ -253,6 +264,7 @@ impl<K: Ord + Clone> Partitionable<K> {
         }
         let slot = DynamicSlot {
             id: self.next_id,
+            name: dynamic_name(PARTITIONABLE_SLOT, self.next_id),
             resources: *want,
         };
         self.next_id = self.next_id.wrapping_add(1).max(1);
@@ -265,31 +277,75 @@ impl<K: Ord + Clone> Partitionable<K> {
         self.slots.remove(key)
     }
 
-    /// The machine ad as it should be advertised: `Cpus`, `Memory`, `Disk`
-    /// are what is free, `TotalCpus`... the machine's, with
-    /// `PartitionableSlot`, `NumDynamicSlots` and `ChildCpus`/`ChildMemory`
-    /// of the carved slots.
+    /// The machine ad as it should be advertised: a copy of `machine` with
+    ///
+    /// - `Cpus`, `Memory`, `Disk`: what is free;
+    /// - `TotalCpus`, `TotalMemory`, `TotalDisk`: the machine's totals;
+    /// - `PartitionableSlot = true`, `SlotType = "Partitionable"`,
+    ///   `NumDynamicSlots`;
+    /// - `ChildName`, `ChildCpus`, `ChildMemory`, `ChildDisk`: lists with one
+    ///   item per dynamic slot, in claim order, as HTCondor advertises them;
+    /// - `State`/`Activity`: `Unclaimed`/`Idle` while nothing is carved,
+    ///   `Claimed`/`Busy` once something is (so `status` shows a machine in
+    ///   use), unless the machine ad says another state (`Owner`,
+    ///   `Drained`...), which the owner's policy set and which outranks
+    ///   claims.
     pub fn advertise(&self, machine: &ClassAd) -> ClassAd {
         let mut ad = machine.clone();
         let free = self.free();
-        let set = |ad: &mut ClassAd, name: &str, value: i64| {
+        let set = |ad: &mut ClassAd, name: &str, value: Expr| {
             if let Ok(n) = Name::new(name) {
-                ad.insert(n, Expr::Literal(Value::Int(value)));
+                ad.insert(n, value);
             }
         };
-        let to_i64 = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
-        set(&mut ad, "Cpus", i64::from(free.cpus));
-        set(&mut ad, "Memory", to_i64(free.memory_mib));
-        set(&mut ad, "Disk", to_i64(free.disk_kib));
-        set(&mut ad, "TotalCpus", i64::from(self.total.cpus));
-        set(&mut ad, "TotalMemory", to_i64(self.total.memory_mib));
-        set(&mut ad, "TotalDisk", to_i64(self.total.disk_kib));
-        set(&mut ad, "NumDynamicSlots", self.slots.len() as i64);
-        let used = self.used();
-        set(&mut ad, "ChildCpus", i64::from(used.cpus));
-        set(&mut ad, "ChildMemory", to_i64(used.memory_mib));
-        if let Ok(n) = Name::new("PartitionableSlot") {
-            ad.insert(n, Expr::Literal(Value::Bool(true)));
+        let int = |n: u64| Expr::Literal(Value::Int(i64::try_from(n).unwrap_or(i64::MAX)));
+        let text = |s: &str| Expr::Literal(Value::String(s.into()));
+        set(&mut ad, "Cpus", int(u64::from(free.cpus)));
+        set(&mut ad, "Memory", int(free.memory_mib));
+        set(&mut ad, "Disk", int(free.disk_kib));
+        set(&mut ad, "TotalCpus", int(u64::from(self.total.cpus)));
+        set(&mut ad, "TotalMemory", int(self.total.memory_mib));
+        set(&mut ad, "TotalDisk", int(self.total.disk_kib));
+        set(&mut ad, "NumDynamicSlots", int(self.slots.len() as u64));
+        set(
+            &mut ad,
+            "PartitionableSlot",
+            Expr::Literal(Value::Bool(true)),
+        );
+        set(&mut ad, "SlotType", text("Partitionable"));
+        let children =
+            |f: &dyn Fn(&DynamicSlot) -> Expr| Expr::list(self.slots.values().map(f).collect());
+        set(&mut ad, "ChildName", children(&|s| text(&s.name)));
+        set(
+            &mut ad,
+            "ChildCpus",
+            children(&|s| int(u64::from(s.resources.cpus))),
+        );
+        set(
+            &mut ad,
+            "ChildMemory",
+            children(&|s| int(s.resources.memory_mib)),
+        );
+        set(
+            &mut ad,
+            "ChildDisk",
+            children(&|s| int(s.resources.disk_kib)),
+        );
+        let claim_state = match machine.get("State") {
+            None => true,
+            Some(Expr::Literal(Value::String(s))) => {
+                s.eq_ignore_ascii_case("Unclaimed") || s.eq_ignore_ascii_case("Claimed")
+            }
+            Some(_) => false,
+        };
+        if claim_state {
+            let (state, activity) = if self.slots.is_empty() {
+                ("Unclaimed", "Idle")
+            } else {
+                ("Claimed", "Busy")
+            };
+            set(&mut ad, "State", text(state));
+            set(&mut ad, "Activity", text(activity));
         }
         ad
     }
@@ -308,7 +364,7 @@ pub fn dynamic_name(n: u32, k: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use starling_protocol::classad::parse_ad;
+    use starling_protocol::classad::{parse_ad, unparse};
 
     fn machine() -> ClassAd {
         parse_ad("[Cpus = 4; Memory = 8192; Disk = 1000000]").unwrap()
@@ -370,6 +426,37 @@ mod tests {
         assert_eq!(whole(&mut ev, "Cpus"), Some(1));
         assert_eq!(whole(&mut ev, "Memory"), Some(7168));
         assert_eq!(whole(&mut ev, "NumDynamicSlots"), Some(1));
+        let text = |ad: &ClassAd, name: &str| ad.get(name).map(unparse);
+        assert_eq!(text(&ad, "ChildCpus").as_deref(), Some("{ 3 }"));
+        assert_eq!(text(&ad, "ChildName").as_deref(), Some("{ \"slot1_1\" }"));
+        assert_eq!(text(&ad, "State").as_deref(), Some("\"Claimed\""));
+        assert_eq!(text(&ad, "Activity").as_deref(), Some("\"Busy\""));
+        p.release(&1);
+        let idle = p.advertise(&machine());
+        assert_eq!(text(&idle, "State").as_deref(), Some("\"Unclaimed\""));
+        assert_eq!(text(&idle, "ChildCpus").as_deref(), Some("{  }"));
+        // The owner's state is not the slots' to change.
+        let mut owned = machine();
+        owned.insert(
+            Name::known("State"),
+            Expr::from(Value::String("Owner".into())),
+        );
+        p.carve(2, &Resources::new(1, 128, 1024)).unwrap();
+        let ad = p.advertise(&owned);
+        assert_eq!(text(&ad, "State").as_deref(), Some("\"Owner\""));
+    }
+
+    #[test]
+    fn slots_are_named_as_htcondor_names_them() {
+        let mut p: Partitionable = Partitionable::new(Resources::new(2, 1024, 4096));
+        let a = p.carve([1; 16], &Resources::new(1, 128, 1024)).unwrap();
+        let b = p.carve([2; 16], &Resources::new(1, 128, 1024)).unwrap();
+        assert_eq!((a.name.as_str(), b.name.as_str()), ("slot1_1", "slot1_2"));
+        assert_eq!(slot_name(PARTITIONABLE_SLOT), "slot1");
+        assert_eq!(
+            p.release(&[1; 16]).map(|s| s.name),
+            Some("slot1_1".to_owned())
+        );
     }
 
     proptest::proptest! {

@@ -1,7 +1,7 @@
 //! The ClassAd language, as HTCondor's ClassAd library ("new ClassAds")
 //! defines it: values, expressions, ads, the parser and unparser, the
 //! evaluator and its built-in functions, HTCondor's long and JSON formats,
-//! and two-sided matching.
+//! two-sided matching, and which attributes an expression refers to.
 //!
 //! Data flows text → [`parse_expr`]/[`parse_ad`] (or [`formats`]) →
 //! [`Expr`]/[`ClassAd`] → [`Evaluator`] → [`Value`] → [`unparse`] → text.
@@ -19,6 +19,7 @@ pub mod matching;
 mod name;
 mod operators;
 mod parser;
+mod references;
 pub(crate) mod time;
 mod unparse;
 mod value;
@@ -28,6 +29,7 @@ pub use ast::{AttrRef, BinaryOp, Call, Expr, UnaryOp};
 pub use eval::{eval_expr, Builtin, Ctx, Evaluator, Mode, Side};
 pub use name::{Folded, Name, NameError, MAX_NAMES, MAX_NAME_LEN};
 pub use parser::{parse_ad, parse_ads, parse_expr, ParseError};
+pub use references::{attr_references, references, References};
 pub use time::{format_abs_time, format_rel_time, parse_abs_time, parse_rel_time};
 pub use unparse::{
     format_real_short, unparse, unparse_ad, unparse_value, unparse_with, write_ad, write_expr,
