@@ -42,13 +42,23 @@ pub struct Request {
 
 impl Request {
     /// `RequestCpus`, `RequestMemory`, `RequestDisk` of `job` evaluated
-    /// against `machine`.
+    /// against `machine`, with the defaults and rounding the execute agent
+    /// carves by ([`crate::slots::request_of`]), so that the plan asks no
+    /// machine for more than it will grant.
     pub fn of_job(job: &ClassAd, machine: &ClassAd) -> Request {
-        let mut ev = Evaluator::with_ads(Some(job), Some(machine));
-        Request {
-            cpus: number(&mut ev, "RequestCpus").unwrap_or(1.0),
-            memory_mib: number(&mut ev, "RequestMemory").unwrap_or(0.0),
-            disk_kib: number(&mut ev, "RequestDisk").unwrap_or(0.0),
+        match crate::slots::request_of(job, machine, 0) {
+            Ok(r) => Request {
+                cpus: f64::from(r.cpus),
+                memory_mib: r.memory_mib as f64,
+                disk_kib: r.disk_kib as f64,
+            },
+            // The execute agent will refuse it with the reason; ask for
+            // one cpu's worth so that the refusal comes back.
+            Err(_) => Request {
+                cpus: 1.0,
+                memory_mib: 0.0,
+                disk_kib: 0.0,
+            },
         }
     }
 
@@ -209,13 +219,14 @@ mod tests {
 
     #[test]
     fn memory_limits_how_many_fit_and_the_rest_stay_idle() {
+        // 300 MiB is carved as 384 (a multiple of 128): two fit in 1000.
         let ads = [machine(8, 1000, "0")];
         let asks = plan(&job(1, 300), 10, &of(&ads));
         assert_eq!(
             asks,
             vec![Ask {
                 machine: 0,
-                jobs: 3
+                jobs: 2
             }]
         );
     }
