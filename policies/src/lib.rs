@@ -8,6 +8,8 @@
 //! - [`claiming`]: whether an execute agent grants a claim, on its own state.
 //! - [`slots`]: partitionable slots, carving a dynamic slot per claim.
 //! - [`job_policy`]: the job's periodic and on-exit hold, release and remove.
+//! - [`owner_policy`]: the machine owner's START, SUSPEND, PREEMPT and KILL;
+//!   slot states and activities.
 //! - [`matchmaking`]: keeping the best few matched machines.
 //! - [`why`]: why a job is idle, machine by machine.
 
@@ -16,5 +18,6 @@ pub mod claiming;
 pub mod job_policy;
 pub mod matchmaking;
 pub mod negotiation;
+pub mod owner_policy;
 pub mod slots;
 pub mod why;
