@@ -10,6 +10,8 @@
 //! - [`job_policy`]: the job's periodic and on-exit hold, release and remove.
 //! - [`owner_policy`]: the machine owner's START, SUSPEND, PREEMPT and KILL;
 //!   slot states and activities.
+//! - [`priority`]: user priority, the accountant's Up-Down aging, summed
+//!   over execute agents.
 //! - [`matchmaking`]: keeping the best few matched machines.
 //! - [`why`]: why a job is idle, machine by machine.
 
@@ -19,5 +21,6 @@ pub mod job_policy;
 pub mod matchmaking;
 pub mod negotiation;
 pub mod owner_policy;
+pub mod priority;
 pub mod slots;
 pub mod why;

@@ -1,0 +1,445 @@
+//! User priority, HTCondor's accountant without a central accountant.
+//!
+//! HTCondor's accountant keeps one real user priority π per user and, every
+//! update, ages it toward the resources the user holds now (ρ, in slot
+//! weight): π ← β·π + (1−β)·ρ with β = 0.5^(Δt / halflife)
+//! (`PRIORITY_HALFLIFE`, a day by default), floored at 0.5. The effective
+//! priority is π × the user's priority factor (1000 by default, at least
+//! 1); smaller is better. This is the Up-Down idea: heavy users sink,
+//! light ones rise, and past usage fades.
+//!
+//! Here no process sees every claim. Each execute agent keeps a
+//! [`Contribution`] per user: the same update over only the slots it lends
+//! that user. The update is linear in (π, ρ), so the sum of the agents'
+//! contributions, each aged to the same `now`, is the priority one
+//! accountant would have computed over all of them. Contributions start at
+//! 0 and the 0.5 floor applies to the sum ([`real_priority`]), not to each
+//! part. Sums are taken over sorted values so that every agent holding the
+//! same contributions gets bit-identical priorities whatever order they
+//! arrived in (on the same floating-point library: `powf` may differ in its
+//! last bit between libms).
+//!
+//! Priority factors are set by administrators as [`FactorSetting`]s that
+//! spread like any other record; [`Factors`] keeps the newest per user.
+
+use std::collections::BTreeMap;
+
+/// HTCondor's smallest (best) real user priority.
+pub const MIN_PRIORITY: f64 = 0.5;
+
+/// HTCondor's default priority factor (`DEFAULT_PRIO_FACTOR`).
+pub const DEFAULT_PRIO_FACTOR: f64 = 1000.0;
+
+/// HTCondor's default `PRIORITY_HALFLIFE`: one day.
+pub const DEFAULT_HALFLIFE_SECS: i64 = 86_400;
+
+/// One execute agent's share of one user's priority, as of `at`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Contribution {
+    pub user: String,
+    /// When `priority` and `accumulated` were last brought up to date.
+    pub at: i64,
+    /// This agent's part of the user's real priority (starts at 0).
+    pub priority: f64,
+    /// Slot weight the user holds here now (ρ).
+    pub in_use: f64,
+    /// Slot-weight seconds used here, ever.
+    pub accumulated: f64,
+    /// When the user first held a slot here (0: never).
+    pub first_usage: i64,
+    /// When the user last held a slot here (0: never).
+    pub last_usage: i64,
+}
+
+impl Contribution {
+    /// A user this agent has lent nothing yet, as of `at`.
+    pub fn new(user: impl Into<String>, at: i64) -> Contribution {
+        Contribution {
+            user: user.into(),
+            at,
+            priority: 0.0,
+            in_use: 0.0,
+            accumulated: 0.0,
+            first_usage: 0,
+            last_usage: 0,
+        }
+    }
+
+    /// Ages this contribution to `now`, with `in_use` held over the
+    /// interval. Time never runs backwards: a `now` before `at` changes
+    /// nothing, so a late or replayed update cannot undo aging.
+    pub fn advance(&mut self, now: i64, halflife_secs: f64) {
+        if now <= self.at {
+            return;
+        }
+        let dt = (now - self.at) as f64;
+        let beta = aging_factor(dt, halflife_secs);
+        self.priority = beta * self.priority + (1.0 - beta) * self.in_use;
+        self.accumulated += self.in_use * dt;
+        if self.in_use > 0.0 {
+            self.last_usage = now;
+        }
+        self.at = now;
+    }
+
+    /// Ages this contribution to `now`, then records that the user holds
+    /// `in_use` slot weight here from now on. A negative or NaN weight is
+    /// taken as 0: usage cannot improve a priority beyond idleness.
+    pub fn set_in_use(&mut self, now: i64, in_use: f64, halflife_secs: f64) {
+        self.advance(now, halflife_secs);
+        self.in_use = if in_use > 0.0 { in_use } else { 0.0 };
+        if self.in_use > 0.0 {
+            if self.first_usage == 0 {
+                self.first_usage = now;
+            }
+            self.last_usage = now;
+        }
+    }
+}
+
+/// β = 0.5^(Δt / halflife). A halflife that is not a positive number means
+/// no memory at all: the priority is the usage.
+fn aging_factor(dt: f64, halflife_secs: f64) -> f64 {
+    if halflife_secs > 0.0 && halflife_secs.is_finite() {
+        0.5f64.powf(dt / halflife_secs)
+    } else {
+        0.0
+    }
+}
+
+/// Sums `values` in a canonical order, so that the result does not depend
+/// on the order they came in.
+fn canonical_sum(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.into_iter().sum()
+}
+
+/// A user's real priority at `now` from `parts`, which are all that user's
+/// contributions (one per execute agent): each aged to `now` on a copy,
+/// summed in a canonical order, floored at [`MIN_PRIORITY`].
+pub fn real_priority<'a>(
+    parts: impl IntoIterator<Item = &'a Contribution>,
+    now: i64,
+    halflife_secs: f64,
+) -> f64 {
+    let values = parts
+        .into_iter()
+        .map(|p| aged(p, now, halflife_secs).priority)
+        .collect();
+    canonical_sum(values).max(MIN_PRIORITY)
+}
+
+fn aged(part: &Contribution, now: i64, halflife_secs: f64) -> Contribution {
+    let mut part = part.clone();
+    part.advance(now, halflife_secs);
+    part
+}
+
+/// One user's line in the priority table, as `condor_userprio` shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UserPriority {
+    pub user: String,
+    /// Real priority, at least [`MIN_PRIORITY`].
+    pub real: f64,
+    pub factor: f64,
+    /// `real × factor`: smaller is better.
+    pub effective: f64,
+    /// Slot weight held now, over all agents.
+    pub in_use: f64,
+    /// Slot-weight seconds used, over all agents.
+    pub accumulated: f64,
+    /// Earliest first usage over all agents (0: never).
+    pub first_usage: i64,
+    /// Latest usage over all agents (0: never).
+    pub last_usage: i64,
+}
+
+/// Every user's priority at `now` from all known contributions, best
+/// (smallest effective priority) first, ties by user name.
+///
+/// Factors are taken with a multiplier of 1: a caller ranking users of a
+/// foreign domain applies that domain's multiplier through
+/// [`Factors::factor_of`].
+pub fn table(
+    parts: &[Contribution],
+    factors: &Factors,
+    now: i64,
+    halflife_secs: f64,
+) -> Vec<UserPriority> {
+    let mut by_user: BTreeMap<&str, Vec<Contribution>> = BTreeMap::new();
+    for part in parts {
+        by_user
+            .entry(&part.user)
+            .or_default()
+            .push(aged(part, now, halflife_secs));
+    }
+    let mut rows: Vec<UserPriority> = by_user
+        .into_iter()
+        .map(|(user, parts)| row(user, &parts, factors.factor_of(user, 1.0)))
+        .collect();
+    rows.sort_by(|a, b| {
+        a.effective
+            .total_cmp(&b.effective)
+            .then_with(|| a.user.cmp(&b.user))
+    });
+    rows
+}
+
+/// One user's row from contributions already aged to the same time.
+fn row(user: &str, parts: &[Contribution], factor: f64) -> UserPriority {
+    let sum = |f: fn(&Contribution) -> f64| canonical_sum(parts.iter().map(f).collect());
+    let real = sum(|p| p.priority).max(MIN_PRIORITY);
+    UserPriority {
+        user: user.to_owned(),
+        real,
+        factor,
+        effective: real * factor,
+        in_use: sum(|p| p.in_use),
+        accumulated: sum(|p| p.accumulated),
+        first_usage: parts
+            .iter()
+            .map(|p| p.first_usage)
+            .filter(|&t| t != 0)
+            .min()
+            .unwrap_or(0),
+        last_usage: parts.iter().map(|p| p.last_usage).max().unwrap_or(0),
+    }
+}
+
+/// An administrator's priority factor for a user.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FactorSetting {
+    pub user: String,
+    pub factor: f64,
+    /// When it was set (unix seconds): the newest setting wins.
+    pub set_at: i64,
+    /// Who set it: breaks ties between settings made the same second.
+    pub setter: String,
+}
+
+/// The priority factors in force: the newest valid setting per user.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Factors {
+    by_user: BTreeMap<String, FactorSetting>,
+}
+
+impl Factors {
+    /// The factors `settings` leave in force. Per user the newest `set_at`
+    /// wins, then the greatest setter, then the greatest factor, so every
+    /// agent holding the same settings agrees whatever order they came in.
+    /// A setting whose factor fails [`check_factor`] is left out: it cannot
+    /// have passed the check its writer makes, and a NaN factor would
+    /// poison every comparison.
+    pub fn from_settings<'a>(settings: impl IntoIterator<Item = &'a FactorSetting>) -> Factors {
+        let mut by_user: BTreeMap<String, FactorSetting> = BTreeMap::new();
+        for s in settings {
+            if check_factor(s.factor).is_err() {
+                continue;
+            }
+            match by_user.get(&s.user) {
+                Some(kept) if !newer(s, kept) => {}
+                _ => {
+                    by_user.insert(s.user.clone(), s.clone());
+                }
+            }
+        }
+        Factors { by_user }
+    }
+
+    /// The setting in force for `user`, if any.
+    pub fn get(&self, user: &str) -> Option<&FactorSetting> {
+        self.by_user.get(user)
+    }
+
+    /// `user`'s factor ([`DEFAULT_PRIO_FACTOR`] unless set) times
+    /// `foreign_multiplier`: a foreign domain's `priority_factor` from the
+    /// domain policy, 1.0 for the own domain.
+    pub fn factor_of(&self, user: &str, foreign_multiplier: f64) -> f64 {
+        let base = self.get(user).map_or(DEFAULT_PRIO_FACTOR, |s| s.factor);
+        base * foreign_multiplier
+    }
+}
+
+/// Whether `a` supersedes `b` for the same user.
+fn newer(a: &FactorSetting, b: &FactorSetting) -> bool {
+    a.set_at
+        .cmp(&b.set_at)
+        .then_with(|| a.setter.cmp(&b.setter))
+        .then_with(|| a.factor.total_cmp(&b.factor))
+        .is_gt()
+}
+
+/// `f` if it is a usable priority factor: finite and at least 1, HTCondor's
+/// minimum.
+pub fn check_factor(f: f64) -> Result<f64, String> {
+    if !f.is_finite() {
+        return Err(format!("priority factor {f} is not a finite number"));
+    }
+    if f < 1.0 {
+        return Err(format!(
+            "priority factor {f} is below 1, the smallest allowed; \
+             use 1 or more (larger factors mean worse priority)"
+        ));
+    }
+    Ok(f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const DAY: f64 = DEFAULT_HALFLIFE_SECS as f64;
+
+    fn part(user: &str, priority: f64, in_use: f64) -> Contribution {
+        Contribution {
+            priority,
+            in_use,
+            ..Contribution::new(user, 0)
+        }
+    }
+
+    fn setting(user: &str, factor: f64, set_at: i64, setter: &str) -> FactorSetting {
+        FactorSetting {
+            user: user.into(),
+            factor,
+            set_at,
+            setter: setter.into(),
+        }
+    }
+
+    #[test]
+    fn priority_moves_halfway_to_usage_in_one_halflife() {
+        let mut c = part("alice", 0.5, 4.0);
+        c.advance(DEFAULT_HALFLIFE_SECS, DAY);
+        assert!((c.priority - 2.25).abs() < 1e-12, "{}", c.priority);
+        assert_eq!(c.at, DEFAULT_HALFLIFE_SECS);
+        assert_eq!(c.accumulated, 4.0 * DAY);
+        assert_eq!(c.last_usage, DEFAULT_HALFLIFE_SECS);
+        // Time running backwards changes nothing.
+        let before = c.clone();
+        c.advance(10, DAY);
+        assert_eq!(c, before);
+    }
+
+    #[test]
+    fn set_in_use_ages_at_the_old_usage_first() {
+        let mut c = Contribution::new("alice", 0);
+        c.set_in_use(100, 2.0, DAY);
+        assert_eq!((c.priority, c.first_usage, c.last_usage), (0.0, 100, 100));
+        c.set_in_use(100 + DEFAULT_HALFLIFE_SECS, 0.0, DAY);
+        assert!((c.priority - 1.0).abs() < 1e-12, "{}", c.priority);
+        assert_eq!(c.accumulated, 2.0 * DAY);
+        // Idle from now on: the priority fades and usage times stay.
+        c.advance(100 + 2 * DEFAULT_HALFLIFE_SECS, DAY);
+        assert!((c.priority - 0.5).abs() < 1e-12, "{}", c.priority);
+        assert_eq!(
+            (c.first_usage, c.last_usage),
+            (100, 100 + DEFAULT_HALFLIFE_SECS)
+        );
+        c.set_in_use(200_000, -3.0, DAY);
+        assert_eq!(c.in_use, 0.0);
+    }
+
+    #[test]
+    fn parts_add_up_to_one_accountant() {
+        // Two agents lending 1 slot each age like one agent lending 2.
+        let a = part("alice", 0.0, 1.0);
+        let b = part("alice", 0.0, 1.0);
+        let one = part("alice", 0.0, 2.0);
+        let now = DEFAULT_HALFLIFE_SECS / 3;
+        let split = real_priority([&a, &b], now, DAY);
+        let whole = real_priority([&one], now, DAY);
+        assert!((split - whole).abs() < 1e-12, "{split} vs {whole}");
+    }
+
+    #[test]
+    fn real_priority_is_floored() {
+        assert_eq!(real_priority([], 0, DAY), MIN_PRIORITY);
+        let faded = part("alice", 3.0, 0.0);
+        assert_eq!(
+            real_priority([&faded], 30 * DEFAULT_HALFLIFE_SECS, DAY),
+            MIN_PRIORITY
+        );
+    }
+
+    #[test]
+    fn equal_users_rank_equal_and_factors_scale_effective() {
+        let parts = [
+            part("bob", 0.0, 3.0),
+            part("alice", 0.0, 3.0),
+            part("carol", 0.0, 3.0),
+        ];
+        let factors = Factors::from_settings(&[setting("carol", 2000.0, 1, "admin")]);
+        let rows = table(&parts, &factors, 5000, DAY);
+        let users: Vec<&str> = rows.iter().map(|r| r.user.as_str()).collect();
+        assert_eq!(users, ["alice", "bob", "carol"], "ties by name, carol last");
+        assert_eq!(rows[0].real, rows[1].real);
+        assert_eq!(rows[0].effective, rows[1].effective);
+        assert_eq!(rows[0].factor, DEFAULT_PRIO_FACTOR);
+        assert_eq!(rows[2].effective, 2.0 * rows[0].effective);
+        assert_eq!(rows[0].in_use, 3.0);
+        assert_eq!(rows[0].accumulated, 3.0 * 5000.0);
+    }
+
+    #[test]
+    fn table_rows_sum_a_users_agents() {
+        let mut a = Contribution::new("alice", 0);
+        a.set_in_use(10, 1.0, DAY);
+        let mut b = Contribution::new("alice", 0);
+        b.set_in_use(20, 2.0, DAY);
+        let rows = table(&[a, b], &Factors::default(), 30, DAY);
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].in_use, 3.0);
+        assert_eq!(rows[0].accumulated, 20.0 + 20.0);
+        assert_eq!((rows[0].first_usage, rows[0].last_usage), (10, 30));
+    }
+
+    #[test]
+    fn newest_setting_wins_then_setter() {
+        let s = [
+            setting("alice", 5.0, 10, "root"),
+            setting("alice", 7.0, 20, "admin"),
+            setting("alice", 9.0, 20, "bob"),
+            setting("alice", f64::NAN, 99, "zed"),
+            setting("alice", 0.5, 99, "zed"),
+        ];
+        let forward = Factors::from_settings(&s);
+        let backward = Factors::from_settings(s.iter().rev());
+        assert_eq!(forward, backward);
+        assert_eq!(forward.factor_of("alice", 1.0), 9.0);
+        assert_eq!(forward.factor_of("nobody", 1.0), DEFAULT_PRIO_FACTOR);
+        assert_eq!(forward.factor_of("alice", 3.0), 27.0);
+    }
+
+    #[test]
+    fn check_factor_names_the_problem() {
+        assert_eq!(check_factor(1.0), Ok(1.0));
+        let e = check_factor(0.5).unwrap_err();
+        assert!(e.contains("below 1"), "{e}");
+        let e = check_factor(f64::INFINITY).unwrap_err();
+        assert!(e.contains("not a finite number"), "{e}");
+    }
+
+    proptest! {
+        #[test]
+        fn order_of_parts_does_not_change_the_sum(
+            parts in proptest::collection::vec((0.0f64..1e6, 0.0f64..64.0, 0i64..1_000_000), 1..20)
+                .prop_flat_map(|v| {
+                    let n = v.len();
+                    (Just(v), Just((0..n).collect::<Vec<_>>()).prop_shuffle())
+                }),
+        ) {
+            let (values, order) = parts;
+            let parts: Vec<Contribution> = values
+                .iter()
+                .map(|&(p, u, at)| Contribution { at, ..part("alice", p, u) })
+                .collect();
+            let shuffled: Vec<&Contribution> = order.iter().map(|&i| &parts[i]).collect();
+            let now = 2_000_000;
+            let a = real_priority(&parts, now, DAY);
+            let b = real_priority(shuffled, now, DAY);
+            prop_assert_eq!(a.to_bits(), b.to_bits());
+        }
+    }
+}
