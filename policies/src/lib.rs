@@ -12,11 +12,13 @@
 //!   slot states and activities.
 //! - [`priority`]: user priority, the accountant's Up-Down aging, summed
 //!   over execute agents.
+//! - [`favours`]: OurGrid's network of favours, what we owe each domain.
 //! - [`matchmaking`]: keeping the best few matched machines.
 //! - [`why`]: why a job is idle, machine by machine.
 
 pub mod autocluster;
 pub mod claiming;
+pub mod favours;
 pub mod job_policy;
 pub mod matchmaking;
 pub mod negotiation;
