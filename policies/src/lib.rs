@@ -13,9 +13,12 @@
 //! - [`priority`]: user priority, the accountant's Up-Down aging, summed
 //!   over execute agents.
 //! - [`favours`]: OurGrid's network of favours, what we owe each domain.
+//! - [`arbitration`]: who gets freed resources among waiting claims, and
+//!   when a running claim is preempted for rank or priority.
 //! - [`matchmaking`]: keeping the best few matched machines.
 //! - [`why`]: why a job is idle, machine by machine.
 
+pub mod arbitration;
 pub mod autocluster;
 pub mod claiming;
 pub mod favours;
