@@ -13,11 +13,21 @@ use crate::Error;
 pub const MAX_LABEL_LEN: usize = 256;
 
 /// A user's accumulated usage, in resource-seconds (slot weight × seconds),
-/// as of `updated_at`.
+/// and this agent's share of the user's priority (HTCondor's real user
+/// priority, decayed), as of `updated_at`.
 #[derive(Clone, Copy, PartialEq, Debug)]
 pub struct Usage {
     pub accumulated: f64,
+    pub priority: f64,
     pub updated_at: Timestamp,
+}
+
+/// A user's priority factor as set by an administrator (HTCondor's
+/// `condor_userprio -setfactor`), and when.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct Factor {
+    pub factor: f64,
+    pub set_at: Timestamp,
 }
 
 /// The favours exchanged with one domain, in resource-seconds, as of
@@ -61,7 +71,20 @@ fn check_amount(what: &str, who: &str, amount: f64) -> Result<(), Error> {
 
 impl Usage {
     pub(crate) fn check(&self, user: &str) -> Result<(), Error> {
-        check_amount("usage", user, self.accumulated)
+        check_amount("usage", user, self.accumulated)?;
+        check_amount("priority", user, self.priority)
+    }
+}
+
+impl Factor {
+    pub(crate) fn check(&self, user: &str) -> Result<(), Error> {
+        if !self.factor.is_finite() || self.factor < 1.0 {
+            return Err(Error::invalid(format!(
+                "the priority factor of {user:?} would be {}; it must be a finite number, 1 or more",
+                self.factor
+            )));
+        }
+        Ok(())
     }
 }
 

@@ -7,7 +7,7 @@ use starling_protocol::identity::{AgentId, Kind, PublicKey, Timestamp, MAX_ENVEL
 
 use crate::claim::{Claim, Side};
 use crate::job::{Attrs, JobId, MAX_JOB_LEN};
-use crate::{Favours, Usage};
+use crate::{Factor, Favours, Usage};
 
 /// Largest value of any small record (counters, usage, claims).
 pub(crate) const MAX_SMALL_LEN: usize = 4096;
@@ -98,6 +98,9 @@ pub(crate) struct AdRecord {
 #[derive(Serialize, Deserialize)]
 pub(crate) struct UsageRecord {
     accumulated: f64,
+    /// Absent in records written before priorities were kept.
+    #[serde(default)]
+    priority: f64,
     updated_at: u64,
 }
 
@@ -105,6 +108,7 @@ impl From<Usage> for UsageRecord {
     fn from(u: Usage) -> Self {
         UsageRecord {
             accumulated: u.accumulated,
+            priority: u.priority,
             updated_at: u.updated_at.as_unix_millis(),
         }
     }
@@ -114,7 +118,32 @@ impl From<UsageRecord> for Usage {
     fn from(r: UsageRecord) -> Self {
         Usage {
             accumulated: r.accumulated,
+            priority: r.priority,
             updated_at: Timestamp::from_unix_millis(r.updated_at),
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+pub(crate) struct FactorRecord {
+    factor: f64,
+    set_at: u64,
+}
+
+impl From<Factor> for FactorRecord {
+    fn from(f: Factor) -> Self {
+        FactorRecord {
+            factor: f.factor,
+            set_at: f.set_at.as_unix_millis(),
+        }
+    }
+}
+
+impl From<FactorRecord> for Factor {
+    fn from(r: FactorRecord) -> Self {
+        Factor {
+            factor: r.factor,
+            set_at: Timestamp::from_unix_millis(r.set_at),
         }
     }
 }

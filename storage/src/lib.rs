@@ -33,7 +33,7 @@ mod memory;
 mod sled_store;
 mod store;
 
-pub use accounting::{Favours, Usage, MAX_LABEL_LEN};
+pub use accounting::{Factor, Favours, Usage, MAX_LABEL_LEN};
 pub use claim::{Claim, Side, MAX_CLAIM_ID_LEN};
 pub use datadir::DataDir;
 pub use error::{Error, Source};

@@ -9,7 +9,7 @@ use starling_protocol::identity::{Envelope, Kind, PublicKey, Timestamp, MAX_ENVE
 use crate::accounting::check_label;
 use crate::claim::check_claim_id;
 use crate::job::{check_changes, Attrs, MAX_PROCS};
-use crate::{Change, Claim, Error, Favours, HistoryEntry, JobId, Store, Usage};
+use crate::{Change, Claim, Error, Factor, Favours, HistoryEntry, JobId, Store, Usage};
 
 /// The store in memory: the same behaviour as [`crate::SledStore`], with
 /// nothing written anywhere. Everything is lost when it is dropped.
@@ -27,6 +27,7 @@ struct State {
     ads: BTreeMap<(u16, [u8; 32]), Envelope>,
     usage: BTreeMap<String, Usage>,
     favours: BTreeMap<String, Favours>,
+    factors: BTreeMap<String, Factor>,
     claims: BTreeMap<Vec<u8>, Claim>,
     sequences: BTreeMap<u16, u64>,
 }
@@ -218,6 +219,22 @@ impl Store for MemoryStore {
         Ok(self
             .state()
             .favours
+            .iter()
+            .map(|(k, v)| (k.clone(), *v))
+            .collect())
+    }
+
+    fn set_factor(&self, user: &str, factor: Factor) -> Result<(), Error> {
+        check_label("user", user)?;
+        factor.check(user)?;
+        self.state().factors.insert(user.to_owned(), factor);
+        Ok(())
+    }
+
+    fn factors(&self) -> Result<Vec<(String, Factor)>, Error> {
+        Ok(self
+            .state()
+            .factors
             .iter()
             .map(|(k, v)| (k.clone(), *v))
             .collect())

@@ -12,8 +12,9 @@
 //! | `history` | move number `u64` | `{cluster, proc, finished_at, attrs}` |
 //! | `ads` | kind `u16` ‖ signer key (32) | `{seq, expires_at, envelope}` |
 //! | `ad_expiry` | expires-at ms `u64` ‖ the `ads` key | empty |
-//! | `usage` | user, UTF-8 | `{accumulated, updated_at}` |
+//! | `usage` | user, UTF-8 | `{accumulated, priority, updated_at}` |
 //! | `favours` | domain, UTF-8 | `{given, received, updated_at}` |
+//! | `factors` | user, UTF-8 | `{factor, set_at}` |
 //! | `claims` | claim id bytes | `{peer, cluster, proc, side, lease_expires}` |
 //! | `sequences` | kind `u16` | last number handed out, `u64` |
 //!
@@ -39,12 +40,14 @@ use crate::accounting::check_label;
 use crate::claim::check_claim_id;
 use crate::codec::{
     ad_key, decode, describe_ad_key, encode, expiry_key, hex, job_key, parse_job_key, AdRecord,
-    ClaimRecord, FavoursRecord, HistoryRecord, UsageRecord, MAX_AD_LEN, MAX_HISTORY_LEN,
-    MAX_SMALL_LEN,
+    ClaimRecord, FactorRecord, FavoursRecord, HistoryRecord, UsageRecord, MAX_AD_LEN,
+    MAX_HISTORY_LEN, MAX_SMALL_LEN,
 };
 use crate::error::Source;
 use crate::job::{check_changes, Attrs, MAX_JOB_LEN, MAX_PROCS};
-use crate::{Change, Claim, Error, Favours, HistoryEntry, JobId, Store, Usage, SCHEMA_VERSION};
+use crate::{
+    Change, Claim, Error, Factor, Favours, HistoryEntry, JobId, Store, Usage, SCHEMA_VERSION,
+};
 
 const SCHEMA: &[u8] = b"schema";
 const NEXT_CLUSTER: &[u8] = b"next_cluster";
@@ -68,6 +71,7 @@ pub struct SledStore {
     ad_expiry: Tree,
     usage: Tree,
     favours: Tree,
+    factors: Tree,
     claims: Tree,
     sequences: Tree,
 }
@@ -100,6 +104,7 @@ impl SledStore {
             ad_expiry: tree("ad_expiry")?,
             usage: tree("usage")?,
             favours: tree("favours")?,
+            factors: tree("factors")?,
             claims: tree("claims")?,
             sequences: tree("sequences")?,
             db,
@@ -625,6 +630,31 @@ impl Store for SledStore {
                 )
             })?;
             out.push((domain, record.into()));
+        }
+        Ok(out)
+    }
+
+    fn set_factor(&self, user: &str, factor: Factor) -> Result<(), Error> {
+        check_label("user", user)?;
+        factor.check(user)?;
+        self.factors
+            .insert(user.as_bytes(), encode(&FactorRecord::from(factor)))
+            .map_err(|e| self.io(e))?;
+        self.flush()
+    }
+
+    fn factors(&self) -> Result<Vec<(String, Factor)>, Error> {
+        let mut out = Vec::new();
+        for item in self.factors.iter() {
+            let (key, bytes) = item.map_err(|e| self.io(e))?;
+            let user = String::from_utf8_lossy(&key).into_owned();
+            let record: FactorRecord = decode(&bytes, MAX_SMALL_LEN, "factors").map_err(|e| {
+                self.corrupt(
+                    format!("record factors/{user} does not decode"),
+                    Some(e.into()),
+                )
+            })?;
+            out.push((user, record.into()));
         }
         Ok(out)
     }

@@ -3,7 +3,7 @@
 use starling_protocol::classad::ClassAd;
 use starling_protocol::identity::{Envelope, Kind, PublicKey, Timestamp};
 
-use crate::{Change, Claim, Error, Favours, HistoryEntry, JobId, Usage};
+use crate::{Change, Claim, Error, Factor, Favours, HistoryEntry, JobId, Usage};
 
 /// An agent's durable state.
 ///
@@ -103,6 +103,13 @@ pub trait Store: Send + Sync {
 
     /// Every domain's favours, by domain.
     fn favours(&self) -> Result<Vec<(String, Favours)>, Error>;
+
+    /// Records a user's priority factor (the factor must be finite and at
+    /// least 1).
+    fn set_factor(&self, user: &str, factor: Factor) -> Result<(), Error>;
+
+    /// Every factor set here, by user.
+    fn factors(&self) -> Result<Vec<(String, Factor)>, Error>;
 
     /// Records a claim, or replaces the one with its id (a renewed lease).
     fn put_claim(&self, claim: &Claim) -> Result<(), Error>;

@@ -4,7 +4,7 @@
 use starling_protocol::classad::{parse_ad, ClassAd};
 use starling_protocol::identity::{Envelope, Keypair, Kind, Timestamp};
 use starling_storage::{
-    Change, Claim, Error, Favours, JobId, MemoryStore, Side, SledStore, Store, Usage,
+    Change, Claim, Error, Factor, Favours, JobId, MemoryStore, Side, SledStore, Store, Usage,
 };
 
 macro_rules! suite {
@@ -41,6 +41,7 @@ suite!(
     the_view_keeps_the_newest_ad_per_signer,
     expire_forgets_ads_at_or_past_their_expiry,
     usage_and_favours_follow_the_policy_function,
+    factors_are_kept_and_bad_ones_refused,
     bad_accounting_changes_nothing,
     claims_are_kept_replaced_and_removed,
     sequences_count_up_per_kind,
@@ -322,6 +323,7 @@ fn usage_and_favours_follow_the_policy_function(store: &dyn Store) {
         move |old: Option<Usage>| Usage {
             // Halve what was there, as a decay policy might.
             accumulated: old.map_or(0.0, |u| u.accumulated / 2.0) + amount,
+            priority: 0.5,
             updated_at: at,
         }
     };
@@ -336,6 +338,7 @@ fn usage_and_favours_follow_the_policy_function(store: &dyn Store) {
         second,
         Usage {
             accumulated: 60.0,
+            priority: 0.5,
             updated_at: t(2)
         }
     );
@@ -376,6 +379,7 @@ fn bad_accounting_changes_nothing(store: &dyn Store) {
     let set = |v: f64| {
         move |_: Option<Usage>| Usage {
             accumulated: v,
+            priority: 0.0,
             updated_at: t,
         }
     };
@@ -400,6 +404,29 @@ fn bad_accounting_changes_nothing(store: &dyn Store) {
         .unwrap_err();
     assert!(err.to_string().contains("favours given"), "{err}");
     assert!(store.favours().unwrap().is_empty());
+}
+
+fn factors_are_kept_and_bad_ones_refused(store: &dyn Store) {
+    let t = Timestamp::from_unix_secs;
+    let set = |factor: f64, at: u64| Factor {
+        factor,
+        set_at: t(at),
+    };
+    store.set_factor("alice@lab", set(2.0, 1)).unwrap();
+    store.set_factor("alice@lab", set(3.0, 2)).unwrap();
+    store.set_factor("bob@lab", set(1.0, 3)).unwrap();
+    for bad in [0.5, f64::NAN, f64::INFINITY, -2.0] {
+        let err = store.set_factor("alice@lab", set(bad, 4)).unwrap_err();
+        assert!(err.to_string().contains("priority factor"), "{err}");
+    }
+    assert!(store.set_factor("", set(2.0, 4)).is_err());
+    assert_eq!(
+        store.factors().unwrap(),
+        [
+            ("alice@lab".to_owned(), set(3.0, 2)),
+            ("bob@lab".to_owned(), set(1.0, 3))
+        ]
+    );
 }
 
 fn claim(id: &[u8], lease: u64) -> Claim {

@@ -91,6 +91,7 @@ fn everything_survives_a_reopen() {
         store
             .update_usage("u@d", &|_| Usage {
                 accumulated: 2.0,
+                priority: 0.0,
                 updated_at: t(1),
             })
             .unwrap();
