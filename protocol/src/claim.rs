@@ -44,6 +44,14 @@ pub const MAX_RESPONSE_LEN: usize = 8192;
 /// Longest slot name, in bytes.
 pub const MAX_SLOT_NAME_LEN: usize = 256;
 
+/// The longest a claim request may ask to wait at a busy machine, in
+/// milliseconds (below the claim protocol's request timeout).
+pub const MAX_WAIT_MS: u64 = 10_000;
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 /// The id of a granted claim: 16 random bytes chosen by the execute agent.
 /// Shown as 32 hex digits.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -161,6 +169,14 @@ pub enum Request {
         /// The slot the submit agent matched, if the machine ad names several.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         slot: Option<String>,
+        /// How long the submit agent will wait for an answer when the
+        /// machine is busy, in milliseconds, at most [`MAX_WAIT_MS`]. Zero
+        /// (the default): answer at once. A waiting request is granted when
+        /// resources free, in the machine's order of users (its `Rank`,
+        /// favours owed between domains, user priority), or refused as
+        /// `Busy` when the wait is over.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        wait_ms: u64,
     },
     /// Keep a granted claim alive for another lease.
     Keepalive {
@@ -245,7 +261,15 @@ impl Message for Request {
 
     fn check(&self) -> Result<(), Error> {
         match self {
-            Request::Claim { job, slot, .. } => {
+            Request::Claim {
+                job, slot, wait_ms, ..
+            } => {
+                if *wait_ms > MAX_WAIT_MS {
+                    return Err(Error::Invalid {
+                        field: "wait_ms",
+                        reason: format!("{wait_ms} ms, more than the limit of {MAX_WAIT_MS}"),
+                    });
+                }
                 let len = job.to_bytes().len();
                 if len > MAX_SIGNED_AD_LEN {
                     return Err(Error::TooLarge {

@@ -940,11 +940,19 @@ impl Description {
             None => 0,
         };
         set(&mut ad, "JobPrio", Value::Int(prio));
-        if let Some(g) = get("accounting_group")? {
-            set_str(&mut ad, "AcctGroup", &g);
+        let group = get("accounting_group")?;
+        let group_user = get("accounting_group_user")?;
+        if let Some(g) = &group {
+            set_str(&mut ad, "AcctGroup", g);
         }
-        if let Some(u) = get("accounting_group_user")? {
-            set_str(&mut ad, "AcctGroupUser", &u);
+        if let Some(u) = &group_user {
+            set_str(&mut ad, "AcctGroupUser", u);
+        }
+        // HTCondor's accounting principal: the group and its user (the
+        // owner unless given), whose usage fair share counts.
+        if let Some(g) = &group {
+            let user = group_user.clone().unwrap_or_else(|| env.owner());
+            set_str(&mut ad, "AccountingGroup", &format!("{g}.{user}"));
         }
         if let Some(b) = get("batch_name")? {
             set_str(&mut ad, "JobBatchName", &b);

@@ -263,6 +263,12 @@ pub struct Report {
     /// reason code and subcode, and a readable reason.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hold: Option<Hold>,
+    /// Set when the execute agent made the job leave before its end (its
+    /// owner came back, a job it ranks higher or a user with a better
+    /// priority displaced it): why, readable. The job goes back to idle to
+    /// run elsewhere; it is neither completed nor held.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evicted: Option<String>,
 }
 
 /// Why a job must be held, HTCondor style.
@@ -292,6 +298,9 @@ impl Report {
     fn check(&self) -> Result<(), Error> {
         if let Some(hold) = &self.hold {
             wire::check_text("hold reason", &hold.reason, wire::MAX_REASON_LEN)?;
+        }
+        if let Some(reason) = &self.evicted {
+            wire::check_text("eviction reason", reason, wire::MAX_REASON_LEN)?;
         }
         Ok(())
     }

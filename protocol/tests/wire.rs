@@ -237,14 +237,18 @@ fn claim_request() -> impl Strategy<Value = claim::Request> {
             any::<u64>(),
             boxed_envelope(),
             any::<u64>(),
-            prop::option::of(slot())
+            prop::option::of(slot()),
+            0..=claim::MAX_WAIT_MS,
         )
-            .prop_map(|(request, job, lease_ms, slot)| claim::Request::Claim {
-                request: RequestId(request),
-                job,
-                lease_ms,
-                slot,
-            }),
+            .prop_map(
+                |(request, job, lease_ms, slot, wait_ms)| claim::Request::Claim {
+                    request: RequestId(request),
+                    job,
+                    lease_ms,
+                    slot,
+                    wait_ms,
+                }
+            ),
         claim_id().prop_map(|claim| claim::Request::Keepalive { claim }),
         (claim_id(), release_reason())
             .prop_map(|(claim, reason)| claim::Request::Release { claim, reason }),
@@ -653,6 +657,20 @@ fn a_page_with_too_many_ads_is_refused_on_receipt() {
 }
 
 #[test]
+fn a_claim_request_waiting_too_long_is_refused_naming_the_field() {
+    let request = claim::Request::Claim {
+        request: RequestId(1),
+        job: Box::new(job()),
+        lease_ms: 20_000,
+        slot: None,
+        wait_ms: claim::MAX_WAIT_MS + 1,
+    };
+    let err = claim::Request::decode(&cbor::encode(&request)).unwrap_err();
+    assert!(err.to_string().contains("wait_ms"), "{err}");
+    assert!(err.to_string().contains("10000"), "{err}");
+}
+
+#[test]
 fn a_page_of_bogus_tiny_entries_fails_at_the_first() {
     #[derive(Serialize)]
     enum Forged {
@@ -789,6 +807,7 @@ fn an_older_peers_message_without_optional_fields_decodes() {
             job: Box::new(job()),
             lease_ms: 60_000,
             slot: None,
+            wait_ms: 0,
         }
     );
 
@@ -926,6 +945,7 @@ fn golden_messages() -> Vec<(&'static str, Vec<u8>)> {
                 job: Box::new(job()),
                 lease_ms: 20 * 60 * 1000,
                 slot: Some("slot1".to_owned()),
+                wait_ms: 0,
             }),
         ),
         (
