@@ -15,6 +15,11 @@
 //! A request that does not evaluate to a number is taken as one unit of
 //! cpus and nothing of memory and disk, which the execute agent then judges
 //! for itself.
+//!
+//! Jobs left over when every matching machine is full may wait at busy
+//! machines ([`plan_waits`]): the execute agent keeps such a request and
+//! grants it when resources free, in its own order of users, which is how
+//! fair share reaches machines that never look idle.
 
 use starling_protocol::classad::matching::Matcher;
 use starling_protocol::classad::{ClassAd, Evaluator, Name, Side, Value};
@@ -165,6 +170,52 @@ pub fn plan(representative: &ClassAd, jobs: usize, machines: &[Machine<'_>]) -> 
     asks
 }
 
+/// The machine ad as it would be with nothing claimed: what is free is the
+/// totals.
+pub fn as_idle(machine: &ClassAd) -> ClassAd {
+    let mut idle = machine.clone();
+    for (free, total) in [
+        ("Cpus", "TotalCpus"),
+        ("Memory", "TotalMemory"),
+        ("Disk", "TotalDisk"),
+    ] {
+        if let Some(expr) = machine.get(total) {
+            idle.insert(Name::known(free), expr.clone());
+        }
+    }
+    idle
+}
+
+/// The busy machines worth waiting at for a job alike `representative`,
+/// best first and at most `max`: those not avoided that match it both ways
+/// once idle (their totals fit it), ordered as [`plan`] orders.
+pub fn plan_waits(representative: &ClassAd, machines: &[Machine<'_>], max: usize) -> Vec<usize> {
+    let matcher = Matcher::default();
+    let mut candidates: Vec<(usize, f64, f64, f64)> = machines
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| !m.avoid)
+        .filter_map(|(i, m)| {
+            let idle = as_idle(m.ad);
+            let ranks = matcher.pair(representative, &idle)?;
+            let each = Request::of_job(representative, &idle);
+            (Request::free_in(&idle).times(each) > 0).then_some((
+                i,
+                ranks.job,
+                ranks.machine,
+                m.rtt_ms.unwrap_or(f64::MAX),
+            ))
+        })
+        .collect();
+    candidates.sort_by(|a, b| {
+        b.1.total_cmp(&a.1)
+            .then(b.2.total_cmp(&a.2))
+            .then(a.3.total_cmp(&b.3))
+            .then(a.0.cmp(&b.0))
+    });
+    candidates.into_iter().take(max).map(|c| c.0).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -288,5 +339,26 @@ mod tests {
                 jobs: 1
             }]
         );
+    }
+
+    #[test]
+    fn busy_machines_that_fit_when_idle_are_worth_waiting_at() {
+        let full = |total_cpus: i64, rank: &str| {
+            parse_ad(&format!(
+                "[ Cpus = 0; TotalCpus = {total_cpus}; Memory = 0; TotalMemory = 1000; \
+                   Disk = 1000000; Requirements = true; Rank = {rank} ]"
+            ))
+            .unwrap()
+        };
+        // Too small even when idle, avoided, and two that fit: the one that
+        // ranks the job higher first.
+        let ads = [full(1, "0"), full(8, "0"), full(8, "0"), full(8, "5")];
+        let mut machines = of(&ads);
+        machines[2].avoid = true;
+        let waits = plan_waits(&job(2, 100), &machines, 8);
+        assert_eq!(waits, vec![3, 1]);
+        assert_eq!(plan_waits(&job(2, 100), &machines, 1), vec![3]);
+        // Nothing fits them now, so a plain plan asks none.
+        assert!(plan(&job(2, 100), 4, &machines).is_empty());
     }
 }

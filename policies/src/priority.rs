@@ -13,8 +13,11 @@
 //! that user. The update is linear in (π, ρ), so the sum of the agents'
 //! contributions, each aged to the same `now`, is the priority one
 //! accountant would have computed over all of them. Contributions start at
-//! 0 and the 0.5 floor applies to the sum ([`real_priority`]), not to each
-//! part. Sums are taken over sorted values so that every agent holding the
+//! 0; HTCondor's starting priority of 0.5 is added once, aged from the
+//! user's first usage, and the 0.5 floor applies to the total
+//! ([`real_priority`]), not to each part. So a user who has just begun
+//! using slots is already a hair worse than one who has not, as with
+//! HTCondor's accountant, instead of both sitting flat on the floor. Sums are taken over sorted values so that every agent holding the
 //! same contributions gets bit-identical priorities whatever order they
 //! arrived in (on the same floating-point library: `powf` may differ in its
 //! last bit between libms).
@@ -122,10 +125,30 @@ pub fn real_priority<'a>(
     now: i64,
     halflife_secs: f64,
 ) -> f64 {
-    let values = parts
+    let aged: Vec<Contribution> = parts
         .into_iter()
-        .map(|p| aged(p, now, halflife_secs).priority)
+        .map(|p| aged(p, now, halflife_secs))
         .collect();
+    total(&aged, now, halflife_secs)
+}
+
+/// The real priority of contributions already aged to `now`: their sum,
+/// plus the starting [`MIN_PRIORITY`] aged since the first usage, at least
+/// [`MIN_PRIORITY`].
+fn total(parts: &[Contribution], now: i64, halflife_secs: f64) -> f64 {
+    let first = parts
+        .iter()
+        .map(|p| p.first_usage)
+        .filter(|&t| t != 0)
+        .min();
+    let start = match first {
+        Some(first) => MIN_PRIORITY * aging_factor((now - first).max(0) as f64, halflife_secs),
+        // Nobody recorded when it began: no starting value to age.
+        None if !parts.is_empty() => 0.0,
+        None => MIN_PRIORITY,
+    };
+    let mut values: Vec<f64> = parts.iter().map(|p| p.priority).collect();
+    values.push(start);
     canonical_sum(values).max(MIN_PRIORITY)
 }
 
@@ -175,7 +198,10 @@ pub fn table(
     }
     let mut rows: Vec<UserPriority> = by_user
         .into_iter()
-        .map(|(user, parts)| row(user, &parts, factors.factor_of(user, 1.0)))
+        .map(|(user, parts)| {
+            let real = total(&parts, now, halflife_secs);
+            row(user, &parts, real, factors.factor_of(user, 1.0))
+        })
         .collect();
     rows.sort_by(|a, b| {
         a.effective
@@ -186,9 +212,8 @@ pub fn table(
 }
 
 /// One user's row from contributions already aged to the same time.
-fn row(user: &str, parts: &[Contribution], factor: f64) -> UserPriority {
+fn row(user: &str, parts: &[Contribution], real: f64, factor: f64) -> UserPriority {
     let sum = |f: fn(&Contribution) -> f64| canonical_sum(parts.iter().map(f).collect());
-    let real = sum(|p| p.priority).max(MIN_PRIORITY);
     UserPriority {
         user: user.to_owned(),
         real,
@@ -351,6 +376,18 @@ mod tests {
         let split = real_priority([&a, &b], now, DAY);
         let whole = real_priority([&one], now, DAY);
         assert!((split - whole).abs() < 1e-12, "{split} vs {whole}");
+    }
+
+    #[test]
+    fn a_user_who_began_is_a_hair_worse_than_one_who_did_not() {
+        let mut c = Contribution::new("alice", 1000);
+        c.set_in_use(1000, 4.0, DAY);
+        let began = real_priority([&c], 1010, DAY);
+        assert!(began > MIN_PRIORITY, "{began}");
+        assert_eq!(real_priority([], 1010, DAY), MIN_PRIORITY);
+        // Over many half-lives the start fades and π follows the usage.
+        let settled = real_priority([&c], 1000 + 40 * DEFAULT_HALFLIFE_SECS, DAY);
+        assert!((settled - 4.0).abs() < 1e-6, "{settled}");
     }
 
     #[test]
