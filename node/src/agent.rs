@@ -38,6 +38,7 @@ pub mod startd;
 pub mod starter;
 pub mod transfers;
 pub mod trust;
+pub mod usage;
 pub mod view;
 pub mod view_actor;
 
@@ -366,6 +367,17 @@ async fn current_view(supervisor: &ActorRef<SupervisorMsg>) -> Result<ActorRef<V
     }
 }
 
+/// The machine ads of the view (empty when the agent is stopping).
+async fn machine_ads(supervisor: &ActorRef<SupervisorMsg>) -> Vec<view_actor::MachineAd> {
+    let Ok(view) = current_view(supervisor).await else {
+        return Vec::new();
+    };
+    match view.call(ViewMsg::Machines, Some(QUERY_TIMEOUT)).await {
+        Ok(ractor::rpc::CallResult::Success(list)) => list,
+        _ => Vec::new(),
+    }
+}
+
 /// Asks the network loop something, waiting at most [`QUERY_TIMEOUT`];
 /// `None` when the loop has stopped or did not answer in time.
 async fn ask_network<T>(
@@ -448,6 +460,11 @@ pub enum SupervisorMsg {
     Queue(RpcReplyPort<crate::queue::Queue>),
     /// The negotiator (for `why`).
     Negotiator(RpcReplyPort<ActorRef<negotiator::NegotiatorMsg>>),
+    /// The usage books and what priorities need besides the view (for
+    /// `userprio`).
+    Accounting(RpcReplyPort<AccountingSetup>),
+    /// Publish the machine ad now (accounting changed).
+    Republish,
     /// Hand the network loop's channel and task to the agent (once).
     #[allow(clippy::type_complexity)]
     TakeNetwork(RpcReplyPort<Option<(mpsc::Sender<Command>, tokio::task::JoinHandle<()>)>>),
@@ -495,6 +512,16 @@ struct SupervisorState {
 struct NegotiatorSetup {
     key: Arc<Keypair>,
     certificates: Vec<starling_protocol::identity::Envelope>,
+    accounting: AccountingSetup,
+}
+
+/// The usage books, the agent's domain and the factors its policy puts on
+/// trusted domains' users.
+#[derive(Clone, Debug)]
+pub struct AccountingSetup {
+    pub accounting: usage::Accounting,
+    pub own_domain: String,
+    pub foreign_factors: BTreeMap<String, f64>,
 }
 
 /// What a (re)started startd is given.
@@ -505,6 +532,8 @@ struct StartdSetup {
     store: Arc<dyn Store>,
     sandboxes: PathBuf,
     account: Option<crate::execute::account::Account>,
+    policy_interval: Duration,
+    accounting: AccountingSetup,
 }
 
 impl Actor for Supervisor {
@@ -537,6 +566,15 @@ impl Actor for Supervisor {
             network_tx,
             network_rx,
         )?;
+        let accounting = AccountingSetup {
+            accounting: usage::Accounting::load(
+                args.store.clone(),
+                args.config.priority.halflife_secs,
+                args.info.agent_id.clone(),
+            )?,
+            own_domain: args.trust.domain.clone(),
+            foreign_factors: args.trust.foreign_factors.clone(),
+        };
         let advertiser_args = AdvertiserArgs {
             key: args.key.clone(),
             certificates: args.trust.certificates.clone(),
@@ -550,6 +588,7 @@ impl Actor for Supervisor {
             network: net.commands.clone(),
             view: view.clone(),
             probe: args.probe,
+            accounting: Some(accounting.accounting.clone()),
         };
         let (advertiser, _) =
             Actor::spawn_linked(None, Advertiser, advertiser_args.clone(), myself.get_cell())
@@ -573,6 +612,8 @@ impl Actor for Supervisor {
                 ),
                 None => None,
             },
+            policy_interval: Duration::from_secs(args.config.machine.policy_interval_secs),
+            accounting: accounting.clone(),
         };
         let startd =
             spawn_startd(&myself, &startd_args, net.commands.clone(), router.clone()).await?;
@@ -584,6 +625,7 @@ impl Actor for Supervisor {
         let negotiator_args = NegotiatorSetup {
             key: args.key.clone(),
             certificates: args.trust.certificates.clone(),
+            accounting,
         };
         let negotiator = spawn_negotiator(
             &myself,
@@ -689,6 +731,12 @@ impl Actor for Supervisor {
             }
             SupervisorMsg::Negotiator(reply) => {
                 let _ = reply.send(state.negotiator.clone());
+            }
+            SupervisorMsg::Accounting(reply) => {
+                let _ = reply.send(state.negotiator_args.accounting.clone());
+            }
+            SupervisorMsg::Republish => {
+                let _ = state.advertiser.cast(AdvertiserMsg::Republish);
             }
             SupervisorMsg::TakeNetwork(reply) => {
                 let _ = reply.send(state.network_handle.take());
@@ -829,6 +877,8 @@ async fn spawn_negotiator(
             router,
             key: setup.key.clone(),
             certificates: setup.certificates.clone(),
+            accounting: setup.accounting.accounting.clone(),
+            own_domain: setup.accounting.own_domain.clone(),
         },
         supervisor.get_cell(),
     )
@@ -854,6 +904,10 @@ async fn spawn_startd(
             router,
             sandboxes: setup.sandboxes.clone(),
             account: setup.account.clone(),
+            policy_interval: setup.policy_interval,
+            accounting: setup.accounting.accounting.clone(),
+            own_domain: setup.accounting.own_domain.clone(),
+            foreign_factors: setup.accounting.foreign_factors.clone(),
         },
         supervisor.get_cell(),
     )

@@ -14,6 +14,7 @@ mod id;
 mod jobs;
 mod matching;
 mod status;
+mod userprio;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -64,6 +65,8 @@ enum Command {
     Qedit(jobs::EditArgs),
     /// Why a job is idle, machine by machine (like condor_q -better-analyze).
     Why(jobs::WhyArgs),
+    /// Users' fair-share priorities in this domain (like condor_userprio).
+    Userprio(userprio::Args),
 }
 
 /// A subcommand defined by a crate that depends on this one, such as
@@ -118,6 +121,7 @@ pub fn main_with(extensions: &[&dyn Extension]) -> ExitCode {
         Command::Release(args) => jobs::act("release", args, data_dir),
         Command::Qedit(args) => jobs::qedit(args, data_dir),
         Command::Why(args) => jobs::why(args, data_dir),
+        Command::Userprio(args) => userprio::run(args, data_dir),
     };
     report(result)
 }

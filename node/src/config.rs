@@ -86,6 +86,26 @@ pub struct Config {
     pub machine: Machine,
     /// How jobs run on this machine.
     pub jobs: Jobs,
+    /// How users' priorities are computed (fair share).
+    pub priority: Priority,
+}
+
+/// The `[priority]` section: HTCondor's user priority, computed by every
+/// agent from the usage its domain's execute agents gossip.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Priority {
+    /// HTCondor's `PRIORITY_HALFLIFE`: how fast a user's priority forgets
+    /// past usage, in seconds. Default: 86400 (one day).
+    pub halflife_secs: u64,
+}
+
+impl Default for Priority {
+    fn default() -> Self {
+        Self {
+            halflife_secs: 86_400,
+        }
+    }
 }
 
 /// The `[jobs]` section.
@@ -174,6 +194,44 @@ pub struct Machine {
     /// The ad's `Rank`: which jobs this machine prefers.
     /// Default: `"0"`.
     pub rank: String,
+    /// HTCondor's `SUSPEND`: when a running job is stopped (SIGSTOP), if
+    /// `want_suspend` is true. Default: `"false"`.
+    pub suspend: String,
+    /// HTCondor's `CONTINUE`: when a suspended job goes on. Default: `"true"`.
+    #[serde(rename = "continue")]
+    pub continue_: String,
+    /// HTCondor's `PREEMPT`: when a running job must leave (after its
+    /// retirement time). Default: `"false"`.
+    pub preempt: String,
+    /// HTCondor's `KILL`: when a job being vacated is killed at once.
+    /// Default: `"false"`.
+    pub kill: String,
+    /// HTCondor's `WANT_SUSPEND`: suspend rather than preempt when
+    /// `suspend` holds. Default: `"false"`.
+    pub want_suspend: String,
+    /// HTCondor's `WANT_VACATE`: a preempted job is asked to leave (SIGTERM,
+    /// `machine_max_vacate_time` to do so) rather than killed. Default:
+    /// `"true"`.
+    pub want_vacate: String,
+    /// HTCondor's `MAXJOBRETIREMENTTIME`: seconds a job may go on running
+    /// once preempted (an expression over the job). Default: `"0"`.
+    pub max_job_retirement_time: String,
+    /// HTCondor's `MachineMaxVacateTime`: seconds a vacated job has to
+    /// leave before it is killed. Default: `"600"`.
+    pub machine_max_vacate_time: String,
+    /// HTCondor's `PREEMPTION_REQUIREMENTS`: when a user with a better
+    /// priority may displace a running job of another user (it sees
+    /// `RemoteUserPrio` and `SubmitterUserPrio`). Default: `"false"`, off as
+    /// in HTCondor.
+    pub preemption_requirements: String,
+    /// HTCondor's `POLLING_INTERVAL`: how often the policy above is
+    /// evaluated, in seconds. Default: 5.
+    pub policy_interval_secs: u64,
+    /// Devices (or any files) whose last access time is the last keyboard
+    /// and console activity (`KeyboardIdle`, `ConsoleIdle`). Default: unset,
+    /// meaning the terminals and input devices of the machine
+    /// (`/dev/input/*`, `/dev/console`, `/dev/pts/*`, `/dev/tty*`).
+    pub keyboard_devices: Option<Vec<PathBuf>>,
     /// Extra attributes for the ad, name to ClassAd expression text, e.g.
     /// `HasGpu = "true"`. Names the agent sets itself (see
     /// [`crate::machine::AGENT_ATTRIBUTES`]) are refused.
@@ -188,6 +246,17 @@ impl Default for Machine {
             start: "true".to_owned(),
             requirements: "START".to_owned(),
             rank: "0".to_owned(),
+            suspend: "false".to_owned(),
+            continue_: "true".to_owned(),
+            preempt: "false".to_owned(),
+            kill: "false".to_owned(),
+            want_suspend: "false".to_owned(),
+            want_vacate: "true".to_owned(),
+            max_job_retirement_time: "0".to_owned(),
+            machine_max_vacate_time: "600".to_owned(),
+            preemption_requirements: "false".to_owned(),
+            policy_interval_secs: 5,
+            keyboard_devices: None,
             attributes: BTreeMap::new(),
         }
     }
@@ -322,8 +391,49 @@ impl Config {
             ("machine.start", &m.start),
             ("machine.requirements", &m.requirements),
             ("machine.rank", &m.rank),
+            ("machine.suspend", &m.suspend),
+            ("machine.continue", &m.continue_),
+            ("machine.preempt", &m.preempt),
+            ("machine.kill", &m.kill),
+            ("machine.want_suspend", &m.want_suspend),
+            ("machine.want_vacate", &m.want_vacate),
+            (
+                "machine.max_job_retirement_time",
+                &m.max_job_retirement_time,
+            ),
+            (
+                "machine.machine_max_vacate_time",
+                &m.machine_max_vacate_time,
+            ),
+            (
+                "machine.preemption_requirements",
+                &m.preemption_requirements,
+            ),
         ] {
             check_expr(origin, key, text)?;
+        }
+        if !(1..=3600).contains(&m.policy_interval_secs) {
+            return Err(invalid(
+                "machine.policy_interval_secs",
+                format!("{} is not between 1 and 3600", m.policy_interval_secs),
+            ));
+        }
+        if let Some(devices) = &m.keyboard_devices {
+            if devices.len() > 1024 {
+                return Err(invalid(
+                    "machine.keyboard_devices",
+                    format!("{} devices, more than the limit of 1024", devices.len()),
+                ));
+            }
+        }
+        if !(1..=10 * 365 * 86_400).contains(&self.priority.halflife_secs) {
+            return Err(invalid(
+                "priority.halflife_secs",
+                format!(
+                    "{} is not between 1 and 315360000 (ten years)",
+                    self.priority.halflife_secs
+                ),
+            ));
         }
         for (name, text) in &m.attributes {
             let key = format!("machine.attributes.{name}");
@@ -452,6 +562,18 @@ mod tests {
             "start",
             "requirements",
             "rank",
+            "suspend",
+            "continue",
+            "preempt",
+            "kill",
+            "want_suspend",
+            "want_vacate",
+            "max_job_retirement_time",
+            "machine_max_vacate_time",
+            "preemption_requirements",
+            "policy_interval_secs",
+            "keyboard_devices",
+            "halflife_secs",
             "[machine.attributes]",
         ] {
             assert!(text.contains(key), "examples/agent.toml lacks {key}");
@@ -525,6 +647,15 @@ mod tests {
             ("[machine]\nrequirements = \"(\"\n", "machine.requirements"),
             ("[machine]\nrank = \"1 +\"\n", "machine.rank"),
             (
+                "[machine]\nsuspend = \"KeyboardIdle <\"\n",
+                "machine.suspend",
+            ),
+            ("[machine]\ncontinue = \"&&\"\n", "machine.continue"),
+            (
+                "[machine]\npreemption_requirements = \"[\"\n",
+                "machine.preemption_requirements",
+            ),
+            (
                 "[machine.attributes]\nHasGpu = \"tru e e\"\n",
                 "machine.attributes.HasGpu",
             ),
@@ -555,6 +686,11 @@ mod tests {
                 "network.max_connections",
             ),
             ("[jobs]\naccount = \"no body\"\n", "jobs.account"),
+            (
+                "[machine]\npolicy_interval_secs = 0\n",
+                "machine.policy_interval_secs",
+            ),
+            ("[priority]\nhalflife_secs = 0\n", "priority.halflife_secs"),
             ("[machine]\nname = \" \"\n", "machine.name"),
             (
                 "[machine.attributes]\nMemory = \"1\"\n",

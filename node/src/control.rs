@@ -199,6 +199,20 @@ pub enum Request {
     },
     /// Why a job is idle (`starling why`).
     Why { job: String },
+    /// Users' priorities (`starling userprio`); with `set_factor`, first
+    /// sets a user's priority factor for the domain (`-setfactor`).
+    UserPrio {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        set_factor: Option<SetFactor>,
+    },
+}
+
+/// A user's new priority factor.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetFactor {
+    pub user: String,
+    pub factor: f64,
 }
 
 fn machine() -> String {
@@ -259,6 +273,10 @@ enum WireRequest {
     Why {
         job: String,
     },
+    UserPrio {
+        #[serde(default)]
+        set_factor: Option<SetFactor>,
+    },
 }
 
 impl From<WireRequest> for Request {
@@ -315,6 +333,7 @@ impl From<WireRequest> for Request {
                 value,
             },
             WireRequest::Why { job } => Request::Why { job },
+            WireRequest::UserPrio { set_factor } => Request::UserPrio { set_factor },
         }
     }
 }
@@ -354,6 +373,12 @@ pub enum Response {
     Why {
         report: String,
     },
+    /// The domain's users by effective priority, best first.
+    UserPrio {
+        users: Vec<UserPrio>,
+        /// HTCondor's `PRIORITY_HALFLIFE` the agent uses, in seconds.
+        halflife_secs: f64,
+    },
     /// The request was refused or failed; `message` says why, for a person.
     Error {
         message: String,
@@ -387,6 +412,24 @@ pub struct Info {
     /// Bytes sent on all its connections since it started.
     #[serde(default)]
     pub bytes_sent: u64,
+}
+
+/// One user's priority, as `condor_userprio` shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UserPrio {
+    /// `name@domain`.
+    pub user: String,
+    /// Real priority × factor; smaller is better.
+    pub effective: f64,
+    pub real: f64,
+    pub factor: f64,
+    /// Slot weight (cpus) its jobs hold now, across the domain.
+    pub in_use: f64,
+    /// Slot-weight seconds used, across the domain.
+    pub accumulated: f64,
+    /// Unix seconds of its first and last recorded usage.
+    pub first_usage: i64,
+    pub last_usage: i64,
 }
 
 /// One connected peer, as the agent sees it.

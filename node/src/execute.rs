@@ -457,11 +457,16 @@ impl Running {
         self.peak_kib.load(Ordering::SeqCst)
     }
 
-    /// Asks the job to leave (SIGTERM, and SIGCONT in case it is stopped),
-    /// then kills it after `grace`.
-    pub async fn terminate(&mut self, grace: Duration) {
+    /// Asks the job to leave: SIGTERM, and SIGCONT in case it is stopped
+    /// (a stopped process would not see the SIGTERM until continued).
+    pub fn ask_to_leave(&self) {
         let _ = self.signal(Signal::TERM);
         let _ = self.signal(Signal::CONT);
+    }
+
+    /// Asks the job to leave, then kills it after `grace`.
+    pub async fn terminate(&mut self, grace: Duration) {
+        self.ask_to_leave();
         if tokio::time::timeout(grace, self.wait()).await.is_err() {
             self.kill();
             let _ = self.wait().await;

@@ -55,6 +55,17 @@ pub const AGENT_ATTRIBUTES: &[&str] = &[
     "Start",
     "Requirements",
     "Rank",
+    "SUSPEND",
+    "CONTINUE",
+    "PREEMPT",
+    "KILL",
+    "WANT_SUSPEND",
+    "WANT_VACATE",
+    "MaxJobRetirementTime",
+    "MachineMaxVacateTime",
+    "PREEMPTION_REQUIREMENTS",
+    "ClockMin",
+    "ClockDay",
     "StarlingAgentId",
     "StarlingDomain",
     "StarlingRoles",
@@ -240,6 +251,40 @@ pub fn build_ad(
         expr("machine.requirements", &machine.requirements)?,
     )?;
     set(&mut ad, "Rank", expr("machine.rank", &machine.rank)?)?;
+    // The owner policy, evaluated by the startd against this ad (and shown
+    // to submitters, who can see when a machine would suspend their jobs).
+    for (name, key, text) in [
+        ("SUSPEND", "machine.suspend", &machine.suspend),
+        ("CONTINUE", "machine.continue", &machine.continue_),
+        ("PREEMPT", "machine.preempt", &machine.preempt),
+        ("KILL", "machine.kill", &machine.kill),
+        (
+            "WANT_SUSPEND",
+            "machine.want_suspend",
+            &machine.want_suspend,
+        ),
+        ("WANT_VACATE", "machine.want_vacate", &machine.want_vacate),
+        (
+            "MaxJobRetirementTime",
+            "machine.max_job_retirement_time",
+            &machine.max_job_retirement_time,
+        ),
+        (
+            "MachineMaxVacateTime",
+            "machine.machine_max_vacate_time",
+            &machine.machine_max_vacate_time,
+        ),
+        (
+            "PREEMPTION_REQUIREMENTS",
+            "machine.preemption_requirements",
+            &machine.preemption_requirements,
+        ),
+    ] {
+        set(&mut ad, name, expr(key, text)?)?;
+    }
+    let (clock_min, clock_day) = clock(now);
+    set(&mut ad, "ClockMin", int(clock_min))?;
+    set(&mut ad, "ClockDay", int(clock_day))?;
     set(&mut ad, "StarlingAgentId", text(&identity.agent_id))?;
     if let Some(domain) = &identity.domain {
         set(&mut ad, "StarlingDomain", text(domain))?;
@@ -247,6 +292,19 @@ pub fn build_ad(
     set(&mut ad, "StarlingRoles", text(&identity.roles))?;
     set(&mut ad, "StarlingVersion", text(&identity.version))?;
     Ok(ad)
+}
+
+/// HTCondor's clock attributes at `now` (unix seconds) in the machine's
+/// local time: `ClockMin`, minutes since midnight, and `ClockDay`, the day
+/// of the week from 0 for Sunday. Owners write policies such as "only
+/// at night" with them.
+pub fn clock(now: i64) -> (i64, i64) {
+    let local = jiff::Timestamp::from_second(now)
+        .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
+        .to_zoned(jiff::tz::TimeZone::system());
+    let minutes = i64::from(local.hour()) * 60 + i64::from(local.minute());
+    let day = i64::from(local.weekday().to_sunday_zero_offset());
+    (minutes, day)
 }
 
 fn set(ad: &mut ClassAd, name: &str, value: Expr) -> Result<(), Error> {
@@ -273,7 +331,7 @@ impl Probe {
     /// benchmark, so it takes about [`BENCHMARK_BUDGET`]; call it once at
     /// start and refresh the cheap parts with [`Probe::refresh`]. It blocks
     /// (file reads and the benchmark): keep it off the async threads.
-    pub fn read(data_dir: &Path) -> Probe {
+    pub fn read(data_dir: &Path, keyboard_devices: Option<&[PathBuf]>) -> Probe {
         let (mips, kflops) = benchmark(BENCHMARK_BUDGET);
         let mut probe = Probe {
             hostname: hostname(),
@@ -294,17 +352,29 @@ impl Probe {
             mips,
             kflops,
         };
-        probe.refresh(data_dir, SystemTime::now());
+        probe.refresh(data_dir, keyboard_devices, SystemTime::now());
         probe
     }
 
     /// Re-reads what changes while the agent runs: free disk, load and
-    /// idle times.
-    pub fn refresh(&mut self, data_dir: &Path, now: SystemTime) {
+    /// idle times. `keyboard_devices` replaces the machine's own terminals
+    /// and input devices when given (`[machine] keyboard_devices`).
+    pub fn refresh(
+        &mut self,
+        data_dir: &Path,
+        keyboard_devices: Option<&[PathBuf]>,
+        now: SystemTime,
+    ) {
         self.disk_kib = free_disk_kib(data_dir);
         self.load_avg = read_text("/proc/loadavg")
             .as_deref()
             .and_then(parse_loadavg);
+        if let Some(devices) = keyboard_devices {
+            let last = newest_access(devices);
+            self.console_idle = last.map(|t| idle_secs(now, t));
+            self.keyboard_idle = self.console_idle;
+            return;
+        }
         let console = newest_access(&console_devices());
         let ttys = newest_access(&tty_devices());
         let keyboard = match (console, ttys) {
@@ -440,7 +510,15 @@ fn list_dir(dir: &str, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
 fn newest_access(paths: &[PathBuf]) -> Option<SystemTime> {
     paths
         .iter()
-        .filter_map(|p| std::fs::metadata(p).and_then(|m| m.accessed()).ok())
+        .filter_map(|p| {
+            // Reading a device sets its access time, writing to a file its
+            // modification time: either is activity.
+            let m = std::fs::metadata(p).ok()?;
+            [m.accessed().ok(), m.modified().ok()]
+                .into_iter()
+                .flatten()
+                .max()
+        })
         .max()
 }
 
@@ -741,7 +819,7 @@ mod tests {
     #[test]
     fn the_real_machine_is_readable() {
         let dir = tempfile::tempdir().unwrap();
-        let p = Probe::read(&dir.path().join("not/yet/created"));
+        let p = Probe::read(&dir.path().join("not/yet/created"), None);
         assert!(p.cpus >= 1);
         assert!(p.mips >= 1 && p.kflops >= 1);
         assert!(!p.hostname.is_empty());

@@ -186,6 +186,7 @@ impl Testnet {
             certificates: vec![certificate],
             anchors,
             domains: names,
+            foreign_factors: std::collections::BTreeMap::new(),
             skipped: Vec::new(),
         })
     }
@@ -252,7 +253,7 @@ impl Testnet {
 fn shared_probe() -> Probe {
     static PROBE: std::sync::OnceLock<Probe> = std::sync::OnceLock::new();
     PROBE
-        .get_or_init(|| Probe::read(&std::env::temp_dir()))
+        .get_or_init(|| Probe::read(&std::env::temp_dir(), None))
         .clone()
 }
 

@@ -48,6 +48,8 @@ pub const VOLATILE: &[&str] = &[
     "ConsoleIdle",
     "Disk",
     "TotalDisk",
+    "ClockMin",
+    "ClockDay",
 ];
 
 /// Messages the advertiser handles.
@@ -85,7 +87,14 @@ pub struct Occupancy {
     pub claims: usize,
     /// Claims whose job runs now.
     pub busy: usize,
+    /// HTCondor's `State` and `Activity` as the startd's owner policy has
+    /// them (empty before the startd said: Unclaimed/Idle).
+    pub state: &'static str,
+    pub activity: &'static str,
 }
+
+/// How old a probe may be when the startd asks for the live machine ad.
+pub const LIVE_PROBE: Duration = Duration::from_millis(500);
 
 /// Occupancy changes go out at most this often.
 pub const OCCUPANCY_DEBOUNCE: Duration = Duration::from_millis(200);
@@ -107,6 +116,8 @@ pub struct AdvertiserArgs {
     /// A probe to use instead of reading the machine (many agents in one
     /// process share one, and skip the benchmark).
     pub probe: Option<Probe>,
+    /// The usage books, summarised into the ad ([`super::usage`]).
+    pub accounting: Option<super::usage::Accounting>,
 }
 
 pub struct AdvertiserState {
@@ -119,6 +130,8 @@ pub struct AdvertiserState {
     occupancy: Occupancy,
     /// A debounced publication is scheduled.
     publish_pending: bool,
+    /// When the probe was last refreshed.
+    probed: tokio::time::Instant,
 }
 
 impl Actor for Advertiser {
@@ -135,7 +148,8 @@ impl Actor for Advertiser {
             Some(p) => p.clone(),
             None => {
                 let dir = args.data_dir.clone();
-                tokio::task::spawn_blocking(move || Probe::read(&dir)).await?
+                let devices = args.machine.keyboard_devices.clone();
+                tokio::task::spawn_blocking(move || Probe::read(&dir, devices.as_deref())).await?
             }
         };
         let now = unix_secs();
@@ -153,6 +167,7 @@ impl Actor for Advertiser {
             last: None,
             occupancy: Occupancy::default(),
             publish_pending: false,
+            probed: tokio::time::Instant::now(),
         })
     }
 
@@ -165,11 +180,24 @@ impl Actor for Advertiser {
         match message {
             AdvertiserMsg::Occupancy(occupancy) => {
                 if occupancy != state.occupancy {
-                    let (claimed, busy) = (occupancy.claims > 0, occupancy.busy > 0);
-                    if (claimed, busy) != (state.occupancy.claims > 0, state.occupancy.busy > 0) {
+                    let shown = (
+                        if occupancy.state.is_empty() {
+                            "Unclaimed"
+                        } else {
+                            occupancy.state
+                        },
+                        if occupancy.activity.is_empty() {
+                            "Idle"
+                        } else {
+                            occupancy.activity
+                        },
+                    );
+                    if (shown.0, shown.1)
+                        != (state.status.state.as_str(), state.status.activity.as_str())
+                    {
                         state.status = machine::Status {
-                            state: if claimed { "Claimed" } else { "Unclaimed" }.to_owned(),
-                            activity: if busy { "Busy" } else { "Idle" }.to_owned(),
+                            state: shown.0.to_owned(),
+                            activity: shown.1.to_owned(),
                             entered: unix_secs(),
                         };
                     }
@@ -190,15 +218,16 @@ impl Actor for Advertiser {
                 }
             }
             AdvertiserMsg::Current(reply) => {
+                // The startd's owner policy reads the live machine
+                // (KeyboardIdle, LoadAvg), not the last published ad.
+                if state.probed.elapsed() >= LIVE_PROBE {
+                    state.refresh_probe();
+                }
                 let ad = state.build().ok();
                 let _ = reply.send(ad);
             }
             AdvertiserMsg::Check => {
-                if state.args.probe.is_none() {
-                    state
-                        .probe
-                        .refresh(&state.args.data_dir, std::time::SystemTime::now());
-                }
+                state.refresh_probe();
                 let ad = state.build()?;
                 let stable = stable_text(&ad);
                 let due = match &state.published {
@@ -261,6 +290,19 @@ impl Actor for Advertiser {
 }
 
 impl AdvertiserState {
+    /// Re-reads the cheap, changing parts of the machine (unless a probe
+    /// was given, as in-process testnets do).
+    fn refresh_probe(&mut self) {
+        if self.args.probe.is_none() {
+            self.probe.refresh(
+                &self.args.data_dir,
+                self.args.machine.keyboard_devices.as_deref(),
+                std::time::SystemTime::now(),
+            );
+        }
+        self.probed = tokio::time::Instant::now();
+    }
+
     /// The ad from the last probe, the configuration and what claims hold.
     fn build(&self) -> Result<ClassAd, machine::Error> {
         let ad = machine::build_ad(
@@ -270,7 +312,13 @@ impl AdvertiserState {
             &self.status,
             unix_secs(),
         )?;
-        occupied(ad, &self.occupancy)
+        let mut ad = occupied(ad, &self.occupancy)?;
+        if let Some(accounting) = &self.args.accounting {
+            for (name, expr) in accounting.attributes() {
+                ad.insert(starling_protocol::classad::Name::known(name), expr);
+            }
+        }
+        Ok(ad)
     }
 }
 

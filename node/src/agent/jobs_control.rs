@@ -124,8 +124,68 @@ pub async fn handle(supervisor: &ActorRef<SupervisorMsg>, request: Request) -> R
             }
         }
         Request::Why { job } => why_idle(supervisor, &queue, &job).await,
+        Request::UserPrio { set_factor } => user_prio(supervisor, set_factor).await,
         _ => error("not a job request"),
     }
+}
+
+/// `userprio`: the priorities every agent of the domain computes from the
+/// usage gossiped in its machine ads; `-setfactor` first.
+async fn user_prio(
+    supervisor: &ActorRef<SupervisorMsg>,
+    set_factor: Option<crate::control::SetFactor>,
+) -> Response {
+    let setup = match supervisor
+        .call(SupervisorMsg::Accounting, Some(QUERY_TIMEOUT))
+        .await
+    {
+        Ok(ractor::rpc::CallResult::Success(s)) => s,
+        _ => return error("the agent is stopping"),
+    };
+    let now = unix_now();
+    if let Some(set) = set_factor {
+        if let Err(message) = setup.accounting.set_factor(&set.user, set.factor, now) {
+            return error(format!("-setfactor {} {}: {message}", set.user, set.factor));
+        }
+        // The setting goes out with the machine ad at once.
+        let _ = supervisor.cast(SupervisorMsg::Republish);
+    }
+    let ads = super::machine_ads(supervisor).await;
+    let (priorities, _) = super::usage::priorities(
+        &ads,
+        &setup.own_domain,
+        &setup.foreign_factors,
+        now,
+        setup.accounting.halflife(),
+    );
+    let mut users: Vec<crate::control::UserPrio> = priorities
+        .users
+        .into_values()
+        .map(|p| crate::control::UserPrio {
+            user: p.user,
+            effective: p.effective,
+            real: p.real,
+            factor: p.factor,
+            in_use: p.in_use,
+            accumulated: p.accumulated,
+            first_usage: p.first_usage,
+            last_usage: p.last_usage,
+        })
+        .collect();
+    users.sort_by(|a, b| {
+        a.effective
+            .total_cmp(&b.effective)
+            .then(a.user.cmp(&b.user))
+    });
+    Response::UserPrio {
+        users,
+        halflife_secs: setup.accounting.halflife(),
+    }
+}
+
+fn unix_now() -> i64 {
+    i64::try_from(starling_protocol::identity::Timestamp::now().as_unix_millis() / 1000)
+        .unwrap_or(i64::MAX)
 }
 
 /// The jobs an action is for; naming none is an error, not "all".

@@ -13,6 +13,12 @@
 //! queue events (held, removed) ──▶ the job's shadow is stopped
 //! ```
 //!
+//! Jobs left over when every matching machine is full wait at busy ones
+//! (one request per machine and autocluster, [`policies::negotiation::plan_waits`]):
+//! the execute agent grants waiting requests as resources free, in its
+//! order of users, so that fair share applies to machines that never look
+//! idle.
+//!
 //! A machine that refused a job is avoided by that autocluster for a
 //! moment ([`AVOID_FOR`]), so the job moves on to its next candidate at
 //! once instead of waiting for the refusing machine's ad to change. The
@@ -23,7 +29,7 @@
 //! earlier run that died with it: they go back to idle and run again (the
 //! execute agent's lease lapses and it stops the old run).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -31,7 +37,7 @@ use libp2p::PeerId;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use starling_policies::autocluster::Significant;
 use starling_policies::negotiation::{self, Machine, Request};
-use starling_protocol::claim::ReleaseReason;
+use starling_protocol::claim::{RejectCode, ReleaseReason};
 use starling_protocol::classad::ClassAd;
 use starling_protocol::identity::{AgentId, Envelope, Keypair};
 use starling_storage::JobId;
@@ -40,7 +46,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::network::Command;
 use super::shadow::{self, Placement, ShadowArgs, ShadowEvent, ShadowHandle};
 use super::transfers::Router;
-use super::view_actor::{MachineAd, ViewMsg};
+use super::view_actor::MachineAd;
 use crate::queue::{Action, Completion, Event, Queue, Selection, Target};
 use starling_policies::job_policy::{self, OnExit, Periodic};
 
@@ -70,6 +76,12 @@ pub const MAX_SHADOWS: usize = 4096;
 
 /// The claim lease asked for.
 pub const LEASE: Duration = Duration::from_secs(20);
+
+/// How long a request may wait at a busy machine.
+pub const WAIT: Duration = Duration::from_millis(starling_protocol::claim::MAX_WAIT_MS);
+
+/// Busy machines an autocluster waits at, at most.
+pub const MAX_WAITS_PER_CLUSTER: usize = 16;
 
 /// Messages the negotiator handles.
 #[derive(Debug)]
@@ -104,6 +116,9 @@ pub struct NegotiatorArgs {
     pub router: Router,
     pub key: Arc<Keypair>,
     pub certificates: Vec<Envelope>,
+    /// Favours received from foreign domains are booked here.
+    pub accounting: super::usage::Accounting,
+    pub own_domain: String,
 }
 
 pub struct NegotiatorState {
@@ -125,6 +140,10 @@ pub struct NegotiatorState {
 
 struct Shadow {
     machine: AgentId,
+    /// The domain that admitted the machine's agent.
+    domain: String,
+    /// Its claim request may wait at the busy machine.
+    waits: bool,
     cluster: String,
     request: Request,
     /// When the claim was granted (`None` while it is asked for).
@@ -289,13 +308,19 @@ impl NegotiatorState {
                 job,
                 machine,
                 reason,
+                code,
                 ..
             } => {
                 if let Some(shadow) = self.shadows.get(&id) {
-                    self.avoid.insert(
-                        (shadow.machine, shadow.cluster.clone()),
-                        Instant::now() + AVOID_FOR,
-                    );
+                    // A wait that ran out is no reason to avoid the
+                    // machine: the job waits there again.
+                    let waited = shadow.waits && code == Some(RejectCode::Busy);
+                    if !waited {
+                        self.avoid.insert(
+                            (shadow.machine, shadow.cluster.clone()),
+                            Instant::now() + AVOID_FOR,
+                        );
+                    }
                 }
                 self.placed.remove(&job);
                 self.reject(job, machine, reason);
@@ -325,6 +350,20 @@ impl NegotiatorState {
                 next,
             } => {
                 let queue = &self.args.queue;
+                if let Some(reason) = &report.evicted {
+                    // The machine made it leave (owner policy, preemption):
+                    // back to idle with its run time, and the claim goes.
+                    if let Err(e) = queue.evicted(job, reason).await {
+                        tracing::warn!(%job, error = %e, "could not return the job to idle");
+                    }
+                    self.placed.remove(&job);
+                    if let Some(shadow) = self.shadows.get_mut(&id) {
+                        shadow.job = None;
+                    }
+                    let _ = next.send(None);
+                    self.soon(myself);
+                    return;
+                }
                 let recorded = if let Some(hold) = &report.hold {
                     queue.held(job, hold.code, hold.subcode, &hold.reason).await
                 } else if let Err(reason) = &output {
@@ -345,6 +384,14 @@ impl NegotiatorState {
                         wall_ms: report.wall_ms,
                         peak_memory_kib: report.peak_memory_kib,
                     };
+                    if let Some(shadow) = self.shadows.get(&id) {
+                        if shadow.domain != self.args.own_domain {
+                            // A foreign domain did us a favour.
+                            let slot_secs =
+                                shadow.request.cpus.max(1.0) * report.wall_ms as f64 / 1000.0;
+                            self.args.accounting.received(&shadow.domain, slot_secs);
+                        }
+                    }
                     match queue
                         .job(job)
                         .map(|ad| job_policy::on_exit(&with_exit(&ad, &how), unix_now()))
@@ -374,7 +421,16 @@ impl NegotiatorState {
             ShadowEvent::Lost { job, reason } => {
                 if self.placed.get(&job) == Some(&id) {
                     self.placed.remove(&job);
-                    if let Err(e) = self.args.queue.evicted(job, &reason).await {
+                    // A job lost before it started (the claim ended between
+                    // two jobs) is still idle: nothing to undo or log.
+                    let started = self
+                        .args
+                        .queue
+                        .job(job)
+                        .is_some_and(|ad| crate::queue::status_of(&ad) == Some(2));
+                    if !started {
+                        tracing::debug!(%job, %reason, "lost before it started; placing it again");
+                    } else if let Err(e) = self.args.queue.evicted(job, &reason).await {
                         tracing::warn!(%job, error = %e, "could not return the job to idle");
                     }
                 }
@@ -480,12 +536,44 @@ impl NegotiatorState {
         let rtts = self.rtts().await;
         let ads: Vec<&ClassAd> = machines.iter().map(|m| m.ad.as_ref()).collect();
         let significant = Significant::with_machines(ads.iter().copied());
-        let clusters = significant.group(idle.iter().map(|(id, ad)| (*id, ad)));
+        // Autoclusters per user, users in the order of their priority (as
+        // HTCondor's negotiator serves submitters): the best-placed user
+        // asks first for what is free.
+        let mut by_user: BTreeMap<String, Vec<(JobId, &ClassAd)>> = BTreeMap::new();
+        for (id, ad) in &idle {
+            by_user.entry(user_of(ad)).or_default().push((*id, ad));
+        }
+        let (priorities, factors) = super::usage::priorities(
+            &machines,
+            &self.args.own_domain,
+            &BTreeMap::new(),
+            unix_now(),
+            self.args.accounting.halflife(),
+        );
+        let mut users: Vec<(f64, String)> = by_user
+            .keys()
+            .map(|u| {
+                let principal = format!("{u}@{}", self.args.own_domain);
+                (priorities.effective(&principal, &factors, 1.0), u.clone())
+            })
+            .collect();
+        users.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let clusters: Vec<_> = users
+            .into_iter()
+            .flat_map(|(_, user)| significant.group(by_user.remove(&user).unwrap_or_default()))
+            .collect();
         let ads_by_job: HashMap<JobId, &ClassAd> = idle.iter().map(|(id, ad)| (*id, ad)).collect();
         // Resources asked of each machine and not yet in its ad.
         let mut pending: Vec<Request> = machines
             .iter()
             .map(|m| self.pending_on(m.signer, now))
+            .collect();
+        // Where this agent's requests already wait, per autocluster.
+        let waiting_at: std::collections::HashSet<(AgentId, String)> = self
+            .shadows
+            .values()
+            .filter(|s| s.waits && s.granted.is_none())
+            .map(|s| (s.machine, s.cluster.clone()))
             .collect();
         for cluster in clusters {
             let key = cluster_key(&cluster.representative, &cluster.key);
@@ -504,7 +592,7 @@ impl NegotiatorState {
             let asks =
                 negotiation::plan(&cluster.representative, cluster.members.len(), &candidates);
             let mut members = cluster.members.into_iter();
-            for ask in asks {
+            for ask in &asks {
                 let machine = &machines[ask.machine];
                 let request = Request::of_job(&cluster.representative, &machine.ad);
                 for job in members.by_ref().take(ask.jobs) {
@@ -522,9 +610,40 @@ impl NegotiatorState {
                             job,
                             ad: (*ad).clone(),
                         },
+                        Duration::ZERO,
                     );
                     pending[ask.machine] = pending[ask.machine].plus(request);
                 }
+            }
+            // The rest wait at busy machines, one request per machine.
+            let asked: Vec<usize> = asks.iter().map(|a| a.machine).collect();
+            let mut busy = candidates.clone();
+            for (i, m) in busy.iter_mut().enumerate() {
+                m.avoid |=
+                    asked.contains(&i) || waiting_at.contains(&(machines[i].signer, key.clone()));
+            }
+            let room = MAX_WAITS_PER_CLUSTER
+                .saturating_sub(waiting_at.iter().filter(|(_, c)| *c == key).count());
+            for i in negotiation::plan_waits(&cluster.representative, &busy, room) {
+                let Some(job) = members.next() else { break };
+                if self.shadows.len() >= MAX_SHADOWS {
+                    break;
+                }
+                let Some(ad) = ads_by_job.get(&job) else {
+                    continue;
+                };
+                let machine = &machines[i];
+                let request = Request::of_job(&cluster.representative, &machine.ad);
+                self.spawn_shadow(
+                    machine,
+                    &key,
+                    request,
+                    Placement {
+                        job,
+                        ad: (*ad).clone(),
+                    },
+                    WAIT,
+                );
             }
             let left: VecDeque<JobId> = members.collect();
             if !left.is_empty() {
@@ -539,6 +658,7 @@ impl NegotiatorState {
         cluster: &str,
         request: Request,
         first: Placement,
+        wait: Duration,
     ) {
         let Some(peer) = peer_of(&machine.signer) else {
             return;
@@ -555,6 +675,7 @@ impl NegotiatorState {
             peer,
             machine: machine_name(&machine.ad).unwrap_or_else(|| machine.signer.short()),
             first,
+            wait,
             events: self.events.clone(),
             id,
         });
@@ -563,6 +684,8 @@ impl NegotiatorState {
             id,
             Shadow {
                 machine: machine.signer,
+                domain: machine.domain.clone(),
+                waits: !wait.is_zero(),
                 cluster: cluster.to_owned(),
                 request,
                 granted: None,
@@ -586,16 +709,7 @@ impl NegotiatorState {
     }
 
     async fn machines(&self) -> Vec<MachineAd> {
-        let Ok(view) = super::current_view(&self.args.supervisor).await else {
-            return Vec::new();
-        };
-        match view
-            .call(ViewMsg::Machines, Some(super::QUERY_TIMEOUT))
-            .await
-        {
-            Ok(ractor::rpc::CallResult::Success(list)) => list,
-            _ => Vec::new(),
-        }
+        super::machine_ads(&self.args.supervisor).await
     }
 
     async fn rtts(&self) -> HashMap<PeerId, Duration> {
@@ -613,10 +727,18 @@ impl NegotiatorState {
     }
 }
 
-/// The autocluster key, made per owner: a claim runs only its owner's jobs.
+/// The autocluster key, made per accounting principal (`AccountingGroup`,
+/// else `Owner`): a claim runs only its user's jobs, so that usage and fair
+/// share count the right user.
 fn cluster_key(representative: &ClassAd, key: &impl std::fmt::Display) -> String {
-    let owner = shadow::text(representative, "Owner").unwrap_or_default();
-    format!("{owner}\u{0}{key}")
+    format!("{}\u{0}{key}", user_of(representative))
+}
+
+/// A job's accounting principal without its domain.
+fn user_of(job: &ClassAd) -> String {
+    shadow::text(job, "AccountingGroup")
+        .or_else(|| shadow::text(job, "Owner"))
+        .unwrap_or_default()
 }
 
 fn unix_now() -> i64 {

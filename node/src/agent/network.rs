@@ -434,7 +434,7 @@ fn make_behaviour(
     let claim = request_response::Behaviour::with_codec(
         WireCodec::default(),
         [(StreamProtocol::new(CLAIM_V1), ProtocolSupport::Full)],
-        request_response::Config::default().with_request_timeout(Duration::from_secs(10)),
+        request_response::Config::default().with_request_timeout(Duration::from_secs(20)),
     );
     let transfer = request_response::Behaviour::with_codec(
         WireCodec::default(),

@@ -102,6 +102,9 @@ pub struct ShadowArgs {
     /// The machine's name, for messages.
     pub machine: String,
     pub first: Placement,
+    /// How long the machine may keep the claim request while it is busy
+    /// (zero: answer at once).
+    pub wait: Duration,
     /// Where events go, tagged with `id`.
     pub events: mpsc::Sender<(u64, ShadowEvent)>,
     /// This shadow's number, chosen by the schedd.
@@ -351,6 +354,7 @@ async fn claim(args: &ShadowArgs) -> Option<(ClaimId, String)> {
             job: Box::new(envelope),
             lease_ms: u64::try_from(args.lease.as_millis()).unwrap_or(u64::MAX),
             slot: None,
+            wait_ms: u64::try_from(args.wait.as_millis()).unwrap_or(u64::MAX),
         },
     )
     .await;

@@ -11,7 +11,27 @@
 //! Job           ──▶ a starter task pulls the input, runs the process and
 //!                   offers the output back ([`super::starter`])
 //! lease lapses  ──▶ the job is killed, its sandbox removed, the slot freed
+//! policy tick   ──▶ the owner policy (policies::owner_policy) against the
+//!                   live machine ad and each running job: suspend,
+//!                   continue, vacate or kill it; the machine's State and
+//!                   Activity go into its ad
 //! ```
+//!
+//! A job the owner policy vacates or kills is reported evicted to its
+//! submitter, which puts it back to idle with its run time; its claim ends
+//! with it.
+//!
+//! Fair share is decided here, where the machine is. A claim request that
+//! finds the machine busy may wait (its `wait_ms`); waiting requests are
+//! served as resources free, in the order of
+//! [`starling_policies::arbitration`]: the machine's `RANK`, domains this
+//! one owes favours, then user priority computed from the domain's gossiped
+//! usage ([`super::usage`]). When a job ends under a claim and a waiting
+//! user comes first, the claim is handed to that user instead of being
+//! reused. A waiting job the machine ranks higher than a running one (or,
+//! where `PREEMPTION_REQUIREMENTS` allows, of a user with a better
+//! priority) preempts it through the owner-policy state machine
+//! (retirement, then vacate or kill).
 //!
 //! The machine is one partitionable slot: each claim carves a dynamic slot
 //! (cpus, memory, disk) out of it, and the advertiser publishes what is left
@@ -27,7 +47,10 @@ use std::time::Duration;
 
 use libp2p::PeerId;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use starling_policies::arbitration::{self, Waiter};
 use starling_policies::claiming::{self, ClaimInput, Decision, MachineState};
+use starling_policies::owner_policy::{self, Action, Activity, SlotState, State};
+use starling_policies::priority::Factors;
 use starling_policies::slots::{self, Partitionable, Resources};
 use starling_protocol::claim::{self, ClaimId, RejectCode, RequestId};
 use starling_protocol::classad::ClassAd;
@@ -40,8 +63,9 @@ use tokio::sync::mpsc;
 use super::advertiser::Occupancy;
 use super::network::jobs::Answer;
 use super::network::Command;
-use super::starter::{self, StarterArgs, StarterHandle};
+use super::starter::{self, Control, StarterArgs, StarterHandle};
 use super::transfers::Router;
+use super::usage::{self, Accounting, Priorities};
 use super::SupervisorMsg;
 
 /// Shortest lease granted: a submitter asking for less gets this.
@@ -55,6 +79,16 @@ pub const LEASE_CHECK: Duration = Duration::from_millis(500);
 
 /// Claims held at once, at most (besides the machine's own limits).
 pub const MAX_CLAIMS: usize = 1024;
+
+/// Claim requests waiting for a busy machine, at most; past it a request
+/// is refused at once.
+pub const MAX_WAITING: usize = 256;
+
+/// Waiting claim requests from one peer, at most.
+pub const MAX_WAITING_PER_PEER: usize = 32;
+
+/// How old the user priorities may be when the startd orders users.
+pub const PRIORITIES_FRESH: Duration = Duration::from_millis(500);
 
 /// Messages the startd handles.
 #[derive(Debug)]
@@ -78,6 +112,8 @@ pub enum StartdMsg {
     Ended { claim: ClaimId, run: u64 },
     /// Check leases.
     Tick,
+    /// Evaluate the owner policy.
+    Policy,
     /// The claims held now, for `status` and tests.
     Claims(RpcReplyPort<Vec<ClaimSummary>>),
     /// Refuse new claims from now on (the agent is stopping).
@@ -107,6 +143,15 @@ pub struct StartdArgs {
     pub sandboxes: PathBuf,
     /// The user jobs run as (`None`: the agent's own).
     pub account: Option<crate::execute::account::Account>,
+    /// How often the owner policy is evaluated (HTCondor's
+    /// `POLLING_INTERVAL`).
+    pub policy_interval: Duration,
+    /// This agent's usage books.
+    pub accounting: Accounting,
+    /// The domain this agent belongs to, and the factors its policy puts on
+    /// trusted domains' users.
+    pub own_domain: String,
+    pub foreign_factors: std::collections::BTreeMap<String, f64>,
 }
 
 pub struct StartdState {
@@ -119,6 +164,29 @@ pub struct StartdState {
     next_slot: u64,
     next_run: u64,
     draining: bool,
+    /// The machine's state as the owner policy last found it.
+    machine_state: State,
+    /// Claim requests waiting for the machine to free up.
+    waiting: Vec<Waiting>,
+    next_arrival: u64,
+    /// User priorities and factors, and when they were computed.
+    priorities: Option<(Priorities, Factors, tokio::time::Instant)>,
+    saved: tokio::time::Instant,
+}
+
+/// A claim request kept until resources free (or its wait is over).
+struct Waiting {
+    peer: PeerId,
+    /// The network's id for the response.
+    id: u64,
+    request: RequestId,
+    job: Envelope,
+    ad: ClassAd,
+    lease_ms: u64,
+    user: String,
+    domain: String,
+    arrived: u64,
+    deadline: tokio::time::Instant,
 }
 
 struct Held {
@@ -130,9 +198,32 @@ struct Held {
     slot: String,
     /// The dynamic slot's ad, for the job to read (`_CONDOR_MACHINE_AD`).
     machine: ClassAd,
-    /// The job's ad as granted: later jobs on the claim must fit the same
-    /// resources.
-    job: Option<(u64, StarterHandle)>,
+    /// The job running under the claim now.
+    job: Option<Job>,
+    /// The slot's owner-policy state.
+    policy: SlotState,
+    /// The owner policy (or a preemption) made the job leave: the claim
+    /// ends with it.
+    evicting: bool,
+    /// A waiting job preempts this claim's: why (the owner-policy state
+    /// machine treats it as PREEMPT).
+    preempted_for: Option<String>,
+}
+
+/// A job running under a claim.
+struct Job {
+    run: u64,
+    handle: StarterHandle,
+    /// Its ad: the owner policy's TARGET.
+    ad: ClassAd,
+    /// Its accounting principal and domain.
+    user: String,
+    domain: String,
+    /// The machine's `RANK` of it.
+    rank: f64,
+    /// Its slot weight (cpus), as usage counts it.
+    weight: f64,
+    started: tokio::time::Instant,
 }
 
 impl Actor for Startd {
@@ -164,6 +255,7 @@ impl Actor for Startd {
         }
         starter::sweep(&args.sandboxes).await;
         myself.send_interval(LEASE_CHECK, || StartdMsg::Tick);
+        myself.send_interval(args.policy_interval, || StartdMsg::Policy);
         // The supervisor is starting too and cannot answer yet: the totals
         // come with the first claim's machine ad.
         let total = Resources::default();
@@ -175,6 +267,11 @@ impl Actor for Startd {
             next_slot: 1,
             next_run: 1,
             draining: false,
+            machine_state: State::Unclaimed,
+            waiting: Vec::new(),
+            next_arrival: 0,
+            priorities: None,
+            saved: tokio::time::Instant::now(),
         })
     }
 
@@ -186,8 +283,9 @@ impl Actor for Startd {
     ) -> Result<(), ActorProcessingErr> {
         match message {
             StartdMsg::Claim { peer, id, request } => {
-                let response = state.on_claim(peer, request).await;
-                respond(&state.args.network, id, Answer::Claim(response)).await;
+                if let Some(response) = state.on_claim(peer, id, request).await {
+                    respond(&state.args.network, id, Answer::Claim(response)).await;
+                }
             }
             StartdMsg::Job {
                 peer,
@@ -197,18 +295,40 @@ impl Actor for Startd {
                 transfer,
                 files,
             } => {
+                if let Some(finished) = state.take_finished(peer, claim) {
+                    // Its end crossed the next job on the way here.
+                    state.account_end(&finished);
+                    state.hand_over_or_reuse(claim, &finished).await;
+                }
                 let response = state.on_job(&myself, peer, claim, *job, transfer, files);
                 respond(&state.args.network, id, Answer::Transfer(response)).await;
             }
             StartdMsg::Ended { claim, run } => {
+                let mut evicted = false;
+                let mut ended = None;
                 if let Some(held) = state.claims.get_mut(&claim) {
-                    if held.job.as_ref().is_some_and(|(r, _)| *r == run) {
-                        held.job = None;
+                    if held.job.as_ref().is_some_and(|j| j.run == run) {
+                        ended = held.job.take();
+                        held.policy = idle_slot(unix_now());
+                        evicted = held.evicting;
                     }
+                }
+                if let Some(job) = &ended {
+                    state.account_end(job);
+                }
+                if evicted {
+                    state.drop_claim(claim).await;
+                } else if let Some(job) = &ended {
+                    state.hand_over_or_reuse(claim, job).await;
                 }
                 state.advertise();
             }
-            StartdMsg::Tick => state.expire().await,
+            StartdMsg::Tick => {
+                state.expire().await;
+                state.expire_waiting().await;
+                state.save_usage();
+            }
+            StartdMsg::Policy => state.apply_policy().await,
             StartdMsg::Claims(reply) => {
                 let list = state
                     .claims
@@ -234,9 +354,25 @@ impl Actor for Startd {
     ) -> Result<(), ActorProcessingErr> {
         // Jobs do not outlive their startd: nobody would report them.
         for (_, held) in state.claims.drain() {
-            if let Some((_, job)) = held.job {
-                job.stop();
+            if let Some(job) = held.job {
+                job.handle.stop();
             }
+        }
+        // The usage books go to the store on a clean stop.
+        let accounting = state.args.accounting.clone();
+        let now = unix_now();
+        let _ = tokio::task::spawn_blocking(move || accounting.save(now)).await;
+        for w in state.waiting.drain(..) {
+            respond(
+                &state.args.network,
+                w.id,
+                Answer::Claim(StartdState::reject(
+                    w.request,
+                    RejectCode::ShuttingDown,
+                    "the agent is stopping",
+                )),
+            )
+            .await;
         }
         Ok(())
     }
@@ -262,14 +398,39 @@ fn peer_agent(peer: &PeerId) -> Option<AgentId> {
 }
 
 impl StartdState {
-    async fn on_claim(&mut self, peer: PeerId, request: claim::Request) -> claim::Response {
-        match request {
+    /// Answers a claim-protocol request; `None` when a claim request waits
+    /// for the machine (it is answered later, with `id`).
+    async fn on_claim(
+        &mut self,
+        peer: PeerId,
+        id: u64,
+        request: claim::Request,
+    ) -> Option<claim::Response> {
+        Some(match request {
             claim::Request::Claim {
                 request,
                 job,
                 lease_ms,
+                wait_ms,
                 ..
-            } => self.grant(peer, request, &job, lease_ms).await,
+            } => {
+                let response = self.grant(peer, request, &job, lease_ms).await;
+                let busy = matches!(
+                    response,
+                    claim::Response::Rejected {
+                        code: RejectCode::Busy,
+                        ..
+                    }
+                );
+                if busy && wait_ms > 0 {
+                    match self.wait(peer, id, request, *job, lease_ms, wait_ms).await {
+                        Ok(()) => return None,
+                        Err(refusal) => refusal,
+                    }
+                } else {
+                    response
+                }
+            }
             claim::Request::Keepalive { claim } => match self.claims.get_mut(&claim) {
                 Some(held) if held.peer == peer => {
                     held.deadline = tokio::time::Instant::now() + held.lease;
@@ -291,7 +452,7 @@ impl StartdState {
             _ => claim::Response::UnknownClaim {
                 claim: ClaimId::from_bytes([0; 16]),
             },
-        }
+        })
     }
 
     fn reject(request: RequestId, code: RejectCode, reason: impl Into<String>) -> claim::Response {
@@ -390,6 +551,9 @@ impl StartdState {
                 slot: slot.clone(),
                 machine: slot_ad(&machine, &slot, &resources),
                 job: None,
+                policy: idle_slot(unix_now()),
+                evicting: false,
+                preempted_for: None,
             },
         );
         self.granted.insert((peer, request), claim);
@@ -460,12 +624,12 @@ impl StartdState {
             Ok(o) => o,
             Err((_, reason)) => return error(transfer::ErrorCode::BadJob, reason),
         };
-        if domain.is_none() {
+        let Some(domain) = domain else {
             return error(
                 transfer::ErrorCode::BadJob,
                 "the job's agent is not admitted by a domain trusted here".to_owned(),
             );
-        }
+        };
         // A later job on the claim must fit the slot carved for the first.
         match slots::request_of(&ad, &machine, unix_now()) {
             Ok(wanted) if held.resources.fits(&wanted) => {}
@@ -480,6 +644,12 @@ impl StartdState {
             }
             Err(e) => return error(transfer::ErrorCode::BadJob, format!("the job's {e}")),
         }
+        if held.evicting {
+            return error(
+                transfer::ErrorCode::UnknownClaim,
+                "the claim is ending: its last job was evicted".to_owned(),
+            );
+        }
         held.deadline = tokio::time::Instant::now() + held.lease;
         let run = self.next_run;
         self.next_run += 1;
@@ -490,7 +660,7 @@ impl StartdState {
                 router: self.args.router.clone(),
                 peer,
                 claim,
-                job: ad,
+                job: ad.clone(),
                 transfer,
                 inputs: files,
                 sandboxes: self.args.sandboxes.clone(),
@@ -498,12 +668,33 @@ impl StartdState {
                 machine: held.machine.clone(),
                 account: self.args.account.clone(),
                 lease: held.lease,
+                run,
             },
             move || {
                 let _ = me.cast(StartdMsg::Ended { claim, run });
             },
         );
-        held.job = Some((run, handle));
+        let now = unix_now();
+        let user = usage::principal(&ad, &domain);
+        let weight = f64::from(held.resources.cpus.max(1));
+        self.args.accounting.job_started(&user, weight, now);
+        held.job = Some(Job {
+            run,
+            handle,
+            rank: machine_rank(&held.machine, &ad, now),
+            ad,
+            user,
+            domain,
+            weight,
+            started: tokio::time::Instant::now(),
+        });
+        held.policy = SlotState {
+            state: State::Claimed,
+            activity: Activity::Busy,
+            entered_state: held.policy.entered_state,
+            entered_activity: now,
+            job_started: now,
+        };
         self.advertise();
         transfer::Response::Accepted { transfer }
     }
@@ -528,14 +719,385 @@ impl StartdState {
             return;
         };
         self.granted.remove(&(held.peer, held.request));
-        if let Some((_, job)) = held.job {
-            job.stop();
+        if let Some(job) = &held.job {
+            self.account_end(job);
+        }
+        if let Some(job) = held.job {
+            job.handle.stop();
         }
         self.slots.release(&claim);
         let store = self.args.store.clone();
         let id = claim.as_bytes().to_vec();
         let _ = tokio::task::spawn_blocking(move || store.remove_claim(&id)).await;
         self.advertise();
+        self.serve_waiting().await;
+    }
+
+    /// The job of `peer`'s `claim` if it has run and its report was taken,
+    /// taken off the claim.
+    fn take_finished(&mut self, peer: PeerId, claim: ClaimId) -> Option<Job> {
+        let held = self.claims.get_mut(&claim).filter(|h| h.peer == peer)?;
+        if !held.job.as_ref()?.handle.is_done() {
+            return None;
+        }
+        held.policy = idle_slot(unix_now());
+        held.job.take()
+    }
+
+    /// Books the end of a job's run.
+    fn account_end(&self, job: &Job) {
+        let foreign = (job.domain != self.args.own_domain).then_some(job.domain.as_str());
+        self.args.accounting.job_ended(
+            &job.user,
+            foreign,
+            job.weight,
+            job.started.elapsed().as_secs_f64(),
+            unix_now(),
+        );
+    }
+
+    /// Writes the usage books now and then (off the actor's thread).
+    fn save_usage(&mut self) {
+        if self.saved.elapsed() < usage::SAVE_EVERY {
+            return;
+        }
+        self.saved = tokio::time::Instant::now();
+        let accounting = self.args.accounting.clone();
+        let now = unix_now();
+        tokio::task::spawn_blocking(move || accounting.save(now));
+    }
+
+    /// The domain's user priorities, recomputed when older than
+    /// [`PRIORITIES_FRESH`].
+    async fn priorities(&mut self) -> (&Priorities, &Factors) {
+        let stale = self
+            .priorities
+            .as_ref()
+            .is_none_or(|(.., at)| at.elapsed() >= PRIORITIES_FRESH);
+        if stale {
+            let ads = super::machine_ads(&self.args.supervisor).await;
+            let (p, f) = usage::priorities(
+                &ads,
+                &self.args.own_domain,
+                &self.args.foreign_factors,
+                unix_now(),
+                self.args.accounting.halflife(),
+            );
+            self.priorities = Some((p, f, tokio::time::Instant::now()));
+        }
+        let (p, f, _) = self.priorities.as_ref().expect("computed above");
+        (p, f)
+    }
+
+    /// A user's effective priority here (smaller is better).
+    async fn effective(&mut self, user: &str) -> f64 {
+        let multiplier =
+            usage::foreign_multiplier(user, &self.args.own_domain, &self.args.foreign_factors);
+        let (p, f) = self.priorities().await;
+        p.effective(user, f, multiplier)
+    }
+
+    /// Keeps a claim request that found the machine busy until resources
+    /// free or `wait_ms` passes; may start preempting a running job for
+    /// it. Refuses at once when too many wait.
+    #[allow(clippy::too_many_arguments)]
+    async fn wait(
+        &mut self,
+        peer: PeerId,
+        id: u64,
+        request: RequestId,
+        job: Envelope,
+        lease_ms: u64,
+        wait_ms: u64,
+    ) -> Result<(), claim::Response> {
+        let busy = |reason: &str| Self::reject(request, RejectCode::Busy, reason);
+        if self.waiting.len() >= MAX_WAITING
+            || self.waiting.iter().filter(|w| w.peer == peer).count() >= MAX_WAITING_PER_PEER
+        {
+            return Err(busy(
+                "the machine is busy and too many requests wait for it",
+            ));
+        }
+        let Ok((ad, Some(domain))) = self.open_job(peer, &job) else {
+            return Err(busy("the machine is busy"));
+        };
+        let user = usage::principal(&ad, &domain);
+        let wait = Duration::from_millis(wait_ms.min(claim::MAX_WAIT_MS));
+        self.next_arrival += 1;
+        tracing::debug!(%peer, %user, ?wait, "a claim request waits for the busy machine");
+        self.waiting.push(Waiting {
+            peer,
+            id,
+            request,
+            job,
+            ad,
+            lease_ms,
+            user,
+            domain,
+            arrived: self.next_arrival,
+            deadline: tokio::time::Instant::now() + wait,
+        });
+        self.consider_preemption().await;
+        Ok(())
+    }
+
+    /// The waiting requests in the order the machine serves them.
+    async fn waiting_order(&mut self) -> Vec<usize> {
+        let Some(machine) = current_ad(&self.args.supervisor).await else {
+            return (0..self.waiting.len()).collect();
+        };
+        let now = unix_now();
+        let mut waiters = Vec::with_capacity(self.waiting.len());
+        let users: Vec<String> = self.waiting.iter().map(|w| w.user.clone()).collect();
+        let mut prios = Vec::with_capacity(users.len());
+        for user in &users {
+            prios.push(self.effective(user).await);
+        }
+        for (i, w) in self.waiting.iter().enumerate() {
+            waiters.push(Waiter {
+                key: i,
+                user: w.user.clone(),
+                domain: w.domain.clone(),
+                effective_priority: prios[i],
+                arrived: w.arrived,
+                machine_rank: machine_rank(&machine, &w.ad, now),
+            });
+        }
+        let ledger = self
+            .priorities
+            .as_ref()
+            .map(|(p, ..)| p.ledger.clone())
+            .unwrap_or_default();
+        arbitration::order(&mut waiters, &self.args.own_domain, &ledger);
+        waiters.into_iter().map(|w| w.key).collect()
+    }
+
+    /// Grants waiting requests, best first, while the machine has room.
+    async fn serve_waiting(&mut self) {
+        if self.waiting.is_empty() || self.draining {
+            return;
+        }
+        let order = self.waiting_order().await;
+        let mut done = Vec::new();
+        for i in order {
+            let (peer, request, lease_ms, job) = {
+                let w = &self.waiting[i];
+                (w.peer, w.request, w.lease_ms, w.job.clone())
+            };
+            let response = self.grant(peer, request, &job, lease_ms).await;
+            match &response {
+                claim::Response::Rejected {
+                    code: RejectCode::Busy,
+                    ..
+                } => {
+                    // The best waiter does not fit yet: nobody behind it
+                    // jumps the queue (it would starve large jobs).
+                    break;
+                }
+                _ => {
+                    respond(
+                        &self.args.network,
+                        self.waiting[i].id,
+                        Answer::Claim(response),
+                    )
+                    .await;
+                    done.push(i);
+                }
+            }
+        }
+        self.remove_waiting(done);
+    }
+
+    fn remove_waiting(&mut self, mut done: Vec<usize>) {
+        done.sort_unstable();
+        for i in done.into_iter().rev() {
+            self.waiting.swap_remove(i);
+        }
+    }
+
+    /// Refuses waiting requests whose wait is over.
+    async fn expire_waiting(&mut self) {
+        let now = tokio::time::Instant::now();
+        let mut over = Vec::new();
+        for (i, w) in self.waiting.iter().enumerate() {
+            if w.deadline <= now {
+                over.push(i);
+                let reason = "the machine stayed busy while the request waited";
+                respond(
+                    &self.args.network,
+                    w.id,
+                    Answer::Claim(Self::reject(w.request, RejectCode::Busy, reason)),
+                )
+                .await;
+            }
+        }
+        self.remove_waiting(over);
+    }
+
+    /// A job ended under `claim`: the claim is reused by its holder for
+    /// the next job unless a waiting user comes first, who then gets the
+    /// machine instead (the holder hears the claim is gone when it hands
+    /// its next job over).
+    async fn hand_over_or_reuse(&mut self, claim: ClaimId, ended: &Job) {
+        if self.waiting.is_empty() || !self.claims.contains_key(&claim) {
+            return;
+        }
+        let holder_user = ended.user.clone();
+        let holder_rank = ended.rank;
+        let order = self.waiting_order().await;
+        let Some(&best) = order.first() else {
+            return;
+        };
+        let holder_prio = self.effective(&holder_user).await;
+        let best_prio = self.effective(&self.waiting[best].user.clone()).await;
+        let Some(machine) = current_ad(&self.args.supervisor).await else {
+            return;
+        };
+        let best_waiter = Waiter {
+            key: best,
+            user: self.waiting[best].user.clone(),
+            domain: self.waiting[best].domain.clone(),
+            effective_priority: best_prio,
+            arrived: self.waiting[best].arrived,
+            machine_rank: machine_rank(&machine, &self.waiting[best].ad, unix_now()),
+        };
+        if best_waiter.user != holder_user
+            && arbitration::displaces_on_reuse(holder_prio, holder_rank, &best_waiter)
+        {
+            tracing::debug!(
+                %claim,
+                holder = %holder_user,
+                waiter = %best_waiter.user,
+                "a waiting user comes first: the claim is not reused"
+            );
+            self.drop_claim(claim).await;
+        }
+    }
+
+    /// Starts preempting running jobs for waiting ones the machine ranks
+    /// higher, or whose users have a better priority where
+    /// `PREEMPTION_REQUIREMENTS` allows it.
+    async fn consider_preemption(&mut self) {
+        let Some(machine) = current_ad(&self.args.supervisor).await else {
+            return;
+        };
+        let now = unix_now();
+        let order = self.waiting_order().await;
+        let Some(&best) = order.first() else {
+            return;
+        };
+        let candidate = self.waiting[best].ad.clone();
+        let candidate_user = self.waiting[best].user.clone();
+        let candidate_rank = machine_rank(&machine, &candidate, now);
+        let candidate_prio = self.effective(&candidate_user).await;
+        let mut victims: Vec<(ClaimId, String, f64, ClassAd, f64)> = Vec::new();
+        for (id, held) in &self.claims {
+            if held.evicting || held.preempted_for.is_some() {
+                continue;
+            }
+            if let Some(job) = &held.job {
+                victims.push((*id, job.user.clone(), job.rank, job.ad.clone(), 0.0));
+            }
+        }
+        for v in &mut victims {
+            v.4 = self.effective(&v.1).await;
+        }
+        // The lowest-ranked, then worst-priority job goes first.
+        victims.sort_by(|a, b| a.2.total_cmp(&b.2).then(b.4.total_cmp(&a.4)));
+        for (id, user, rank, ad, prio) in victims {
+            let reason = if arbitration::rank_preempts(rank, candidate_rank) {
+                Some(format!(
+                    "preempted by a job the machine ranks higher ({candidate_rank} > {rank})"
+                ))
+            } else if user != candidate_user
+                && arbitration::priority_preempts(
+                    &machine,
+                    &ad,
+                    &candidate,
+                    prio,
+                    candidate_prio,
+                    now,
+                )
+            {
+                Some(format!(
+                    "preempted by user {candidate_user}, whose priority {candidate_prio:.2} is better than {prio:.2}"
+                ))
+            } else {
+                None
+            };
+            if let Some(reason) = reason {
+                tracing::info!(claim = %id, %reason, "preempting");
+                if let Some(held) = self.claims.get_mut(&id) {
+                    held.preempted_for = Some(reason);
+                }
+                // One job at a time: the freed slot may already be enough.
+                self.apply_policy().await;
+                return;
+            }
+        }
+    }
+
+    /// One polling step of the owner policy: the machine's state, then each
+    /// running job's slot (HTCondor's startd evaluates its policy the same
+    /// way, every `POLLING_INTERVAL`).
+    async fn apply_policy(&mut self) {
+        let Some(machine) = current_ad(&self.args.supervisor).await else {
+            return;
+        };
+        let now = unix_now();
+        let machine_state =
+            owner_policy::machine_state(&machine, self.claims.len(), self.draining, now);
+        let mut changed = machine_state != self.machine_state;
+        self.machine_state = machine_state;
+        for (claim, held) in &mut self.claims {
+            let Some(job) = &held.job else { continue };
+            let slot = policy_ad(&machine, held);
+            let mut verdicts = owner_policy::evaluate(&slot, Some(&job.ad), now);
+            // A preemption for a waiting job goes through the same states
+            // (retirement, then vacate or kill) as the owner's PREEMPT.
+            verdicts.preempt |= held.preempted_for.is_some();
+            let (next, action) = owner_policy::step(&held.policy, &verdicts, now);
+            if next != held.policy {
+                tracing::info!(
+                    %claim,
+                    from = held.policy.activity.name(),
+                    to = next.activity.name(),
+                    state = next.state.name(),
+                    "owner policy"
+                );
+                changed = true;
+            }
+            held.policy = next;
+            let why = |what: &str| format!("the machine's owner policy {what} the job");
+            match action {
+                Action::None => {}
+                Action::Suspend => job.handle.send(Control::Suspend),
+                Action::Continue => job.handle.send(Control::Continue),
+                Action::Vacate => {
+                    held.evicting = true;
+                    job.handle.send(Control::Vacate {
+                        grace: Duration::from_secs(
+                            u64::try_from(verdicts.machine_max_vacate_time).unwrap_or(0),
+                        ),
+                        reason: held
+                            .preempted_for
+                            .clone()
+                            .unwrap_or_else(|| why("preempted (PREEMPT became true)")),
+                    });
+                }
+                Action::Kill => {
+                    held.evicting = true;
+                    job.handle.send(Control::Kill {
+                        reason: held.preempted_for.clone().unwrap_or_else(|| {
+                            why("killed (KILL became true or it outlived MachineMaxVacateTime)")
+                        }),
+                    });
+                }
+            }
+        }
+        if changed {
+            self.advertise();
+        }
     }
 
     /// The machine's totals as an ad, for evaluating requests that refer
@@ -548,6 +1110,7 @@ impl StartdState {
     fn advertise(&self) {
         let busy = self.claims.values().filter(|h| h.job.is_some()).count();
         let used = self.slots.used();
+        let (state, activity) = self.shown_state();
         let _ = self
             .args
             .supervisor
@@ -557,8 +1120,93 @@ impl StartdState {
                 disk_kib: used.disk_kib,
                 claims: self.claims.len(),
                 busy,
+                state: state.name(),
+                activity: activity.name(),
             }));
     }
+
+    /// The State and Activity the machine ad shows: the machine's own when
+    /// the owner has it or it is drained; else its most telling claim
+    /// (a job being vacated before a suspended one before a busy one), as
+    /// a user of `status` wants to see what is happening to jobs.
+    fn shown_state(&self) -> (State, Activity) {
+        match self.machine_state {
+            State::Owner | State::Drained if self.claims.is_empty() => {
+                return (self.machine_state, Activity::Idle)
+            }
+            _ => {}
+        }
+        let telling = |a: Activity| match a {
+            Activity::Killing => 5,
+            Activity::Vacating => 4,
+            Activity::Retiring => 3,
+            Activity::Suspended => 2,
+            Activity::Busy => 1,
+            Activity::Idle => 0,
+        };
+        let top = self
+            .claims
+            .values()
+            .map(|h| {
+                if h.job.is_some() {
+                    (h.policy.state, h.policy.activity)
+                } else {
+                    (State::Claimed, Activity::Idle)
+                }
+            })
+            .max_by_key(|(_, a)| telling(*a));
+        match top {
+            Some(shown) => shown,
+            None if self.machine_state == State::Owner => (State::Owner, Activity::Idle),
+            None => (State::Unclaimed, Activity::Idle),
+        }
+    }
+}
+
+/// The machine's `RANK` of `job` (0 when it is not a number, as in
+/// HTCondor).
+fn machine_rank(machine: &ClassAd, job: &ClassAd, now: i64) -> f64 {
+    use starling_protocol::classad::{Evaluator, Name, Side as EvalSide, Value};
+    let mut ev = Evaluator::with_ads(Some(machine), Some(job)).now(now);
+    match ev.eval_attr(EvalSide::My, Name::known("Rank").folded()) {
+        Value::Int(i) => i as f64,
+        Value::Real(r) if r.is_finite() => r,
+        _ => 0.0,
+    }
+}
+
+/// A claimed slot with no job yet.
+fn idle_slot(now: i64) -> SlotState {
+    SlotState {
+        state: State::Claimed,
+        activity: Activity::Idle,
+        entered_state: now,
+        entered_activity: now,
+        job_started: now,
+    }
+}
+
+/// What the owner policy sees as MY: the live machine ad narrowed to the
+/// claim's slot, with the slot's State, Activity and their entry times
+/// (`PREEMPT = Activity == "Suspended" && MyCurrentTime -
+/// EnteredCurrentActivity > 600`), and `JobStart`.
+fn policy_ad(machine: &ClassAd, held: &Held) -> ClassAd {
+    use starling_protocol::classad::{Expr, Name, Value};
+    let mut ad = slot_ad(machine, &held.slot, &held.resources);
+    let text = |s: &str| Expr::Literal(Value::String(s.into()));
+    let int = |i: i64| Expr::Literal(Value::Int(i));
+    ad.insert(Name::known("State"), text(held.policy.state.name()));
+    ad.insert(Name::known("Activity"), text(held.policy.activity.name()));
+    ad.insert(
+        Name::known("EnteredCurrentState"),
+        int(held.policy.entered_state),
+    );
+    ad.insert(
+        Name::known("EnteredCurrentActivity"),
+        int(held.policy.entered_activity),
+    );
+    ad.insert(Name::known("JobStart"), int(held.policy.job_started));
+    ad
 }
 
 /// A dynamic slot's ad: the machine's, named for the slot, with the

@@ -16,6 +16,8 @@
 //! agent that restarts meanwhile still gets its job's output.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use libp2p::PeerId;
@@ -82,37 +84,89 @@ pub struct StarterArgs {
     /// The user the job runs as (`None`: the agent's own).
     pub account: Option<crate::execute::account::Account>,
     pub lease: Duration,
+    /// The run's number on this agent: the claim's next job may start
+    /// while this one's sandbox is still being removed.
+    pub run: u64,
+}
+
+/// What the startd tells a starter while its job runs: the owner policy's
+/// actions ([`starling_policies::owner_policy::Action`]) and the end of
+/// the claim.
+#[derive(Debug, Clone)]
+pub enum Control {
+    /// The claim is gone: terminate the job, remove the sandbox, report
+    /// nothing (nobody is left to report to).
+    Stop,
+    /// Stop the job's processes where they are (SIGSTOP).
+    Suspend,
+    /// Let them go on (SIGCONT).
+    Continue,
+    /// Ask the job to leave (SIGTERM, after SIGCONT if suspended) and kill
+    /// it once `grace` has passed; then report it evicted for `reason`.
+    Vacate { grace: Duration, reason: String },
+    /// Kill the job now (SIGKILL) and report it evicted for `reason`.
+    Kill { reason: String },
 }
 
 /// A running starter. Dropping it leaves the job running; [`StarterHandle::stop`]
 /// ends it.
 #[derive(Debug)]
 pub struct StarterHandle {
-    stop: Option<oneshot::Sender<()>>,
+    control: mpsc::UnboundedSender<Control>,
+    /// Set once the job has run and its report was taken (or given up):
+    /// the claim may take its next job even before the startd hears of
+    /// the end.
+    done: Arc<AtomicBool>,
 }
 
 impl StarterHandle {
     /// Terminates the job (if it runs), removes its sandbox and reports
     /// nothing.
-    pub fn stop(mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
+    pub fn stop(self) {
+        let _ = self.control.send(Control::Stop);
+    }
+
+    /// Passes an owner-policy action on to the job.
+    pub fn send(&self, control: Control) {
+        let _ = self.control.send(control);
+    }
+
+    /// Whether the job has run and its report is delivered.
+    pub fn is_done(&self) -> bool {
+        self.done.load(Ordering::SeqCst)
     }
 }
 
 /// Starts a starter; `ended` is called when it is done, whatever the end.
 pub fn spawn(args: StarterArgs, ended: impl FnOnce() + Send + 'static) -> StarterHandle {
-    let (stop, stopped) = oneshot::channel();
+    let (control, controls) = mpsc::unbounded_channel();
+    let done = Arc::new(AtomicBool::new(false));
     let span = tracing::info_span!("starter", claim = %short(&args.claim));
+    let finished = done.clone();
     tokio::spawn(tracing::Instrument::instrument(
         async move {
-            run(args, stopped).await;
+            run(args, Stopped(controls), &finished).await;
             ended();
         },
         span,
     ));
-    StarterHandle { stop: Some(stop) }
+    StarterHandle { control, done }
+}
+
+/// The startd's side of the channel: before the job runs and after it
+/// ended, only [`Control::Stop`] (or the startd going away) matters.
+struct Stopped(mpsc::UnboundedReceiver<Control>);
+
+impl Stopped {
+    /// Resolves when the starter must stop.
+    async fn stopped(&mut self) {
+        loop {
+            match self.0.recv().await {
+                None | Some(Control::Stop) => return,
+                Some(_) => {}
+            }
+        }
+    }
 }
 
 /// Removes sandboxes (and kills processes) left by an earlier run.
@@ -125,8 +179,8 @@ fn short(claim: &ClaimId) -> String {
     claim.to_string()[..8].to_owned()
 }
 
-async fn run(args: StarterArgs, mut stopped: oneshot::Receiver<()>) {
-    let name = args.claim.to_string();
+async fn run(args: StarterArgs, mut stopped: Stopped, done: &AtomicBool) {
+    let name = format!("{}-{}", args.claim, args.run);
     let mut sandbox = match Sandbox::create(&args.sandboxes, &name) {
         Ok(s) => s,
         Err(e) => {
@@ -136,15 +190,17 @@ async fn run(args: StarterArgs, mut stopped: oneshot::Receiver<()>) {
                 format!("the execute agent could not make a sandbox: {e}"),
             );
             deliver(&args, None, Vec::new(), report, &mut stopped).await;
+            done.store(true, Ordering::SeqCst);
             return;
         }
     };
     run_in(&args, &mut sandbox, &mut stopped).await;
+    done.store(true, Ordering::SeqCst);
     let _ = tokio::task::spawn_blocking(move || sandbox.remove()).await;
 }
 
 /// Pulls, runs, reports. Returns when the report was taken or given up.
-async fn run_in(args: &StarterArgs, sandbox: &mut Sandbox, stopped: &mut oneshot::Receiver<()>) {
+async fn run_in(args: &StarterArgs, sandbox: &mut Sandbox, stopped: &mut Stopped) {
     // The request bounds the input, but never below a size any job may
     // bring (HTCondor's default request_disk is the input's own size).
     let budget = args
@@ -161,7 +217,7 @@ async fn run_in(args: &StarterArgs, sandbox: &mut Sandbox, stopped: &mut oneshot
             sandbox.path(),
             budget,
         ) => pulled,
-        _ = &mut *stopped => {
+        () = stopped.stopped() => {
             fetch::close(&args.network, args.peer, args.transfer).await;
             return;
         }
@@ -226,14 +282,19 @@ async fn run_in(args: &StarterArgs, sandbox: &mut Sandbox, stopped: &mut oneshot
             return;
         }
     };
-    let outcome = tokio::select! {
-        outcome = running.wait() => outcome,
-        _ = &mut *stopped => {
-            running.terminate(STOP_GRACE).await;
-            return;
-        }
+    let Some((outcome, evicted)) = watch(&mut running, stopped).await else {
+        running.terminate(STOP_GRACE).await;
+        return;
     };
     let mut report = outcome.report();
+    if let Some(reason) = evicted {
+        // Evicted jobs leave no output behind (HTCondor's ON_EXIT): they
+        // run again from the start elsewhere.
+        report.evicted = Some(reason);
+        report.hold = None;
+        deliver(args, Some(sandbox), Vec::new(), report, stopped).await;
+        return;
+    }
     let wanted = transfer_output_files(&args.job);
     let outputs = match sandbox
         .outputs(wanted.as_deref())
@@ -253,6 +314,58 @@ async fn run_in(args: &StarterArgs, sandbox: &mut Sandbox, stopped: &mut oneshot
     deliver(args, Some(sandbox), outputs, report, stopped).await;
 }
 
+/// Waits for the job's end while carrying out the startd's actions.
+/// Returns how it ended and, when the startd vacated or killed it, why;
+/// `None` when the starter must stop without a report.
+async fn watch(
+    running: &mut execute::Running,
+    controls: &mut Stopped,
+) -> Option<(execute::Outcome, Option<String>)> {
+    let mut evicted: Option<String> = None;
+    // Set while vacating: when SIGKILL follows the SIGTERM.
+    let mut kill_at: Option<tokio::time::Instant> = None;
+    loop {
+        let deadline = async {
+            match kill_at {
+                Some(at) => tokio::time::sleep_until(at).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            outcome = running.wait() => return Some((outcome, evicted)),
+            () = deadline => {
+                tracing::info!("the job outlived its vacate grace; killing it");
+                running.kill();
+                kill_at = None;
+            }
+            control = controls.0.recv() => match control {
+                None | Some(Control::Stop) => return None,
+                Some(Control::Suspend) => {
+                    if let Err(e) = running.suspend() {
+                        tracing::warn!(error = %e, "cannot suspend the job");
+                    }
+                }
+                Some(Control::Continue) => {
+                    if let Err(e) = running.resume() {
+                        tracing::warn!(error = %e, "cannot continue the job");
+                    }
+                }
+                Some(Control::Vacate { grace, reason }) => {
+                    tracing::info!(%reason, ?grace, "vacating the job");
+                    running.ask_to_leave();
+                    evicted.get_or_insert(reason);
+                    kill_at.get_or_insert(tokio::time::Instant::now() + grace);
+                }
+                Some(Control::Kill { reason }) => {
+                    tracing::info!(%reason, "killing the job");
+                    running.kill();
+                    evicted.get_or_insert(reason);
+                }
+            },
+        }
+    }
+}
+
 /// Offers `outputs` and `report` to the submit agent until it takes them,
 /// then waits until it has pulled them (or gives up at the deadline).
 async fn deliver(
@@ -260,7 +373,7 @@ async fn deliver(
     _sandbox: Option<&Sandbox>,
     outputs: Vec<(FileName, PathBuf)>,
     report: Report,
-    stopped: &mut oneshot::Receiver<()>,
+    stopped: &mut Stopped,
 ) {
     let listed = match super::transfers::list(outputs).await {
         Ok(l) => l,
@@ -291,7 +404,7 @@ async fn deliver(
     loop {
         let answer = tokio::select! {
             a = fetch::request(&args.network, args.peer, request.clone()) => a,
-            _ = &mut *stopped => {
+            () = stopped.stopped() => {
                 args.router.withdraw(transfer).await;
                 return;
             }
@@ -303,7 +416,7 @@ async fn deliver(
         }
         tokio::select! {
             () = tokio::time::sleep(OFFER_RETRY) => {}
-            _ = &mut *stopped => {
+            () = stopped.stopped() => {
                 args.router.withdraw(transfer).await;
                 return;
             }
@@ -321,7 +434,7 @@ async fn deliver(
                 tracing::warn!("the submit agent did not pull the output in time");
                 break;
             }
-            _ = &mut *stopped => break,
+            () = stopped.stopped() => break,
             () = tokio::time::sleep(REOFFER) => {
                 let _ = fetch::request(&args.network, args.peer, request.clone()).await;
             }

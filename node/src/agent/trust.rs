@@ -46,6 +46,9 @@ pub struct Trust {
     /// Its own domain first, then the trusted ones: the ad topics it
     /// subscribes to.
     pub domains: Vec<String>,
+    /// The priority factor the domain's policy gives each trusted domain's
+    /// users (HTCondor's factor for foreign users); 1 when it says none.
+    pub foreign_factors: std::collections::BTreeMap<String, f64>,
     /// Certificates and policies that were skipped, and why, for the log.
     pub skipped: Vec<String>,
 }
@@ -80,6 +83,7 @@ pub fn load(data: &DataDir, key: &Keypair, now: Timestamp) -> Result<Trust, Erro
         anchors.insert(&cert.domain, cert.domain_key);
     }
     let mut domains = vec![primary.domain.clone()];
+    let mut foreign_factors = std::collections::BTreeMap::new();
     let path = data
         .policies_path()
         .join(format!("{}.policy", primary.domain));
@@ -92,6 +96,7 @@ pub fn load(data: &DataDir, key: &Keypair, now: Timestamp) -> Result<Trust, Erro
                 })?;
             for trusted in &policy.trusts {
                 anchors.insert(&trusted.name, trusted.key);
+                foreign_factors.insert(trusted.name.clone(), trusted.priority_factor);
                 if !domains.contains(&trusted.name) {
                     domains.push(trusted.name.clone());
                 }
@@ -111,6 +116,7 @@ pub fn load(data: &DataDir, key: &Keypair, now: Timestamp) -> Result<Trust, Erro
         certificates: valid.into_iter().map(|(env, _)| env).collect(),
         anchors,
         domains,
+        foreign_factors,
         skipped,
     })
 }
@@ -158,6 +164,7 @@ fn personal(key: &Keypair, now: Timestamp, skipped: Vec<String>) -> Result<Trust
         certificates: vec![certificate],
         anchors,
         domains: vec![name],
+        foreign_factors: std::collections::BTreeMap::new(),
         skipped,
     })
 }

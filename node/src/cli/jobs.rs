@@ -91,7 +91,7 @@ pub(crate) struct WhyArgs {
     job: String,
 }
 
-fn call(data_dir: Option<&Path>, request: &Request) -> anyhow::Result<Response> {
+pub(super) fn call(data_dir: Option<&Path>, request: &Request) -> anyhow::Result<Response> {
     let dir = match data_dir {
         Some(d) => d.to_owned(),
         None => starling_storage::DataDir::default_path()?,

@@ -1,0 +1,300 @@
+//! What the tests that run real pools share: a testnet started with
+//! `starling testnet up` and killed when the test ends, the `starling`
+//! binary run with a deadline, and polling with a deadline.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use starling_testnet::Layout;
+
+pub(crate) const COMMAND_TIMEOUT: Duration = Duration::from_secs(240);
+pub(crate) const POLL: Duration = Duration::from_millis(250);
+
+/// Kills every process of the testnet in `dir` when the test ends.
+pub(crate) struct Cleanup(PathBuf);
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        let layout = Layout::load(&self.0).ok().flatten();
+        if let Some(pid) = layout
+            .as_ref()
+            .and_then(|l| l.process_group)
+            .and_then(rustix::process::Pid::from_raw)
+        {
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        }
+        for agent in layout.iter().flat_map(|l| l.agents.iter()) {
+            if let Some(pid) = pid_of(&self.0.join(&agent.name)) {
+                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+            }
+        }
+    }
+}
+
+/// A process the test started itself: killed and reaped at the end.
+pub(crate) struct Reap(pub(crate) std::process::Child);
+
+impl Drop for Reap {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+pub(crate) fn pid_of(agent_dir: &Path) -> Option<rustix::process::Pid> {
+    std::fs::read_to_string(agent_dir.join("agent.pid"))
+        .ok()
+        .and_then(|t| t.trim().parse().ok())
+        .and_then(rustix::process::Pid::from_raw)
+}
+
+pub(crate) fn starling_in(dir: &Path, args: &[&str]) -> Output {
+    let scratch = tempfile::tempdir().unwrap();
+    let (out, err) = (scratch.path().join("out"), scratch.path().join("err"));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_starling"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::fs::File::create(&err).unwrap())
+        .spawn()
+        .expect("starling starts");
+    let deadline = Instant::now() + COMMAND_TIMEOUT;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("starling {args:?} took longer than {COMMAND_TIMEOUT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: std::fs::read(out).unwrap(),
+        stderr: std::fs::read(err).unwrap(),
+    }
+}
+
+pub(crate) fn ok_in(dir: &Path, args: &[&str]) -> String {
+    let out = starling_in(dir, args);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "starling {args:?} failed ({}):\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// A testnet of `agents` agents in one domain.
+pub(crate) struct Pool {
+    pub(crate) dir: PathBuf,
+    _cleanup: Cleanup,
+    _tmp: tempfile::TempDir,
+}
+
+impl Pool {
+    pub(crate) fn up(agents: usize) -> Pool {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("net");
+        let cleanup = Cleanup(dir.clone());
+        ok_in(
+            tmp.path(),
+            &[
+                "testnet",
+                "up",
+                "--dir",
+                dir.to_str().unwrap(),
+                "--agents",
+                &agents.to_string(),
+                "--timeout",
+                "180",
+            ],
+        );
+        Pool {
+            dir,
+            _cleanup: cleanup,
+            _tmp: tmp,
+        }
+    }
+
+    pub(crate) fn agent(&self, i: usize) -> PathBuf {
+        self.dir.join(format!("agent-{i:02}"))
+    }
+
+    /// Runs `starling ARGS --agent agent-i` in `cwd`.
+    pub(crate) fn run(&self, i: usize, cwd: &Path, args: &[&str]) -> Output {
+        let agent = self.agent(i);
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend(["--agent", agent.to_str().unwrap()]);
+        starling_in(cwd, &all)
+    }
+
+    pub(crate) fn ok(&self, i: usize, cwd: &Path, args: &[&str]) -> String {
+        let out = self.run(i, cwd, args);
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "starling {args:?} on agent {i} failed:\n{stdout}\n{}\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            self.log_tail(i)
+        );
+        stdout
+    }
+
+    pub(crate) fn log_tail(&self, i: usize) -> String {
+        let log = std::fs::read_to_string(self.agent(i).join("agent.log")).unwrap_or_default();
+        let lines: Vec<&str> = log.lines().collect();
+        lines[lines.len().saturating_sub(30)..].join("\n")
+    }
+
+    /// `-af` of the queue (or history) of agent `i`, one row per job.
+    pub(crate) fn af(&self, i: usize, history: bool, attrs: &[&str]) -> Vec<Vec<String>> {
+        let cwd = std::env::temp_dir();
+        let mut args = vec![if history { "history" } else { "q" }, "-af"];
+        args.extend(attrs);
+        self.ok(i, &cwd, &args)
+            .lines()
+            .map(|l| l.split_whitespace().map(str::to_owned).collect())
+            .collect()
+    }
+
+    /// Waits until agent `i`'s queue is empty, or panics with its state.
+    pub(crate) fn wait_queue_empty(&self, i: usize, within: Duration) {
+        let deadline = Instant::now() + within;
+        loop {
+            let left = self.af(
+                i,
+                false,
+                &["ClusterId", "ProcId", "JobStatus", "HoldReason"],
+            );
+            if left.is_empty() {
+                return;
+            }
+            if Instant::now() >= deadline {
+                panic!(
+                    "agent {i} still has {} jobs after {within:?}: {left:?}\n{}",
+                    left.len(),
+                    self.log_tail(i)
+                );
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+}
+
+pub(crate) fn wait_for<T>(within: Duration, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + within;
+    loop {
+        if let Some(t) = f() {
+            return t;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what} did not happen within {within:?}"
+        );
+        std::thread::sleep(POLL);
+    }
+}
+
+impl Pool {
+    /// Stops agent `i`, sets `settings` in the `[section]` of its
+    /// `agent.toml`, and starts it again as the testnet did; returns once it
+    /// answers and agent `seen_by` sees its machine ad.
+    pub(crate) fn reconfigure(
+        &self,
+        i: usize,
+        section: &str,
+        settings: &[(&str, toml::Value)],
+        seen_by: usize,
+    ) -> Reap {
+        let dir = self.agent(i);
+        let pid = pid_of(&dir).expect("the agent runs");
+        rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+        wait_for(Duration::from_secs(30), "the agent stopping", || {
+            (!Path::new(&format!("/proc/{}", pid.as_raw_nonzero())).exists()).then_some(())
+        });
+        let path = dir.join("agent.toml");
+        let mut config: toml::Table = std::fs::read_to_string(&path).unwrap().parse().unwrap();
+        let table = config
+            .entry(section)
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+            .as_table_mut()
+            .expect("a table");
+        for (key, value) in settings {
+            table.insert((*key).to_owned(), value.clone());
+        }
+        std::fs::write(&path, toml::to_string(&config).unwrap()).unwrap();
+        let log = std::fs::OpenOptions::new()
+            .append(true)
+            .open(dir.join("agent.log"))
+            .unwrap();
+        let child = Reap(
+            Command::new(env!("CARGO_BIN_EXE_starling"))
+                .args(["agent", "--data-dir", dir.to_str().unwrap(), "--config"])
+                .arg(&path)
+                .current_dir(&dir)
+                .stdin(Stdio::null())
+                .stdout(log.try_clone().unwrap())
+                .stderr(log)
+                .spawn()
+                .unwrap(),
+        );
+        let name = format!("agent-{i:02}");
+        wait_for(
+            Duration::from_secs(60),
+            "the restarted agent in the view",
+            || {
+                let out = self.run(seen_by, &std::env::temp_dir(), &["status", "-af", "Name"]);
+                String::from_utf8_lossy(&out.stdout)
+                    .contains(&name)
+                    .then_some(())
+            },
+        );
+        child
+    }
+
+    /// What agent `submitter` says of job `job` and the last lines of every
+    /// agent's log, for a failure message.
+    pub(crate) fn diagnose(&self, submitter: usize, job: &str, agents: usize) -> String {
+        let cwd = std::env::temp_dir();
+        let mut text = String::new();
+        for args in [vec!["q", "-l", job], vec!["why", job], vec!["status", "-l"]] {
+            let out = self.run(submitter, &cwd, &args);
+            text.push_str(&format!(
+                "--- starling {args:?}\n{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        for i in 0..agents {
+            text.push_str(&format!("--- agent {i} log\n{}\n", self.log_tail(i)));
+        }
+        text
+    }
+
+    /// Attribute values of agent `i`'s own machine ad, as `status` shows
+    /// them.
+    pub(crate) fn machine_af(&self, i: usize, attrs: &[&str]) -> Vec<String> {
+        let name = format!("agent-{i:02}");
+        let mut args = vec![
+            "status".to_owned(),
+            "-constraint".to_owned(),
+            format!("regexp(\"{name}\", Name)"),
+            "-af".to_owned(),
+        ];
+        args.extend(attrs.iter().map(|a| (*a).to_owned()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        self.ok(i, &std::env::temp_dir(), &args)
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect()
+    }
+}
