@@ -62,6 +62,15 @@ pub const COMMAND_CAPACITY: usize = 256;
 /// oversized ad reaches the view and is held against its sender.
 pub const GOSSIP_MAX_TRANSMIT: usize = 128 << 10;
 
+/// gossipsub's send queue per connected peer (`connection_handler_queue_len`):
+/// half for our own publications, half for forwards and IHAVE/IWANT, whose
+/// excess is dropped (peers repair a gap from the next IHAVE, the view pull
+/// or the ad's refresh). gossipsub's default of 5000 allocates and touches
+/// 2500 slots for every peer up front, about 580 KB each: more than a third
+/// of an idle agent's heap in a 50-agent testnet. 512 is still hundreds of
+/// ads per peer in flight, seconds of a large pool's whole traffic.
+pub const GOSSIP_QUEUE_LEN: usize = 512;
+
 /// Gossip messages handed to the view and not yet judged, at most. Beyond
 /// this the loop ignores new messages (the view's mailbox stays bounded).
 pub const MAX_PENDING_VALIDATIONS: usize = 1024;
@@ -416,6 +425,7 @@ fn make_behaviour(
             MessageId::from(blake3::hash(&m.data).as_bytes()[..20].to_vec())
         })
         .max_transmit_size(GOSSIP_MAX_TRANSMIT)
+        .connection_handler_queue_len(GOSSIP_QUEUE_LEN)
         .duplicate_cache_time(Duration::from_secs(120))
         // Anonymous messages name no source, so peers cannot tell who
         // published one and honestly forward it back to us; by default

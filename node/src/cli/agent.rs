@@ -1,6 +1,8 @@
 //! `starling agent`: runs the agent in the foreground until SIGINT, SIGTERM
 //! or a control `shutdown` request, then stops cleanly (exit 0).
 
+mod memory;
+
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -101,12 +103,15 @@ async fn serve(
     .await?;
     let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .context("listening for SIGTERM")?;
+    // Owned here and aborted on the way out, with the agent.
+    let trim = tokio::spawn(memory::trim_periodically());
     let outcome = tokio::select! {
         _ = tokio::signal::ctrl_c() => Stopped::Requested,
         _ = terminate.recv() => Stopped::Requested,
         stopped = agent.stopped() => stopped,
     };
     tracing::info!("stopping");
+    trim.abort();
     agent.shutdown().await;
     match outcome {
         Stopped::Requested => {
