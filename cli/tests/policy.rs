@@ -360,7 +360,12 @@ fn a_job_the_machine_ranks_higher_displaces_the_running_one() {
     let done = pool.af(
         0,
         true,
-        &["ClusterId", "NumJobStarts", "RemoteWallClockTime", "LastVacateReason"],
+        &[
+            "ClusterId",
+            "NumJobStarts",
+            "RemoteWallClockTime",
+            "LastVacateReason",
+        ],
     );
     let low = done.iter().find(|r| r[0] == "1").expect("the low job done");
     assert_eq!(low[1], "2", "{done:?}");
