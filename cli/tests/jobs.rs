@@ -14,7 +14,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 mod support;
@@ -207,22 +206,7 @@ fn a_killed_and_restarted_submit_agent_loses_nothing_and_runs_nothing_twice() {
         (!std::path::Path::new(&format!("/proc/{}", pid.as_raw_nonzero())).exists()).then_some(())
     });
     // Restarted as the testnet started it.
-    let dir = pool.agent(SUBMITTER);
-    let log = std::fs::OpenOptions::new()
-        .append(true)
-        .open(dir.join("agent.log"))
-        .unwrap();
-    let _restarted = Reap(
-        Command::new(env!("CARGO_BIN_EXE_starling"))
-            .args(["agent", "--data-dir", dir.to_str().unwrap(), "--config"])
-            .arg(dir.join("agent.toml"))
-            .current_dir(&dir)
-            .stdin(Stdio::null())
-            .stdout(log.try_clone().unwrap())
-            .stderr(log)
-            .spawn()
-            .unwrap(),
-    );
+    let _restarted = pool.start(SUBMITTER);
     wait_for(Duration::from_secs(30), "the agent answering", || {
         pool.run(SUBMITTER, work.path(), &["q"])
             .status

@@ -21,6 +21,8 @@
 //! grants it when resources free, in its own order of users, which is how
 //! fair share reaches machines that never look idle.
 
+use std::borrow::Cow;
+
 use starling_protocol::classad::matching::Matcher;
 use starling_protocol::classad::{ClassAd, Evaluator, Name, Side, Value};
 
@@ -133,25 +135,10 @@ pub struct Ask {
 /// Plans claims for `jobs` jobs alike `representative` over `machines`.
 /// The asks are in preference order and never total more than `jobs`.
 pub fn plan(representative: &ClassAd, jobs: usize, machines: &[Machine<'_>]) -> Vec<Ask> {
-    let matcher = Matcher::default();
-    let mut candidates: Vec<(usize, f64, f64, f64)> = machines
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| !m.avoid)
-        .filter_map(|(i, m)| {
-            let ranks = matcher.pair(representative, m.ad)?;
-            Some((i, ranks.job, ranks.machine, m.rtt_ms.unwrap_or(f64::MAX)))
-        })
-        .collect();
-    candidates.sort_by(|a, b| {
-        b.1.total_cmp(&a.1)
-            .then(b.2.total_cmp(&a.2))
-            .then(a.3.total_cmp(&b.3))
-            .then(a.0.cmp(&b.0))
-    });
+    let candidates = ranked(representative, machines, |ad| Some(Cow::Borrowed(ad)));
     let mut left = jobs;
     let mut asks = Vec::new();
-    for (i, ..) in candidates {
+    for i in candidates {
         if left == 0 {
             break;
         }
@@ -190,21 +177,32 @@ pub fn as_idle(machine: &ClassAd) -> ClassAd {
 /// best first and at most `max`: those not avoided that match it both ways
 /// once idle (their totals fit it), ordered as [`plan`] orders.
 pub fn plan_waits(representative: &ClassAd, machines: &[Machine<'_>], max: usize) -> Vec<usize> {
+    let mut waits = ranked(representative, machines, |ad| {
+        let idle = as_idle(ad);
+        let each = Request::of_job(representative, &idle);
+        (Request::free_in(&idle).times(each) > 0).then_some(Cow::Owned(idle))
+    });
+    waits.truncate(max);
+    waits
+}
+
+/// The machines not avoided that match `representative` both ways, as
+/// `view` shows each (`None` leaves it out), best first: the job's `Rank`,
+/// then the machine's, then the nearer, then the order given.
+fn ranked<'a>(
+    representative: &ClassAd,
+    machines: &[Machine<'a>],
+    view: impl Fn(&'a ClassAd) -> Option<Cow<'a, ClassAd>>,
+) -> Vec<usize> {
     let matcher = Matcher::default();
     let mut candidates: Vec<(usize, f64, f64, f64)> = machines
         .iter()
         .enumerate()
         .filter(|(_, m)| !m.avoid)
         .filter_map(|(i, m)| {
-            let idle = as_idle(m.ad);
-            let ranks = matcher.pair(representative, &idle)?;
-            let each = Request::of_job(representative, &idle);
-            (Request::free_in(&idle).times(each) > 0).then_some((
-                i,
-                ranks.job,
-                ranks.machine,
-                m.rtt_ms.unwrap_or(f64::MAX),
-            ))
+            let ad = view(m.ad)?;
+            let ranks = matcher.pair(representative, &ad)?;
+            Some((i, ranks.job, ranks.machine, m.rtt_ms.unwrap_or(f64::MAX)))
         })
         .collect();
     candidates.sort_by(|a, b| {
@@ -213,7 +211,7 @@ pub fn plan_waits(representative: &ClassAd, machines: &[Machine<'_>], max: usize
             .then(a.3.total_cmp(&b.3))
             .then(a.0.cmp(&b.0))
     });
-    candidates.into_iter().take(max).map(|c| c.0).collect()
+    candidates.into_iter().map(|c| c.0).collect()
 }
 
 #[cfg(test)]

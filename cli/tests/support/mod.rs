@@ -232,21 +232,7 @@ impl Pool {
             table.insert((*key).to_owned(), value.clone());
         }
         std::fs::write(&path, toml::to_string(&config).unwrap()).unwrap();
-        let log = std::fs::OpenOptions::new()
-            .append(true)
-            .open(dir.join("agent.log"))
-            .unwrap();
-        let child = Reap(
-            Command::new(env!("CARGO_BIN_EXE_starling"))
-                .args(["agent", "--data-dir", dir.to_str().unwrap(), "--config"])
-                .arg(&path)
-                .current_dir(&dir)
-                .stdin(Stdio::null())
-                .stdout(log.try_clone().unwrap())
-                .stderr(log)
-                .spawn()
-                .unwrap(),
-        );
+        let child = self.start(i);
         let name = format!("agent-{i:02}");
         wait_for(
             Duration::from_secs(60),
@@ -278,6 +264,27 @@ impl Pool {
             text.push_str(&format!("--- agent {i} log\n{}\n", self.log_tail(i)));
         }
         text
+    }
+
+    /// Starts agent `i` as the testnet did (its own `agent.toml`, its log
+    /// appended to); it is killed when the returned [`Reap`] drops.
+    pub(crate) fn start(&self, i: usize) -> Reap {
+        let dir = self.agent(i);
+        let log = std::fs::OpenOptions::new()
+            .append(true)
+            .open(dir.join("agent.log"))
+            .unwrap();
+        Reap(
+            Command::new(env!("CARGO_BIN_EXE_starling"))
+                .args(["agent", "--data-dir", dir.to_str().unwrap(), "--config"])
+                .arg(dir.join("agent.toml"))
+                .current_dir(&dir)
+                .stdin(Stdio::null())
+                .stdout(log.try_clone().unwrap())
+                .stderr(log)
+                .spawn()
+                .unwrap(),
+        )
     }
 
     /// Attribute values of agent `i`'s own machine ad, as `status` shows
