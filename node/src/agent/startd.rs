@@ -87,6 +87,11 @@ pub const MAX_WAITING: usize = 256;
 /// Waiting claim requests from one peer, at most.
 pub const MAX_WAITING_PER_PEER: usize = 32;
 
+/// How long claim requests are gathered before they are answered, so that
+/// requests arriving together are served in the order of their users'
+/// priorities rather than first come, first served.
+pub const ARBITRATION_WINDOW: Duration = Duration::from_millis(20);
+
 /// How old the user priorities may be when the startd orders users.
 pub const PRIORITIES_FRESH: Duration = Duration::from_millis(500);
 
@@ -114,6 +119,8 @@ pub enum StartdMsg {
     Tick,
     /// Evaluate the owner policy.
     Policy,
+    /// Answer the claim requests gathered over the arbitration window.
+    Arbitrate,
     /// The claims held now, for `status` and tests.
     Claims(RpcReplyPort<Vec<ClaimSummary>>),
     /// Refuse new claims from now on (the agent is stopping).
@@ -169,6 +176,8 @@ pub struct StartdState {
     /// Claim requests waiting for the machine to free up.
     waiting: Vec<Waiting>,
     next_arrival: u64,
+    /// An [`StartdMsg::Arbitrate`] is on its way.
+    arbitration_scheduled: bool,
     /// User priorities and factors, and when they were computed.
     priorities: Option<(Priorities, Factors, tokio::time::Instant)>,
     saved: tokio::time::Instant,
@@ -180,12 +189,15 @@ struct Waiting {
     /// The network's id for the response.
     id: u64,
     request: RequestId,
-    job: Envelope,
+    job: Box<Envelope>,
     ad: ClassAd,
     lease_ms: u64,
     user: String,
     domain: String,
     arrived: u64,
+    /// It may wait for the machine to free up (`wait_ms` > 0); otherwise it
+    /// is answered when the arbitration window closes.
+    patient: bool,
     deadline: tokio::time::Instant,
 }
 
@@ -269,6 +281,7 @@ impl Actor for Startd {
             draining: false,
             machine_state: State::Unclaimed,
             waiting: Vec::new(),
+            arbitration_scheduled: false,
             next_arrival: 0,
             priorities: None,
             saved: tokio::time::Instant::now(),
@@ -283,7 +296,7 @@ impl Actor for Startd {
     ) -> Result<(), ActorProcessingErr> {
         match message {
             StartdMsg::Claim { peer, id, request } => {
-                if let Some(response) = state.on_claim(peer, id, request).await {
+                if let Some(response) = state.on_claim(&myself, peer, id, request).await {
                     respond(&state.args.network, id, Answer::Claim(response)).await;
                 }
             }
@@ -329,6 +342,7 @@ impl Actor for Startd {
                 state.save_usage();
             }
             StartdMsg::Policy => state.apply_policy().await,
+            StartdMsg::Arbitrate => state.arbitrate().await,
             StartdMsg::Claims(reply) => {
                 let list = state
                     .claims
@@ -402,6 +416,7 @@ impl StartdState {
     /// for the machine (it is answered later, with `id`).
     async fn on_claim(
         &mut self,
+        myself: &ActorRef<StartdMsg>,
         peer: PeerId,
         id: u64,
         request: claim::Request,
@@ -414,21 +429,25 @@ impl StartdState {
                 wait_ms,
                 ..
             } => {
-                let response = self.grant(peer, request, &job, lease_ms).await;
-                let busy = matches!(
-                    response,
-                    claim::Response::Rejected {
-                        code: RejectCode::Busy,
-                        ..
+                // A retry of a granted request, or a stopping agent: at once.
+                if self.granted.contains_key(&(peer, request)) || self.draining {
+                    return Some(self.grant(peer, request, &job, lease_ms).await);
+                }
+                match self.enqueue(peer, id, request, job, lease_ms, wait_ms) {
+                    Ok(()) => {
+                        if !self.arbitration_scheduled {
+                            self.arbitration_scheduled = true;
+                            myself.send_after(ARBITRATION_WINDOW, || StartdMsg::Arbitrate);
+                        }
+                        return None;
                     }
-                );
-                if busy && wait_ms > 0 {
-                    match self.wait(peer, id, request, *job, lease_ms, wait_ms).await {
-                        Ok(()) => return None,
-                        Err(refusal) => refusal,
-                    }
-                } else {
-                    response
+                    // Not a job that could wait here: grant says why.
+                    Err(Some(job)) => self.grant(peer, request, &job, lease_ms).await,
+                    Err(None) => Self::reject(
+                        request,
+                        RejectCode::Busy,
+                        "the machine is busy and too many requests wait for it",
+                    ),
                 }
             }
             claim::Request::Keepalive { claim } => match self.claims.get_mut(&claim) {
@@ -800,31 +819,40 @@ impl StartdState {
     /// Keeps a claim request that found the machine busy until resources
     /// free or `wait_ms` passes; may start preempting a running job for
     /// it. Refuses at once when too many wait.
-    #[allow(clippy::too_many_arguments)]
-    async fn wait(
+    /// Gathers a claim request for the next arbitration. `Err(Some(job))`
+    /// when the job cannot be opened (the caller's grant says why),
+    /// `Err(None)` when too many requests wait already.
+    fn enqueue(
         &mut self,
         peer: PeerId,
         id: u64,
         request: RequestId,
-        job: Envelope,
+        job: Box<Envelope>,
         lease_ms: u64,
         wait_ms: u64,
-    ) -> Result<(), claim::Response> {
-        let busy = |reason: &str| Self::reject(request, RejectCode::Busy, reason);
+    ) -> Result<(), Option<Box<Envelope>>> {
+        if let Some(w) = self
+            .waiting
+            .iter_mut()
+            .find(|w| w.peer == peer && w.request == request)
+        {
+            // The same request again: answer the newest asking.
+            w.id = id;
+            return Ok(());
+        }
         if self.waiting.len() >= MAX_WAITING
             || self.waiting.iter().filter(|w| w.peer == peer).count() >= MAX_WAITING_PER_PEER
         {
-            return Err(busy(
-                "the machine is busy and too many requests wait for it",
-            ));
+            return Err(None);
         }
         let Ok((ad, Some(domain))) = self.open_job(peer, &job) else {
-            return Err(busy("the machine is busy"));
+            return Err(Some(job));
         };
         let user = usage::principal(&ad, &domain);
-        let wait = Duration::from_millis(wait_ms.min(claim::MAX_WAIT_MS));
+        let patient = wait_ms > 0;
+        let wait =
+            Duration::from_millis(wait_ms.min(claim::MAX_WAIT_MS)).max(Duration::from_secs(1));
         self.next_arrival += 1;
-        tracing::debug!(%peer, %user, ?wait, "a claim request waits for the busy machine");
         self.waiting.push(Waiting {
             peer,
             id,
@@ -835,10 +863,41 @@ impl StartdState {
             user,
             domain,
             arrived: self.next_arrival,
+            patient,
             deadline: tokio::time::Instant::now() + wait,
         });
-        self.consider_preemption().await;
         Ok(())
+    }
+
+    /// The arbitration window closed: grant what fits in the users' order,
+    /// answer requests that would not wait, and keep the others waiting
+    /// (preempting for them where the machine's policy says so). A request
+    /// that would not wait may still take room too small for a better-placed
+    /// waiting one: the machine is not left idle for it.
+    async fn arbitrate(&mut self) {
+        self.arbitration_scheduled = false;
+        self.serve_waiting().await;
+        let mut answered = Vec::new();
+        for i in 0..self.waiting.len() {
+            if self.waiting[i].patient {
+                continue;
+            }
+            let (peer, request, lease_ms, job, id) = {
+                let w = &self.waiting[i];
+                (w.peer, w.request, w.lease_ms, w.job.clone(), w.id)
+            };
+            let response = self.grant(peer, request, &job, lease_ms).await;
+            respond(&self.args.network, id, Answer::Claim(response)).await;
+            answered.push(i);
+        }
+        self.remove_waiting(answered);
+        if !self.waiting.is_empty() {
+            tracing::debug!(
+                waiting = self.waiting.len(),
+                "claim requests wait for the busy machine"
+            );
+            self.consider_preemption().await;
+        }
     }
 
     /// The waiting requests in the order the machine serves them.
@@ -920,7 +979,7 @@ impl StartdState {
         let now = tokio::time::Instant::now();
         let mut over = Vec::new();
         for (i, w) in self.waiting.iter().enumerate() {
-            if w.deadline <= now {
+            if w.patient && w.deadline <= now {
                 over.push(i);
                 let reason = "the machine stayed busy while the request waited";
                 respond(
