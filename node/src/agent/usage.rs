@@ -51,6 +51,17 @@ pub const MAX_DOMAINS_IN_AD: usize = 256;
 /// Factor settings listed in one machine ad, at most.
 pub const MAX_FACTORS_IN_AD: usize = 256;
 
+/// How far in the future a record's time may be (clock skew) before the
+/// record is ignored: a record from the future would never age, and a
+/// factor set "next year" would win over every later setting.
+pub const MAX_SKEW_SECS: i64 = 300;
+
+/// The most slot weight one record may claim to be in use, and the largest
+/// priority or usage figure taken; larger values are clamped, so one bad
+/// ad cannot push a user out of every comparison.
+pub const MAX_IN_USE: f64 = 1.0e6;
+pub const MAX_FIGURE: f64 = 1.0e15;
+
 /// The machine-ad attributes this module writes.
 pub const USAGE_ATTR: &str = "StarlingUsage";
 pub const FAVOURS_ATTR: &str = "StarlingFavours";
@@ -389,7 +400,14 @@ pub fn priorities(
     let mut ledger = Ledger::default();
     for machine in ads.iter().filter(|m| m.domain == own_domain) {
         let setter = machine.signer.to_string();
-        read_ad(&machine.ad, &setter, &mut parts, &mut settings, &mut ledger);
+        read_ad(
+            &machine.ad,
+            &setter,
+            now,
+            &mut parts,
+            &mut settings,
+            &mut ledger,
+        );
     }
     let factors = Factors::from_settings(&settings);
     let table = priority::table(&parts, &factors, now, halflife);
@@ -424,6 +442,7 @@ pub fn foreign_multiplier(
 fn read_ad(
     ad: &ClassAd,
     setter: &str,
+    now: i64,
     parts: &mut Vec<Contribution>,
     settings: &mut Vec<FactorSetting>,
     ledger: &mut Ledger,
@@ -432,13 +451,20 @@ fn read_ad(
         let (Some(user), Some(at)) = (text(&record, "User"), int(&record, "At")) else {
             continue;
         };
-        let number = |name| number(&record, name).filter(|n| *n >= 0.0);
+        if at > now.saturating_add(MAX_SKEW_SECS) {
+            continue;
+        }
+        let number = |name, max: f64| {
+            number(&record, name)
+                .filter(|n| *n >= 0.0)
+                .map(|n| n.min(max))
+        };
         parts.push(Contribution {
             user,
             at,
-            priority: number("Priority").unwrap_or(0.0),
-            in_use: number("InUse").unwrap_or(0.0),
-            accumulated: number("Accumulated").unwrap_or(0.0),
+            priority: number("Priority", MAX_FIGURE).unwrap_or(0.0),
+            in_use: number("InUse", MAX_IN_USE).unwrap_or(0.0),
+            accumulated: number("Accumulated", MAX_FIGURE).unwrap_or(0.0),
             first_usage: int(&record, "FirstUsage").unwrap_or(at),
             last_usage: int(&record, "LastUsage").unwrap_or(at),
         });
@@ -447,7 +473,11 @@ fn read_ad(
         let Some(domain) = text(&record, "Domain") else {
             continue;
         };
-        let amount = |name| number(&record, name).filter(|n| *n >= 0.0).unwrap_or(0.0);
+        let amount = |name| {
+            number(&record, name)
+                .filter(|n| *n >= 0.0)
+                .map_or(0.0, |n| n.min(MAX_FIGURE))
+        };
         ledger.record_given(&domain, amount("Given"));
         ledger.record_received(&domain, amount("Received"));
     }
@@ -459,7 +489,7 @@ fn read_ad(
         ) else {
             continue;
         };
-        if priority::check_factor(factor).is_ok() {
+        if priority::check_factor(factor).is_ok() && set_at <= now.saturating_add(MAX_SKEW_SECS) {
             settings.push(FactorSetting {
                 user,
                 factor,
@@ -595,6 +625,32 @@ mod tests {
         ];
         let (p, _) = priorities(&ads, "lab", &BTreeMap::new(), 100, 100.0);
         assert!(p.users.is_empty(), "{:?}", p.users);
+    }
+
+    #[test]
+    fn records_from_the_future_and_absurd_figures_do_not_take_over() {
+        let mut ad = ClassAd::new();
+        ad.insert(
+            Name::known(USAGE_ATTR),
+            parse_expr(
+                r#"{ [User = "mallory@lab"; Priority = 0; InUse = 0; At = 999999999999],
+                     [User = "eve@lab"; Priority = 1e300; InUse = 1e300; At = 100] }"#,
+            )
+            .unwrap(),
+        );
+        ad.insert(
+            Name::known(FACTORS_ATTR),
+            parse_expr(r#"{ [User = "bob@lab"; Factor = 1; SetAt = 999999999999] }"#).unwrap(),
+        );
+        let ads = vec![MachineAd {
+            signer: Keypair::from_seed(&[3; 32]).agent_id(),
+            ad: Arc::new(ad),
+            domain: "lab".to_owned(),
+        }];
+        let (p, f) = priorities(&ads, "lab", &BTreeMap::new(), 100, 100.0);
+        assert!(!p.users.contains_key("mallory@lab"), "{:?}", p.users);
+        assert!(p.users["eve@lab"].real.is_finite());
+        assert!(f.get("bob@lab").is_none());
     }
 
     #[test]
