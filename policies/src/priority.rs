@@ -75,7 +75,7 @@ impl Contribution {
         if now <= self.at {
             return;
         }
-        let dt = (now - self.at) as f64;
+        let dt = now.saturating_sub(self.at) as f64;
         let beta = aging_factor(dt, halflife_secs);
         self.priority = beta * self.priority + (1.0 - beta) * self.in_use;
         self.accumulated += self.in_use * dt;
@@ -142,7 +142,9 @@ fn total(parts: &[Contribution], now: i64, halflife_secs: f64) -> f64 {
         .filter(|&t| t != 0)
         .min();
     let start = match first {
-        Some(first) => MIN_PRIORITY * aging_factor((now - first).max(0) as f64, halflife_secs),
+        Some(first) => {
+            MIN_PRIORITY * aging_factor(now.saturating_sub(first).max(0) as f64, halflife_secs)
+        }
         // Nobody recorded when it began: no starting value to age.
         None if !parts.is_empty() => 0.0,
         None => MIN_PRIORITY,

@@ -143,11 +143,21 @@ mod tests {
     /// A process whose command line reads `sh -c 'sleep 30; :' agent
     /// --data-dir DIR`, as an agent's does.
     fn pretend_agent(dir: &Path) -> std::process::Child {
-        Command::new("sh")
+        let child = Command::new("sh")
             .args(["-c", "sleep 30; :", "agent", "--data-dir"])
             .arg(dir)
             .spawn()
-            .unwrap()
+            .unwrap();
+        // Until the child has exec'd, /proc shows the test's own command
+        // line: wait for the new one (at most 5 s).
+        let cmdline = format!("/proc/{}/cmdline", child.id());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while !std::fs::read(&cmdline).is_ok_and(|c| c.windows(10).any(|w| w == b"--data-dir"))
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        child
     }
 
     #[test]

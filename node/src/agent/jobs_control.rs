@@ -144,7 +144,13 @@ async fn user_prio(
     };
     let now = unix_now();
     if let Some(set) = set_factor {
-        if let Err(message) = setup.accounting.set_factor(&set.user, set.factor, now) {
+        let accounting = setup.accounting.clone();
+        let user = set.user.clone();
+        let written =
+            tokio::task::spawn_blocking(move || accounting.set_factor(&user, set.factor, now))
+                .await
+                .unwrap_or_else(|e| Err(e.to_string()));
+        if let Err(message) = written {
             return error(format!("-setfactor {} {}: {message}", set.user, set.factor));
         }
         // The setting goes out with the machine ad at once.

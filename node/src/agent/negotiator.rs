@@ -387,8 +387,13 @@ impl NegotiatorState {
                     if let Some(shadow) = self.shadows.get(&id) {
                         if shadow.domain != self.args.own_domain {
                             // A foreign domain did us a favour.
-                            let slot_secs =
-                                shadow.request.cpus.max(1.0) * report.wall_ms as f64 / 1000.0;
+                            // Timed by our clock, not the remote report:
+                            // a machine cannot say how much we owe it.
+                            let ran = queue
+                                .job(job)
+                                .and_then(|ad| start_of(&ad))
+                                .map_or(0, |start| (unix_now() - start).max(0));
+                            let slot_secs = shadow.request.cpus.max(1.0) * ran as f64;
                             self.args.accounting.received(&shadow.domain, slot_secs);
                         }
                     }
@@ -732,6 +737,18 @@ impl NegotiatorState {
 /// share count the right user.
 fn cluster_key(representative: &ClassAd, key: &impl std::fmt::Display) -> String {
     format!("{}\u{0}{key}", user_of(representative))
+}
+
+/// When the job's current run started (`JobCurrentStartDate`), as this
+/// agent recorded it.
+fn start_of(job: &ClassAd) -> Option<i64> {
+    use starling_protocol::classad::{Evaluator, Name, Side, Value};
+    match Evaluator::with_ads(Some(job), None)
+        .eval_attr(Side::My, Name::known("JobCurrentStartDate").folded())
+    {
+        Value::Int(i) => Some(i),
+        _ => None,
+    }
 }
 
 /// A job's accounting principal without its domain.

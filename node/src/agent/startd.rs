@@ -266,6 +266,8 @@ impl Actor for Startd {
             tracing::info!(stale, "dropped claims of a previous run");
         }
         starter::sweep(&args.sandboxes).await;
+        // No job outlives a startd: what the books say is in use is not.
+        args.accounting.nothing_in_use(unix_now());
         myself.send_interval(LEASE_CHECK, || StartdMsg::Tick);
         myself.send_interval(args.policy_interval, || StartdMsg::Policy);
         // The supervisor is starting too and cannot answer yet: the totals
@@ -836,8 +838,12 @@ impl StartdState {
             .iter_mut()
             .find(|w| w.peer == peer && w.request == request)
         {
-            // The same request again: answer the newest asking.
-            w.id = id;
+            // The same request again: the newest asking gets the answer;
+            // the older one is told so, not left hanging.
+            let old = std::mem::replace(&mut w.id, id);
+            let superseded = Self::reject(request, RejectCode::Busy, "asked again; answered there");
+            let network = self.args.network.clone();
+            tokio::spawn(async move { respond(&network, old, Answer::Claim(superseded)).await });
             return Ok(());
         }
         if self.waiting.len() >= MAX_WAITING
@@ -1114,7 +1120,11 @@ impl StartdState {
             let mut verdicts = owner_policy::evaluate(&slot, Some(&job.ad), now);
             // A preemption for a waiting job goes through the same states
             // (retirement, then vacate or kill) as the owner's PREEMPT.
-            verdicts.preempt |= held.preempted_for.is_some();
+            if held.preempted_for.is_some() {
+                // Suspending would not make room for the waiting job.
+                verdicts.preempt = true;
+                verdicts.want_suspend = false;
+            }
             let (next, action) = owner_policy::step(&held.policy, &verdicts, now);
             if next != held.policy {
                 tracing::info!(

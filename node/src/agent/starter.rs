@@ -47,6 +47,9 @@ pub mod hold_codes {
 /// How long a job asked to stop gets between SIGTERM and SIGKILL.
 pub const STOP_GRACE: Duration = Duration::from_secs(2);
 
+/// The longest a vacated job is given to leave, whatever the policy says.
+pub const MAX_VACATE_GRACE: Duration = Duration::from_secs(3600);
+
 /// Pause between offers of the output the submit agent did not take.
 pub const OFFER_RETRY: Duration = Duration::from_millis(500);
 
@@ -354,6 +357,8 @@ async fn watch(
                     tracing::info!(%reason, ?grace, "vacating the job");
                     running.ask_to_leave();
                     evicted.get_or_insert(reason);
+                    // MachineMaxVacateTime may be any number: at most an hour.
+                    let grace = grace.min(MAX_VACATE_GRACE);
                     kill_at.get_or_insert(tokio::time::Instant::now() + grace);
                 }
                 Some(Control::Kill { reason }) => {

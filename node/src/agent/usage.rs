@@ -43,7 +43,7 @@ pub const SAVE_EVERY: Duration = Duration::from_secs(5);
 
 /// Users listed in one machine ad, at most (the busiest first): the ad
 /// stays small however many users a machine has served.
-pub const MAX_USERS_IN_AD: usize = 256;
+pub const MAX_USERS_IN_AD: usize = 128;
 
 /// Domains listed in one machine ad, at most.
 pub const MAX_DOMAINS_IN_AD: usize = 256;
@@ -61,6 +61,12 @@ pub const MAX_SKEW_SECS: i64 = 300;
 /// ad cannot push a user out of every comparison.
 pub const MAX_IN_USE: f64 = 1.0e6;
 pub const MAX_FIGURE: f64 = 1.0e15;
+
+/// The longest user name kept (before `@domain`), in bytes.
+pub const MAX_USER_LEN: usize = 96;
+
+/// How far in the past a record may be dated; older ones are ignored.
+pub const MAX_AGE_SECS: i64 = 10 * 365 * 86_400;
 
 /// The machine-ad attributes this module writes.
 pub const USAGE_ATTR: &str = "StarlingUsage";
@@ -105,9 +111,18 @@ pub fn principal(job: &ClassAd, domain: &str) -> String {
         Value::String(s) if !s.is_empty() => Some(s.to_string()),
         _ => None,
     };
-    let who = text("AccountingGroup")
+    let mut who = text("AccountingGroup")
         .or_else(|| text("Owner"))
         .unwrap_or_else(|| "nobody".to_owned());
+    // The job chooses the name: keep it short enough for the books and
+    // the machine ad.
+    if who.len() > MAX_USER_LEN {
+        let mut end = MAX_USER_LEN;
+        while !who.is_char_boundary(end) {
+            end -= 1;
+        }
+        who.truncate(end);
+    }
     format!("{who}@{domain}")
 }
 
@@ -189,6 +204,19 @@ impl Accounting {
             inner.favours.entry(domain.to_owned()).or_default().0 += weight * wall_secs.max(0.0);
             inner.dirty = true;
         }
+    }
+
+    /// Nothing runs here any more (the startd restarted): every user's
+    /// slots in use drop to zero now.
+    pub fn nothing_in_use(&self, now: i64) {
+        let halflife = self.halflife;
+        let mut inner = self.lock();
+        for c in inner.users.values_mut() {
+            if c.in_use > 0.0 {
+                c.set_in_use(now, 0.0, halflife);
+            }
+        }
+        inner.dirty = true;
     }
 
     /// A foreign domain's machine ran one of our jobs (`slot_secs` of it).
@@ -451,7 +479,7 @@ fn read_ad(
         let (Some(user), Some(at)) = (text(&record, "User"), int(&record, "At")) else {
             continue;
         };
-        if at > now.saturating_add(MAX_SKEW_SECS) {
+        if at > now.saturating_add(MAX_SKEW_SECS) || at < now.saturating_sub(MAX_AGE_SECS) {
             continue;
         }
         let number = |name, max: f64| {
@@ -470,7 +498,7 @@ fn read_ad(
         });
     }
     for record in records(ad, FAVOURS_ATTR, MAX_DOMAINS_IN_AD) {
-        let Some(domain) = text(&record, "Domain") else {
+        let Some(domain) = text(&record, "Domain").filter(|d| d.len() <= MAX_USER_LEN * 2) else {
             continue;
         };
         let amount = |name| {
