@@ -460,6 +460,8 @@ pub enum SupervisorMsg {
     Queue(RpcReplyPort<crate::queue::Queue>),
     /// The negotiator (for `why`).
     Negotiator(RpcReplyPort<ActorRef<negotiator::NegotiatorMsg>>),
+    /// The startd (for `drain`).
+    Startd(RpcReplyPort<ActorRef<startd::StartdMsg>>),
     /// The usage books and what priorities need besides the view (for
     /// `userprio`).
     Accounting(RpcReplyPort<AccountingSetup>),
@@ -731,6 +733,9 @@ impl Actor for Supervisor {
             }
             SupervisorMsg::Negotiator(reply) => {
                 let _ = reply.send(state.negotiator.clone());
+            }
+            SupervisorMsg::Startd(reply) => {
+                let _ = reply.send(state.startd.clone());
             }
             SupervisorMsg::Accounting(reply) => {
                 let _ = reply.send(state.negotiator_args.accounting.clone());

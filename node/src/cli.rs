@@ -9,6 +9,7 @@
 
 mod agent;
 mod domain;
+mod drain;
 mod eval;
 mod id;
 mod jobs;
@@ -67,6 +68,8 @@ enum Command {
     Why(jobs::WhyArgs),
     /// Users' fair-share priorities in this domain (like condor_userprio).
     Userprio(userprio::Args),
+    /// Stop this machine taking jobs and make its jobs leave (like condor_drain).
+    Drain(drain::Args),
 }
 
 /// A subcommand defined by a crate that depends on this one, such as
@@ -122,6 +125,7 @@ pub fn main_with(extensions: &[&dyn Extension]) -> ExitCode {
         Command::Qedit(args) => jobs::qedit(args, data_dir),
         Command::Why(args) => jobs::why(args, data_dir),
         Command::Userprio(args) => userprio::run(args, data_dir),
+        Command::Drain(args) => drain::run(args, data_dir),
     };
     report(result)
 }

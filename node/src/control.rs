@@ -205,6 +205,61 @@ pub enum Request {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         set_factor: Option<SetFactor>,
     },
+    /// Drain this machine (`starling drain`): accept no new claims and make
+    /// the running jobs leave as `how` says; with `cancel`, stop draining.
+    Drain {
+        #[serde(default)]
+        how: DrainHow,
+        /// Why, for `status -l` and the jobs' eviction reason (at most
+        /// [`MAX_DRAIN_REASON_LEN`] bytes).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+        /// Accept claims again once the last job has gone.
+        #[serde(default)]
+        resume_on_completion: bool,
+        #[serde(default)]
+        cancel: bool,
+    },
+}
+
+/// The longest drain reason accepted, in bytes.
+pub const MAX_DRAIN_REASON_LEN: usize = 256;
+
+/// How a drain treats the running jobs, as `condor_drain`'s options say.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DrainHow {
+    /// Jobs run out their `MaxJobRetirementTime`, then are vacated.
+    #[default]
+    Graceful,
+    /// Jobs are vacated now.
+    Quick,
+    /// Jobs are killed now.
+    Fast,
+}
+
+impl From<DrainHow> for starling_policies::owner_policy::DrainHow {
+    fn from(how: DrainHow) -> Self {
+        match how {
+            DrainHow::Graceful => Self::Graceful,
+            DrainHow::Quick => Self::Quick,
+            DrainHow::Fast => Self::Fast,
+        }
+    }
+}
+
+/// Whether a machine drains, after a [`Request::Drain`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DrainStatus {
+    /// A drain is in force.
+    pub draining: bool,
+    /// `graceful`, `quick` or `fast`, while draining.
+    #[serde(default)]
+    pub how: Option<String>,
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// Jobs still running on the machine.
+    pub jobs: usize,
 }
 
 /// A user's new priority factor.
@@ -277,6 +332,16 @@ enum WireRequest {
         #[serde(default)]
         set_factor: Option<SetFactor>,
     },
+    Drain {
+        #[serde(default)]
+        how: DrainHow,
+        #[serde(default)]
+        reason: Option<String>,
+        #[serde(default)]
+        resume_on_completion: bool,
+        #[serde(default)]
+        cancel: bool,
+    },
 }
 
 impl From<WireRequest> for Request {
@@ -334,6 +399,17 @@ impl From<WireRequest> for Request {
             },
             WireRequest::Why { job } => Request::Why { job },
             WireRequest::UserPrio { set_factor } => Request::UserPrio { set_factor },
+            WireRequest::Drain {
+                how,
+                reason,
+                resume_on_completion,
+                cancel,
+            } => Request::Drain {
+                how,
+                reason,
+                resume_on_completion,
+                cancel,
+            },
         }
     }
 }
@@ -379,6 +455,8 @@ pub enum Response {
         /// HTCondor's `PRIORITY_HALFLIFE` the agent uses, in seconds.
         halflife_secs: f64,
     },
+    /// The machine's drain after a [`Request::Drain`].
+    Drain(DrainStatus),
     /// The request was refused or failed; `message` says why, for a person.
     Error {
         message: String,

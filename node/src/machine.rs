@@ -54,6 +54,7 @@ pub const AGENT_ATTRIBUTES: &[&str] = &[
     "MyCurrentTime",
     "Start",
     "Requirements",
+    "Draining",
     "Rank",
     "SUSPEND",
     "CONTINUE",
@@ -159,6 +160,8 @@ pub struct Status {
     pub activity: String,
     /// `EnteredCurrentState`, unix seconds.
     pub entered: i64,
+    /// `Draining`: the machine takes no new jobs (`starling drain`).
+    pub draining: bool,
 }
 
 impl Status {
@@ -168,6 +171,7 @@ impl Status {
             state: "Unclaimed".to_owned(),
             activity: "Idle".to_owned(),
             entered: now,
+            draining: false,
         }
     }
 }
@@ -247,8 +251,20 @@ pub fn build_ad(
     set(&mut ad, "Start", expr("machine.start", &machine.start)?)?;
     set(
         &mut ad,
+        "Draining",
+        Expr::Literal(Value::Bool(status.draining)),
+    )?;
+    let requirements = if status.draining {
+        // A drained machine matches nothing, and its own clause says why,
+        // so that `why` names it. The newline ends a `//` comment the configured text may close with.
+        format!("({}\n) && MY.Draining =!= true", machine.requirements)
+    } else {
+        machine.requirements.clone()
+    };
+    set(
+        &mut ad,
         "Requirements",
-        expr("machine.requirements", &machine.requirements)?,
+        expr("machine.requirements", &requirements)?,
     )?;
     set(&mut ad, "Rank", expr("machine.rank", &machine.rank)?)?;
     // The owner policy, evaluated by the startd against this ad (and shown
@@ -583,7 +599,7 @@ fn timed(budget: Duration, ops_per_round: u64, mut round: impl FnMut()) -> f64 {
 mod tests {
     use super::*;
     use starling_protocol::classad::matching::Matcher;
-    use starling_protocol::classad::{parse_ad, Evaluator, Mode, ValueType};
+    use starling_protocol::classad::{parse_ad, unparse, Evaluator, Mode, ValueType};
 
     const MEMINFO: &str = "MemTotal:       16318024 kB\n\
                            MemFree:         1234567 kB\n\
@@ -804,6 +820,29 @@ mod tests {
         busy.keyboard_idle = Some(10);
         let ad = build_ad(&busy, &m, &identity(), &Status::unclaimed(0), 0).unwrap();
         assert!(!matcher.symmetric_match(&job("alice", 1024), &ad));
+    }
+
+    #[test]
+    fn a_draining_machine_matches_no_job_and_says_why() {
+        let m = config::Machine {
+            // A configured comment must not swallow the drain's clause.
+            requirements: "START // only when idle".to_owned(),
+            ..config::Machine::default()
+        };
+        let draining = Status {
+            draining: true,
+            ..Status::unclaimed(0)
+        };
+        let job = parse_ad("[ MyType = \"Job\"; Requirements = true ]").unwrap();
+        let matcher = Matcher::new(Mode::Compat);
+        let open = build_ad(&probe(), &m, &identity(), &Status::unclaimed(0), 0).unwrap();
+        assert!(matcher.symmetric_match(&job, &open));
+        assert_eq!(eval(&open, "Draining").as_bool(), Some(false));
+        let drained = build_ad(&probe(), &m, &identity(), &draining, 0).unwrap();
+        assert_eq!(eval(&drained, "Draining").as_bool(), Some(true));
+        assert!(!matcher.symmetric_match(&job, &drained));
+        let text = unparse(drained.get("Requirements").unwrap());
+        assert!(text.contains("MY.Draining isnt true"), "{text}");
     }
 
     #[test]

@@ -25,7 +25,8 @@
 //! [`rank_preempts`] when the machine ranks the newcomer strictly higher,
 //! and [`priority_preempts`] when the newcomer's user has a strictly better
 //! priority and the machine's `PREEMPTION_REQUIREMENTS` allow it (absent:
-//! never, as in HTCondor's default configuration).
+//! never, as in HTCondor's default configuration). [`choose_preemption`]
+//! picks which running job gives way, the least valuable first.
 
 use std::cmp::Ordering;
 
@@ -201,6 +202,113 @@ pub fn priority_preempts(
     requirement_holds(&ev.eval_on(Side::My, expr))
 }
 
+/// The machine's `RANK` of `job`: MY = the machine, TARGET = the job, at
+/// `now`. Anything but a finite number ranks 0, as in HTCondor, so a
+/// `RANK` naming an attribute the job lacks neither favours nor disfavours
+/// it.
+pub fn machine_rank(machine: &ClassAd, job: &ClassAd, now: i64) -> f64 {
+    let mut ev = Evaluator::with_ads(Some(machine), Some(job)).now(now);
+    match ev.eval_attr(Side::My, Name::known("Rank").folded()) {
+        Value::Int(i) => i as f64,
+        Value::Real(r) if r.is_finite() => r,
+        _ => 0.0,
+    }
+}
+
+/// A job running under a claim, as preemption sees it.
+#[derive(Debug, Clone)]
+pub struct Running<'a, K> {
+    /// The caller's handle on the claim.
+    pub key: K,
+    pub user: String,
+    /// The machine's `RANK` of the job.
+    pub machine_rank: f64,
+    /// The user's effective priority, smaller is better.
+    pub effective_priority: f64,
+    pub job: &'a ClassAd,
+}
+
+/// Why a running job gives way to a waiting one.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Preemption {
+    /// The machine ranks the newcomer strictly higher.
+    Rank { running: f64, candidate: f64 },
+    /// The newcomer's user has a better priority and the machine's
+    /// `PREEMPTION_REQUIREMENTS` allow it.
+    Priority {
+        candidate_user: String,
+        running: f64,
+        candidate: f64,
+    },
+}
+
+impl std::fmt::Display for Preemption {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Preemption::Rank { running, candidate } => write!(
+                f,
+                "preempted by a job the machine ranks higher ({candidate} > {running})"
+            ),
+            Preemption::Priority {
+                candidate_user,
+                running,
+                candidate,
+            } => write!(
+                f,
+                "preempted by user {candidate_user}, whose priority {candidate:.2} is better than {running:.2}"
+            ),
+        }
+    }
+}
+
+/// Which running job, if any, gives way to `candidate` (the first waiter
+/// in [`order`]), and why. Running jobs are tried lowest machine rank
+/// first, then worst user priority, then by key, and the first that
+/// [`rank_preempts`] or [`priority_preempts`] (never a job of the
+/// candidate's own user) is the one: HTCondor's negotiator likewise takes
+/// the least valuable claim. One at a time: the freed slot may be enough.
+pub fn choose_preemption<K: Clone + Ord, C>(
+    machine: &ClassAd,
+    running: &[Running<'_, K>],
+    candidate: &Waiter<C>,
+    candidate_job: &ClassAd,
+    now: i64,
+) -> Option<(K, Preemption)> {
+    let mut victims: Vec<&Running<'_, K>> = running.iter().collect();
+    victims.sort_by(|a, b| {
+        rank(a.machine_rank)
+            .total_cmp(&rank(b.machine_rank))
+            .then(priority(b.effective_priority).total_cmp(&priority(a.effective_priority)))
+            .then_with(|| a.key.cmp(&b.key))
+    });
+    victims.into_iter().find_map(|v| {
+        let why = if rank_preempts(v.machine_rank, candidate.machine_rank) {
+            Preemption::Rank {
+                running: v.machine_rank,
+                candidate: candidate.machine_rank,
+            }
+        } else if v.user != candidate.user
+            && priority_preempts(
+                machine,
+                v.job,
+                candidate_job,
+                v.effective_priority,
+                candidate.effective_priority,
+                now,
+            )
+        {
+            Preemption::Priority {
+                candidate_user: candidate.user.clone(),
+                running: v.effective_priority,
+                candidate: candidate.effective_priority,
+            }
+        } else {
+            return None;
+        };
+        Some((v.key.clone(), why))
+    })
+}
+
 /// Sets `attr` in `ad` to `expr` unless `ad` already has it.
 fn publish(ad: &mut ClassAd, attr: &str, expr: Option<Expr>) {
     if let (None, Some(expr)) = (ad.get(attr), expr) {
@@ -319,6 +427,80 @@ mod tests {
         assert!(priority_preempts(&m, &running, &candidate, 9.0, 1.0, 5000));
         assert!(!priority_preempts(&m, &running, &candidate, 9.0, 1.0, 4000));
         assert!(!priority_preempts(&m, &candidate, &running, 9.0, 1.0, 5000));
+    }
+
+    #[test]
+    fn machine_rank_is_a_number_or_zero() {
+        let m = machine("Rank = TARGET.Department == \"physics\" ? 10 : 1");
+        let physics = parse_ad("[Department = \"physics\"]").unwrap();
+        let other = parse_ad("[Department = \"music\"]").unwrap();
+        assert_eq!(machine_rank(&m, &physics, 0), 10.0);
+        assert_eq!(machine_rank(&m, &other, 0), 1.0);
+        // A job without the attribute: UNDEFINED ranks 0, not an error.
+        let m = machine("Rank = TARGET.Department == \"physics\"");
+        assert_eq!(machine_rank(&m, &job("x"), 0), 0.0);
+        assert_eq!(machine_rank(&machine(""), &physics, 0), 0.0);
+        assert_eq!(machine_rank(&machine("Rank = 1.0 / 0"), &physics, 0), 0.0);
+    }
+
+    fn running<'a>(
+        key: u32,
+        user: &str,
+        rank: f64,
+        prio: f64,
+        ad: &'a ClassAd,
+    ) -> Running<'a, u32> {
+        Running {
+            key,
+            user: user.into(),
+            machine_rank: rank,
+            effective_priority: prio,
+            job: ad,
+        }
+    }
+
+    #[test]
+    fn the_least_valuable_job_gives_way_and_only_when_a_rule_allows() {
+        let (bob_job, carol_job, alice_job) = (job("bob"), job("carol"), job("alice"));
+        let mut alice = waiter(9, "home", 1.0, 0, 0.0);
+        alice.user = "alice".into();
+        let jobs = [
+            running(1, "bob", 0.0, 50.0, &bob_job),
+            running(2, "carol", 0.0, 500.0, &carol_job),
+            running(3, "bob", 5.0, 500.0, &bob_job),
+        ];
+        // Off by default: equal rank and no PREEMPTION_REQUIREMENTS.
+        assert_eq!(
+            choose_preemption(&machine(""), &jobs, &alice, &alice_job, 0),
+            None
+        );
+        // Priority: the worst user among the lowest ranked goes first.
+        let m = machine("PREEMPTION_REQUIREMENTS = true");
+        let (key, why) = choose_preemption(&m, &jobs, &alice, &alice_job, 0).unwrap();
+        assert_eq!(key, 2);
+        assert!(why
+            .to_string()
+            .contains("user alice, whose priority 1.00 is better than 500.00"));
+        // Rank: a candidate the machine ranks above some jobs displaces
+        // the lowest ranked of them, whatever the priorities.
+        alice.machine_rank = 1.0;
+        alice.effective_priority = 1e6;
+        let (key, why) = choose_preemption(&machine(""), &jobs, &alice, &alice_job, 0).unwrap();
+        assert_eq!(
+            (key, why),
+            (
+                2,
+                Preemption::Rank {
+                    running: 0.0,
+                    candidate: 1.0
+                }
+            )
+        );
+        // A user never preempts their own job for priority.
+        alice.machine_rank = 0.0;
+        alice.effective_priority = 1.0;
+        let own = [running(4, "alice", 0.0, 900.0, &alice_job)];
+        assert_eq!(choose_preemption(&m, &own, &alice, &alice_job, 0), None);
     }
 
     fn waiters() -> impl Strategy<Value = Vec<Waiter<u32>>> {

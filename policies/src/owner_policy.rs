@@ -35,7 +35,10 @@
 //! on SIGTERM, so the caller sends SIGCONT before it.
 //!
 //! [`machine_state`] is the machine-level (partitionable slot) state, which
-//! HTCondor keeps Unclaimed while dynamic slots are claimed from it.
+//! HTCondor keeps Unclaimed while dynamic slots are claimed from it;
+//! [`shown_state`] is what the machine ad shows of it and its claims. A
+//! drain ([`DrainHow`], `starling drain`) and a preemption for a waiting job
+//! make a job leave through the same states ([`must_leave`]).
 
 use starling_protocol::classad::matching::requirement_holds;
 use starling_protocol::classad::{ClassAd, Evaluator, Expr, Name, Side, Value};
@@ -377,6 +380,96 @@ pub fn machine_state(machine: &ClassAd, _claims: usize, draining: bool, now: i64
     }
 }
 
+/// How a drain treats the jobs running when it begins, as HTCondor's
+/// `condor_drain` options say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DrainHow {
+    /// `-graceful`: jobs run out their `MaxJobRetirementTime`, then are
+    /// vacated (SIGTERM and `MachineMaxVacateTime`).
+    Graceful,
+    /// `-quick`: jobs are vacated now, with no retirement.
+    Quick,
+    /// `-fast`: jobs are killed now.
+    Fast,
+}
+
+impl DrainHow {
+    /// The `condor_drain` option's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            DrainHow::Graceful => "graceful",
+            DrainHow::Quick => "quick",
+            DrainHow::Fast => "fast",
+        }
+    }
+}
+
+/// The verdicts for a slot whose job has to leave, for a drain or for a
+/// waiting job that preempts it: `PREEMPT` is true and suspending would
+/// make no room, so `WANT_SUSPEND` is off; a quick drain leaves no
+/// retirement and a fast one does not vacate but kills. Otherwise the
+/// owner's policy stands (`KILL`, `MachineMaxVacateTime`).
+pub fn must_leave(mut v: Verdicts, drain: Option<DrainHow>) -> Verdicts {
+    v.preempt = true;
+    v.want_suspend = false;
+    match drain {
+        None | Some(DrainHow::Graceful) => {}
+        Some(DrainHow::Quick) => v.max_job_retirement_time = 0,
+        Some(DrainHow::Fast) => {
+            // Killed now, also a job already being vacated.
+            v.max_job_retirement_time = 0;
+            v.want_vacate = false;
+            v.kill = true;
+        }
+    }
+    v
+}
+
+/// A retiring slot whose reason to leave went away (a drain cancelled)
+/// goes back to Claimed/Busy; any other slot stays as it is. The owner's
+/// own `PREEMPT`, if still true, starts its retirement again at the next
+/// [`step`].
+pub fn cancel_retirement(slot: &SlotState, now: i64) -> SlotState {
+    match (slot.state, slot.activity) {
+        (State::Claimed, Activity::Retiring) => slot.moved(State::Claimed, Activity::Busy, now),
+        _ => *slot,
+    }
+}
+
+/// The `State` and `Activity` the machine ad shows, from the machine-level
+/// state and each claim's (a claim with no job yet is Claimed/Idle):
+///
+/// - no claims: the machine's own state, Idle;
+/// - drained with claims left: Drained, Retiring while the jobs run out,
+///   or Vacating/Killing while one is made to leave;
+/// - else the most telling claim (Killing, Vacating, Retiring, Suspended,
+///   Busy, Idle), as a user of `status` wants to see what happens to jobs.
+///
+/// `Matched` never appears: with no negotiator the claim request is the
+/// match, and a granted request is Claimed at once.
+pub fn shown_state(
+    machine: State,
+    claims: impl IntoIterator<Item = (State, Activity)>,
+) -> (State, Activity) {
+    let telling = |a: Activity| match a {
+        Activity::Killing => 5,
+        Activity::Vacating => 4,
+        Activity::Retiring => 3,
+        Activity::Suspended => 2,
+        Activity::Busy => 1,
+        Activity::Idle => 0,
+    };
+    let top = claims.into_iter().max_by_key(|(_, a)| telling(*a));
+    match (machine, top) {
+        (_, None) => (machine, Activity::Idle),
+        (State::Drained, Some((_, a @ (Activity::Killing | Activity::Vacating)))) => {
+            (State::Drained, a)
+        }
+        (State::Drained, Some(_)) => (State::Drained, Activity::Retiring),
+        (_, Some(shown)) => shown,
+    }
+}
+
 /// False as a ClassAd boolean: `false` or a zero number, not UNDEFINED.
 fn is_false(v: &Value) -> bool {
     match v {
@@ -563,6 +656,99 @@ mod tests {
         assert_eq!(machine_state(&picky, 0, false, T0), State::Unclaimed);
         assert_eq!(machine_state(&machine(""), 3, false, T0), State::Unclaimed);
         assert_eq!(machine_state(&busy_keyboard, 0, true, T0), State::Drained);
+    }
+
+    #[test]
+    fn drains_retire_vacate_or_kill_as_asked() {
+        let v = verdicts("MaxJobRetirementTime = 3600; MachineMaxVacateTime = 30");
+        let busy = claimed(Activity::Busy);
+        // Graceful: the job runs out its retirement, then is vacated.
+        let graceful = must_leave(v, Some(DrainHow::Graceful));
+        let (retiring, action) = step(&busy, &graceful, T0 + 10);
+        assert_eq!(
+            (retiring.activity, action),
+            (Activity::Retiring, Action::None)
+        );
+        let (after, action) = step(&retiring, &graceful, T0 + 3601);
+        assert_eq!(
+            (after.state, after.activity),
+            (State::Preempting, Activity::Vacating)
+        );
+        assert_eq!(action, Action::Vacate);
+        // Quick: vacated now, with the owner's vacate grace.
+        let quick = must_leave(v, Some(DrainHow::Quick));
+        assert_eq!(quick.machine_max_vacate_time, 30);
+        assert_eq!(step(&busy, &quick, T0 + 10).1, Action::Vacate);
+        // Fast: killed now, also a job a quick drain is vacating.
+        let fast = must_leave(v, Some(DrainHow::Fast));
+        assert_eq!(step(&busy, &fast, T0 + 10).1, Action::Kill);
+        let vacating = SlotState {
+            state: State::Preempting,
+            ..claimed(Activity::Vacating)
+        };
+        let (killing, action) = step(&vacating, &fast, T0 + 1);
+        assert_eq!(
+            (killing.activity, action),
+            (Activity::Killing, Action::Kill)
+        );
+        // A suspend-minded owner policy does not turn a drain into a pause.
+        let suspender = verdicts("WANT_SUSPEND = true; SUSPEND = true");
+        assert_eq!(
+            step(&busy, &must_leave(suspender, None), T0).1,
+            Action::Vacate
+        );
+    }
+
+    #[test]
+    fn a_cancelled_drain_puts_retiring_jobs_back_to_busy() {
+        let retiring = claimed(Activity::Retiring);
+        let back = cancel_retirement(&retiring, T0 + 5);
+        assert_eq!(
+            (back.state, back.activity),
+            (State::Claimed, Activity::Busy)
+        );
+        assert_eq!(back.entered_activity, T0 + 5);
+        // Vacating is past recall, as in HTCondor.
+        let vacating = SlotState {
+            state: State::Preempting,
+            ..claimed(Activity::Vacating)
+        };
+        assert_eq!(cancel_retirement(&vacating, T0 + 5), vacating);
+    }
+
+    #[test]
+    fn the_machine_shows_its_most_telling_state() {
+        use Activity::*;
+        assert_eq!(shown_state(State::Unclaimed, []), (State::Unclaimed, Idle));
+        assert_eq!(shown_state(State::Owner, []), (State::Owner, Idle));
+        assert_eq!(shown_state(State::Drained, []), (State::Drained, Idle));
+        let claims = [(State::Claimed, Busy), (State::Claimed, Suspended)];
+        assert_eq!(
+            shown_state(State::Unclaimed, claims),
+            (State::Claimed, Suspended)
+        );
+        // The owner came back while jobs run: the jobs' state shows.
+        assert_eq!(
+            shown_state(State::Owner, claims),
+            (State::Claimed, Suspended)
+        );
+        assert_eq!(
+            shown_state(State::Drained, claims),
+            (State::Drained, Retiring)
+        );
+        let leaving = [(State::Claimed, Busy), (State::Preempting, Vacating)];
+        assert_eq!(
+            shown_state(State::Drained, leaving),
+            (State::Drained, Vacating)
+        );
+        assert_eq!(
+            shown_state(State::Unclaimed, leaving),
+            (State::Preempting, Vacating)
+        );
+        assert_eq!(
+            shown_state(State::Unclaimed, [(State::Claimed, Idle)]),
+            (State::Claimed, Idle)
+        );
     }
 
     proptest::proptest! {

@@ -287,6 +287,48 @@ impl Factors {
     }
 }
 
+/// The settings in force that an agent holding `own` should take up and
+/// advertise itself: those it lacks, and those newer than its own. Every
+/// agent that computes priorities takes them up, so a factor outlives the
+/// agent that set it (its ad expires when it goes). A copy that differs
+/// from its own only by setter is not taken up: the factor is the same.
+pub fn to_adopt<'a>(
+    own: &BTreeMap<String, FactorSetting>,
+    in_force: &'a Factors,
+) -> Vec<&'a FactorSetting> {
+    in_force
+        .by_user
+        .values()
+        .filter(|s| match own.get(&s.user) {
+            None => true,
+            Some(mine) => {
+                s.set_at > mine.set_at
+                    || (s.set_at == mine.set_at
+                        && s.factor.to_bits() != mine.factor.to_bits()
+                        && newer(s, mine))
+            }
+        })
+        .collect()
+}
+
+/// The multiplier a domain's trust policy puts on `user`'s factor: the
+/// `priority_factor` it gives the user's domain (the part after the last
+/// `@`), 1 for our own domain and for domains it names no factor for.
+pub fn foreign_multiplier(
+    user: &str,
+    own_domain: &str,
+    foreign_factors: &BTreeMap<String, f64>,
+) -> f64 {
+    match user.rsplit_once('@') {
+        Some((_, domain)) if domain != own_domain => foreign_factors
+            .get(domain)
+            .copied()
+            .filter(|f| f.is_finite() && *f > 0.0)
+            .unwrap_or(1.0),
+        _ => 1.0,
+    }
+}
+
 /// Whether `a` supersedes `b` for the same user.
 fn newer(a: &FactorSetting, b: &FactorSetting) -> bool {
     a.set_at
@@ -449,6 +491,51 @@ mod tests {
         assert_eq!(forward.factor_of("alice", 1.0), 9.0);
         assert_eq!(forward.factor_of("nobody", 1.0), DEFAULT_PRIO_FACTOR);
         assert_eq!(forward.factor_of("alice", 3.0), 27.0);
+    }
+
+    #[test]
+    fn settings_in_force_are_taken_up_once() {
+        let seen = [
+            setting("alice", 7.0, 20, "admin"),
+            setting("bob", 3.0, 5, "admin"),
+            setting("carol", 2.0, 30, "admin"),
+        ];
+        let in_force = Factors::from_settings(&seen);
+        let own: BTreeMap<String, FactorSetting> = [
+            // Older than what is in force: taken up.
+            setting("alice", 5.0, 10, "me"),
+            // The same setting, copied by another agent: not again.
+            setting("bob", 3.0, 5, "zzz"),
+            // Newer than what is in force (not yet seen): kept.
+            setting("carol", 4.0, 40, "me"),
+        ]
+        .into_iter()
+        .map(|s| (s.user.clone(), s))
+        .collect();
+        let users: Vec<&str> = to_adopt(&own, &in_force)
+            .iter()
+            .map(|s| s.user.as_str())
+            .collect();
+        assert_eq!(users, ["alice"]);
+        // An agent with no settings takes up all of them.
+        assert_eq!(to_adopt(&BTreeMap::new(), &in_force).len(), 3);
+    }
+
+    #[test]
+    fn foreign_users_get_their_domains_multiplier() {
+        let policy: BTreeMap<String, f64> =
+            [("physics".to_owned(), 3.0), ("bad".to_owned(), f64::NAN)]
+                .into_iter()
+                .collect();
+        assert_eq!(foreign_multiplier("alice@physics", "home", &policy), 3.0);
+        assert_eq!(
+            foreign_multiplier("group.alice@physics", "home", &policy),
+            3.0
+        );
+        assert_eq!(foreign_multiplier("bob@home", "home", &policy), 1.0);
+        assert_eq!(foreign_multiplier("carol@chemistry", "home", &policy), 1.0);
+        assert_eq!(foreign_multiplier("nodomain", "home", &policy), 1.0);
+        assert_eq!(foreign_multiplier("eve@bad", "home", &policy), 1.0);
     }
 
     #[test]

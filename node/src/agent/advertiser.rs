@@ -91,6 +91,9 @@ pub struct Occupancy {
     /// them (empty before the startd said: Unclaimed/Idle).
     pub state: &'static str,
     pub activity: &'static str,
+    /// A drain is in force (`starling drain`): the ad says `Draining` and
+    /// its `Requirements` match no job.
+    pub draining: bool,
 }
 
 /// How old a probe may be when the startd asks for the live machine ad.
@@ -199,8 +202,10 @@ impl Actor for Advertiser {
                             state: shown.0.to_owned(),
                             activity: shown.1.to_owned(),
                             entered: unix_secs(),
+                            draining: occupancy.draining,
                         };
                     }
+                    state.status.draining = occupancy.draining;
                     state.occupancy = occupancy;
                     if !state.publish_pending {
                         state.publish_pending = true;

@@ -125,6 +125,12 @@ pub async fn handle(supervisor: &ActorRef<SupervisorMsg>, request: Request) -> R
         }
         Request::Why { job } => why_idle(supervisor, &queue, &job).await,
         Request::UserPrio { set_factor } => user_prio(supervisor, set_factor).await,
+        Request::Drain {
+            how,
+            reason,
+            resume_on_completion,
+            cancel,
+        } => drain(supervisor, how, reason, resume_on_completion, cancel).await,
         _ => error("not a job request"),
     }
 }
@@ -157,13 +163,16 @@ async fn user_prio(
         let _ = supervisor.cast(SupervisorMsg::Republish);
     }
     let ads = super::machine_ads(supervisor).await;
-    let (priorities, _) = super::usage::priorities(
+    let (priorities, factors) = super::usage::priorities(
         &ads,
         &setup.own_domain,
         &setup.foreign_factors,
         now,
         setup.accounting.halflife(),
     );
+    setup
+        .accounting
+        .adopt_in_background(&factors, supervisor.clone());
     let mut users: Vec<crate::control::UserPrio> = priorities
         .users
         .into_values()
@@ -186,6 +195,57 @@ async fn user_prio(
     Response::UserPrio {
         users,
         halflife_secs: setup.accounting.halflife(),
+    }
+}
+
+/// `drain`: the startd stops taking claims and makes its jobs leave, or
+/// (`cancel`) takes claims again.
+async fn drain(
+    supervisor: &ActorRef<SupervisorMsg>,
+    how: crate::control::DrainHow,
+    reason: Option<String>,
+    resume_on_completion: bool,
+    cancel: bool,
+) -> Response {
+    use super::startd::{DrainOrder, StartdMsg};
+    if let Some(reason) = &reason {
+        if reason.len() > crate::control::MAX_DRAIN_REASON_LEN {
+            return error(format!(
+                "the drain reason is {} bytes; at most {} are accepted",
+                reason.len(),
+                crate::control::MAX_DRAIN_REASON_LEN
+            ));
+        }
+        if reason.chars().any(char::is_control) {
+            return error("the drain reason may not contain control characters (newlines, tabs)");
+        }
+    }
+    let startd = match supervisor
+        .call(SupervisorMsg::Startd, Some(QUERY_TIMEOUT))
+        .await
+    {
+        Ok(ractor::rpc::CallResult::Success(s)) => s,
+        _ => return error("the agent is stopping"),
+    };
+    let order = if cancel {
+        None
+    } else {
+        Some(DrainOrder {
+            how: how.into(),
+            reason: reason.unwrap_or_else(|| "by the machine's administrator".to_owned()),
+            resume_on_completion,
+        })
+    };
+    match startd
+        .call(
+            |reply| StartdMsg::Drain { order, reply },
+            Some(QUERY_TIMEOUT),
+        )
+        .await
+    {
+        Ok(ractor::rpc::CallResult::Success(Ok(status))) => Response::Drain(status),
+        Ok(ractor::rpc::CallResult::Success(Err(message))) => error(message),
+        _ => error("the startd did not answer; try again"),
     }
 }
 

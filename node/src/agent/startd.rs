@@ -21,6 +21,13 @@
 //! submitter, which puts it back to idle with its run time; its claim ends
 //! with it.
 //!
+//! `starling drain` ([`StartdMsg::Drain`]) makes the machine refuse new
+//! claims (waiting requests are told at once), release claims with no job,
+//! and make running jobs leave as `condor_drain` would: gracefully after
+//! their retirement time, quickly (vacated now) or fast (killed now). The
+//! machine shows `Drained` until the drain is cancelled, or until its last
+//! job has gone when it was asked to resume on completion.
+//!
 //! Fair share is decided here, where the machine is. A claim request that
 //! finds the machine busy may wait (its `wait_ms`); waiting requests are
 //! served as resources free, in the order of
@@ -47,10 +54,10 @@ use std::time::Duration;
 
 use libp2p::PeerId;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
-use starling_policies::arbitration::{self, Waiter};
+use starling_policies::arbitration::{self, Running, Waiter};
 use starling_policies::claiming::{self, ClaimInput, Decision, MachineState};
-use starling_policies::owner_policy::{self, Action, Activity, SlotState, State};
-use starling_policies::priority::Factors;
+use starling_policies::owner_policy::{self, Action, Activity, DrainHow, SlotState, State};
+use starling_policies::priority::{self, Factors};
 use starling_policies::slots::{self, Partitionable, Resources};
 use starling_protocol::claim::{self, ClaimId, RejectCode, RequestId};
 use starling_protocol::classad::ClassAd;
@@ -67,6 +74,7 @@ use super::starter::{self, Control, StarterArgs, StarterHandle};
 use super::transfers::Router;
 use super::usage::{self, Accounting, Priorities};
 use super::SupervisorMsg;
+use crate::control::DrainStatus;
 
 /// Shortest lease granted: a submitter asking for less gets this.
 pub const MIN_LEASE: Duration = Duration::from_secs(2);
@@ -123,8 +131,20 @@ pub enum StartdMsg {
     Arbitrate,
     /// The claims held now, for `status` and tests.
     Claims(RpcReplyPort<Vec<ClaimSummary>>),
-    /// Refuse new claims from now on (the agent is stopping).
-    Drain,
+    /// Start draining the machine as `order` says, or (`None`) stop.
+    Drain {
+        order: Option<DrainOrder>,
+        reply: RpcReplyPort<Result<DrainStatus, String>>,
+    },
+}
+
+/// A drain asked for by the machine's administrator (`starling drain`).
+#[derive(Debug, Clone)]
+pub struct DrainOrder {
+    pub how: DrainHow,
+    pub reason: String,
+    /// Take claims again once the last job has gone.
+    pub resume_on_completion: bool,
 }
 
 /// One claim, for display.
@@ -170,7 +190,8 @@ pub struct StartdState {
     granted: HashMap<(PeerId, RequestId), ClaimId>,
     next_slot: u64,
     next_run: u64,
-    draining: bool,
+    /// The drain in force, if any.
+    drain: Option<DrainOrder>,
     /// The machine's state as the owner policy last found it.
     machine_state: State,
     /// Claim requests waiting for the machine to free up.
@@ -217,9 +238,11 @@ struct Held {
     /// The owner policy (or a preemption) made the job leave: the claim
     /// ends with it.
     evicting: bool,
-    /// A waiting job preempts this claim's: why (the owner-policy state
-    /// machine treats it as PREEMPT).
+    /// A waiting job preempts this claim's, or a drain makes it leave: why
+    /// (the owner-policy state machine treats it as PREEMPT).
     preempted_for: Option<String>,
+    /// `preempted_for` is the drain's (a cancelled drain lifts it).
+    drained: bool,
 }
 
 /// A job running under a claim.
@@ -280,7 +303,7 @@ impl Actor for Startd {
             granted: HashMap::new(),
             next_slot: 1,
             next_run: 1,
-            draining: false,
+            drain: None,
             machine_state: State::Unclaimed,
             waiting: Vec::new(),
             arbitration_scheduled: false,
@@ -315,6 +338,12 @@ impl Actor for Startd {
                     state.account_end(&finished);
                     state.hand_over_or_reuse(claim, &finished).await;
                 }
+                // A drained machine starts no job on a claim it kept.
+                if state.drain.is_some()
+                    && state.claims.get(&claim).is_some_and(|h| h.job.is_none())
+                {
+                    state.drop_claim(claim).await;
+                }
                 let response = state.on_job(&myself, peer, claim, *job, transfer, files);
                 respond(&state.args.network, id, Answer::Transfer(response)).await;
             }
@@ -331,7 +360,10 @@ impl Actor for Startd {
                 if let Some(job) = &ended {
                     state.account_end(job);
                 }
-                if evicted {
+                // A drained machine keeps no claim past its job (but a
+                // next job may already run on it: its end crossed it).
+                let idle = state.claims.get(&claim).is_some_and(|h| h.job.is_none());
+                if evicted || (state.drain.is_some() && idle) {
                     state.drop_claim(claim).await;
                 } else if let Some(job) = &ended {
                     state.hand_over_or_reuse(claim, job).await;
@@ -358,7 +390,10 @@ impl Actor for Startd {
                     .collect();
                 let _ = reply.send(list);
             }
-            StartdMsg::Drain => state.draining = true,
+            StartdMsg::Drain { order, reply } => {
+                let status = state.set_drain(order).await;
+                let _ = reply.send(status);
+            }
         }
         Ok(())
     }
@@ -431,8 +466,8 @@ impl StartdState {
                 wait_ms,
                 ..
             } => {
-                // A retry of a granted request, or a stopping agent: at once.
-                if self.granted.contains_key(&(peer, request)) || self.draining {
+                // A retry of a granted request, or a draining machine: at once.
+                if self.granted.contains_key(&(peer, request)) || self.drain.is_some() {
                     return Some(self.grant(peer, request, &job, lease_ms).await);
                 }
                 match self.enqueue(peer, id, request, job, lease_ms, wait_ms) {
@@ -501,8 +536,8 @@ impl StartdState {
                 };
             }
         }
-        if self.draining {
-            return Self::reject(request, RejectCode::ShuttingDown, "the agent is stopping");
+        if let Some(drain) = &self.drain {
+            return Self::reject(request, RejectCode::ShuttingDown, drain_reason(drain));
         }
         if self.claims.len() >= MAX_CLAIMS {
             return Self::reject(request, RejectCode::Busy, "the agent holds too many claims");
@@ -527,7 +562,7 @@ impl StartdState {
         let state = MachineState {
             ad: &machine,
             slots: &self.slots,
-            shutting_down: self.draining,
+            shutting_down: false,
         };
         let resources = match claiming::decide(&input, &state, unix_now()) {
             Decision::Granted { requested } => requested,
@@ -575,6 +610,7 @@ impl StartdState {
                 policy: idle_slot(unix_now()),
                 evicting: false,
                 preempted_for: None,
+                drained: false,
             },
         );
         self.granted.insert((peer, request), claim);
@@ -702,7 +738,7 @@ impl StartdState {
         held.job = Some(Job {
             run,
             handle,
-            rank: machine_rank(&held.machine, &ad, now),
+            rank: arbitration::machine_rank(&held.machine, &ad, now),
             ad,
             user,
             domain,
@@ -804,6 +840,9 @@ impl StartdState {
                 unix_now(),
                 self.args.accounting.halflife(),
             );
+            self.args
+                .accounting
+                .adopt_in_background(&f, self.args.supervisor.clone());
             self.priorities = Some((p, f, tokio::time::Instant::now()));
         }
         let (p, f, _) = self.priorities.as_ref().expect("computed above");
@@ -813,7 +852,7 @@ impl StartdState {
     /// A user's effective priority here (smaller is better).
     async fn effective(&mut self, user: &str) -> f64 {
         let multiplier =
-            usage::foreign_multiplier(user, &self.args.own_domain, &self.args.foreign_factors);
+            priority::foreign_multiplier(user, &self.args.own_domain, &self.args.foreign_factors);
         let (p, f) = self.priorities().await;
         p.effective(user, f, multiplier)
     }
@@ -925,7 +964,7 @@ impl StartdState {
                 domain: w.domain.clone(),
                 effective_priority: prios[i],
                 arrived: w.arrived,
-                machine_rank: machine_rank(&machine, &w.ad, now),
+                machine_rank: arbitration::machine_rank(&machine, &w.ad, now),
             });
         }
         let ledger = self
@@ -939,7 +978,7 @@ impl StartdState {
 
     /// Grants waiting requests, best first, while the machine has room.
     async fn serve_waiting(&mut self) {
-        if self.waiting.is_empty() || self.draining {
+        if self.waiting.is_empty() || self.drain.is_some() {
             return;
         }
         let order = self.waiting_order().await;
@@ -1024,7 +1063,7 @@ impl StartdState {
             domain: self.waiting[best].domain.clone(),
             effective_priority: best_prio,
             arrived: self.waiting[best].arrived,
-            machine_rank: machine_rank(&machine, &self.waiting[best].ad, unix_now()),
+            machine_rank: arbitration::machine_rank(&machine, &self.waiting[best].ad, unix_now()),
         };
         if best_waiter.user != holder_user
             && arbitration::displaces_on_reuse(holder_prio, holder_rank, &best_waiter)
@@ -1039,8 +1078,9 @@ impl StartdState {
         }
     }
 
-    /// Starts preempting running jobs for waiting ones the machine ranks
-    /// higher, or whose users have a better priority where
+    /// Starts preempting a running job for the first waiting one where
+    /// [`arbitration::choose_preemption`] says so: the machine ranks the
+    /// newcomer higher, or its user has a better priority and
     /// `PREEMPTION_REQUIREMENTS` allows it.
     async fn consider_preemption(&mut self) {
         let Some(machine) = current_ad(&self.args.supervisor).await else {
@@ -1051,55 +1091,113 @@ impl StartdState {
         let Some(&best) = order.first() else {
             return;
         };
-        let candidate = self.waiting[best].ad.clone();
-        let candidate_user = self.waiting[best].user.clone();
-        let candidate_rank = machine_rank(&machine, &candidate, now);
-        let candidate_prio = self.effective(&candidate_user).await;
-        let mut victims: Vec<(ClaimId, String, f64, ClassAd, f64)> = Vec::new();
+        let candidate_job = self.waiting[best].ad.clone();
+        let candidate = Waiter {
+            key: best,
+            user: self.waiting[best].user.clone(),
+            domain: self.waiting[best].domain.clone(),
+            effective_priority: self.effective(&self.waiting[best].user.clone()).await,
+            arrived: self.waiting[best].arrived,
+            machine_rank: arbitration::machine_rank(&machine, &candidate_job, now),
+        };
+        let mut users: Vec<(ClaimId, String)> = Vec::new();
         for (id, held) in &self.claims {
             if held.evicting || held.preempted_for.is_some() {
                 continue;
             }
             if let Some(job) = &held.job {
-                victims.push((*id, job.user.clone(), job.rank, job.ad.clone(), 0.0));
+                users.push((*id, job.user.clone()));
             }
         }
-        for v in &mut victims {
-            v.4 = self.effective(&v.1).await;
+        let mut prios = HashMap::new();
+        for (_, user) in &users {
+            if !prios.contains_key(user) {
+                prios.insert(user.clone(), self.effective(user).await);
+            }
         }
-        // The lowest-ranked, then worst-priority job goes first.
-        victims.sort_by(|a, b| a.2.total_cmp(&b.2).then(b.4.total_cmp(&a.4)));
-        for (id, user, rank, ad, prio) in victims {
-            let reason = if arbitration::rank_preempts(rank, candidate_rank) {
-                Some(format!(
-                    "preempted by a job the machine ranks higher ({candidate_rank} > {rank})"
-                ))
-            } else if user != candidate_user
-                && arbitration::priority_preempts(
-                    &machine,
-                    &ad,
-                    &candidate,
-                    prio,
-                    candidate_prio,
-                    now,
-                )
-            {
-                Some(format!(
-                    "preempted by user {candidate_user}, whose priority {candidate_prio:.2} is better than {prio:.2}"
-                ))
-            } else {
-                None
-            };
-            if let Some(reason) = reason {
-                tracing::info!(claim = %id, %reason, "preempting");
-                if let Some(held) = self.claims.get_mut(&id) {
-                    held.preempted_for = Some(reason);
+        let running: Vec<Running<'_, ClaimId>> = users
+            .iter()
+            .filter_map(|(id, user)| {
+                let job = self.claims.get(id)?.job.as_ref()?;
+                Some(Running {
+                    key: *id,
+                    user: user.clone(),
+                    machine_rank: job.rank,
+                    effective_priority: prios[user],
+                    job: &job.ad,
+                })
+            })
+            .collect();
+        let Some((victim, why)) =
+            arbitration::choose_preemption(&machine, &running, &candidate, &candidate_job, now)
+        else {
+            return;
+        };
+        let reason = why.to_string();
+        tracing::info!(claim = %victim, %reason, "preempting");
+        if let Some(held) = self.claims.get_mut(&victim) {
+            held.preempted_for = Some(reason);
+        }
+        self.apply_policy().await;
+    }
+
+    /// Starts (`Some`) or stops draining; answers how the machine stands.
+    /// A machine already draining refuses another drain, as HTCondor's
+    /// startd does: cancel it first.
+    async fn set_drain(&mut self, order: Option<DrainOrder>) -> Result<DrainStatus, String> {
+        match order {
+            Some(_) if self.drain.is_some() => {
+                let current = self.drain.as_ref().map(drain_reason).unwrap_or_default();
+                return Err(format!(
+                    "{current}; cancel it first (starling drain -cancel)"
+                ));
+            }
+            Some(order) => {
+                let why = drain_reason(&order);
+                tracing::info!(how = order.how.name(), reason = %order.reason, "draining");
+                for w in std::mem::take(&mut self.waiting) {
+                    let answer = Self::reject(w.request, RejectCode::ShuttingDown, why.clone());
+                    respond(&self.args.network, w.id, Answer::Claim(answer)).await;
                 }
-                // One job at a time: the freed slot may already be enough.
-                self.apply_policy().await;
-                return;
+                let idle: Vec<ClaimId> = self
+                    .claims
+                    .iter()
+                    .filter(|(_, h)| h.job.is_none())
+                    .map(|(id, _)| *id)
+                    .collect();
+                self.drain = Some(order);
+                for claim in idle {
+                    self.drop_claim(claim).await;
+                }
+                for held in self.claims.values_mut() {
+                    if !held.evicting {
+                        held.preempted_for = Some(why.clone());
+                        held.drained = true;
+                    }
+                }
+            }
+            None => {
+                if self.drain.take().is_some() {
+                    tracing::info!("drain cancelled");
+                }
+                let now = unix_now();
+                for held in self.claims.values_mut() {
+                    if held.drained && !held.evicting {
+                        held.drained = false;
+                        held.preempted_for = None;
+                        held.policy = owner_policy::cancel_retirement(&held.policy, now);
+                    }
+                }
             }
         }
+        self.apply_policy().await;
+        self.advertise();
+        Ok(DrainStatus {
+            draining: self.drain.is_some(),
+            how: self.drain.as_ref().map(|d| d.how.name().to_owned()),
+            reason: self.drain.as_ref().map(|d| d.reason.clone()),
+            jobs: self.claims.values().filter(|h| h.job.is_some()).count(),
+        })
     }
 
     /// One polling step of the owner policy: the machine's state, then each
@@ -1110,20 +1208,25 @@ impl StartdState {
             return;
         };
         let now = unix_now();
+        if self.claims.is_empty() && self.drain.as_ref().is_some_and(|d| d.resume_on_completion) {
+            tracing::info!("drained: taking claims again");
+            self.drain = None;
+        }
+        let drain_how = self.drain.as_ref().map(|d| d.how);
         let machine_state =
-            owner_policy::machine_state(&machine, self.claims.len(), self.draining, now);
+            owner_policy::machine_state(&machine, self.claims.len(), self.drain.is_some(), now);
         let mut changed = machine_state != self.machine_state;
         self.machine_state = machine_state;
         for (claim, held) in &mut self.claims {
             let Some(job) = &held.job else { continue };
             let slot = policy_ad(&machine, held);
             let mut verdicts = owner_policy::evaluate(&slot, Some(&job.ad), now);
-            // A preemption for a waiting job goes through the same states
-            // (retirement, then vacate or kill) as the owner's PREEMPT.
+            // A preemption for a waiting job or a drain goes through the
+            // same states (retirement, then vacate or kill) as the owner's
+            // PREEMPT.
             if held.preempted_for.is_some() {
-                // Suspending would not make room for the waiting job.
-                verdicts.preempt = true;
-                verdicts.want_suspend = false;
+                let drain = if held.drained { drain_how } else { None };
+                verdicts = owner_policy::must_leave(verdicts, drain);
             }
             let (next, action) = owner_policy::step(&held.policy, &verdicts, now);
             if next != held.policy {
@@ -1191,57 +1294,33 @@ impl StartdState {
                 busy,
                 state: state.name(),
                 activity: activity.name(),
+                draining: self.drain.is_some(),
             }));
     }
 
-    /// The State and Activity the machine ad shows: the machine's own when
-    /// the owner has it or it is drained; else its most telling claim
-    /// (a job being vacated before a suspended one before a busy one), as
-    /// a user of `status` wants to see what is happening to jobs.
+    /// The State and Activity the machine ad shows
+    /// ([`owner_policy::shown_state`]).
     fn shown_state(&self) -> (State, Activity) {
-        match self.machine_state {
-            State::Owner | State::Drained if self.claims.is_empty() => {
-                return (self.machine_state, Activity::Idle)
-            }
-            _ => {}
-        }
-        let telling = |a: Activity| match a {
-            Activity::Killing => 5,
-            Activity::Vacating => 4,
-            Activity::Retiring => 3,
-            Activity::Suspended => 2,
-            Activity::Busy => 1,
-            Activity::Idle => 0,
-        };
-        let top = self
-            .claims
-            .values()
-            .map(|h| {
+        owner_policy::shown_state(
+            self.machine_state,
+            self.claims.values().map(|h| {
                 if h.job.is_some() {
                     (h.policy.state, h.policy.activity)
                 } else {
                     (State::Claimed, Activity::Idle)
                 }
-            })
-            .max_by_key(|(_, a)| telling(*a));
-        match top {
-            Some(shown) => shown,
-            None if self.machine_state == State::Owner => (State::Owner, Activity::Idle),
-            None => (State::Unclaimed, Activity::Idle),
-        }
+            }),
+        )
     }
 }
 
-/// The machine's `RANK` of `job` (0 when it is not a number, as in
-/// HTCondor).
-fn machine_rank(machine: &ClassAd, job: &ClassAd, now: i64) -> f64 {
-    use starling_protocol::classad::{Evaluator, Name, Side as EvalSide, Value};
-    let mut ev = Evaluator::with_ads(Some(machine), Some(job)).now(now);
-    match ev.eval_attr(EvalSide::My, Name::known("Rank").folded()) {
-        Value::Int(i) => i as f64,
-        Value::Real(r) if r.is_finite() => r,
-        _ => 0.0,
-    }
+/// What a claim request hears from a draining machine.
+fn drain_reason(drain: &DrainOrder) -> String {
+    format!(
+        "the machine is draining ({}): {}",
+        drain.how.name(),
+        drain.reason
+    )
 }
 
 /// A claimed slot with no job yet.

@@ -37,6 +37,8 @@ use starling_protocol::identity::Timestamp;
 use starling_storage::{Factor, Favours, Store, Usage};
 
 use super::view_actor::MachineAd;
+use super::SupervisorMsg;
+use ractor::ActorRef;
 
 /// How often changed figures are written to the store.
 pub const SAVE_EVERY: Duration = Duration::from_secs(5);
@@ -79,6 +81,9 @@ pub const FACTORS_ATTR: &str = "StarlingPrioFactors";
 #[derive(Clone)]
 pub struct Accounting {
     inner: Arc<Mutex<Inner>>,
+    /// Held while a factor setting is written (store, then memory), so that
+    /// `-setfactor` and taking up a setting do not interleave.
+    factor_writes: Arc<Mutex<()>>,
     store: Arc<dyn Store>,
     halflife: f64,
     /// This agent's id: the setter of the factors it signs.
@@ -166,6 +171,7 @@ impl Accounting {
         }
         Ok(Accounting {
             inner: Arc::new(Mutex::new(inner)),
+            factor_writes: Arc::new(Mutex::new(())),
             store,
             halflife: halflife_secs as f64,
             agent,
@@ -256,9 +262,16 @@ impl Accounting {
                 starling_storage::MAX_LABEL_LEN
             ));
         }
+        let _writing = self.factor_writes.lock().unwrap_or_else(|e| e.into_inner());
+        // A second setting within the same second must still be the newer
+        // one, or taking up settings could bring the first back.
+        let set_at = match self.lock().factors.get(user) {
+            Some(old) if old.set_at >= now => old.set_at.saturating_add(1),
+            _ => now,
+        };
         let record = Factor {
             factor,
-            set_at: Timestamp::from_unix_secs(u64::try_from(now).unwrap_or(0)),
+            set_at: Timestamp::from_unix_secs(u64::try_from(set_at).unwrap_or(0)),
         };
         self.store
             .set_factor(user, record)
@@ -268,11 +281,64 @@ impl Accounting {
             FactorSetting {
                 user: user.to_owned(),
                 factor,
-                set_at: now,
+                set_at,
                 setter: self.agent.clone(),
             },
         );
         Ok(())
+    }
+
+    /// Takes up the factor settings in force in the domain that this agent
+    /// lacks or holds an older one of ([`priority::to_adopt`]), so that they
+    /// stay in its ad after their setter has gone; `true` if any was. Blocking
+    /// (sled).
+    pub fn adopt(&self, in_force: &Factors) -> bool {
+        if !self.has_news(in_force) {
+            return false;
+        }
+        let _writing = self.factor_writes.lock().unwrap_or_else(|e| e.into_inner());
+        let adopt: Vec<FactorSetting> = {
+            let inner = self.lock();
+            priority::to_adopt(&inner.factors, in_force)
+                .into_iter()
+                .cloned()
+                .collect()
+        };
+        for setting in &adopt {
+            let record = Factor {
+                factor: setting.factor,
+                set_at: Timestamp::from_unix_secs(u64::try_from(setting.set_at).unwrap_or(0)),
+            };
+            if let Err(e) = self.store.set_factor(&setting.user, record) {
+                tracing::warn!(user = %setting.user, error = %e, "cannot keep a priority factor");
+                return false;
+            }
+            tracing::debug!(user = %setting.user, factor = setting.factor, "priority factor taken up");
+            self.lock()
+                .factors
+                .insert(setting.user.clone(), setting.clone());
+        }
+        !adopt.is_empty()
+    }
+
+    /// Whether [`Accounting::adopt`] would take up anything.
+    pub fn has_news(&self, in_force: &Factors) -> bool {
+        !priority::to_adopt(&self.lock().factors, in_force).is_empty()
+    }
+
+    /// Takes up the factor settings in force off the caller's thread and
+    /// republishes the machine ad if any was new.
+    pub fn adopt_in_background(&self, in_force: &Factors, supervisor: ActorRef<SupervisorMsg>) {
+        if !self.has_news(in_force) {
+            return;
+        }
+        let (accounting, in_force) = (self.clone(), in_force.clone());
+        tokio::spawn(async move {
+            if let Ok(true) = tokio::task::spawn_blocking(move || accounting.adopt(&in_force)).await
+            {
+                let _ = supervisor.cast(SupervisorMsg::Republish);
+            }
+        });
     }
 
     /// Writes what changed since the last save. Blocking (sled).
@@ -442,7 +508,7 @@ pub fn priorities(
     let users = table
         .into_iter()
         .map(|mut p| {
-            let multiplier = foreign_multiplier(&p.user, own_domain, foreign_factors);
+            let multiplier = priority::foreign_multiplier(&p.user, own_domain, foreign_factors);
             if multiplier != 1.0 {
                 p.factor *= multiplier;
                 p.effective = p.real * p.factor;
@@ -451,20 +517,6 @@ pub fn priorities(
         })
         .collect();
     (Priorities { users, ledger }, factors)
-}
-
-/// The factor a domain's policy puts on `user`'s domain: 1 for our own.
-pub fn foreign_multiplier(
-    user: &str,
-    own_domain: &str,
-    foreign_factors: &BTreeMap<String, f64>,
-) -> f64 {
-    match user.rsplit_once('@') {
-        Some((_, domain)) if domain != own_domain => {
-            foreign_factors.get(domain).copied().unwrap_or(1.0)
-        }
-        _ => 1.0,
-    }
 }
 
 fn read_ad(
@@ -631,6 +683,29 @@ mod tests {
         assert!(alice.real > 2.5, "{alice:?}");
         assert!((bob.factor / alice.factor - 2.0).abs() < 1e-9, "{bob:?}");
         assert!(bob.effective < alice.effective);
+    }
+
+    #[test]
+    fn a_factor_outlives_the_agent_that_set_it() {
+        let (a, b) = (accounting(1), accounting(2));
+        let none = BTreeMap::new();
+        a.set_factor("bob@lab", 5.0, 1000).unwrap();
+        // Set twice within a second: the second setting is the one in force.
+        a.set_factor("bob@lab", 3.0, 1000).unwrap();
+        let (_, in_force) = priorities(&[machine_ad(1, "lab", &a)], "lab", &none, 1001, 100.0);
+        assert_eq!(in_force.factor_of("bob@lab", 1.0), 3.0);
+        assert!(!a.adopt(&in_force), "a setter takes up nothing of its own");
+        // B takes the setting up; once A's ad has gone, B's carries it.
+        assert!(b.adopt(&in_force));
+        assert!(!b.adopt(&in_force), "taken up once");
+        let (_, later) = priorities(&[machine_ad(2, "lab", &b)], "lab", &none, 1002, 100.0);
+        assert_eq!(later.factor_of("bob@lab", 1.0), 3.0);
+        // A newer setting made at B wins over the copy A still holds.
+        b.set_factor("bob@lab", 7.0, 1003).unwrap();
+        let ads = [machine_ad(1, "lab", &a), machine_ad(2, "lab", &b)];
+        let (_, newest) = priorities(&ads, "lab", &none, 1004, 100.0);
+        assert_eq!(newest.factor_of("bob@lab", 1.0), 7.0);
+        assert!(a.adopt(&newest));
     }
 
     #[test]

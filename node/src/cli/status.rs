@@ -111,6 +111,7 @@ pub(crate) fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<Os
         Some("rm" | "hold" | "release") => &["-constraint", "-reason"],
         Some("qedit") => &["-constraint"],
         Some("userprio") => &["-setfactor", "-json", "-allusers"],
+        Some("drain") => super::drain::SINGLE_DASH,
         _ => return args,
     };
     let mut prev_takes_value = false;
