@@ -428,6 +428,22 @@ fn without_an_agent_status_names_the_directory_and_how_to_start_one() {
     assert_eq!(e.to_string(), expected);
 }
 
+#[test]
+fn drain_options_are_checked_before_the_agent_is_asked() {
+    let dir = agent_dir();
+    let d = path_str(dir.path());
+    let long = "x".repeat(control::MAX_DRAIN_REASON_LEN + 1);
+    let err = failing(&["drain", "--agent", d, "-reason", &long]);
+    assert!(err.contains("-reason is 257 bytes; at most 256"), "{err}");
+    let err = failing(&["drain", "--agent", d, "-quick", "-fast"]);
+    assert!(err.contains("cannot be used with"), "{err}");
+    let err = failing(&["drain", "--agent", d, "-cancel", "-quick"]);
+    assert!(err.contains("cannot be used with"), "{err}");
+    // With no agent, it says so, as every command does.
+    let err = failing(&["drain", "--agent", d]);
+    assert!(err.contains("no running agent at"), "{err}");
+}
+
 // --- Hostile clients -------------------------------------------------------
 
 #[test]
@@ -461,8 +477,10 @@ fn garbage_unknown_ops_and_fields_get_errors_and_the_connection_stays_usable() {
     let dir = agent_dir();
     let (agent, _served) = serve_test_agent(dir.path());
     let mut raw = Raw::connect(dir.path());
-    let cases: [(&[u8], &str); 7] = [
+    let cases: [(&[u8], &str); 9] = [
         (b"hello agent\n", "bad request"),
+        (b"{\"op\":\"drain\",\"how\":\"slowly\"}\n", "slowly"),
+        (b"{\"op\":\"drain\",\"when\":\"now\"}\n", "when"),
         (b"{\"op\":\"frobnicate\"}\n", "frobnicate"),
         (b"{\"op\":\"ads\",\"colour\":\"red\"}\n", "colour"),
         (b"{\"op\":\"info\",\"colour\":\"red\"}\n", "colour"),

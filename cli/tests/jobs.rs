@@ -391,3 +391,106 @@ fn the_jobs_own_policy_holds_requeues_and_removes_it() {
         "run\n"
     );
 }
+
+/// A job that writes its pid to the marker file it is given and runs a
+/// minute on its first run; once the marker exists it ends at once.
+const HELD_JOB: &str = r#"#!/bin/sh
+if [ -e "$1" ]; then echo "second run"; exit 0; fi
+echo $$ > "$1.tmp" && mv "$1.tmp" "$1"
+i=0
+while [ $i -lt 300 ]; do sleep 0.2; i=$((i+1)); done
+echo "first run ran to its end"
+"#;
+
+#[test]
+fn periodic_hold_holds_a_running_job_and_periodic_release_requeues_it() {
+    let pool = Pool::up(1);
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    let exe = dir.join("hold.sh");
+    std::fs::write(&exe, HELD_JOB).unwrap();
+    std::fs::set_permissions(&exe, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let marker = dir.join("first-run.pid");
+    // Held on its first run once it has run 2 s; released after 6 s held
+    // (the periodic policy runs every 5 s: the hold lasts about 10 s).
+    std::fs::write(
+        dir.join("hold.sub"),
+        format!(
+            "executable = hold.sh\narguments = {}\noutput = out.txt\nlog = job.log\n\
+             periodic_hold = JobStatus == 2 && NumJobStarts == 1 && CurrentTime - JobCurrentStartDate >= 2\n\
+             periodic_release = JobStatus == 5 && HoldReasonCode == 3 && CurrentTime - EnteredCurrentStatus >= 6\n\
+             queue\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    pool.ok(0, dir, &["submit", "hold.sub"]);
+    let pid = wait_for(Duration::from_secs(60), "the first run started", || {
+        let pid = std::fs::read_to_string(&marker).ok()?;
+        let pid = pid.trim().to_owned();
+        (!pid.is_empty()).then_some(pid)
+    });
+    let first_run_alive = || {
+        std::fs::read_to_string(format!("/proc/{pid}/cmdline"))
+            .is_ok_and(|c| c.contains(marker.to_str().unwrap()))
+    };
+    let held = wait_for(
+        Duration::from_secs(60),
+        "the job held by periodic_hold",
+        || {
+            let rows = pool.af(
+                0,
+                false,
+                &[
+                    "JobStatus",
+                    "HoldReasonCode",
+                    "HoldReasonSubCode",
+                    "NumJobStarts",
+                    "HoldReason",
+                ],
+            );
+            (rows.first()?.first()? == "5").then(|| rows[0].clone())
+        },
+    );
+    assert_eq!(held[..4], ["5", "3", "0", "1"], "{held:?}");
+    let reason = held[4..].join(" ");
+    assert!(
+        reason.contains("PeriodicHold") && reason.contains("evaluated to TRUE"),
+        "{reason}"
+    );
+    // Holding a running job stops it on its machine.
+    wait_for(Duration::from_secs(30), "the first run stopped", || {
+        (!first_run_alive()).then_some(())
+    });
+    // Released, it runs again (NumJobStarts 2: no more hold) and ends.
+    pool.wait_queue_empty(0, Duration::from_secs(90));
+    let done = pool.af(
+        0,
+        true,
+        &[
+            "JobStatus",
+            "NumJobStarts",
+            "ExitCode",
+            "RemoteWallClockTime",
+        ],
+    );
+    assert_eq!(done.len(), 1, "{done:?}");
+    assert_eq!(done[0][..3], ["4", "2", "0"], "{done:?}");
+    let wall: f64 = done[0][3].parse().unwrap();
+    assert!(wall >= 2.0, "the held run's time is recorded: {done:?}");
+    let last_hold = pool.ok(0, dir, &["history", "-af", "LastHoldReason"]);
+    assert!(last_hold.contains("PeriodicHold"), "{last_hold}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("out.txt")).unwrap().trim(),
+        "second run"
+    );
+    let log = std::fs::read_to_string(dir.join("job.log")).unwrap();
+    let events: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains(" (001.000.000) "))
+        .map(|l| &l[..3])
+        .collect();
+    assert_eq!(events, ["000", "001", "012", "013", "001", "005"], "{log}");
+    assert!(log.contains("Code 3 Subcode 0"), "{log}");
+    assert!(log.contains("PeriodicHold"), "{log}");
+}

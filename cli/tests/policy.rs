@@ -7,7 +7,12 @@
 //!   waits while the owner works (`START` is false) and then runs to its
 //!   end;
 //! - two users share six slots: with equal factors each gets about half of
-//!   the slot time; with factors 1 and 2, about two thirds and one third.
+//!   the slot time; with factors 1 and 2, about two thirds and one third;
+//! - a job the machine ranks higher, or (where `PREEMPTION_REQUIREMENTS`
+//!   allows, and only then) of a user with a better priority, displaces
+//!   the running one, which runs again later;
+//! - `starling drain`: a graceful drain lets the job retire, a drained
+//!   machine starts nothing, a quick drain vacates, `-cancel` resumes.
 //!
 //! The keyboard is a file named by `[machine] keyboard_devices`: touching it
 //! is keyboard activity, and setting its time back an hour is the owner
@@ -371,4 +376,327 @@ fn a_job_the_machine_ranks_higher_displaces_the_running_one() {
     assert_eq!(low[1], "2", "{done:?}");
     let reason = pool.ok(0, work.path(), &["history", "-af", "LastVacateReason"]);
     assert!(reason.contains("ranks higher"), "{reason}");
+}
+
+/// The event codes of a user log, in order.
+fn log_codes(path: &Path) -> Vec<String> {
+    let log = std::fs::read_to_string(path).unwrap();
+    log.lines()
+        .filter(|l| l.len() > 3 && l[..3].bytes().all(|b| b.is_ascii_digit()))
+        .map(|l| l[..3].to_owned())
+        .collect()
+}
+
+/// A pool of two whose agent 1 checks its policy every second and vacates
+/// with 10 s of grace (and has `preemption_requirements`, if given); alice
+/// (`group_a.alice`, factor 1000) has a far worse priority than bob
+/// (`group_b.bob`, factor 1), set on agent 0 and seen by agent 1.
+fn priority_pool(preemption_requirements: Option<&str>) -> (Pool, Reap) {
+    let pool = Pool::up(2);
+    let mut settings = vec![
+        ("policy_interval_secs", toml::Value::Integer(1)),
+        ("machine_max_vacate_time", toml_str("10")),
+    ];
+    if let Some(expr) = preemption_requirements {
+        settings.push(("preemption_requirements", toml_str(expr)));
+    }
+    let agent = pool.reconfigure(1, "machine", &settings, 0);
+    let cwd = std::env::temp_dir();
+    for (user, factor) in [("group_a.alice", "1000"), ("group_b.bob", "1")] {
+        pool.ok(
+            0,
+            &cwd,
+            &[
+                "userprio",
+                "-setfactor",
+                &format!("{user}@d0.testnet"),
+                factor,
+            ],
+        );
+    }
+    // Agent 1 decides, from the factors in agent 0's ad.
+    wait_for(
+        Duration::from_secs(60),
+        "agent 1 seeing the priority factors",
+        || {
+            let out = pool.run(
+                1,
+                &cwd,
+                &[
+                    "status",
+                    "-constraint",
+                    "regexp(\"agent-00\", Name)",
+                    "-af",
+                    "StarlingPrioFactors",
+                ],
+            );
+            let text = String::from_utf8_lossy(&out.stdout);
+            (text.contains("group_a.alice@d0.testnet") && text.contains("group_b.bob@d0.testnet"))
+                .then_some(())
+        },
+    );
+    (pool, agent)
+}
+
+/// Submits on agent 0 a RANKED_JOB of user `name` in `group` that takes
+/// the whole of agent 1 (two cpus) and loops `loops` times.
+fn submit_as(pool: &Pool, work: &Path, events: &Path, name: &str, group: &str, loops: u32) {
+    std::fs::write(
+        work.join(format!("{name}.sub")),
+        format!(
+            "executable = job.sh\narguments = {name} {} {loops}\nrequest_cpus = 2\n\
+             output = {name}.out\nlog = {name}.log\n\
+             accounting_group = {group}\naccounting_group_user = {name}\n\
+             requirements = regexp(\"agent-01\", Name)\nqueue\n",
+            events.display()
+        ),
+    )
+    .unwrap();
+    pool.ok(0, work, &["submit", &format!("{name}.sub")]);
+}
+
+#[test]
+fn a_user_with_a_better_priority_displaces_another_users_job_where_preemption_requirements_allow() {
+    let (pool, _agent) = priority_pool(Some("SubmitterUserPrio < RemoteUserPrio"));
+    let work = tempfile::tempdir().unwrap();
+    let events = work.path().join("events");
+    script(&work.path().join("job.sh"), RANKED_JOB);
+    submit_as(&pool, work.path(), &events, "alice", "group_a", 100);
+    wait_for(Duration::from_secs(60), "alice's job running", || {
+        std::fs::read_to_string(&events)
+            .ok()?
+            .contains("alice")
+            .then_some(())
+    });
+    submit_as(&pool, work.path(), &events, "bob", "group_b", 5);
+    // Bob's better priority takes the machine; alice's job is vacated,
+    // goes back to idle with its run time, and runs again after bob's.
+    pool.wait_queue_empty(0, Duration::from_secs(120));
+    let text = std::fs::read_to_string(&events).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines, ["alice", "alice vacated", "bob", "alice"], "{text}");
+    let done = pool.af(
+        0,
+        true,
+        &["ClusterId", "NumJobStarts", "RemoteWallClockTime"],
+    );
+    let alice = done.iter().find(|r| r[0] == "1").expect("alice's job done");
+    assert_eq!(alice[1], "2", "{done:?}");
+    let wall: f64 = alice[2].parse().unwrap();
+    assert!(wall > 0.0, "alice's run time is recorded: {done:?}");
+    let bob = done.iter().find(|r| r[0] == "2").expect("bob's job done");
+    assert_eq!(bob[1], "1", "{done:?}");
+    let reason = pool.ok(0, work.path(), &["history", "-af", "LastVacateReason"]);
+    assert!(
+        reason.contains("whose priority") && reason.contains("group_b.bob@d0.testnet"),
+        "{reason}"
+    );
+    assert_eq!(
+        log_codes(&work.path().join("alice.log")),
+        ["000", "001", "004", "001", "005"]
+    );
+}
+
+#[test]
+fn without_preemption_requirements_a_better_priority_waits_for_the_running_job() {
+    // The same pool and priorities, PREEMPTION_REQUIREMENTS left at its
+    // default (false).
+    let (pool, _agent) = priority_pool(None);
+    let work = tempfile::tempdir().unwrap();
+    let events = work.path().join("events");
+    script(&work.path().join("job.sh"), RANKED_JOB);
+    submit_as(&pool, work.path(), &events, "alice", "group_a", 50);
+    wait_for(Duration::from_secs(60), "alice's job running", || {
+        std::fs::read_to_string(&events)
+            .ok()?
+            .contains("alice")
+            .then_some(())
+    });
+    submit_as(&pool, work.path(), &events, "bob", "group_b", 5);
+    // The policy runs every second: time enough to preempt, were it allowed.
+    std::thread::sleep(Duration::from_secs(3));
+    let rows = pool.af(0, false, &["ClusterId", "JobStatus"]);
+    assert!(
+        rows.contains(&vec!["1".to_owned(), "2".to_owned()])
+            && rows.contains(&vec!["2".to_owned(), "1".to_owned()]),
+        "alice's job runs and bob's waits: {rows:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&events).unwrap().trim(), "alice");
+    pool.wait_queue_empty(0, Duration::from_secs(90));
+    let text = std::fs::read_to_string(&events).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines, ["alice", "bob"], "{text}");
+    let done = pool.af(0, true, &["ClusterId", "NumJobStarts"]);
+    let mut starts: Vec<(String, String)> =
+        done.iter().map(|r| (r[0].clone(), r[1].clone())).collect();
+    starts.sort();
+    assert_eq!(
+        starts,
+        [
+            ("1".to_owned(), "1".to_owned()),
+            ("2".to_owned(), "1".to_owned())
+        ],
+        "each job started once"
+    );
+    let reason = pool.ok(0, work.path(), &["history", "-af", "LastVacateReason"]);
+    assert!(!reason.contains("whose priority"), "{reason}");
+    assert_eq!(
+        log_codes(&work.path().join("alice.log")),
+        ["000", "001", "005"]
+    );
+}
+
+/// A job that notes its start and end, leaves when asked (SIGTERM), and
+/// runs `$3` fifths of a second.
+const DRAINED_JOB: &str = r#"#!/bin/sh
+echo "$1" >> "$2"
+trap 'echo "$1 vacated" >> "$2"; exit 143' TERM
+i=0
+while [ $i -lt "$3" ]; do sleep 0.2; i=$((i+1)); done
+echo "$1 done" >> "$2"
+"#;
+
+#[test]
+fn a_drained_machine_lets_its_job_retire_takes_no_new_one_and_vacates_on_a_quick_drain() {
+    let pool = Pool::up(2);
+    let _agent = pool.reconfigure(
+        1,
+        "machine",
+        &[
+            ("policy_interval_secs", toml::Value::Integer(1)),
+            ("max_job_retirement_time", toml_str("300")),
+            ("machine_max_vacate_time", toml_str("10")),
+        ],
+        0,
+    );
+    let work = tempfile::tempdir().unwrap();
+    let events = work.path().join("events");
+    script(&work.path().join("job.sh"), DRAINED_JOB);
+    let submit = |name: &str, loops: u32| {
+        std::fs::write(
+            work.path().join(format!("{name}.sub")),
+            format!(
+                "executable = job.sh\narguments = {name} {} {loops}\nrequest_cpus = 2\n\
+                 output = {name}.out\nrequirements = regexp(\"agent-01\", Name)\nqueue\n",
+                events.display()
+            ),
+        )
+        .unwrap();
+        pool.ok(0, work.path(), &["submit", &format!("{name}.sub")]);
+    };
+    let events_file = events.as_path();
+    let event = |what: &str| {
+        let what = what.to_owned();
+        move || {
+            std::fs::read_to_string(events_file)
+                .ok()?
+                .lines()
+                .any(|l| l == what)
+                .then_some(())
+        }
+    };
+    let state = || pool.machine_af(1, &["State", "Activity"]).join(" ");
+
+    // A graceful drain lets the running job run out its retirement time.
+    submit("first", 60);
+    wait_for(
+        Duration::from_secs(60),
+        "the first job running",
+        event("first"),
+    );
+    let said = pool.ok(
+        1,
+        work.path(),
+        &["drain", "-graceful", "-reason", "kernel upgrade"],
+    );
+    assert!(said.contains("Draining (graceful): 1 job"), "{said}");
+    wait_for(
+        Duration::from_secs(30),
+        "Drained/Retiring in the ad",
+        || (state() == "Drained Retiring").then_some(()),
+    );
+    wait_for(
+        Duration::from_secs(60),
+        "the first job's end",
+        event("first done"),
+    );
+    wait_for(Duration::from_secs(30), "Drained/Idle in the ad", || {
+        (state() == "Drained Idle").then_some(())
+    });
+    // A drained machine takes no new job, and says why.
+    submit("second", 1);
+    std::thread::sleep(Duration::from_secs(5));
+    assert!(
+        event("second")().is_none(),
+        "a job started on a drained machine"
+    );
+    let why = pool.ok(0, work.path(), &["why", "2.0"]);
+    assert!(why.contains("Draining"), "{why}");
+    let said = pool.ok(1, work.path(), &["drain", "-cancel"]);
+    assert!(said.contains("Not draining"), "{said}");
+    wait_for(
+        Duration::from_secs(60),
+        "the second job's end",
+        event("second done"),
+    );
+
+    // A quick drain vacates the running job, which goes back to idle and
+    // runs again once the drain is cancelled.
+    submit("third", 100);
+    wait_for(
+        Duration::from_secs(60),
+        "the third job running",
+        event("third"),
+    );
+    pool.ok(1, work.path(), &["drain", "-quick", "-reason", "disk swap"]);
+    wait_for(
+        Duration::from_secs(30),
+        "the third job vacated",
+        event("third vacated"),
+    );
+    wait_for(Duration::from_secs(30), "the third job idle again", || {
+        let rows = pool.af(0, false, &["ClusterId", "JobStatus", "NumJobStarts"]);
+        rows.iter()
+            .any(|r| r[0] == "3" && r[1] == "1" && r[2] == "1")
+            .then_some(())
+    });
+    wait_for(
+        Duration::from_secs(30),
+        "Drained/Idle after the vacate",
+        || (state() == "Drained Idle").then_some(()),
+    );
+    // Another drain is refused while one is in force.
+    let out = pool.run(1, work.path(), &["drain", "-fast"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("cancel it first"),
+        "{err}"
+    );
+    pool.ok(1, work.path(), &["drain", "-cancel"]);
+    wait_for(
+        Duration::from_secs(60),
+        "the third job running again",
+        || {
+            let text = std::fs::read_to_string(&events).ok()?;
+            (text.lines().filter(|l| *l == "third").count() == 2).then_some(())
+        },
+    );
+    pool.ok(0, work.path(), &["rm", "3"]);
+    pool.wait_queue_empty(0, Duration::from_secs(60));
+    let text = std::fs::read_to_string(&events).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[..6],
+        [
+            "first",
+            "first done",
+            "second",
+            "second done",
+            "third",
+            "third vacated"
+        ],
+        "{text}"
+    );
+    let reason = pool.ok(0, work.path(), &["history", "3", "-af", "LastVacateReason"]);
+    assert!(reason.contains("draining (quick): disk swap"), "{reason}");
 }
