@@ -233,6 +233,31 @@ fn open_stream(path: &PathBuf, write: bool) -> Result<std::fs::File, StartError>
     })
 }
 
+/// How often a start that finds its executable busy is tried, and how long
+/// is waited between tries (growing).
+const BUSY_TEXT_TRIES: u32 = 8;
+const BUSY_TEXT_WAIT: Duration = Duration::from_millis(10);
+
+/// Spawns `command`, trying again while exec says the executable is busy
+/// (ETXTBSY). That happens when another thread of this agent forks while
+/// it still holds the just-written executable open for writing (a transfer
+/// of another job's files): the forked child keeps that descriptor until
+/// its own exec, a few milliseconds. It is no fault of the job's.
+fn spawn_retrying_busy_text(command: &mut Command) -> std::io::Result<std::process::Child> {
+    let mut wait = BUSY_TEXT_WAIT;
+    for _ in 1..BUSY_TEXT_TRIES {
+        match command.spawn() {
+            Err(e) if e.raw_os_error() == Some(rustix::io::Errno::TXTBSY.raw_os_error()) => {
+                tracing::debug!(?wait, "the executable is busy; trying again");
+                std::thread::sleep(wait);
+                wait = wait.saturating_mul(2);
+            }
+            other => return other,
+        }
+    }
+    command.spawn()
+}
+
 fn start_blocking(spec: Spec) -> Result<Running, StartError> {
     let stdin = match &spec.stdin {
         Some(path) => Stdio::from(open_stream(path, false)?),
@@ -262,7 +287,7 @@ fn start_blocking(spec: Spec) -> Result<Running, StartError> {
             .env("USER", &account.name);
     }
     let started = Instant::now();
-    let mut child = command.spawn().map_err(|e| {
+    let mut child = spawn_retrying_busy_text(&mut command).map_err(|e| {
         start_error(
             HoldCode::FailedToCreateProcess,
             format!("failed to execute '{}'", spec.executable.display()),

@@ -314,3 +314,35 @@ async fn as_root_a_job_runs_as_the_configured_account() {
     );
     assert!(sb.path().join("made-here").exists());
 }
+
+#[test]
+fn an_executable_still_open_for_writing_elsewhere_is_started_once_it_closes() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("job.sh");
+    std::fs::write(&script, "#!/bin/sh\nexit 0\n").unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // Held open for writing, as a forked child of another thread holds a
+    // just-written executable until its own exec: exec says ETXTBSY.
+    let writer = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&script)
+        .unwrap();
+    let mut command = Command::new(&script);
+    let busy = spawn_retrying_busy_text(&mut command).unwrap_err();
+    assert_eq!(
+        busy.raw_os_error(),
+        Some(rustix::io::Errno::TXTBSY.raw_os_error())
+    );
+    // Closed a moment later: the start goes through.
+    let closer = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(50));
+        drop(writer);
+    });
+    let status = spawn_retrying_busy_text(&mut command)
+        .expect("started once the writer closed")
+        .wait()
+        .unwrap();
+    assert!(status.success());
+    closer.join().unwrap();
+}
