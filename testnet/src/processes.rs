@@ -488,10 +488,15 @@ pub fn down(
     }
 
     // Whatever else is left in the testnet's process group and is the
-    // testnet's (by its command line or working directory).
-    let others = layout
+    // testnet's (by its command line or working directory). The agents are
+    // counted above: one just sent SIGKILL can still be listed for a moment
+    // before it turns zombie.
+    let others: Vec<i32> = layout
         .process_group
-        .map_or_else(Vec::new, |g| procfs::group_members(g, layout.dir()));
+        .map_or_else(Vec::new, |g| procfs::group_members(g, layout.dir()))
+        .into_iter()
+        .filter(|pid| !pids.contains(&Some(*pid)))
+        .collect();
     for &pid in &others {
         procfs::signal(pid, rustix::process::Signal::KILL);
     }
