@@ -455,20 +455,27 @@ fn submit_as(pool: &Pool, work: &Path, events: &Path, name: &str, group: &str, l
     pool.ok(0, work, &["submit", &format!("{name}.sub")]);
 }
 
-#[test]
-fn a_user_with_a_better_priority_displaces_another_users_job_where_preemption_requirements_allow() {
-    let (pool, _agent) = priority_pool(Some("SubmitterUserPrio < RemoteUserPrio"));
+/// Alice's job of `loops` fifths of a second takes agent 1; once it runs,
+/// bob submits a short one. Returns the work directory and the events file.
+fn alice_runs_then_bob_asks(pool: &Pool, loops: u32) -> (tempfile::TempDir, std::path::PathBuf) {
     let work = tempfile::tempdir().unwrap();
     let events = work.path().join("events");
     script(&work.path().join("job.sh"), RANKED_JOB);
-    submit_as(&pool, work.path(), &events, "alice", "group_a", 100);
+    submit_as(pool, work.path(), &events, "alice", "group_a", loops);
     wait_for(Duration::from_secs(60), "alice's job running", || {
         std::fs::read_to_string(&events)
             .ok()?
             .contains("alice")
             .then_some(())
     });
-    submit_as(&pool, work.path(), &events, "bob", "group_b", 5);
+    submit_as(pool, work.path(), &events, "bob", "group_b", 5);
+    (work, events)
+}
+
+#[test]
+fn a_user_with_a_better_priority_displaces_another_users_job_where_preemption_requirements_allow() {
+    let (pool, _agent) = priority_pool(Some("SubmitterUserPrio < RemoteUserPrio"));
+    let (work, events) = alice_runs_then_bob_asks(&pool, 100);
     // Bob's better priority takes the machine; alice's job is vacated,
     // goes back to idle with its run time, and runs again after bob's.
     pool.wait_queue_empty(0, Duration::from_secs(120));
@@ -502,17 +509,7 @@ fn without_preemption_requirements_a_better_priority_waits_for_the_running_job()
     // The same pool and priorities, PREEMPTION_REQUIREMENTS left at its
     // default (false).
     let (pool, _agent) = priority_pool(None);
-    let work = tempfile::tempdir().unwrap();
-    let events = work.path().join("events");
-    script(&work.path().join("job.sh"), RANKED_JOB);
-    submit_as(&pool, work.path(), &events, "alice", "group_a", 50);
-    wait_for(Duration::from_secs(60), "alice's job running", || {
-        std::fs::read_to_string(&events)
-            .ok()?
-            .contains("alice")
-            .then_some(())
-    });
-    submit_as(&pool, work.path(), &events, "bob", "group_b", 5);
+    let (work, events) = alice_runs_then_bob_asks(&pool, 50);
     // The policy runs every second: time enough to preempt, were it allowed.
     std::thread::sleep(Duration::from_secs(3));
     let rows = pool.af(0, false, &["ClusterId", "JobStatus"]);
