@@ -231,6 +231,20 @@ impl View {
         if AdKind::from_kind(header.kind).is_none() {
             return Verdict::Rejected(Rejection::WrongKind(header.kind));
         }
+        let key = Key {
+            signer: *header.signer.as_bytes(),
+            kind: header.kind.as_u16(),
+        };
+        // The very envelope already held was checked when it came in: a
+        // second copy (pages pulled from several peers hold the same ads)
+        // is not worth two signature checks and a parse again.
+        if self
+            .ads
+            .get(&key)
+            .is_some_and(|held| *held.envelope == envelope)
+        {
+            return Verdict::Ignored(Ignored::Duplicate);
+        }
         let signed = match gossip::open(&envelope, now, &self.freshness) {
             Ok(s) => s,
             Err(wire::Error::Identity(
@@ -269,10 +283,6 @@ impl View {
                 )));
             }
         }
-        let key = Key {
-            signer: *header.signer.as_bytes(),
-            kind: header.kind.as_u16(),
-        };
         if let Some(held) = self.ads.get(&key) {
             let newest = held.envelope.header();
             if header.seq == newest.seq {
