@@ -105,6 +105,15 @@ fn main() {
     println!(
         "start-up: {agents} agents started in {start_secs:.1} s; {complete}/{agents} saw every ad after {converge_secs:.1} s"
     );
+    let opened: u64 = testnet
+        .agents
+        .iter()
+        .map(|a| runtime.block_on(a.traffic()).connections)
+        .sum();
+    println!(
+        "start-up: {:.1} connections opened per agent until then",
+        opened as f64 / agents as f64
+    );
     let spread = spread_ms(&testnet, rounds, &mut rng);
     let (hop_median, spread_median) = (median(hop.clone()), median(spread.clone()));
     let range = |xs: &[f64]| {
@@ -119,12 +128,17 @@ fn main() {
         spread_median / hop_median.max(1.0)
     );
 
-    let sample = |t: &Testnet| -> Vec<(u64, u64)> {
+    let range1 = |xs: &[f64]| {
+        let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = xs.iter().copied().fold(0.0, f64::max);
+        format!("{lo:.1}–{hi:.1}")
+    };
+    let sample = |t: &Testnet| -> Vec<(u64, u64, u64)> {
         t.agents
             .iter()
             .map(|a| {
                 let tr = runtime.block_on(a.traffic());
-                (tr.received, tr.sent)
+                (tr.received, tr.sent, tr.connections)
             })
             .collect()
     };
@@ -134,7 +148,14 @@ fn main() {
     let per_agent: Vec<f64> = before
         .iter()
         .zip(&after)
-        .map(|((r0, s0), (r1, s1))| ((r1 - r0) + (s1 - s0)) as f64 / window as f64)
+        .map(|((r0, s0, _), (r1, s1, _))| ((r1 - r0) + (s1 - s0)) as f64 / window as f64)
+        .collect();
+    // Connections opened per agent per minute: each is a noise handshake
+    // (two X25519 and an identity signature each way), so churn is CPU.
+    let churn: Vec<f64> = before
+        .iter()
+        .zip(&after)
+        .map(|((_, _, c0), (_, _, c1))| (c1 - c0) as f64 * 60.0 / window as f64)
         .collect();
     let ad_len = signed_ad_len(&testnet);
     // Every agent's refreshed ad received once per refresh interval: the
@@ -148,6 +169,11 @@ fn main() {
         range(&per_agent),
         floor,
         med / floor.max(1.0)
+    );
+    println!(
+        "connection churn over {window} s: median {:.1} connections opened per agent per minute, range {}",
+        median(churn.clone()),
+        range1(&churn)
     );
     runtime.block_on(testnet.shutdown());
 }

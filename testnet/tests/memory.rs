@@ -48,6 +48,30 @@ async fn twenty_agents_in_two_domains_each_see_all_twenty() {
     testnet.shutdown().await;
 }
 
+/// Joining a pool does not churn connections. Each connection costs a noise
+/// handshake on both sides; when closing idle connections fought with
+/// Kademlia's lookups and bucket checks, a 100-agent pool opened each
+/// connection five or six times while it formed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn agents_forming_a_pool_connect_to_each_other_about_once() {
+    const AGENTS: usize = 60;
+    let testnet = Testnet::start(Options::new(AGENTS, 2, 11)).await.unwrap();
+    let complete = testnet.wait_converged(CONVERGE).await;
+    assert_eq!(complete, AGENTS, "agents whose view holds every machine");
+    let mut opened = 0;
+    for agent in &testnet.agents {
+        opened += agent.traffic().await.connections;
+    }
+    // A connection is counted at both ends: every pair connected once
+    // makes AGENTS × (AGENTS - 1).
+    let per_pair = opened as f64 / (AGENTS * (AGENTS - 1)) as f64;
+    assert!(
+        per_pair < 2.0,
+        "{opened} connections opened among {AGENTS} agents: {per_pair:.2} per pair"
+    );
+    testnet.shutdown().await;
+}
+
 /// Polls `check` until it holds or `timeout` passes.
 async fn eventually<F, Fut>(timeout: Duration, mut check: F) -> bool
 where

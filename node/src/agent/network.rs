@@ -13,7 +13,10 @@
 //!   measure of "nearby");
 //! - **Kademlia** in server mode on `/starling/kad/1`, seeded with the
 //!   bootstrap peers; its routing table is where the loop finds peers to
-//!   dial when it has fewer than [`TARGET_PEERS`];
+//!   dial when it has fewer than [`TARGET_PEERS`]. The loop bootstraps once
+//!   at start, then looks up its own id every [`KAD_REFRESH`]; a peer
+//!   enters the table only where its bucket has room, so that Kademlia
+//!   never dials to check a full bucket (see `Loop::learn_address`);
 //! - **mDNS**, when configured (on for a LAN install, off in testnets);
 //! - **gossipsub** with anonymous, content-addressed messages (each ad is
 //!   already a signed envelope, so a second libp2p signature would only
@@ -88,6 +91,19 @@ pub const MAX_PEERS: usize = 16;
 /// connected (a claim's keepalives, a transfer in progress).
 pub const JOB_ACTIVITY_KEEPS: Duration = Duration::from_secs(60);
 
+/// How often the routing table is refreshed: one lookup of our own id
+/// (Kademlia's paper refreshes hourly; peers here come and go faster). The
+/// full bootstrap, a lookup per bucket, runs once at start.
+pub const KAD_REFRESH: Duration = Duration::from_secs(300);
+
+/// The closest peers a Kademlia lookup looks for (the protocol's default
+/// is 20).
+pub const KAD_LOOKUP_PEERS: std::num::NonZeroUsize = std::num::NonZeroUsize::new(8).unwrap();
+
+/// A connection younger than this is not closed for being above
+/// [`MAX_PEERS`].
+pub const PRUNE_GRACE: Duration = Duration::from_secs(30);
+
 /// Peers a newcomer pulls the view from.
 pub const INITIAL_PULLS: usize = 3;
 
@@ -150,11 +166,14 @@ pub struct PeerInfo {
     pub score: Option<f64>,
 }
 
-/// Bytes moved on all of an agent's connections since it started.
+/// Bytes moved on all of an agent's connections since it started, and how
+/// many connections it opened or accepted (each one a noise handshake: the
+/// cost of connection churn).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Traffic {
     pub received: u64,
     pub sent: u64,
+    pub connections: u64,
 }
 
 /// What actors ask of the network.
@@ -317,6 +336,8 @@ pub fn start(
         next_serve: 0,
         pulls: HashMap::new(),
         pulled_from: HashSet::new(),
+        connections_opened: 0,
+        connected_at: HashMap::new(),
         rtt: HashMap::new(),
         addresses: HashMap::new(),
         bans: HashMap::new(),
@@ -404,11 +425,20 @@ fn make_behaviour(
         identify::Config::new(IDENTIFY_PROTOCOL.to_owned(), key.public())
             .with_agent_version(format!("starling/{}", env!("CARGO_PKG_VERSION"))),
     );
-    let mut kad = kad::Behaviour::with_config(
-        peer_id,
-        kad::store::MemoryStore::new(peer_id),
-        kad::Config::new(StreamProtocol::new(KAD_PROTOCOL)),
-    );
+    let mut kad_config = kad::Config::new(StreamProtocol::new(KAD_PROTOCOL));
+    // The loop decides when to look peers up (see [`KAD_REFRESH`]); a full
+    // bootstrap every five minutes is a lookup per bucket, dozens of
+    // connections opened and then closed again by the peer limit.
+    kad_config.set_periodic_bootstrap_interval(None);
+    // Peers enter the routing table through the loop (`learn_address`),
+    // never by connecting alone.
+    kad_config.set_kbucket_inserts(kad::BucketInserts::Manual);
+    // A lookup ends once this many closest peers answered. We store no
+    // records; we look peers up only to find some to connect to, and each
+    // peer contacted is a connection (a handshake) on both sides.
+    kad_config.set_replication_factor(KAD_LOOKUP_PEERS);
+    let mut kad =
+        kad::Behaviour::with_config(peer_id, kad::store::MemoryStore::new(peer_id), kad_config);
     kad.set_mode(Some(kad::Mode::Server));
     let mdns = if settings.mdns {
         Some(mdns::tokio::Behaviour::new(
@@ -540,6 +570,10 @@ struct Loop {
     /// Outbound pulls: which peer, which page number.
     pulls: HashMap<OutboundRequestId, (PeerId, u32)>,
     pulled_from: HashSet<PeerId>,
+    /// Connections established since start (see [`Traffic::connections`]).
+    connections_opened: u64,
+    /// Since when each connected peer has been connected.
+    connected_at: HashMap<PeerId, tokio::time::Instant>,
     rtt: HashMap<PeerId, Duration>,
     addresses: HashMap<PeerId, Vec<Multiaddr>>,
     bans: HashMap<PeerId, tokio::time::Instant>,
@@ -552,7 +586,12 @@ impl Loop {
     async fn run(mut self, mut commands: mpsc::Receiver<Command>) {
         let mut dial_timer = tokio::time::interval(Duration::from_secs(5));
         dial_timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        let mut kad_timer = tokio::time::interval(Duration::from_secs(300));
+        let peer_id = *self.swarm.local_peer_id();
+        // Bootstrapping fails only with an empty routing table (no
+        // bootstrap peer): then the refresh below tries again.
+        let mut bootstrapped = self.swarm.behaviour_mut().kad.bootstrap().is_ok();
+        let mut kad_timer =
+            tokio::time::interval_at(tokio::time::Instant::now() + KAD_REFRESH, KAD_REFRESH);
         kad_timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {
@@ -572,8 +611,14 @@ impl Loop {
                     self.prune();
                 }
                 _ = kad_timer.tick() => {
-                    // Bootstrapping fails only with an empty routing table.
-                    let _ = self.swarm.behaviour_mut().kad.bootstrap();
+                    let kad = &mut self.swarm.behaviour_mut().kad;
+                    if bootstrapped {
+                        // Our closest peers learn we are still here, and we
+                        // learn of any newcomer near us.
+                        kad.get_closest_peers(peer_id);
+                    } else {
+                        bootstrapped = kad.bootstrap().is_ok();
+                    }
                 }
             }
         }
@@ -733,7 +778,10 @@ impl Loop {
         if prometheus_client::encoding::text::encode(&mut text, &self.registry).is_err() {
             return Traffic::default();
         }
-        let mut traffic = Traffic::default();
+        let mut traffic = Traffic {
+            connections: self.connections_opened,
+            ..Traffic::default()
+        };
         for line in text
             .lines()
             .filter(|l| l.starts_with("libp2p_bandwidth_bytes_total{"))
@@ -772,8 +820,8 @@ impl Loop {
     /// and lifts bans that have run out.
     /// Closes connections above [`MAX_PEERS`], down to [`TARGET_PEERS`]:
     /// never a gossip mesh peer, a peer with job traffic in the last
-    /// [`JOB_ACTIVITY_KEEPS`], or one we are pulling the view from or
-    /// serving it to.
+    /// [`JOB_ACTIVITY_KEEPS`], one we are pulling the view from or serving
+    /// it to, or one connected less than [`PRUNE_GRACE`] ago.
     fn prune(&mut self) {
         let now = tokio::time::Instant::now();
         self.job_activity
@@ -790,6 +838,15 @@ impl Loop {
             .copied()
             .collect();
         keep.extend(self.job_activity.keys().copied());
+        // A young connection is most likely a Kademlia lookup (ours or a
+        // peer's) under way: closing it would make the lookup fail and the
+        // next one dial again, a handshake each time.
+        keep.extend(
+            self.connected_at
+                .iter()
+                .filter(|(_, since)| now.duration_since(**since) < PRUNE_GRACE)
+                .map(|(peer, _)| *peer),
+        );
         keep.extend(self.pulls.values().map(|(peer, _)| *peer));
         keep.extend(self.serving.values().map(|(peer, _)| *peer));
         let excess = connected.len() - TARGET_PEERS;
@@ -804,6 +861,24 @@ impl Loop {
         }
         if closed > 0 {
             tracing::debug!(closed, "closed idle connections above the peer limit");
+        }
+    }
+
+    /// Puts a peer's address in the routing table if the peer is there
+    /// already or its bucket has room. Kademlia would otherwise make room in
+    /// a full bucket by dialling its oldest disconnected entry to see if it
+    /// is alive, and with connections closed by [`Loop::prune`] most are
+    /// disconnected: every peer heard of would cost a connection, and the
+    /// peer dialled hears of us in turn. Dead entries leave the table when
+    /// a dial to them fails.
+    fn learn_address(&mut self, peer: PeerId, address: Multiaddr) {
+        let kad = &mut self.swarm.behaviour_mut().kad;
+        let room = kad.kbucket(peer).is_none_or(|bucket| {
+            bucket.num_entries() < kad::K_VALUE.get()
+                || bucket.iter().any(|e| *e.node.key.preimage() == peer)
+        });
+        if room {
+            kad.add_address(&peer, address);
         }
     }
 
@@ -876,6 +951,10 @@ impl Loop {
                 ..
             } => {
                 tracing::debug!(peer = %peer_id, "connected");
+                self.connections_opened += 1;
+                self.connected_at
+                    .entry(peer_id)
+                    .or_insert_with(tokio::time::Instant::now);
                 let known = self.addresses.entry(peer_id).or_default();
                 let address = endpoint.get_remote_address().clone();
                 if !known.contains(&address) {
@@ -896,6 +975,7 @@ impl Loop {
                 tracing::debug!(peer = %peer_id, "disconnected");
                 self.rtt.remove(&peer_id);
                 self.addresses.remove(&peer_id);
+                self.connected_at.remove(&peer_id);
             }
             _ => {}
         }
@@ -949,10 +1029,7 @@ impl Loop {
             }
             BehaviourEvent::Identify(identify::Event::Received { peer_id, info, .. }) => {
                 for address in info.listen_addrs {
-                    self.swarm
-                        .behaviour_mut()
-                        .kad
-                        .add_address(&peer_id, address);
+                    self.learn_address(peer_id, address);
                 }
             }
             BehaviourEvent::Ping(ping::Event {
@@ -964,10 +1041,7 @@ impl Loop {
             }
             BehaviourEvent::Mdns(mdns::Event::Discovered(found)) => {
                 for (peer, address) in found {
-                    self.swarm
-                        .behaviour_mut()
-                        .kad
-                        .add_address(&peer, address.clone());
+                    self.learn_address(peer, address.clone());
                     let _ = self.swarm.dial(address);
                 }
             }
