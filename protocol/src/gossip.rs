@@ -26,8 +26,8 @@ use serde::{Deserialize, Serialize};
 use crate::cbor;
 use crate::classad::{parse_ad, unparse_ad, ClassAd};
 use crate::identity::{
-    check_domain_name, AgentId, Certificate, Envelope, Freshness, Header, Keypair, Kind, Timestamp,
-    TrustAnchors, MAX_CERTIFICATE_LEN,
+    check_domain_name, AgentId, Certificate, CertificateCache, Envelope, Freshness, Header,
+    Keypair, Kind, Timestamp, TrustAnchors, MAX_CERTIFICATE_LEN,
 };
 use crate::wire::{self, envelope_list, Error};
 
@@ -161,6 +161,23 @@ impl SignedAd {
         self.certificates
             .iter()
             .filter_map(|env| Certificate::verify(env, &signer, anchors, now, freshness).ok())
+            .collect()
+    }
+
+    /// [`SignedAd::verified_certificates`] with a [`CertificateCache`].
+    pub fn verified_certificates_cached(
+        &self,
+        anchors: &TrustAnchors,
+        now: Timestamp,
+        freshness: &Freshness,
+        cache: &mut CertificateCache,
+    ) -> Vec<Certificate> {
+        let signer = self.signer();
+        self.certificates
+            .iter()
+            .filter_map(|env| {
+                Certificate::verify_cached(env, &signer, anchors, now, freshness, cache).ok()
+            })
             .collect()
     }
 }

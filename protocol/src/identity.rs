@@ -21,7 +21,9 @@ mod envelope;
 mod keys;
 mod policy;
 
-pub use certificate::{check_domain_name, Certificate, Role, Roles, MAX_CERTIFICATE_LEN};
+pub use certificate::{
+    check_domain_name, Certificate, CertificateCache, Role, Roles, MAX_CERTIFICATE_LEN,
+};
 pub use envelope::{
     Envelope, Freshness, Header, Kind, Opened, ReplayGuard, Timestamp, Verifier, MAX_ENVELOPE_LEN,
 };

@@ -34,7 +34,8 @@ use std::sync::Arc;
 use starling_protocol::classad::{ClassAd, Evaluator, Expr, Name, Side, Value};
 use starling_protocol::gossip::{self, AdKind};
 use starling_protocol::identity::{
-    AgentId, Envelope, Error as IdentityError, Freshness, Kind, Timestamp, TrustAnchors, Verifier,
+    AgentId, CertificateCache, Envelope, Error as IdentityError, Freshness, Kind, Timestamp,
+    TrustAnchors, Verifier,
 };
 use starling_protocol::view::Cursor;
 use starling_protocol::wire;
@@ -169,6 +170,8 @@ pub struct View {
     anchors: TrustAnchors,
     freshness: Freshness,
     verifier: Verifier,
+    /// Each agent sends the same certificate with every ad.
+    certificates: CertificateCache,
     ads: BTreeMap<Key, Held>,
     by_type: HashMap<String, BTreeSet<Key>>,
     expiry: BTreeSet<(Timestamp, Key)>,
@@ -183,6 +186,7 @@ impl View {
             anchors,
             freshness,
             verifier: Verifier::new(freshness),
+            certificates: CertificateCache::new(),
             ads: BTreeMap::new(),
             by_type: HashMap::new(),
             expiry: BTreeSet::new(),
@@ -258,7 +262,12 @@ impl View {
             Err(e) => return Verdict::Rejected(Rejection::Malformed(e.to_string())),
         };
         let signer = signed.signer();
-        let certificates = signed.verified_certificates(&self.anchors, now, &self.freshness);
+        let certificates = signed.verified_certificates_cached(
+            &self.anchors,
+            now,
+            &self.freshness,
+            &mut self.certificates,
+        );
         let claimed = text_attr(&signed.ad, "StarlingDomain");
         let domain = match certificates
             .iter()

@@ -244,6 +244,96 @@ impl Certificate {
         }
         Ok(cert)
     }
+
+    /// [`Certificate::verify`], skipping the signature check and decoding
+    /// for a certificate `cache` has opened before (byte for byte). Trust,
+    /// presenter and validity window are checked every time, so a cached
+    /// certificate whose domain is no longer trusted, or whose window has
+    /// closed, fails as it would uncached.
+    pub fn verify_cached(
+        envelope: &Envelope,
+        presenter: &AgentId,
+        anchors: &TrustAnchors,
+        now: Timestamp,
+        freshness: &Freshness,
+        cache: &mut CertificateCache,
+    ) -> Result<Certificate, Error> {
+        let digest = CertificateCache::digest(envelope);
+        let cert = match cache.opened.get(&digest) {
+            Some(cert) => {
+                envelope.check_before_signature(now, freshness)?;
+                cert.clone()
+            }
+            None => {
+                let cert = Self::open(envelope, now, freshness)?;
+                if cache.opened.len() >= cache.capacity {
+                    cache.opened.clear();
+                }
+                cache.opened.insert(digest, cert.clone());
+                cert
+            }
+        };
+        anchors.check(&cert.domain, &cert.domain_key)?;
+        if cert.agent != *presenter {
+            return Err(Error::NotThisAgent {
+                admitted: cert.agent,
+                presenter: *presenter,
+            });
+        }
+        Ok(cert)
+    }
+}
+
+/// Certificates already opened (signature checked, body decoded), by the
+/// digest of their exact bytes. An agent attaches the same certificate to
+/// every ad it publishes, so without this a view checks the domain's
+/// signature again with every refresh of every ad: half of its signature
+/// checks. Bounded: when full it starts again empty.
+#[derive(Debug, Clone)]
+pub struct CertificateCache {
+    opened: std::collections::HashMap<[u8; 32], Certificate>,
+    capacity: usize,
+}
+
+impl CertificateCache {
+    /// Certificates remembered by default: one each for a pool of ten
+    /// thousand agents.
+    pub const DEFAULT_CAPACITY: usize = 10_000;
+
+    pub fn new() -> Self {
+        Self::with_capacity(Self::DEFAULT_CAPACITY)
+    }
+
+    pub fn with_capacity(capacity: usize) -> Self {
+        Self {
+            opened: std::collections::HashMap::new(),
+            capacity: capacity.max(1),
+        }
+    }
+
+    /// How many certificates are remembered.
+    pub fn len(&self) -> usize {
+        self.opened.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.opened.is_empty()
+    }
+
+    /// The signed bytes and the signature both: an envelope with the same
+    /// digest is the same certificate.
+    fn digest(envelope: &Envelope) -> [u8; 32] {
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(envelope.signed_bytes());
+        hasher.update(envelope.signature());
+        *hasher.finalize().as_bytes()
+    }
+}
+
+impl Default for CertificateCache {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 #[cfg(test)]
@@ -325,6 +415,67 @@ mod tests {
         )
         .unwrap_err();
         assert!(matches!(err, Error::UntrustedDomain { .. }), "{err}");
+    }
+
+    #[test]
+    fn a_cached_certificate_is_checked_for_trust_presenter_and_window_every_time() {
+        let env = cert(1, "physics", 1);
+        let fresh = Freshness::default();
+        let mut cache = CertificateCache::new();
+        let first = Certificate::verify_cached(&env, &agent(1), &anchors(), T0, &fresh, &mut cache)
+            .unwrap();
+        let again = Certificate::verify_cached(&env, &agent(1), &anchors(), T0, &fresh, &mut cache)
+            .unwrap();
+        assert_eq!(first, again);
+        assert_eq!(cache.len(), 1, "the same certificate is remembered once");
+        let err = Certificate::verify_cached(&env, &agent(2), &anchors(), T0, &fresh, &mut cache)
+            .unwrap_err();
+        assert!(matches!(err, Error::NotThisAgent { .. }), "{err}");
+        let mut only_chem = TrustAnchors::default();
+        only_chem.insert("chem", domain(2).public());
+        let err = Certificate::verify_cached(&env, &agent(1), &only_chem, T0, &fresh, &mut cache)
+            .unwrap_err();
+        assert!(matches!(err, Error::UntrustedDomain { .. }), "{err}");
+        let late = T0.saturating_add_millis(31 * DAY);
+        let err = Certificate::verify_cached(&env, &agent(1), &anchors(), late, &fresh, &mut cache)
+            .unwrap_err();
+        assert!(matches!(err, Error::Expired { .. }), "{err}");
+    }
+
+    #[test]
+    fn a_certificate_with_a_broken_signature_fails_even_when_the_genuine_one_is_cached() {
+        let genuine = cert(1, "physics", 1);
+        let fresh = Freshness::default();
+        let mut cache = CertificateCache::new();
+        Certificate::verify_cached(&genuine, &agent(1), &anchors(), T0, &fresh, &mut cache)
+            .unwrap();
+        // The signature is the envelope's last field.
+        let mut bytes = genuine.to_bytes();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 1;
+        let forged = Envelope::decode(&bytes).unwrap();
+        let err =
+            Certificate::verify_cached(&forged, &agent(1), &anchors(), T0, &fresh, &mut cache)
+                .unwrap_err();
+        assert!(matches!(err, Error::BadSignature { .. }), "{err}");
+    }
+
+    #[test]
+    fn a_full_cache_starts_again_rather_than_growing() {
+        let fresh = Freshness::default();
+        let mut cache = CertificateCache::with_capacity(2);
+        for n in 1..=3 {
+            Certificate::verify_cached(
+                &cert(1, "physics", n),
+                &agent(n),
+                &anchors(),
+                T0,
+                &fresh,
+                &mut cache,
+            )
+            .unwrap();
+        }
+        assert_eq!(cache.len(), 1);
     }
 
     #[test]

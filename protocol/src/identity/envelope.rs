@@ -455,7 +455,11 @@ impl Envelope {
             .collect()
     }
 
-    fn check_before_signature(&self, now: Timestamp, freshness: &Freshness) -> Result<(), Error> {
+    pub(crate) fn check_before_signature(
+        &self,
+        now: Timestamp,
+        freshness: &Freshness,
+    ) -> Result<(), Error> {
         if self.verifying_key.is_weak() {
             return Err(Error::WeakKey {
                 signer: self.header.signer,
