@@ -9,12 +9,17 @@
 //!   with no changes (only refreshes, heartbeats, pings), against the
 //!   baseline of one refreshed ad per agent per refresh interval sent to
 //!   each of its mesh peers;
-//! - start-up: how long N agents take to start and to see each other.
+//! - **steady-state CPU**: the process's CPU time over the same window, per
+//!   agent, as a share of one core (all agents share this process);
+//! - start-up: how long N agents take to start and to see each other, and
+//!   how many connections they opened meanwhile.
 //!
 //! `cargo bench -p starling-testnet --bench gossip`. Environment:
 //! `STARLING_BENCH_AGENTS` (default 500), `STARLING_BENCH_ROUNDS` (ad
 //! changes, default 7), `STARLING_BENCH_WINDOW_SECS` (traffic window,
-//! default 120: two refresh intervals).
+//! default 120: two refresh intervals), `STARLING_BENCH_REFRESH_SECS` (the
+//! agents' ad refresh interval, default the agents' own default; the
+//! lifetime is three refreshes).
 
 use std::time::{Duration, Instant};
 
@@ -25,6 +30,21 @@ fn env(name: &str, default: usize) -> usize {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
+}
+
+/// CPU time (user + system) this process has used, in seconds.
+fn process_cpu_secs() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name, which is in parentheses and may hold
+    // spaces: utime and stime are the 12th and 13th.
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let ticks: u64 = after
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|f| f.parse::<u64>().ok())
+        .sum();
+    ticks as f64 / rustix::param::clock_ticks_per_second() as f64
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -96,8 +116,15 @@ fn main() {
     runtime.block_on(pair.shutdown());
 
     let started = Instant::now();
+    let mut options = Options::new(agents, 2, 2);
+    let refresh = env(
+        "STARLING_BENCH_REFRESH_SECS",
+        options.config.advertise.refresh_secs as usize,
+    ) as u64;
+    options.config.advertise.refresh_secs = refresh;
+    options.config.advertise.lifetime_secs = 3 * refresh;
     let testnet = runtime
-        .block_on(Testnet::start(Options::new(agents, 2, 2)))
+        .block_on(Testnet::start(options))
         .expect("the testnet");
     let start_secs = started.elapsed().as_secs_f64();
     let complete = runtime.block_on(testnet.wait_converged(Duration::from_secs(600)));
@@ -143,7 +170,9 @@ fn main() {
             .collect()
     };
     let before = sample(&testnet);
+    let cpu_before = process_cpu_secs();
     std::thread::sleep(Duration::from_secs(window as u64));
+    let cpu_after = process_cpu_secs();
     let after = sample(&testnet);
     let per_agent: Vec<f64> = before
         .iter()
@@ -160,8 +189,7 @@ fn main() {
     let ad_len = signed_ad_len(&testnet);
     // Every agent's refreshed ad received once per refresh interval: the
     // least any dissemination can move.
-    let refresh = 60.0;
-    let floor = (agents as f64) * (ad_len as f64) / refresh;
+    let floor = (agents as f64) * (ad_len as f64) / refresh as f64;
     let med = median(per_agent.clone());
     println!(
         "steady traffic over {window} s: median {:.0} B/s per agent (in + out), range {}; baseline (every {ad_len}-byte signed ad received once per refresh) {:.0} B/s; ratio {:.1}x",
@@ -174,6 +202,12 @@ fn main() {
         "connection churn over {window} s: median {:.1} connections opened per agent per minute, range {}",
         median(churn.clone()),
         range1(&churn)
+    );
+    let cpu = (cpu_after - cpu_before) / window as f64;
+    println!(
+        "steady CPU over {window} s: {:.0}% of one core for {agents} agents, {:.3}% per agent; target for an idle agent < 0.5%",
+        cpu * 100.0,
+        cpu * 100.0 / agents as f64
     );
     runtime.block_on(testnet.shutdown());
 }
