@@ -118,6 +118,13 @@ pub const PRUNE_GRACE: Duration = Duration::from_secs(30);
 /// refresh cover what a smaller mesh loses to a misbehaving peer.
 pub const GOSSIP_MESH: usize = 4;
 
+/// Gossip messages at least this big are announced to mesh peers with an
+/// IDONTWANT as they arrive (gossipsub 1.2), so that the peers do not send
+/// their copies too. A machine ad is under 2 KiB: there the announcement
+/// costs a message for each one it saves, and messages, not bytes, are
+/// what an agent's CPU goes on. Gossipsub's default is 1 KiB.
+pub const GOSSIP_IDONTWANT_MIN: usize = 16 << 10;
+
 /// Peers a newcomer pulls the view from.
 pub const INITIAL_PULLS: usize = 3;
 
@@ -468,6 +475,7 @@ fn make_behaviour(
         .mesh_n_high(TARGET_PEERS)
         .mesh_outbound_min(GOSSIP_MESH / 2)
         .gossip_lazy(GOSSIP_MESH)
+        .idontwant_message_size_threshold(GOSSIP_IDONTWANT_MIN)
         .validation_mode(gossipsub::ValidationMode::Anonymous)
         .validate_messages()
         .message_id_fn(|m: &gossipsub::Message| {
