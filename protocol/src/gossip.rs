@@ -157,11 +157,8 @@ impl SignedAd {
         now: Timestamp,
         freshness: &Freshness,
     ) -> Vec<Certificate> {
-        let signer = self.signer();
-        self.certificates
-            .iter()
-            .filter_map(|env| Certificate::verify(env, &signer, anchors, now, freshness).ok())
-            .collect()
+        let mut cache = CertificateCache::with_capacity(MAX_CERTIFICATES);
+        self.verified_certificates_cached(anchors, now, freshness, &mut cache)
     }
 
     /// [`SignedAd::verified_certificates`] with a [`CertificateCache`].

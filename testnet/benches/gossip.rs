@@ -47,6 +47,13 @@ fn process_cpu_secs() -> f64 {
     ticks as f64 / rustix::param::clock_ticks_per_second() as f64
 }
 
+/// "lo–hi" of `xs`, with `decimals` places.
+fn range(xs: &[f64], decimals: usize) -> String {
+    let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = xs.iter().copied().fold(0.0, f64::max);
+    format!("{lo:.decimals$}–{hi:.decimals$}")
+}
+
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);
     xs[xs.len() / 2]
@@ -120,7 +127,8 @@ fn main() {
     let refresh = env(
         "STARLING_BENCH_REFRESH_SECS",
         options.config.advertise.refresh_secs as usize,
-    ) as u64;
+    )
+    .max(1) as u64;
     options.config.advertise.refresh_secs = refresh;
     options.config.advertise.lifetime_secs = 3 * refresh;
     let testnet = runtime
@@ -143,23 +151,14 @@ fn main() {
     );
     let spread = spread_ms(&testnet, rounds, &mut rng);
     let (hop_median, spread_median) = (median(hop.clone()), median(spread.clone()));
-    let range = |xs: &[f64]| {
-        let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = xs.iter().copied().fold(0.0, f64::max);
-        format!("{lo:.0}–{hi:.0}")
-    };
+
     println!(
         "convergence (99% of agents hold a change), {rounds} changes: baseline one hop (2 agents) median {hop_median:.0} ms ({}), {agents} agents median {spread_median:.0} ms ({}); ratio {:.1}x; target < 1000 ms",
-        range(&hop),
-        range(&spread),
+        range(&hop, 0),
+        range(&spread, 0),
         spread_median / hop_median.max(1.0)
     );
 
-    let range1 = |xs: &[f64]| {
-        let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = xs.iter().copied().fold(0.0, f64::max);
-        format!("{lo:.1}–{hi:.1}")
-    };
     let sample = |t: &Testnet| -> Vec<(u64, u64, u64)> {
         t.agents
             .iter()
@@ -194,14 +193,14 @@ fn main() {
     println!(
         "steady traffic over {window} s: median {:.0} B/s per agent (in + out), range {}; baseline (every {ad_len}-byte signed ad received once per refresh) {:.0} B/s; ratio {:.1}x",
         med,
-        range(&per_agent),
+        range(&per_agent, 0),
         floor,
         med / floor.max(1.0)
     );
     println!(
         "connection churn over {window} s: median {:.1} connections opened per agent per minute, range {}",
         median(churn.clone()),
-        range1(&churn)
+        range(&churn, 1)
     );
     let cpu = (cpu_after - cpu_before) / window as f64;
     println!(

@@ -5,7 +5,9 @@
 //! signed by the domain key, whose window is the certificate's. An agent that
 //! presents one proves its own id in the libp2p handshake; [`Certificate::verify`]
 //! checks that the certificate admits that very agent and comes from a domain
-//! key the receiver trusts under that domain's name.
+//! key the receiver trusts under that domain's name. A [`CertificateCache`]
+//! spares a receiver the domain's signature check on a certificate it has
+//! opened before; the trust and presenter checks are made every time.
 
 use std::fmt;
 use std::str::FromStr;
@@ -235,14 +237,21 @@ impl Certificate {
         freshness: &Freshness,
     ) -> Result<Certificate, Error> {
         let cert = Self::open(envelope, now, freshness)?;
-        anchors.check(&cert.domain, &cert.domain_key)?;
-        if cert.agent != *presenter {
+        cert.check_admits(presenter, anchors)?;
+        Ok(cert)
+    }
+
+    /// That the domain is trusted here under this name and key, and that
+    /// `presenter` is the agent admitted.
+    fn check_admits(&self, presenter: &AgentId, anchors: &TrustAnchors) -> Result<(), Error> {
+        anchors.check(&self.domain, &self.domain_key)?;
+        if self.agent != *presenter {
             return Err(Error::NotThisAgent {
-                admitted: cert.agent,
+                admitted: self.agent,
                 presenter: *presenter,
             });
         }
-        Ok(cert)
+        Ok(())
     }
 
     /// [`Certificate::verify`], skipping the signature check and decoding
@@ -273,13 +282,7 @@ impl Certificate {
                 cert
             }
         };
-        anchors.check(&cert.domain, &cert.domain_key)?;
-        if cert.agent != *presenter {
-            return Err(Error::NotThisAgent {
-                admitted: cert.agent,
-                presenter: *presenter,
-            });
-        }
+        cert.check_admits(presenter, anchors)?;
         Ok(cert)
     }
 }
@@ -420,26 +423,24 @@ mod tests {
     #[test]
     fn a_cached_certificate_is_checked_for_trust_presenter_and_window_every_time() {
         let env = cert(1, "physics", 1);
-        let fresh = Freshness::default();
         let mut cache = CertificateCache::new();
-        let first = Certificate::verify_cached(&env, &agent(1), &anchors(), T0, &fresh, &mut cache)
-            .unwrap();
-        let again = Certificate::verify_cached(&env, &agent(1), &anchors(), T0, &fresh, &mut cache)
-            .unwrap();
+        let mut verify = |presenter: u8, anchors: &TrustAnchors, now: Timestamp| {
+            let fresh = Freshness::default();
+            Certificate::verify_cached(&env, &agent(presenter), anchors, now, &fresh, &mut cache)
+        };
+        let first = verify(1, &anchors(), T0).unwrap();
+        let again = verify(1, &anchors(), T0).unwrap();
         assert_eq!(first, again);
-        assert_eq!(cache.len(), 1, "the same certificate is remembered once");
-        let err = Certificate::verify_cached(&env, &agent(2), &anchors(), T0, &fresh, &mut cache)
-            .unwrap_err();
+        let err = verify(2, &anchors(), T0).unwrap_err();
         assert!(matches!(err, Error::NotThisAgent { .. }), "{err}");
         let mut only_chem = TrustAnchors::default();
         only_chem.insert("chem", domain(2).public());
-        let err = Certificate::verify_cached(&env, &agent(1), &only_chem, T0, &fresh, &mut cache)
-            .unwrap_err();
+        let err = verify(1, &only_chem, T0).unwrap_err();
         assert!(matches!(err, Error::UntrustedDomain { .. }), "{err}");
         let late = T0.saturating_add_millis(31 * DAY);
-        let err = Certificate::verify_cached(&env, &agent(1), &anchors(), late, &fresh, &mut cache)
-            .unwrap_err();
+        let err = verify(1, &anchors(), late).unwrap_err();
         assert!(matches!(err, Error::Expired { .. }), "{err}");
+        assert_eq!(cache.len(), 1, "the same certificate is remembered once");
     }
 
     #[test]
