@@ -64,6 +64,26 @@ pub const MODE_MASK: u32 = 0o777;
 #[serde(transparent)]
 pub struct TransferId(pub u64);
 
+impl TransferId {
+    /// A new id for a transfer this agent offers. Random, so that ids drawn at
+    /// the same moment by concurrent tasks, or before and after a restart,
+    /// do not repeat: one agent's offers share one table.
+    pub fn fresh() -> Self {
+        let mut bytes = [0u8; 8];
+        if getrandom::fill(&mut bytes).is_ok() {
+            return Self(u64::from_le_bytes(bytes));
+        }
+        // No randomness from the system: a clock and a counter are unique
+        // within this process, which is what the offer table needs.
+        static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let count = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        Self(nanos.rotate_left(20) ^ count)
+    }
+}
+
 impl fmt::Display for TransferId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.0)

@@ -431,7 +431,7 @@ async fn hand_over(
         .await
         .map_err(|e| Handover::Unrunnable(13, format!("reading the input failed: {e}")))?;
     let envelope = seal(args, &placement.ad).map_err(Handover::Lost)?;
-    let transfer = TransferId(now_seq());
+    let transfer = TransferId::fresh();
     args.router
         .offer(
             transfer,

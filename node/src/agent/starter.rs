@@ -387,7 +387,7 @@ async fn deliver(
             Vec::new()
         }
     };
-    let transfer = TransferId(rand_u64());
+    let transfer = TransferId::fresh();
     let (closed_tx, closed) = oneshot::channel();
     args.router
         .offer(
@@ -452,12 +452,6 @@ fn held(code: u32, subcode: i32, reason: String) -> Report {
     let mut report = Report::default();
     report.hold = Some(Hold::new(code, subcode, reason));
     report
-}
-
-fn rand_u64() -> u64 {
-    let mut b = [0u8; 8];
-    let _ = getrandom::fill(&mut b);
-    u64::from_le_bytes(b)
 }
 
 /// The string value of `name` in the job ad.

@@ -150,13 +150,17 @@ impl RouterLoop {
         mut commands: mpsc::Receiver<RouterCmd>,
     ) {
         loop {
+            // Commands first: a shadow offers its input before it hands the
+            // job over, so a peer's chunk request for that input may be
+            // queued next to the offer; the offer must win.
             tokio::select! {
-                request = inbound.recv() => match request {
-                    Some(request) => self.on_inbound(request).await,
-                    None => return,
-                },
+                biased;
                 command = commands.recv() => match command {
                     Some(command) => self.on_command(command),
+                    None => return,
+                },
+                request = inbound.recv() => match request {
+                    Some(request) => self.on_inbound(request).await,
                     None => return,
                 },
             }
@@ -168,6 +172,12 @@ impl RouterLoop {
             RouterCmd::Offer { transfer, offer } => {
                 if self.offers.len() >= MAX_OFFERS {
                     tracing::warn!(%transfer, "too many offers; dropping the oldest is not possible, refusing");
+                    return;
+                }
+                if self.offers.contains_key(&transfer) {
+                    // Ids are random; a repeat would hand one job's files to
+                    // another's peer, so the first offer keeps the id.
+                    tracing::error!(%transfer, "transfer id offered twice; refusing the second offer");
                     return;
                 }
                 self.offers.insert(transfer, offer);
@@ -421,5 +431,180 @@ fn unknown_transfer(transfer: TransferId) -> transfer::Response {
         transfer,
         code: ErrorCode::UnknownTransfer,
         reason: format!("transfer {transfer} is not offered to you"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use ractor::{Actor, ActorProcessingErr};
+    use starling_protocol::transfer::FileName;
+
+    use super::*;
+
+    /// A startd that takes every message and does nothing: these tests are
+    /// about offers.
+    struct IdleStartd;
+
+    impl Actor for IdleStartd {
+        type Msg = StartdMsg;
+        type State = ();
+        type Arguments = ();
+
+        async fn pre_start(
+            &self,
+            _myself: ActorRef<StartdMsg>,
+            _args: (),
+        ) -> Result<(), ActorProcessingErr> {
+            Ok(())
+        }
+    }
+
+    struct Harness {
+        router: Router,
+        inbound: mpsc::Sender<Inbound>,
+        _dir: tempfile::TempDir,
+        files: Vec<(File, PathBuf)>,
+    }
+
+    /// A router whose command and inbound channels are filled before it runs,
+    /// as they are when its task falls behind.
+    async fn harness(
+        content: &[u8],
+    ) -> (Harness, mpsc::Receiver<RouterCmd>, mpsc::Receiver<Inbound>) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("input.txt");
+        std::fs::write(&path, content).unwrap();
+        let files = list(vec![(FileName::new("input.txt").unwrap(), path)])
+            .await
+            .unwrap();
+        let (router, commands) = channel();
+        let (inbound_tx, inbound) = mpsc::channel(16);
+        (
+            Harness {
+                router,
+                inbound: inbound_tx,
+                _dir: dir,
+                files,
+            },
+            commands,
+            inbound,
+        )
+    }
+
+    async fn start(
+        commands: mpsc::Receiver<RouterCmd>,
+        inbound: mpsc::Receiver<Inbound>,
+    ) -> mpsc::Receiver<Command> {
+        let (network, answers) = mpsc::channel(16);
+        let (startd, _) = Actor::spawn(None, IdleStartd, ()).await.unwrap();
+        spawn(commands, inbound, network, startd);
+        answers
+    }
+
+    fn chunk(peer: PeerId, id: u64, transfer: TransferId) -> Inbound {
+        Inbound::Transfer {
+            peer,
+            id,
+            request: transfer::Request::Chunk {
+                transfer,
+                file: 0,
+                offset: 0,
+                len: 64,
+            },
+        }
+    }
+
+    async fn answer(answers: &mut mpsc::Receiver<Command>) -> (u64, transfer::Response) {
+        let command = tokio::time::timeout(Duration::from_secs(10), answers.recv())
+            .await
+            .expect("the router answers within 10 s")
+            .expect("the router is running");
+        match command {
+            Command::Respond {
+                id,
+                answer: Answer::Transfer(response),
+            } => (id, response),
+            _ => panic!("the router sent something other than a transfer answer"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_chunk_request_queued_behind_its_offer_is_served() {
+        // Each round gives the router an offer and a request for it at once;
+        // the request must never be seen first (a job would be held with
+        // "not offered to you").
+        for round in 0..32u64 {
+            let (h, commands, inbound) = harness(b"the job's input").await;
+            let peer = PeerId::random();
+            let transfer = TransferId::fresh();
+            h.router
+                .offer(
+                    transfer,
+                    Offer {
+                        peer,
+                        files: h.files.clone(),
+                        closed: None,
+                    },
+                )
+                .await;
+            h.inbound.send(chunk(peer, round, transfer)).await.unwrap();
+            let mut answers = start(commands, inbound).await;
+            match answer(&mut answers).await {
+                (id, transfer::Response::Chunk { data, .. }) => {
+                    assert_eq!(id, round);
+                    assert_eq!(data, b"the job's input");
+                }
+                (_, other) => panic!("round {round}: the chunk was refused: {other:?}"),
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn offers_are_served_only_to_their_peer_and_an_id_is_never_taken_over() {
+        let (h, commands, inbound) = harness(b"first").await;
+        let mut answers = start(commands, inbound).await;
+        let (owner, stranger) = (PeerId::random(), PeerId::random());
+        let transfer = TransferId::fresh();
+        let offer = |peer, files| Offer {
+            peer,
+            files,
+            closed: None,
+        };
+        h.router
+            .offer(transfer, offer(owner, h.files.clone()))
+            .await;
+        // The same id again, for someone else: refused, the first stands.
+        h.router
+            .offer(transfer, offer(stranger, h.files.clone()))
+            .await;
+
+        h.inbound.send(chunk(stranger, 1, transfer)).await.unwrap();
+        match answer(&mut answers).await {
+            (1, transfer::Response::Error { code, .. }) => {
+                assert_eq!(code, ErrorCode::UnknownTransfer)
+            }
+            other => panic!("a stranger was answered {other:?}"),
+        }
+        h.inbound.send(chunk(owner, 2, transfer)).await.unwrap();
+        match answer(&mut answers).await {
+            (2, transfer::Response::Chunk { data, .. }) => assert_eq!(data, b"first"),
+            other => panic!("the owner was answered {other:?}"),
+        }
+        h.router.withdraw(transfer).await;
+        h.inbound.send(chunk(owner, 3, transfer)).await.unwrap();
+        match answer(&mut answers).await {
+            (3, transfer::Response::Error { code, .. }) => {
+                assert_eq!(code, ErrorCode::UnknownTransfer)
+            }
+            other => panic!("a withdrawn offer was answered {other:?}"),
+        }
+    }
+
+    #[test]
+    fn fresh_transfer_ids_do_not_repeat() {
+        let ids: std::collections::HashSet<_> = (0..10_000).map(|_| TransferId::fresh()).collect();
+        assert_eq!(ids.len(), 10_000);
     }
 }
