@@ -19,7 +19,8 @@
 //! changes, default 7), `STARLING_BENCH_WINDOW_SECS` (traffic window,
 //! default 120: two refresh intervals), `STARLING_BENCH_REFRESH_SECS` (the
 //! agents' ad refresh interval, default the agents' own default; the
-//! lifetime is three refreshes).
+//! lifetime is three refreshes), `STARLING_BENCH_PLAINTEXT=1` (connections
+//! without noise, see `Options::plaintext`; the baseline pair too).
 
 use std::time::{Duration, Instant};
 
@@ -113,10 +114,14 @@ fn main() {
         .expect("a runtime");
     let _guard = runtime.enter();
     let mut rng = Rng::new(2026);
+    let plaintext = env("STARLING_BENCH_PLAINTEXT", 0) == 1;
+    let transport = if plaintext { "plaintext" } else { "noise" };
 
     // Baseline: two agents, one hop.
+    let mut pair_options = Options::new(2, 1, 1);
+    pair_options.plaintext = plaintext;
     let pair = runtime
-        .block_on(Testnet::start(Options::new(2, 1, 1)))
+        .block_on(Testnet::start(pair_options))
         .expect("two agents");
     runtime.block_on(pair.wait_converged(Duration::from_secs(60)));
     let hop = spread_ms(&pair, rounds, &mut rng);
@@ -124,6 +129,7 @@ fn main() {
 
     let started = Instant::now();
     let mut options = Options::new(agents, 2, 2);
+    options.plaintext = plaintext;
     let refresh = env(
         "STARLING_BENCH_REFRESH_SECS",
         options.config.advertise.refresh_secs as usize,
@@ -138,7 +144,7 @@ fn main() {
     let complete = runtime.block_on(testnet.wait_converged(Duration::from_secs(600)));
     let converge_secs = started.elapsed().as_secs_f64();
     println!(
-        "start-up: {agents} agents started in {start_secs:.1} s; {complete}/{agents} saw every ad after {converge_secs:.1} s"
+        "start-up ({transport}): {agents} agents started in {start_secs:.1} s; {complete}/{agents} saw every ad after {converge_secs:.1} s"
     );
     let opened: u64 = testnet
         .agents

@@ -5,6 +5,7 @@
 //! pull) with two substitutions that make hundreds fit in one process: the
 //! transport is `/memory/N` instead of TCP, and the store is
 //! [`MemoryStore`] instead of sled. One machine probe is shared by all.
+//! Large measurements may also drop noise ([`Options::plaintext`]).
 //!
 //! Everything is derived from a seed: the domain keys, the agent keys, and
 //! which earlier agents each one bootstraps from, so a run can be repeated.
@@ -42,6 +43,10 @@ pub struct Options {
     /// The agents' configuration (advertise timers, machine section); the
     /// network section's addresses are set per agent.
     pub config: Config,
+    /// Connections without noise ([`Transport::MemoryPlaintext`]): for
+    /// measurements of hundreds of agents, where the handshakes and ciphers
+    /// of noise are a quarter of the CPU and protect nothing in one process.
+    pub plaintext: bool,
 }
 
 impl Options {
@@ -53,6 +58,7 @@ impl Options {
             domains,
             seed,
             config,
+            plaintext: false,
         }
     }
 }
@@ -209,7 +215,11 @@ impl Testnet {
             config,
             data_dir: None,
             store,
-            transport: Transport::Memory,
+            transport: if self.options.plaintext {
+                Transport::MemoryPlaintext
+            } else {
+                Transport::Memory
+            },
             control: false,
             probe: Some(probe),
         })

@@ -48,6 +48,26 @@ async fn twenty_agents_in_two_domains_each_see_all_twenty() {
     testnet.shutdown().await;
 }
 
+/// The plaintext transport of large measurements is the same pool: agents
+/// find each other and a change spreads, with every ad still signed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn agents_without_noise_form_the_same_pool() {
+    let mut options = Options::new(10, 2, 13);
+    options.plaintext = true;
+    let testnet = Testnet::start(options).await.unwrap();
+    assert_eq!(testnet.wait_converged(CONVERGE).await, 10);
+    let spread = testnet
+        .measure_spread(4, 7, Duration::from_secs(30))
+        .await
+        .unwrap();
+    assert!(
+        spread.quantile(1.0).is_some(),
+        "the changed ad did not reach every agent: {:?}",
+        spread.delays
+    );
+    testnet.shutdown().await;
+}
+
 /// Joining a pool does not churn connections. Each connection costs a noise
 /// handshake on both sides; when closing idle connections fought with
 /// Kademlia's lookups and bucket checks, a 100-agent pool opened each
