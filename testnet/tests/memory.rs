@@ -68,15 +68,20 @@ async fn agents_without_noise_form_the_same_pool() {
     testnet.shutdown().await;
 }
 
-/// Joining a pool does not churn connections. Each connection costs a noise
-/// handshake on both sides; when closing idle connections fought with
-/// Kademlia's lookups and bucket checks, a 100-agent pool opened each
-/// connection five or six times while it formed.
+/// Joining a pool does not churn connections. Each connection costs a
+/// handshake and a round of identify and gossip subscriptions on both sides.
+/// When closing idle connections fought with Kademlia's lookups and bucket
+/// checks, a 100-agent pool opened each connection five or six times while
+/// it formed; when Kademlia's own bootstraps ran a lookup per bucket, this
+/// pool of 120 opened 2.7 per pair (0.98 now). Plaintext, so that the pool
+/// forms within a minute in a debug build.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn agents_forming_a_pool_connect_to_each_other_about_once() {
-    const AGENTS: usize = 60;
-    let testnet = Testnet::start(Options::new(AGENTS, 2, 11)).await.unwrap();
-    let complete = testnet.wait_converged(CONVERGE).await;
+    const AGENTS: usize = 120;
+    let mut options = Options::new(AGENTS, 2, 17);
+    options.plaintext = true;
+    let testnet = Testnet::start(options).await.unwrap();
+    let complete = testnet.wait_converged(Duration::from_secs(240)).await;
     assert_eq!(complete, AGENTS, "agents whose view holds every machine");
     let mut opened = 0;
     for agent in &testnet.agents {
@@ -86,7 +91,7 @@ async fn agents_forming_a_pool_connect_to_each_other_about_once() {
     // makes AGENTS × (AGENTS - 1).
     let per_pair = opened as f64 / (AGENTS * (AGENTS - 1)) as f64;
     assert!(
-        per_pair < 2.0,
+        per_pair < 1.5,
         "{opened} connections opened among {AGENTS} agents: {per_pair:.2} per pair"
     );
     testnet.shutdown().await;

@@ -14,7 +14,8 @@
 //! - **Kademlia** in server mode on `/starling/kad/1`, seeded with the
 //!   bootstrap peers; its routing table is where the loop finds peers to
 //!   dial when it has fewer than [`TARGET_PEERS`]. The loop looks up its
-//!   own id at start and every [`KAD_REFRESH`] after; a peer
+//!   own id at start and every [`KAD_REFRESH`] after, and cuts the
+//!   bootstraps Kademlia starts by itself to that same lookup; a peer
 //!   enters the table only where its bucket has room, so that Kademlia
 //!   never dials to check a full bucket (see `Loop::learn_address`);
 //! - **mDNS**, when configured (on for a LAN install, off in testnets);
@@ -1076,6 +1077,22 @@ impl Loop {
                     if let Some(domain) = self.topics.get(&topic).cloned() {
                         self.publish(&domain, bytes);
                     }
+                }
+            }
+            BehaviourEvent::Kad(kad::Event::OutboundQueryProgressed {
+                id,
+                result: kad::QueryResult::Bootstrap(Ok(kad::BootstrapOk { num_remaining, .. })),
+                ..
+            }) if num_remaining > 0 => {
+                // Kademlia starts a full bootstrap of its own whenever a peer
+                // enters a table of fewer than 20 (it cannot be switched off
+                // in this libp2p). Its first step, the lookup of our own id,
+                // is how we join; the rest is a lookup per bucket, dozens of
+                // connections that `prune` closes again: at 200 agents, most
+                // of the connections a forming pool opened. Finishing each
+                // step as it starts ends it without a request sent.
+                if let Some(mut query) = self.swarm.behaviour_mut().kad.query_mut(&id) {
+                    query.finish();
                 }
             }
             BehaviourEvent::Identify(identify::Event::Received { peer_id, info, .. }) => {
