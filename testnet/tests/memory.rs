@@ -30,16 +30,7 @@ async fn twenty_agents_in_two_domains_each_see_all_twenty() {
         Some("\"slot1@agent-000\"")
     );
     assert_eq!(names.len(), 20);
-    // An ad change reaches everyone.
-    let spread = testnet
-        .measure_spread(3, 42, Duration::from_secs(30))
-        .await
-        .unwrap();
-    assert!(
-        spread.quantile(1.0).is_some(),
-        "the changed ad did not reach every agent: {:?}",
-        spread.delays
-    );
+    change_reaches_everyone(&testnet, 3, 42).await;
     let changed = testnet.agents[10]
         .ads(Some("Machine"), Some("TestnetProbe == 42"))
         .await
@@ -56,15 +47,7 @@ async fn agents_without_noise_form_the_same_pool() {
     options.plaintext = true;
     let testnet = Testnet::start(options).await.unwrap();
     assert_eq!(testnet.wait_converged(CONVERGE).await, 10);
-    let spread = testnet
-        .measure_spread(4, 7, Duration::from_secs(30))
-        .await
-        .unwrap();
-    assert!(
-        spread.quantile(1.0).is_some(),
-        "the changed ad did not reach every agent: {:?}",
-        spread.delays
-    );
+    change_reaches_everyone(&testnet, 4, 7).await;
     testnet.shutdown().await;
 }
 
@@ -95,6 +78,20 @@ async fn agents_forming_a_pool_connect_to_each_other_about_once() {
         "{opened} connections opened among {AGENTS} agents: {per_pair:.2} per pair"
     );
     testnet.shutdown().await;
+}
+
+/// Sets `TestnetProbe = value` in agent `who`'s ad and asserts that every
+/// other agent holds the change within 30 s.
+async fn change_reaches_everyone(testnet: &Testnet, who: usize, value: i64) {
+    let spread = testnet
+        .measure_spread(who, value, Duration::from_secs(30))
+        .await
+        .unwrap();
+    assert!(
+        spread.quantile(1.0).is_some(),
+        "the changed ad did not reach every agent: {:?}",
+        spread.delays
+    );
 }
 
 /// Polls `check` until it holds or `timeout` passes.
