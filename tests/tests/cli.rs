@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 fn starling() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_starling"))
+    Command::new(env!("CARGO_BIN_EXE_starling-e2e"))
 }
 
 fn run(cmd: &mut Command, stdin: Option<&str>) -> Output {

@@ -253,7 +253,7 @@ fn assert_serving(dir: &Path) {
 }
 
 fn starling(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_starling"))
+    Command::new(env!("CARGO_BIN_EXE_starling-e2e"))
         .args(args)
         // Never the real default data directory.
         .env("STARLING_DATA_DIR", "/nonexistent/starling-control-test")
@@ -824,7 +824,7 @@ fn a_second_holder_is_refused_while_the_first_lives() {
 fn a_live_starling_in_the_pid_file_is_refused() {
     let dir = agent_dir();
     // `starling eval --stdin` runs until its input ends: a live starling.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_starling"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_starling-e2e"))
         .args(["eval", "--stdin"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())

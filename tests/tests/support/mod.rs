@@ -54,7 +54,7 @@ pub(crate) fn pid_of(agent_dir: &Path) -> Option<rustix::process::Pid> {
 pub(crate) fn starling_in(dir: &Path, args: &[&str]) -> Output {
     let scratch = tempfile::tempdir().unwrap();
     let (out, err) = (scratch.path().join("out"), scratch.path().join("err"));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_starling"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_starling-e2e"))
         .args(args)
         .current_dir(dir)
         .stdin(Stdio::null())
@@ -275,7 +275,7 @@ impl Pool {
             .open(dir.join("agent.log"))
             .unwrap();
         Reap(
-            Command::new(env!("CARGO_BIN_EXE_starling"))
+            Command::new(env!("CARGO_BIN_EXE_starling-e2e"))
                 .args(["agent", "--data-dir", dir.to_str().unwrap(), "--config"])
                 .arg(dir.join("agent.toml"))
                 .current_dir(&dir)

@@ -12,7 +12,7 @@ const ADS: &str = concat!(
 );
 
 fn status(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_starling"))
+    Command::new(env!("CARGO_BIN_EXE_starling-e2e"))
         .arg("status")
         .args(args)
         .env("STARLING_DATA_DIR", "/nonexistent/starling-status-test")

@@ -63,7 +63,7 @@ impl Proc {
             .open(log)
             .expect("opening the log");
         let err = out.try_clone().expect("cloning the log handle");
-        let child = Command::new(env!("CARGO_BIN_EXE_starling"))
+        let child = Command::new(env!("CARGO_BIN_EXE_starling-e2e"))
             .args(args)
             .stdin(Stdio::null())
             .stdout(out)
@@ -470,7 +470,7 @@ fn ten_agents_on_loopback_see_each_others_ads_within_seconds() {
 
     // What a user runs to see the pool, against one of the agents.
     let dir = pool.agents[7].dir.to_str().unwrap().to_owned();
-    let out = Command::new(env!("CARGO_BIN_EXE_starling"))
+    let out = Command::new(env!("CARGO_BIN_EXE_starling-e2e"))
         .args(["status", "--agent", &dir, "-af", "Name"])
         .output()
         .expect("starling status runs");

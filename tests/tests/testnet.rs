@@ -42,7 +42,7 @@ impl Drop for Cleanup<'_> {
 fn starling(args: &[&str]) -> Output {
     let scratch = tempfile::tempdir().unwrap();
     let (out, err) = (scratch.path().join("out"), scratch.path().join("err"));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_starling"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_starling-e2e"))
         .args(args)
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(&out).unwrap())

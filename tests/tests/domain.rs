@@ -26,7 +26,7 @@ impl Site {
 
     /// Runs `starling` with this site's data directory.
     fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_starling"))
+        Command::new(env!("CARGO_BIN_EXE_starling-e2e"))
             .args(args)
             .env("STARLING_DATA_DIR", self.path("agent"))
             .stdin(Stdio::null())
