@@ -43,7 +43,7 @@ pub mod view;
 pub mod view_actor;
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -533,7 +533,7 @@ struct StartdSetup {
     freshness: Freshness,
     store: Arc<dyn Store>,
     sandboxes: PathBuf,
-    account: Option<crate::execute::account::Account>,
+    isolation: Arc<crate::execute::isolation::Setup>,
     policy_interval: Duration,
     accounting: AccountingSetup,
 }
@@ -577,12 +577,33 @@ impl Actor for Supervisor {
             own_domain: args.trust.domain.clone(),
             foreign_factors: args.trust.foreign_factors.clone(),
         };
+        let sandboxes = execute_dir(
+            &args.config,
+            args.data_dir.as_deref(),
+            &args.info.agent_id.to_string(),
+        );
+        let isolation = {
+            let (jobs, name, data, root) = (
+                args.config.jobs.clone(),
+                format!("starling-{}", args.info.agent_id),
+                args.data_dir.clone(),
+                sandboxes.clone(),
+            );
+            Arc::new(
+                tokio::task::spawn_blocking(move || {
+                    crate::execute::isolation::Setup::prepare(&jobs, &name, data.as_deref(), &root)
+                })
+                .await??,
+            )
+        };
+        let mut machine = args.config.machine.clone();
+        machine.attributes.extend(isolation.attributes());
         let advertiser_args = AdvertiserArgs {
             key: args.key.clone(),
             certificates: args.trust.certificates.clone(),
             domain: args.trust.domain.clone(),
             identity: args.identity,
-            machine: args.config.machine.clone(),
+            machine,
             data_dir: args.data_dir.clone().unwrap_or_else(std::env::temp_dir),
             refresh: args.config.advertise.refresh(),
             lifetime: args.config.advertise.lifetime(),
@@ -600,20 +621,8 @@ impl Actor for Supervisor {
             anchors: args.trust.anchors.clone(),
             freshness,
             store: advertiser_args.store.clone(),
-            sandboxes: args
-                .data_dir
-                .clone()
-                .unwrap_or_else(|| {
-                    std::env::temp_dir().join(format!("starling-{}", args.info.agent_id))
-                })
-                .join("execute"),
-            account: match &args.config.jobs.account {
-                Some(name) => Some(
-                    crate::execute::account::Account::resolve(name)
-                        .map_err(|e| format!("jobs.account: {e}"))?,
-                ),
-                None => None,
-            },
+            sandboxes: sandboxes.clone(),
+            isolation: isolation.clone(),
             policy_interval: Duration::from_secs(args.config.machine.policy_interval_secs),
             accounting: accounting.clone(),
         };
@@ -891,6 +900,22 @@ async fn spawn_negotiator(
     .0)
 }
 
+/// Where this agent's job sandboxes go: `[jobs] execute_dir`, else
+/// [`crate::execute::isolation::ROOT_EXECUTE_DIR`] for a root agent (a
+/// path every job account can pass through), else `<data_dir>/execute`.
+fn execute_dir(config: &Config, data_dir: Option<&Path>, agent: &str) -> PathBuf {
+    if let Some(dir) = &config.jobs.execute_dir {
+        return dir.join(agent);
+    }
+    if rustix::process::geteuid().is_root() {
+        return PathBuf::from(crate::execute::isolation::ROOT_EXECUTE_DIR).join(agent);
+    }
+    data_dir
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| std::env::temp_dir().join(format!("starling-{agent}")))
+        .join("execute")
+}
+
 async fn spawn_startd(
     supervisor: &ActorRef<SupervisorMsg>,
     setup: &StartdSetup,
@@ -908,7 +933,7 @@ async fn spawn_startd(
             supervisor: supervisor.clone(),
             router,
             sandboxes: setup.sandboxes.clone(),
-            account: setup.account.clone(),
+            isolation: setup.isolation.clone(),
             policy_interval: setup.policy_interval,
             accounting: setup.accounting.accounting.clone(),
             own_domain: setup.accounting.own_domain.clone(),

@@ -108,13 +108,49 @@ impl Default for Priority {
     }
 }
 
-/// The `[jobs]` section.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// The `[jobs]` section: how jobs are kept apart from the machine.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Jobs {
-    /// The local user jobs run as. Default: unset, meaning the agent's own
-    /// user. Setting it needs the agent to run as root; root is refused.
+    /// The local user every job runs as. Default: unset, meaning a
+    /// dedicated slot account per running job (`starling-slot1`, ...,
+    /// made on first start) when the agent runs as root, and the agent's
+    /// own user otherwise. Setting it needs the agent to run as root; root
+    /// is refused.
     pub account: Option<String>,
+    /// Whether a job from this machine's own domain whose `Owner` is a
+    /// local user runs as that user (HTCondor's `UID_DOMAIN`). Foreign
+    /// domains' jobs never do. Default: `false`.
+    pub run_as_owner: bool,
+    /// How many slot accounts a root agent makes: at most this many jobs
+    /// run under accounts of their own at once; the rest run as `nobody`.
+    /// Default: unset, meaning the machine's CPU count.
+    pub slot_accounts: Option<usize>,
+    /// Job cgroups: `"auto"` (v1 where its memory controller is mounted,
+    /// else v2), `"v1"`, `"v2"`, or `"off"` (process groups only).
+    /// Default: `"auto"`.
+    pub cgroups: String,
+    /// Whether each job gets a private `/tmp` and `/var/tmp` in its
+    /// sandbox (a mount namespace; needs root). Default: `true`.
+    pub private_tmp: bool,
+    /// Where job sandboxes go (HTCondor's `EXECUTE`); every parent must
+    /// let other users through. Default: unset, meaning
+    /// `/var/lib/starling/execute/<agent id>` when the agent runs as root
+    /// and `<data_dir>/execute` otherwise.
+    pub execute_dir: Option<PathBuf>,
+}
+
+impl Default for Jobs {
+    fn default() -> Self {
+        Self {
+            account: None,
+            run_as_owner: false,
+            slot_accounts: None,
+            cgroups: "auto".to_owned(),
+            private_tmp: true,
+            execute_dir: None,
+        }
+    }
 }
 
 /// The `[network]` section.
@@ -381,6 +417,34 @@ impl Config {
                 ));
             }
         }
+        if !matches!(self.jobs.cgroups.as_str(), "auto" | "v1" | "v2" | "off") {
+            return Err(invalid(
+                "jobs.cgroups",
+                format!(
+                    "{:?} is not one of \"auto\", \"v1\", \"v2\", \"off\"",
+                    self.jobs.cgroups
+                ),
+            ));
+        }
+        if let Some(dir) = &self.jobs.execute_dir {
+            if !dir.is_absolute() {
+                return Err(invalid(
+                    "jobs.execute_dir",
+                    format!("{} is not an absolute path", dir.display()),
+                ));
+            }
+        }
+        if let Some(n) = self.jobs.slot_accounts {
+            if n > crate::execute::account::MAX_SLOT_ACCOUNTS {
+                return Err(invalid(
+                    "jobs.slot_accounts",
+                    format!(
+                        "{n} is more than {}",
+                        crate::execute::account::MAX_SLOT_ACCOUNTS
+                    ),
+                ));
+            }
+        }
         let m = &self.machine;
         if let Some(name) = &m.name {
             if name.trim().is_empty() {
@@ -575,6 +639,11 @@ mod tests {
             "keyboard_devices",
             "halflife_secs",
             "[machine.attributes]",
+            "run_as_owner",
+            "slot_accounts",
+            "cgroups",
+            "private_tmp",
+            "execute_dir",
         ] {
             assert!(text.contains(key), "examples/agent.toml lacks {key}");
         }
@@ -686,6 +755,8 @@ mod tests {
                 "network.max_connections",
             ),
             ("[jobs]\naccount = \"no body\"\n", "jobs.account"),
+            ("[jobs]\ncgroups = \"v3\"\n", "jobs.cgroups"),
+            ("[jobs]\nslot_accounts = 100000\n", "jobs.slot_accounts"),
             (
                 "[machine]\npolicy_interval_secs = 0\n",
                 "machine.policy_interval_secs",

@@ -1,21 +1,37 @@
 //! Running one job's process on the execute agent, as HTCondor's starter
-//! does: in a sandbox directory, with its standard streams in files, in a
-//! process group of its own (so that suspending, vacating and killing reach
-//! everything it started), within the memory it asked for, and with an
-//! account of how it ended.
+//! does: in a sandbox directory, with its standard streams in files, as an
+//! account that is not the agent's (when the agent is root), with every
+//! process it starts tracked and ended with it, within the memory it asked
+//! for, and with an account of how it ended.
 //!
 //! - [`sandbox`]: the job's scratch directory and which files go back.
 //! - [`files`]: listing files to offer and assembling pulled ones.
 //! - [`job`]: the argv and environment a job ad asks for.
+//! - [`account`]: local accounts, and the dedicated slot accounts jobs run
+//!   as when the agent is root.
+//! - [`cgroup`]: the job's control group (v1 or v2): its memory limit, CPU
+//!   weight, usage, freezer and kill.
+//! - [`family`]: the job's processes, by cgroup or, without one, by
+//!   process group, environment marker and dedicated account.
+//! - [`confine`]: what the child does before exec (join the cgroup, a
+//!   private `/tmp`, drop to the job's account).
+//! - [`isolation`]: what the agent found it can do on this machine, and
+//!   the account each job runs as.
 //!
-//! Memory is enforced by watching the resident memory of the job's process
-//! group every [`MEMORY_POLL`]: a job over its request is killed and its
-//! [`Outcome`] says so, which the agent turns into a hold (code 34), as
-//! HTCondor does. The job runs as the agent's own user, or as the
-//! configured [`account::Account`] when the agent runs as root.
+//! Memory is enforced by the cgroup's limit where the kernel gives one
+//! (the job is held, code 34, when the kernel killed a process of it for
+//! memory); elsewhere by measuring the family's resident memory every
+//! [`MEMORY_POLL`] and killing it past the request. The sandbox's size is
+//! measured every [`DISK_POLL`] (`DiskUsage`), and a job whose sandbox
+//! outgrows its `request_disk` (never less than [`DISK_FLOOR_KIB`]) is held
+//! the same way.
 
 pub mod account;
+pub mod cgroup;
+pub mod confine;
+pub mod family;
 pub mod files;
+pub mod isolation;
 pub mod job;
 pub mod sandbox;
 
@@ -36,6 +52,17 @@ pub use sandbox::Sandbox;
 
 /// How often a running job's memory is measured.
 pub const MEMORY_POLL: Duration = Duration::from_millis(500);
+
+/// How often a running job's sandbox is measured.
+pub const DISK_POLL: Duration = Duration::from_secs(5);
+
+/// The sandbox any job may fill whatever its `request_disk`, in KiB (the
+/// same floor as for its input: HTCondor's default request is only the
+/// input's size).
+pub const DISK_FLOOR_KIB: u64 = 1 << 20;
+
+/// How long the job's leftover processes may take to die at its end.
+const KILL_WAIT: Duration = Duration::from_secs(2);
 
 /// The `PATH` a job gets unless its environment sets one.
 pub const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
@@ -79,6 +106,23 @@ pub struct Spec {
     pub request_disk_kib: u64,
     /// Run as this user instead of the agent's.
     pub account: Option<account::Account>,
+    /// The sandbox's name: the job's cgroup and marker are named for it.
+    pub name: String,
+    /// How the job is kept apart from the machine.
+    pub isolation: Isolation,
+}
+
+/// How jobs are kept apart from the machine and each other, as the agent
+/// found it could at start.
+#[derive(Debug, Clone, Default)]
+pub struct Isolation {
+    /// The agent's job cgroups; `None`: tracked without (see [`family`]).
+    pub cgroups: Option<Arc<cgroup::Cgroups>>,
+    /// Give each job a private `/tmp` and `/var/tmp`.
+    pub private_tmp: bool,
+    /// The job's account is its own (a slot account): every process of
+    /// that account belongs to the job.
+    pub dedicated_account: bool,
 }
 
 impl Spec {
@@ -97,6 +141,12 @@ impl Spec {
             request_memory_mib: 128,
             request_disk_kib: 1024,
             account: None,
+            name: sandbox
+                .path()
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            isolation: Isolation::default(),
         }
     }
 }
@@ -155,11 +205,28 @@ pub struct Outcome {
     /// It was killed for using more memory than `limit_mib`.
     pub memory_exceeded: bool,
     pub limit_mib: u64,
+    /// The sandbox's largest size seen, in KiB (`DiskUsage`).
+    pub disk_usage_kib: u64,
+    /// It was killed for filling more disk than `disk_limit_kib`.
+    pub disk_exceeded: bool,
+    pub disk_limit_kib: u64,
 }
 
 impl Outcome {
     /// The hold this end calls for, if any: (code, subcode, reason).
     pub fn hold(&self) -> Option<(HoldCode, i32, String)> {
+        if self.disk_exceeded && !self.memory_exceeded {
+            return Some((
+                HoldCode::JobOutOfResources,
+                0,
+                format!(
+                    "Error from starter: Job has gone over disk limit of {} megabytes \
+                     (request_disk). Peak usage: {} megabytes.",
+                    self.disk_limit_kib.div_ceil(1024),
+                    self.disk_usage_kib.div_ceil(1024)
+                ),
+            ));
+        }
         self.memory_exceeded.then(|| {
             (
                 HoldCode::JobOutOfResources,
@@ -189,6 +256,7 @@ impl Outcome {
         report.sys_cpu_ms = millis(self.system_cpu);
         report.wall_ms = millis(self.wall);
         report.peak_memory_kib = self.peak_memory_kib;
+        report.disk_usage_kib = Some(self.disk_usage_kib);
         report.hold = self
             .hold()
             .map(|(code, subcode, reason)| Hold::new(code.code(), subcode, reason));
@@ -196,7 +264,7 @@ impl Outcome {
     }
 }
 
-/// A job's process, running. Dropping it kills the process group.
+/// A job's process, running. Dropping it kills every process of the job.
 #[derive(Debug)]
 pub struct Running {
     pub pid: u32,
@@ -204,6 +272,7 @@ pub struct Running {
     outcome: Option<Outcome>,
     peak_kib: Arc<AtomicU64>,
     finished: Arc<AtomicBool>,
+    family: Arc<family::Family>,
 }
 
 /// Starts the job's process.
@@ -258,6 +327,22 @@ fn spawn_retrying_busy_text(command: &mut Command) -> std::io::Result<std::proce
     command.spawn()
 }
 
+/// The job's cgroup, or `None` (and why, logged) when it cannot have one.
+fn job_cgroup(spec: &Spec) -> Option<cgroup::JobCgroup> {
+    let cgroups = spec.isolation.cgroups.as_ref()?;
+    let limits = cgroup::Limits {
+        memory_bytes: spec.request_memory_mib.saturating_mul(1024 * 1024),
+        cpus: spec.request_cpus,
+    };
+    match cgroups.create(&spec.name, limits) {
+        Ok(group) => Some(group),
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot make the job's cgroup; tracking it without");
+            None
+        }
+    }
+}
+
 fn start_blocking(spec: Spec) -> Result<Running, StartError> {
     let stdin = match &spec.stdin {
         Some(path) => Stdio::from(open_stream(path, false)?),
@@ -265,6 +350,50 @@ fn start_blocking(spec: Spec) -> Result<Running, StartError> {
     };
     let stdout = open_stream(&spec.stdout, true)?;
     let stderr = open_stream(&spec.stderr, true)?;
+    let credentials = spec.account.as_ref().map(|a| (a.uid, a.gid));
+    if let Some(account) = &spec.account {
+        for stream in [&spec.stdout, &spec.stderr] {
+            account.own(stream).map_err(|e| {
+                start_error(
+                    HoldCode::UnableToOpenOutput,
+                    format!("cannot give {} to {}", stream.display(), account.name),
+                    &e,
+                )
+            })?;
+        }
+    }
+    let mut confinement = confine::Confinement::default();
+    confinement.credentials = credentials;
+    if spec.isolation.private_tmp {
+        confinement
+            .private_tmp(&spec.cwd, credentials)
+            .map_err(|e| {
+                start_error(
+                    HoldCode::FailedToCreateProcess,
+                    "cannot make the job's private /tmp".to_owned(),
+                    &e,
+                )
+            })?;
+    }
+    let group = job_cgroup(&spec);
+    if let Some(group) = &group {
+        confinement.cgroup_procs = group.procs_files().map_err(|e| {
+            start_error(
+                HoldCode::FailedToCreateProcess,
+                "cannot open the job's cgroup".to_owned(),
+                &e,
+            )
+        })?;
+    }
+    // Unique per start, even for two jobs with one sandbox name.
+    static STARTS: AtomicU64 = AtomicU64::new(0);
+    let tag = format!(
+        "{}.{}.{}",
+        spec.name,
+        std::process::id(),
+        STARTS.fetch_add(1, Ordering::Relaxed)
+    );
+    let marker = format!("{}={tag}", family::MARKER_ENV);
     let mut command = Command::new(&spec.executable);
     command
         .args(&spec.args)
@@ -275,19 +404,25 @@ fn start_blocking(spec: Spec) -> Result<Running, StartError> {
         .env("TMPDIR", &spec.cwd)
         .env("OMP_NUM_THREADS", spec.request_cpus.to_string())
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .env(family::MARKER_ENV, &tag)
         .stdin(stdin)
         .stdout(stdout)
         .stderr(stderr)
         .process_group(0);
     if let Some(account) = &spec.account {
-        // std drops the supplementary groups when it sets the uid.
-        command
-            .uid(account.uid)
-            .gid(account.gid)
-            .env("USER", &account.name);
+        command.env("USER", &account.name).env("HOME", &spec.cwd);
     }
+    // SAFETY: between fork and exec the child only makes system calls on
+    // what `confinement` prepared before the fork; it allocates nothing.
+    #[allow(unsafe_code)]
+    unsafe {
+        command.pre_exec(move || confinement.apply())
+    };
     let started = Instant::now();
     let mut child = spawn_retrying_busy_text(&mut command).map_err(|e| {
+        if let Some(group) = &group {
+            let _ = group.remove();
+        }
         start_error(
             HoldCode::FailedToCreateProcess,
             format!("failed to execute '{}'", spec.executable.display()),
@@ -306,26 +441,47 @@ fn start_blocking(spec: Spec) -> Result<Running, StartError> {
             },
         );
     }
+    let kernel_limits_memory = group.is_some()
+        && spec
+            .isolation
+            .cgroups
+            .as_ref()
+            .is_some_and(|c| c.limits_memory());
+    let family = Arc::new(match group {
+        Some(group) => family::Family::Cgroup(group),
+        None => family::Family::Found {
+            pgid: pid as i32,
+            marker: marker.into_bytes(),
+            dedicated_uid: spec
+                .isolation
+                .dedicated_account
+                .then_some(credentials.map(|(uid, _)| uid))
+                .flatten(),
+        },
+    });
+    tracing::debug!(pid, tracking = family.kind(), "job started");
     let peak_kib = Arc::new(AtomicU64::new(0));
     let finished = Arc::new(AtomicBool::new(false));
-    let exceeded = Arc::new(AtomicBool::new(false));
-    let limit_kib = spec.request_memory_mib.saturating_mul(1024);
-    spawn_memory_watch(
-        pid,
-        limit_kib,
-        peak_kib.clone(),
-        finished.clone(),
-        exceeded.clone(),
-    );
+    let watch = Arc::new(Watch {
+        family: family.clone(),
+        memory_limit_kib: spec.request_memory_mib.saturating_mul(1024),
+        kernel_limits_memory,
+        sandbox: spec.cwd.clone(),
+        disk_limit_kib: spec.request_disk_kib.max(DISK_FLOOR_KIB),
+        peak_kib: peak_kib.clone(),
+        disk_kib: AtomicU64::new(0),
+        finished: finished.clone(),
+        memory_exceeded: AtomicBool::new(false),
+        disk_exceeded: AtomicBool::new(false),
+    });
+    spawn_watch(watch.clone());
     let (tx, rx) = oneshot::channel();
-    let peak = peak_kib.clone();
-    let done = finished.clone();
     let limit_mib = spec.request_memory_mib;
     std::thread::Builder::new()
         .name(format!("job-{pid}"))
         .spawn(move || {
             // Wait without reaping, so the zombie's CPU times can be read.
-            let (user_cpu, system_cpu) = match Pid::from_raw(pid as i32) {
+            let zombie_cpu = match Pid::from_raw(pid as i32) {
                 Some(p) => {
                     let _ = rustix::process::waitid(
                         rustix::process::WaitId::Pid(p),
@@ -337,7 +493,7 @@ fn start_blocking(spec: Spec) -> Result<Running, StartError> {
                 None => (Duration::ZERO, Duration::ZERO),
             };
             let status = child.wait();
-            done.store(true, Ordering::SeqCst);
+            watch.finished.store(true, Ordering::SeqCst);
             let exit = match status {
                 Ok(s) => match (s.code(), s.signal()) {
                     (Some(c), _) => Exit::Code(c),
@@ -349,18 +505,34 @@ fn start_blocking(spec: Spec) -> Result<Running, StartError> {
                 },
                 Err(_) => Exit::Unknown,
             };
-            // Leftovers of the job (daemons it started) go with it.
-            if let Some(p) = Pid::from_raw(pid as i32) {
-                let _ = rustix::process::kill_process_group(p, Signal::KILL);
-            }
+            // Leftovers of the job (daemons it started) go with it; a
+            // cgroup counts their CPU and memory too.
+            watch.family.kill_all(KILL_WAIT);
+            let usage = watch.family.usage();
+            let (user_cpu, system_cpu) = match &*watch.family {
+                family::Family::Cgroup(_) => (
+                    usage.user_cpu.max(zombie_cpu.0),
+                    usage.system_cpu.max(zombie_cpu.1),
+                ),
+                family::Family::Found { .. } => zombie_cpu,
+            };
+            let oom = usage.oom_kills > 0;
+            watch.family.finish();
+            let peak = watch
+                .peak_kib
+                .load(Ordering::SeqCst)
+                .max(usage.peak_memory_kib);
             let _ = tx.send(Outcome {
                 exit,
                 user_cpu,
                 system_cpu,
                 wall: started.elapsed(),
-                peak_memory_kib: peak.load(Ordering::SeqCst),
-                memory_exceeded: exceeded.load(Ordering::SeqCst),
+                peak_memory_kib: peak,
+                memory_exceeded: oom || watch.memory_exceeded.load(Ordering::SeqCst),
                 limit_mib,
+                disk_usage_kib: watch.disk_kib.load(Ordering::SeqCst),
+                disk_exceeded: watch.disk_exceeded.load(Ordering::SeqCst),
+                disk_limit_kib: watch.disk_limit_kib,
             });
         })
         .map_err(|e| start_error(HoldCode::FailedToCreateProcess, "no thread".into(), &e))?;
@@ -370,77 +542,93 @@ fn start_blocking(spec: Spec) -> Result<Running, StartError> {
         outcome: None,
         peak_kib,
         finished,
+        family,
     })
 }
 
-/// Measures the group's memory until the job ends; kills it past the limit.
-fn spawn_memory_watch(
-    pid: u32,
-    limit_kib: u64,
-    peak: Arc<AtomicU64>,
+/// What the watch of a running job measures and decides.
+#[derive(Debug)]
+struct Watch {
+    family: Arc<family::Family>,
+    memory_limit_kib: u64,
+    /// The cgroup enforces the limit: watch for its kills, not the size.
+    kernel_limits_memory: bool,
+    sandbox: PathBuf,
+    disk_limit_kib: u64,
+    peak_kib: Arc<AtomicU64>,
+    disk_kib: AtomicU64,
     finished: Arc<AtomicBool>,
-    exceeded: Arc<AtomicBool>,
-) {
+    memory_exceeded: AtomicBool,
+    disk_exceeded: AtomicBool,
+}
+
+impl Watch {
+    /// One look at memory (and, when `disk`, the sandbox). Returns false
+    /// once the job must go.
+    fn look(&self, disk: bool) -> bool {
+        let usage = self.family.usage();
+        self.peak_kib.fetch_max(
+            usage.peak_memory_kib.max(usage.memory_kib),
+            Ordering::SeqCst,
+        );
+        let over_memory = if self.kernel_limits_memory {
+            usage.oom_kills > 0
+        } else {
+            self.memory_limit_kib > 0 && usage.memory_kib > self.memory_limit_kib
+        };
+        if over_memory {
+            self.memory_exceeded.store(true, Ordering::SeqCst);
+        }
+        if disk {
+            let size = sandbox::disk_usage_kib(&self.sandbox);
+            self.disk_kib.fetch_max(size, Ordering::SeqCst);
+            if size > self.disk_limit_kib {
+                self.disk_exceeded.store(true, Ordering::SeqCst);
+            }
+        }
+        if over_memory || self.disk_exceeded.load(Ordering::SeqCst) {
+            self.family.kill_all(KILL_WAIT);
+            return false;
+        }
+        true
+    }
+}
+
+/// Measures the job until it ends; kills it past its memory or disk.
+fn spawn_watch(watch: Arc<Watch>) {
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(MEMORY_POLL);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let disk_every = (DISK_POLL.as_millis() / MEMORY_POLL.as_millis()).max(1) as u64;
+        let mut n: u64 = 0;
         loop {
             tick.tick().await;
-            if finished.load(Ordering::SeqCst) {
+            if watch.finished.load(Ordering::SeqCst) {
                 break;
             }
-            let rss = tokio::task::spawn_blocking(move || group_rss_kib(pid))
+            let disk = n % disk_every == 0;
+            n += 1;
+            let w = watch.clone();
+            let go_on = tokio::task::spawn_blocking(move || w.look(disk))
                 .await
-                .unwrap_or(0);
-            peak.fetch_max(rss, Ordering::SeqCst);
-            if limit_kib > 0 && rss > limit_kib {
-                exceeded.store(true, Ordering::SeqCst);
-                if let Some(p) = Pid::from_raw(pid as i32) {
-                    let _ = rustix::process::kill_process_group(p, Signal::KILL);
-                }
+                .unwrap_or(true);
+            if !go_on {
                 break;
             }
         }
+        // The last size of the sandbox, as the job left it.
+        let w = watch.clone();
+        let _ = tokio::task::spawn_blocking(move || {
+            let size = sandbox::disk_usage_kib(&w.sandbox);
+            w.disk_kib.fetch_max(size, Ordering::SeqCst);
+        })
+        .await;
     });
-}
-
-/// Resident memory of every process in group `pgid`, in KiB.
-fn group_rss_kib(pgid: u32) -> u64 {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return 0;
-    };
-    let page_kib = rustix::param::page_size() as u64 / 1024;
-    let mut total = 0;
-    for entry in dir.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name.to_str().and_then(|n| n.parse::<u32>().ok()) else {
-            continue;
-        };
-        let Some(fields) = stat_fields(pid) else {
-            continue;
-        };
-        // Fields after the command: state(0) ppid(1) pgrp(2) ... rss(21).
-        if fields.get(2).and_then(|f| f.parse::<u32>().ok()) == Some(pgid) {
-            total += fields
-                .get(21)
-                .and_then(|f| f.parse::<u64>().ok())
-                .unwrap_or(0)
-                * page_kib;
-        }
-    }
-    total
-}
-
-/// The fields of `/proc/PID/stat` after the command name.
-fn stat_fields(pid: u32) -> Option<Vec<String>> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let rest = &stat[stat.rfind(')')? + 2..];
-    Some(rest.split_whitespace().map(str::to_owned).collect())
 }
 
 /// User and system CPU of a process and its reaped children.
 fn cpu_times(pid: u32) -> Option<(Duration, Duration)> {
-    let fields = stat_fields(pid)?;
+    let fields = family::stat_fields(pid as i32)?;
     let ticks = rustix::param::clock_ticks_per_second() as f64;
     let get = |i: usize| {
         fields
@@ -448,7 +636,6 @@ fn cpu_times(pid: u32) -> Option<(Duration, Duration)> {
             .and_then(|f| f.parse::<u64>().ok())
             .unwrap_or(0)
     };
-    // utime(11) stime(12) cutime(13) cstime(14), counted from state.
     let user = (get(11) + get(13)) as f64 / ticks;
     let system = (get(12) + get(14)) as f64 / ticks;
     Some((
@@ -458,23 +645,25 @@ fn cpu_times(pid: u32) -> Option<(Duration, Duration)> {
 }
 
 impl Running {
-    fn signal(&self, signal: Signal) -> io::Result<()> {
-        if self.finished.load(Ordering::SeqCst) {
+    fn ended(&self) -> bool {
+        self.finished.load(Ordering::SeqCst)
+    }
+
+    /// Stops the whole job: its cgroup's freezer, else SIGSTOP to each of
+    /// its processes.
+    pub fn suspend(&self) -> io::Result<()> {
+        if self.ended() {
             return Ok(());
         }
-        let pid = Pid::from_raw(self.pid as i32)
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "pid 0"))?;
-        rustix::process::kill_process_group(pid, signal).map_err(io::Error::from)
+        self.family.suspend(true)
     }
 
-    /// Stops the whole job (SIGSTOP).
-    pub fn suspend(&self) -> io::Result<()> {
-        self.signal(Signal::STOP)
-    }
-
-    /// Lets it go on (SIGCONT).
+    /// Lets it go on.
     pub fn resume(&self) -> io::Result<()> {
-        self.signal(Signal::CONT)
+        if self.ended() {
+            return Ok(());
+        }
+        self.family.suspend(false)
     }
 
     /// The peak resident memory so far, in KiB.
@@ -482,11 +671,16 @@ impl Running {
         self.peak_kib.load(Ordering::SeqCst)
     }
 
-    /// Asks the job to leave: SIGTERM, and SIGCONT in case it is stopped
-    /// (a stopped process would not see the SIGTERM until continued).
+    /// Asks the job to leave: SIGTERM to its process group, after letting
+    /// it go on in case it is suspended (a stopped process would not see
+    /// the SIGTERM until continued).
     pub fn ask_to_leave(&self) {
-        let _ = self.signal(Signal::TERM);
-        let _ = self.signal(Signal::CONT);
+        if self.ended() {
+            return;
+        }
+        let _ = self.family.suspend(false);
+        let _ = self.family.signal_group(self.pid, Signal::TERM);
+        let _ = self.family.signal_group(self.pid, Signal::CONT);
     }
 
     /// Asks the job to leave, then kills it after `grace`.
@@ -498,9 +692,14 @@ impl Running {
         }
     }
 
-    /// Kills the whole job now (SIGKILL).
+    /// Kills every process of the job now (SIGKILL).
     pub fn kill(&mut self) {
-        let _ = self.signal(Signal::KILL);
+        if self.ended() {
+            return;
+        }
+        let family = self.family.clone();
+        // Off the async threads: a kill waits for the family to go.
+        std::thread::spawn(move || family.kill_all(KILL_WAIT));
     }
 
     /// Waits for the job to end. Cancel-safe: a dropped wait loses nothing,
@@ -517,6 +716,9 @@ impl Running {
             peak_memory_kib: 0,
             memory_exceeded: false,
             limit_mib: 0,
+            disk_usage_kib: 0,
+            disk_exceeded: false,
+            disk_limit_kib: 0,
         };
         let outcome = match self.ended.as_mut() {
             Some(rx) => rx.await.unwrap_or(unknown),

@@ -225,6 +225,8 @@ pub struct Completion {
     pub sys_cpu_ms: u64,
     pub wall_ms: u64,
     pub peak_memory_kib: u64,
+    /// The sandbox's largest size (`DiskUsage`), when reported.
+    pub disk_usage_kib: Option<u64>,
 }
 
 type Clock = Arc<dyn Fn() -> i64 + Send + Sync>;
@@ -712,6 +714,9 @@ impl Queue {
                     .to_string(),
             ),
         ]);
+        if let Some(kib) = how.disk_usage_kib {
+            c.push(Change::set("DiskUsage", kib.max(1).to_string()));
+        }
         match (how.exit_code, how.signal) {
             (Some(code), _) => c.extend([
                 Change::set("ExitCode", code.to_string()),

@@ -17,6 +17,7 @@
 //!   when a running claim is preempted for rank or priority.
 //! - [`matchmaking`]: keeping the best few matched machines.
 //! - [`why`]: why a job is idle, machine by machine.
+//! - [`run_as`]: which local account a job runs as on the execute agent.
 
 pub mod arbitration;
 pub mod autocluster;
@@ -27,5 +28,6 @@ pub mod matchmaking;
 pub mod negotiation;
 pub mod owner_policy;
 pub mod priority;
+pub mod run_as;
 pub mod slots;
 pub mod why;

@@ -278,6 +278,10 @@ pub struct Report {
     pub wall_ms: u64,
     /// The most memory the job's processes held at once, in KiB.
     pub peak_memory_kib: u64,
+    /// The largest size of the job's sandbox, in KiB (HTCondor's
+    /// `DiskUsage`); absent from older agents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disk_usage_kib: Option<u64>,
     /// Set when the job did not run to its end and must be held (executable
     /// missing, input transfer failed, memory exceeded...): HTCondor's hold
     /// reason code and subcode, and a readable reason.

@@ -383,6 +383,7 @@ impl NegotiatorState {
                         sys_cpu_ms: report.sys_cpu_ms,
                         wall_ms: report.wall_ms,
                         peak_memory_kib: report.peak_memory_kib,
+                        disk_usage_kib: report.disk_usage_kib,
                     };
                     if let Some(shadow) = self.shadows.get(&id) {
                         if shadow.domain != self.args.own_domain {

@@ -168,8 +168,8 @@ pub struct StartdArgs {
     pub router: Router,
     /// Where job sandboxes go.
     pub sandboxes: PathBuf,
-    /// The user jobs run as (`None`: the agent's own).
-    pub account: Option<crate::execute::account::Account>,
+    /// Which accounts jobs run as and how they are kept apart.
+    pub isolation: Arc<crate::execute::isolation::Setup>,
     /// How often the owner policy is evaluated (HTCondor's
     /// `POLLING_INTERVAL`).
     pub policy_interval: Duration,
@@ -288,7 +288,7 @@ impl Actor for Startd {
         if stale > 0 {
             tracing::info!(stale, "dropped claims of a previous run");
         }
-        starter::sweep(&args.sandboxes).await;
+        starter::sweep(&args.sandboxes, &args.isolation).await;
         // No job outlives a startd: what the books say is in use is not.
         args.accounting.nothing_in_use(unix_now());
         myself.send_interval(LEASE_CHECK, || StartdMsg::Tick);
@@ -723,7 +723,8 @@ impl StartdState {
                 sandboxes: self.args.sandboxes.clone(),
                 resources: held.resources,
                 machine: held.machine.clone(),
-                account: self.args.account.clone(),
+                isolation: self.args.isolation.clone(),
+                own_domain: domain == self.args.own_domain,
                 lease: held.lease,
                 run,
             },

@@ -84,8 +84,10 @@ pub struct StarterArgs {
     pub resources: Resources,
     /// The slot's ad, written into the sandbox for the job.
     pub machine: ClassAd,
-    /// The user the job runs as (`None`: the agent's own).
-    pub account: Option<crate::execute::account::Account>,
+    /// Which account the job runs as and how it is kept apart.
+    pub isolation: Arc<crate::execute::isolation::Setup>,
+    /// The job comes from this agent's own domain.
+    pub own_domain: bool,
     pub lease: Duration,
     /// The run's number on this agent: the claim's next job may start
     /// while this one's sandbox is still being removed.
@@ -172,10 +174,22 @@ impl Stopped {
     }
 }
 
-/// Removes sandboxes (and kills processes) left by an earlier run.
-pub async fn sweep(root: &Path) {
+/// Removes sandboxes and cgroups (and kills processes) left by an
+/// earlier run.
+pub async fn sweep(root: &Path, isolation: &Arc<crate::execute::isolation::Setup>) {
     let root = root.to_path_buf();
-    let _ = tokio::task::spawn_blocking(move || Sandbox::sweep(&root, &[])).await;
+    let isolation = isolation.clone();
+    let _ = tokio::task::spawn_blocking(move || {
+        let groups = isolation.sweep();
+        if groups > 0 {
+            tracing::info!(
+                groups,
+                "killed what jobs of a previous run left in their cgroups"
+            );
+        }
+        Sandbox::sweep(&root, &[])
+    })
+    .await;
 }
 
 fn short(claim: &ClaimId) -> String {
@@ -184,6 +198,16 @@ fn short(claim: &ClaimId) -> String {
 
 async fn run(args: StarterArgs, mut stopped: Stopped, done: &AtomicBool) {
     let name = format!("{}-{}", args.claim, args.run);
+    // Held until the sandbox is gone: a slot account is then free again.
+    let run_as = {
+        let (isolation, job, own) = (args.isolation.clone(), args.job.clone(), args.own_domain);
+        tokio::task::spawn_blocking(move || isolation.account_for(&job, own))
+            .await
+            .unwrap_or(crate::execute::isolation::RunAsAccount {
+                account: Some(crate::execute::account::Account::nobody()),
+                lease: None,
+            })
+    };
     let mut sandbox = match Sandbox::create(&args.sandboxes, &name) {
         Ok(s) => s,
         Err(e) => {
@@ -197,13 +221,19 @@ async fn run(args: StarterArgs, mut stopped: Stopped, done: &AtomicBool) {
             return;
         }
     };
-    run_in(&args, &mut sandbox, &mut stopped).await;
+    run_in(&args, &run_as, &mut sandbox, &mut stopped).await;
     done.store(true, Ordering::SeqCst);
     let _ = tokio::task::spawn_blocking(move || sandbox.remove()).await;
+    drop(run_as);
 }
 
 /// Pulls, runs, reports. Returns when the report was taken or given up.
-async fn run_in(args: &StarterArgs, sandbox: &mut Sandbox, stopped: &mut Stopped) {
+async fn run_in(
+    args: &StarterArgs,
+    run_as: &crate::execute::isolation::RunAsAccount,
+    sandbox: &mut Sandbox,
+    stopped: &mut Stopped,
+) {
     // The request bounds the input, but never below a size any job may
     // bring (HTCondor's default request_disk is the input's own size).
     let budget = args
@@ -249,7 +279,7 @@ async fn run_in(args: &StarterArgs, sandbox: &mut Sandbox, stopped: &mut Stopped
             tracing::warn!(error = %e, file = name, "cannot write the ad for the job");
         }
     }
-    if let Some(account) = &args.account {
+    if let Some(account) = &run_as.account {
         if let Err(e) = account.own(sandbox.path()) {
             let report = held(
                 hold_codes::FAILED_TO_CREATE_PROCESS,
@@ -269,7 +299,7 @@ async fn run_in(args: &StarterArgs, sandbox: &mut Sandbox, stopped: &mut Stopped
         deliver(args, Some(sandbox), Vec::new(), report, stopped).await;
         return;
     }
-    let spec = match spec_of(args, sandbox) {
+    let spec = match spec_of(args, run_as, sandbox) {
         Ok(spec) => spec,
         Err(reason) => {
             let report = held(hold_codes::FAILED_TO_CREATE_PROCESS, 0, reason);
@@ -502,7 +532,11 @@ fn named(root: &Path, paths: Vec<PathBuf>) -> Result<Vec<(FileName, PathBuf)>, S
 
 /// What to run, from the job ad: the executable is in the sandbox when it
 /// was transferred, else it is the path the job names on this machine.
-fn spec_of(args: &StarterArgs, sandbox: &Sandbox) -> Result<Spec, String> {
+fn spec_of(
+    args: &StarterArgs,
+    run_as: &crate::execute::isolation::RunAsAccount,
+    sandbox: &Sandbox,
+) -> Result<Spec, String> {
     let job = &args.job;
     let cmd = text(job, "Cmd").ok_or("the job has no Cmd (executable)")?;
     let base = Path::new(&cmd)
@@ -542,6 +576,7 @@ fn spec_of(args: &StarterArgs, sandbox: &Sandbox) -> Result<Spec, String> {
     spec.request_cpus = args.resources.cpus;
     spec.request_memory_mib = args.resources.memory_mib;
     spec.request_disk_kib = args.resources.disk_kib;
-    spec.account = args.account.clone();
+    spec.account = run_as.account.clone();
+    spec.isolation = args.isolation.isolation(run_as);
     Ok(spec)
 }

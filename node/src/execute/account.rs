@@ -1,10 +1,25 @@
-//! The account jobs run as (`[jobs] account` in the configuration).
+//! Local accounts jobs run as. Which one a job gets is
+//! [`starling_policies::run_as`]'s decision; this module finds and makes
+//! them.
 //!
-//! Unset, jobs run as the agent's own user. Set, the agent must run as
-//! root: each job's process gets that user's uid and gid, and its sandbox
-//! is handed to that user, so a job cannot touch the agent's files.
+//! An agent running as root never runs a job as root. By default it runs
+//! each job as a dedicated slot account (`starling-slot1`,
+//! `starling-slot2`, ..., HTCondor's `SLOT<N>_USER`), one per job running
+//! at once on the machine ([`SlotAccounts`]): system accounts with no home
+//! and no login shell, made with `useradd` when the agent first starts
+//! (as many as the machine has CPUs) and later as more jobs run at once.
+//! Agents sharing a machine (a testnet) share the accounts: each running
+//! job holds a lock on its account's file in [`SLOT_LOCKS`], which the
+//! kernel lets go when the agent dies, so no two jobs anywhere on the
+//! machine run as the same slot account. Where none is free or can be
+//! made, jobs run as `nobody`, each still in a sandbox of its own. A configured
+//! account (`[jobs] account`) or, for the machine's own domain, the job's
+//! owner (`[jobs] run_as_owner`) replace them. The job's sandbox is handed
+//! to the account, so a job cannot touch the agent's files or another
+//! job's.
 
-use std::path::Path;
+use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _};
+use std::path::{Path, PathBuf};
 
 /// A local user.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,28 +29,163 @@ pub struct Account {
     pub gid: u32,
 }
 
+/// The names of the dedicated slot accounts: `starling-slot1`, ...
+pub const SLOT_ACCOUNT_PREFIX: &str = "starling-slot";
+
+/// The most slot accounts an agent makes.
+pub const MAX_SLOT_ACCOUNTS: usize = 1024;
+
+/// Where the locks on slot accounts live (a tmpfs: no lock outlives a
+/// reboot).
+pub const SLOT_LOCKS: &str = "/run/starling/slots";
+
+/// The dedicated slot accounts of this machine.
+#[derive(Debug)]
+pub struct SlotAccounts {
+    locks: PathBuf,
+    most: usize,
+}
+
+/// A slot account held by one running job; dropping it lets it go.
+#[derive(Debug)]
+pub struct SlotLease {
+    pub account: Account,
+    _lock: std::fs::File,
+}
+
+impl SlotAccounts {
+    /// Prepares up to `most` slot accounts, making the first `first` now.
+    /// The error says why there can be none (not root, no `useradd`).
+    pub fn prepare(most: usize, first: usize) -> Result<SlotAccounts, String> {
+        let most = most.clamp(1, MAX_SLOT_ACCOUNTS);
+        let locks = PathBuf::from(SLOT_LOCKS);
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&locks)
+            .map_err(|e| format!("cannot make {}: {e}", locks.display()))?;
+        for n in 1..=first.min(most) {
+            slot_account(n)?;
+        }
+        Ok(SlotAccounts { locks, most })
+    }
+
+    /// Takes the lowest slot account no running job on this machine holds,
+    /// making it if it does not exist yet. `None` when all are taken or
+    /// the next cannot be made (the reason is logged).
+    pub fn take(&self) -> Option<SlotLease> {
+        for n in 1..=self.most {
+            let path = self.locks.join(n.to_string());
+            let Ok(file) = std::fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .mode(0o600)
+                .open(&path)
+            else {
+                continue;
+            };
+            let locked =
+                rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive);
+            if locked.is_err() {
+                continue;
+            }
+            match slot_account(n) {
+                Ok(account) => {
+                    return Some(SlotLease {
+                        account,
+                        _lock: file,
+                    })
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot make a slot account; the job runs as nobody");
+                    return None;
+                }
+            }
+        }
+        None
+    }
+}
+
+/// Slot account `n`, made if missing.
+fn slot_account(n: usize) -> Result<Account, String> {
+    let name = format!("{SLOT_ACCOUNT_PREFIX}{n}");
+    if let Some(a) = Account::local(&name) {
+        return Ok(a);
+    }
+    let out = std::process::Command::new("useradd")
+        .args([
+            "--system",
+            "--user-group",
+            "--no-create-home",
+            "--home-dir",
+            "/nonexistent",
+            "--shell",
+            "/usr/sbin/nologin",
+            "--comment",
+            "Starling job slot",
+            &name,
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run useradd to make {name}: {e}"))?;
+    // Another agent on the machine may have made it meanwhile.
+    match Account::local(&name) {
+        Some(a) => {
+            if out.status.success() {
+                tracing::info!(account = %name, uid = a.uid, "made a slot account for jobs");
+            }
+            Ok(a)
+        }
+        None => Err(format!(
+            "useradd {name} failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )),
+    }
+}
+
 impl Account {
+    /// A local non-root user named `name`, if there is one (no check of
+    /// the agent's own rights).
+    pub fn local(name: &str) -> Option<Account> {
+        Account::lookup_in(name, Path::new("/etc/passwd")).filter(|a| a.uid != 0)
+    }
+
+    fn lookup_in(name: &str, passwd: &Path) -> Option<Account> {
+        if name.is_empty() || name.contains([':', '\n']) {
+            return None;
+        }
+        let text = std::fs::read_to_string(passwd).ok()?;
+        text.lines().find_map(|line| {
+            let f: Vec<&str> = line.split(':').collect();
+            if f.len() < 4 || f[0] != name {
+                return None;
+            }
+            Some(Account {
+                name: name.to_owned(),
+                uid: f[2].parse().ok()?,
+                gid: f[3].parse().ok()?,
+            })
+        })
+    }
+
+    /// `nobody`, as `/etc/passwd` has it (65534 when it has none).
+    pub fn nobody() -> Account {
+        Account::local("nobody").unwrap_or(Account {
+            name: "nobody".to_owned(),
+            uid: 65534,
+            gid: 65534,
+        })
+    }
+
     /// Looks `name` up in `/etc/passwd`; the error says what is wrong.
     pub fn resolve(name: &str) -> Result<Account, String> {
         Account::resolve_in(name, Path::new("/etc/passwd"))
     }
 
     fn resolve_in(name: &str, passwd: &Path) -> Result<Account, String> {
-        let text = std::fs::read_to_string(passwd)
-            .map_err(|e| format!("cannot read {}: {e}", passwd.display()))?;
-        let account = text
-            .lines()
-            .filter_map(|line| {
-                let f: Vec<&str> = line.split(':').collect();
-                (f.len() >= 4 && f[0] == name).then(|| {
-                    Some(Account {
-                        name: name.to_owned(),
-                        uid: f[2].parse().ok()?,
-                        gid: f[3].parse().ok()?,
-                    })
-                })?
-            })
-            .next()
+        std::fs::metadata(passwd).map_err(|e| format!("cannot read {}: {e}", passwd.display()))?;
+        let account = Account::lookup_in(name, passwd)
             .ok_or_else(|| format!("there is no user {name:?} on this machine"))?;
         let me = rustix::process::getuid().as_raw();
         if me != 0 && me != account.uid {
@@ -49,12 +199,19 @@ impl Account {
         Ok(account)
     }
 
-    /// Gives `path` (a sandbox and what is in it) to this user.
+    /// Gives `path` (a sandbox and what is in it) to this user, never
+    /// following a symbolic link out of it.
     pub fn own(&self, path: &Path) -> std::io::Result<()> {
         let uid = rustix::fs::Uid::from_raw(self.uid);
         let gid = rustix::fs::Gid::from_raw(self.gid);
-        rustix::fs::chown(path, Some(uid), Some(gid))?;
-        if path.is_dir() {
+        rustix::fs::chownat(
+            rustix::fs::CWD,
+            path,
+            Some(uid),
+            Some(gid),
+            rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
+        )?;
+        if std::fs::symlink_metadata(path)?.is_dir() {
             for entry in std::fs::read_dir(path)? {
                 self.own(&entry?.path())?;
             }

@@ -180,6 +180,43 @@ fn kill_processes_in(root: &Path, keep: &[&str]) {
     }
 }
 
+/// The disk a directory tree takes, in KiB (allocated blocks, as `du`),
+/// not following symbolic links and not leaving the filesystem; 0 when it
+/// cannot be read.
+pub fn disk_usage_kib(root: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt as _;
+    let Ok(top) = std::fs::symlink_metadata(root) else {
+        return 0;
+    };
+    let device = top.dev();
+    let mut total = top.blocks() / 2;
+    let mut stack = vec![root.to_path_buf()];
+    // Bounded: a job making millions of entries is measured in part.
+    let mut budget: u32 = 200_000;
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            budget = budget.saturating_sub(1);
+            if budget == 0 {
+                return total;
+            }
+            let Ok(meta) = entry.metadata() else {
+                continue;
+            };
+            if meta.dev() != device {
+                continue;
+            }
+            total += meta.blocks() / 2;
+            if meta.is_dir() {
+                stack.push(entry.path());
+            }
+        }
+    }
+    total
+}
+
 fn top_level(dir: &Path) -> io::Result<HashMap<String, (u64, Option<SystemTime>)>> {
     let mut map = HashMap::new();
     for entry in std::fs::read_dir(dir)? {

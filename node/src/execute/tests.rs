@@ -1,6 +1,7 @@
 //! Real processes in real sandboxes.
 
-use std::path::PathBuf;
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use starling_protocol::transfer::{File, FileName, Hash, MAX_CHUNK_LEN};
@@ -345,4 +346,207 @@ fn an_executable_still_open_for_writing_elsewhere_is_started_once_it_closes() {
         .unwrap();
     assert!(status.success());
     closer.join().unwrap();
+}
+
+/// Isolation as a root agent has it: cgroups of `version` (skipped, with
+/// a message, where the machine has none or this is not root).
+fn confined(version: cgroup::Version, name: &str) -> Option<Isolation> {
+    if !rustix::process::geteuid().is_root() {
+        eprintln!("skipped: cgroups need root");
+        return None;
+    }
+    match cgroup::Cgroups::detect(
+        &format!("starling-test-{name}-{}", std::process::id()),
+        Some(version),
+    ) {
+        Ok(c) => Some(Isolation {
+            cgroups: Some(Arc::new(c)),
+            private_tmp: false,
+            dedicated_account: false,
+        }),
+        Err(e) => {
+            eprintln!("skipped: no cgroups here: {e}");
+            None
+        }
+    }
+}
+
+/// Whether a process whose command line holds `needle` runs.
+fn running_with(needle: &str) -> bool {
+    std::fs::read_dir("/proc").unwrap().flatten().any(|e| {
+        std::fs::read(e.path().join("cmdline"))
+            .is_ok_and(|c| String::from_utf8_lossy(&c).contains(needle))
+            && family::stat_fields(
+                e.file_name()
+                    .to_str()
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(0),
+            )
+            .is_some_and(|f| f[0] != "Z")
+    })
+}
+
+async fn daemons_die_with_the_job(version: cgroup::Version, name: &str) {
+    let Some(isolation) = confined(version, name) else {
+        return;
+    };
+    let cgroups = isolation.cgroups.clone().unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let sb = sandbox(root.path());
+    let secs = format!("777{}", std::process::id() % 1000);
+    // A daemon that leaves the job's process group and session, and
+    // clears the environment that would mark it as the job's.
+    let mut spec = sh(
+        &sb,
+        &format!("env -i setsid sleep {secs} </dev/null >/dev/null 2>&1 & sleep 0.3; exit 0"),
+    );
+    spec.isolation = isolation;
+    spec.request_cpus = 2;
+    let outcome = run(spec).await;
+    assert_eq!(outcome.exit, Exit::Code(0));
+    let deadline = std::time::Instant::now() + LIMIT;
+    while running_with(&format!("sleep{}{secs}", '\0')) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the daemon outlived its job"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    cgroups.release();
+}
+
+#[tokio::test]
+async fn with_cgroup_v1_a_daemonised_child_dies_with_its_job() {
+    daemons_die_with_the_job(cgroup::Version::V1, "v1").await;
+}
+
+#[tokio::test]
+async fn with_cgroup_v2_a_daemonised_child_dies_with_its_job() {
+    daemons_die_with_the_job(cgroup::Version::V2, "v2").await;
+}
+
+#[tokio::test]
+async fn without_cgroups_a_daemon_of_a_dedicated_account_dies_with_its_job() {
+    if !rustix::process::geteuid().is_root() {
+        eprintln!("skipped: needs root");
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let mut sb = sandbox(root.path());
+    // A dedicated account as a slot account is: `nobody` stands in, as
+    // no other test runs jobs as nobody with processes left.
+    let nobody = account::Account::nobody();
+    std::fs::set_permissions(root.path(), std::fs::Permissions::from_mode(0o711)).unwrap();
+    nobody.own(sb.path()).unwrap();
+    sb.snapshot_inputs().unwrap();
+    let secs = format!("778{}", std::process::id() % 1000);
+    let mut spec = sh(
+        &sb,
+        &format!("env -i setsid sleep {secs} </dev/null >/dev/null 2>&1 & sleep 0.3; exit 0"),
+    );
+    spec.account = Some(nobody);
+    spec.isolation.dedicated_account = true;
+    let outcome = run(spec).await;
+    assert_eq!(outcome.exit, Exit::Code(0), "{outcome:?}");
+    let deadline = std::time::Instant::now() + LIMIT;
+    while running_with(&format!("sleep{}{secs}", '\0')) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the daemon outlived its job"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_cgroup_holds_a_job_to_its_memory_and_counts_its_children() {
+    let Some(isolation) = confined(cgroup::Version::V1, "mem") else {
+        return;
+    };
+    let cgroups = isolation.cgroups.clone().unwrap();
+    if !cgroups.limits_memory() {
+        eprintln!("skipped: no memory controller");
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let sb = sandbox(root.path());
+    // The memory is taken by a child in a session of its own.
+    let mut spec = sh(
+        &sb,
+        "setsid python3 -c 'x = bytearray(400 << 20); import time; time.sleep(10)' & wait",
+    );
+    spec.request_memory_mib = 64;
+    spec.isolation = isolation;
+    let outcome = run(spec).await;
+    assert!(outcome.memory_exceeded, "{outcome:?}");
+    let (code, _, reason) = outcome.hold().unwrap();
+    assert_eq!(code.code(), 34);
+    assert!(reason.contains("memory limit of 64 megabytes"), "{reason}");
+    cgroups.release();
+}
+
+#[tokio::test]
+async fn a_job_gets_a_private_tmp_in_its_sandbox() {
+    if !rustix::process::geteuid().is_root() {
+        eprintln!("skipped: a private /tmp needs root");
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let sb = sandbox(root.path());
+    if let Err(e) = confine::probe_private_tmp(root.path()) {
+        eprintln!("skipped: {e}");
+        return;
+    }
+    let name = format!("starling-private-{}", std::process::id());
+    let mut spec = sh(
+        &sb,
+        &format!("echo secret > /tmp/{name} && echo v > /var/tmp/{name} && cat $_CONDOR_SCRATCH_DIR/tmp/{name}"),
+    );
+    spec.isolation.private_tmp = true;
+    let outcome = run(spec).await;
+    assert_eq!(
+        outcome.exit,
+        Exit::Code(0),
+        "{}",
+        std::fs::read_to_string(sb.stderr()).unwrap()
+    );
+    assert_eq!(std::fs::read_to_string(sb.stdout()).unwrap(), "secret\n");
+    assert!(
+        !Path::new("/tmp").join(&name).exists(),
+        "the machine's /tmp is untouched"
+    );
+    assert!(!Path::new("/var/tmp").join(&name).exists());
+    assert!(sb.path().join("tmp").join(&name).exists());
+    assert!(sb.path().join("var/tmp").join(&name).exists());
+}
+
+#[tokio::test]
+async fn a_sandbox_is_measured_and_a_job_over_its_disk_is_held_with_code_34() {
+    let root = tempfile::tempdir().unwrap();
+    let sb = sandbox(root.path());
+    let mut spec = sh(&sb, "head -c 3000000 /dev/zero > big; sleep 30");
+    spec.request_disk_kib = 1024;
+    // The floor keeps small requests from holding ordinary jobs: a job
+    // asking for 1 MiB may still write 3 MB.
+    let small = tokio::time::timeout(Duration::from_secs(8), async {
+        let mut running = start(spec).await.unwrap();
+        tokio::time::sleep(DISK_POLL + Duration::from_secs(1)).await;
+        running.kill();
+        running.wait().await
+    })
+    .await
+    .unwrap();
+    assert!(!small.disk_exceeded, "{small:?}");
+    assert!(small.disk_usage_kib >= 2900, "{small:?}");
+    assert!(small.report().disk_usage_kib >= Some(2900));
+    // Past the floor and the request, the watch kills it and this holds it.
+    let over = Outcome {
+        disk_exceeded: true,
+        disk_usage_kib: 3 << 20,
+        disk_limit_kib: 2 << 20,
+        ..small
+    };
+    let (code, _, reason) = over.hold().unwrap();
+    assert_eq!(code.code(), 34);
+    assert!(reason.contains("disk limit of 2048 megabytes"), "{reason}");
 }
