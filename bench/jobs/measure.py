@@ -4,6 +4,11 @@ of short jobs.
 
     bench/jobs/measure.py [--starling target/release/starling] [--agents 10]
                           [--latency-jobs 50] [--throughput-jobs 2000]
+                          [--jobs KEY=VALUE ...]
+
+`--jobs` is passed to `starling testnet up` (`[jobs]` settings of every
+agent): run once as is and once with e.g. `--jobs cgroups=off --jobs
+private_tmp=false` to see what each protection costs.
 
 Latency: one-job clusters are submitted one at a time to an idle pool; each
 job writes the time its process started; latency = that time minus the time
@@ -37,11 +42,13 @@ def main():
     p.add_argument("--agents", type=int, default=10)
     p.add_argument("--latency-jobs", type=int, default=50)
     p.add_argument("--throughput-jobs", type=int, default=2000)
+    p.add_argument("--jobs", action="append", default=[], metavar="KEY=VALUE")
     a = p.parse_args()
     starling = os.path.abspath(a.starling)
     tmp = tempfile.mkdtemp(prefix="starling-jobs-")
     net = os.path.join(tmp, "net")
-    run(starling, "testnet", "up", "--dir", net, "--agents", str(a.agents), "--timeout", "300")
+    extra = [arg for kv in a.jobs for arg in ("--jobs", kv)]
+    run(starling, "testnet", "up", "--dir", net, "--agents", str(a.agents), "--timeout", "300", *extra)
     try:
         agent0 = os.path.join(net, "agent-00")
         agent1 = os.path.join(net, "agent-01")

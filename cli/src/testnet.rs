@@ -63,6 +63,11 @@ struct UpArgs {
     /// Seconds each machine ad stays valid (default: the agent's own).
     #[arg(long, value_name = "SECS")]
     lifetime_secs: Option<u64>,
+    /// Sets `[jobs] KEY` in every agent's configuration (how jobs are
+    /// isolated: `cgroups=off`, `private_tmp=false`, ...); VALUE is TOML,
+    /// a bare word a string. Repeat for more keys.
+    #[arg(long = "jobs", value_name = "KEY=VALUE", value_parser = starling_testnet::layout::parse_jobs_setting)]
+    jobs: Vec<(String, toml::Value)>,
     /// Seconds to wait for every agent to join before giving up.
     #[arg(long, value_name = "SECS", default_value_t = processes::DEFAULT_UP_TIMEOUT.as_secs())]
     timeout: u64,
@@ -94,6 +99,7 @@ fn up(args: UpArgs) -> anyhow::Result<ExitCode> {
         settings: AgentSettings {
             refresh_secs: args.refresh_secs,
             lifetime_secs: args.lifetime_secs,
+            jobs: args.jobs.into_iter().collect(),
         },
         timeout: Duration::from_secs(args.timeout),
         ..UpOptions::new(&args.dir, args.agents, starling)

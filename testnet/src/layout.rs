@@ -96,12 +96,34 @@ pub struct Agent {
 }
 
 /// What goes into every agent's configuration besides its addresses.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct AgentSettings {
     /// `[advertise] refresh_secs`; `None` leaves the agent's default.
     pub refresh_secs: Option<u64>,
     /// `[advertise] lifetime_secs`; `None` leaves the agent's default.
     pub lifetime_secs: Option<u64>,
+    /// Keys of the `[jobs]` section (how jobs are isolated), as TOML.
+    pub jobs: toml::Table,
+}
+
+/// Parses `KEY=VALUE` into a `[jobs]` setting: VALUE is TOML (`false`,
+/// `4`, `"v2"`), and a bare word is a string (`cgroups=off`).
+pub fn parse_jobs_setting(text: &str) -> anyhow::Result<(String, toml::Value)> {
+    let (key, value) = text
+        .split_once('=')
+        .with_context(|| format!("{text:?} is not KEY=VALUE"))?;
+    let key = key.trim();
+    anyhow::ensure!(
+        !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'),
+        "{key:?} is not a [jobs] key"
+    );
+    let value = value.trim();
+    let parsed = format!("v = {value}")
+        .parse::<toml::Table>()
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(value.to_owned()));
+    Ok((key.to_owned(), parsed))
 }
 
 /// The name of domain `i`.
@@ -364,6 +386,14 @@ fn create_private_dir(dir: &Path) -> anyhow::Result<()> {
 /// Checks `settings` as the agent will, before anything is made.
 pub fn check_settings(settings: &AgentSettings) -> anyhow::Result<()> {
     let mut config = Config::default();
+    if !settings.jobs.is_empty() {
+        config.jobs = toml::Value::Table(settings.jobs.clone())
+            .try_into()
+            .map_err(|e| anyhow::anyhow!("--jobs: {e}"))?;
+        config
+            .validate("--jobs")
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
     apply_settings(&mut config, settings);
     config
         .validate("testnet options")
@@ -417,6 +447,9 @@ pub fn write_agent_config(
     }
     if !advertise.is_empty() {
         file.insert("advertise".into(), advertise.into());
+    }
+    if !settings.jobs.is_empty() {
+        file.insert("jobs".into(), settings.jobs.clone().into());
     }
     file.insert("machine".into(), machine.into());
     let text = format!(
@@ -648,6 +681,9 @@ mod tests {
         let settings = AgentSettings {
             refresh_secs: Some(5),
             lifetime_secs: Some(15),
+            jobs: [parse_jobs_setting("cgroups=off").unwrap()]
+                .into_iter()
+                .collect(),
         };
         check_settings(&settings).unwrap();
         let path =
@@ -664,6 +700,7 @@ mod tests {
         let err = check_settings(&AgentSettings {
             refresh_secs: Some(600),
             lifetime_secs: None,
+            ..AgentSettings::default()
         })
         .unwrap_err()
         .to_string();
@@ -683,5 +720,34 @@ mod tests {
         .unwrap();
         let err = Layout::load(tmp.path()).unwrap_err().to_string();
         assert!(err.contains("is not one `testnet up` makes"), "{err}");
+    }
+
+    #[test]
+    fn jobs_settings_are_toml_or_bare_words_and_checked_before_start() {
+        assert_eq!(
+            parse_jobs_setting("cgroups=off").unwrap(),
+            ("cgroups".into(), toml::Value::String("off".into()))
+        );
+        assert_eq!(
+            parse_jobs_setting("private_tmp = false").unwrap(),
+            ("private_tmp".into(), toml::Value::Boolean(false))
+        );
+        assert!(parse_jobs_setting("no-equals").is_err());
+        assert!(parse_jobs_setting("a.b=1").is_err());
+        let with = |k: &str, v: &str| AgentSettings {
+            jobs: [parse_jobs_setting(&format!("{k}={v}")).unwrap()]
+                .into_iter()
+                .collect(),
+            ..AgentSettings::default()
+        };
+        check_settings(&with("cgroups", "v2")).unwrap();
+        let e = check_settings(&with("cgroups", "v3"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("jobs.cgroups"), "{e}");
+        let e = check_settings(&with("nonsense", "1"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("nonsense"), "{e}");
     }
 }

@@ -404,8 +404,8 @@ echo "first run ran to its end"
 
 #[test]
 fn periodic_hold_holds_a_running_job_and_periodic_release_requeues_it() {
-    let pool = Pool::up(1);
-    let work = tempfile::tempdir().unwrap();
+    let pool = Pool::up_sharing(1);
+    let work = shared_dir();
     let dir = work.path();
     let exe = dir.join("hold.sh");
     std::fs::write(&exe, HELD_JOB).unwrap();

@@ -61,6 +61,38 @@ fn process_state(pid: &str) -> Option<char> {
     stat.rsplit_once(')')?.1.trim_start().chars().next()
 }
 
+/// Whether the process is stopped where it is: by SIGSTOP (state `T`), or
+/// frozen with its whole cgroup (v1 `freezer.state`, v2 `cgroup.events`),
+/// as an agent with cgroups suspends a job.
+fn is_stopped(pid: &str) -> bool {
+    if process_state(pid) == Some('T') {
+        return true;
+    }
+    let groups = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).unwrap_or_default();
+    groups.lines().any(|line| {
+        let mut parts = line.splitn(3, ':');
+        let (_, controllers, path) = (
+            parts.next(),
+            parts.next().unwrap_or(""),
+            parts.next().unwrap_or(""),
+        );
+        let path = path.trim_start_matches('/');
+        if controllers.split(',').any(|c| c == "freezer") {
+            std::fs::read_to_string(format!("/sys/fs/cgroup/freezer/{path}/freezer.state"))
+                .is_ok_and(|s| s.trim() == "FROZEN")
+        } else if controllers.is_empty() {
+            ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
+                .iter()
+                .any(|m| {
+                    std::fs::read_to_string(format!("{m}/{path}/cgroup.events"))
+                        .is_ok_and(|s| s.lines().any(|l| l.trim() == "frozen 1"))
+                })
+        } else {
+            false
+        }
+    })
+}
+
 /// Writes an executable script.
 fn script(path: &Path, text: &str) {
     std::fs::write(path, text).unwrap();
@@ -73,8 +105,8 @@ fn toml_str(s: &str) -> toml::Value {
 
 #[test]
 fn the_owner_coming_back_suspends_then_vacates_the_job_which_runs_again_when_the_owner_leaves() {
-    let pool = Pool::up(2);
-    let work = tempfile::tempdir().unwrap();
+    let pool = Pool::up_sharing(2);
+    let work = shared_dir();
     let keyboard = work.path().join("keyboard");
     std::fs::write(&keyboard, "").unwrap();
     touch_ago(&keyboard, 3600);
@@ -132,7 +164,7 @@ fn the_owner_coming_back_suspends_then_vacates_the_job_which_runs_again_when_the
     // The owner comes back: the job stops where it is.
     touch_ago(&keyboard, 0);
     wait_for(Duration::from_secs(15), "the job suspended", || {
-        (process_state(&pid) == Some('T')).then_some(())
+        is_stopped(&pid).then_some(())
     });
     wait_for(
         Duration::from_secs(15),
@@ -143,7 +175,7 @@ fn the_owner_coming_back_suspends_then_vacates_the_job_which_runs_again_when_the
     // The owner leaves: it goes on.
     touch_ago(&keyboard, 3600);
     wait_for(Duration::from_secs(15), "the job continued", || {
-        matches!(process_state(&pid), Some(s) if s != 'T').then_some(())
+        (process_state(&pid).is_some() && !is_stopped(&pid)).then_some(())
     });
     wait_for(Duration::from_secs(15), "Activity Busy in the ad", || {
         (pool.machine_af(1, &["Activity"]) == ["Busy"]).then_some(())
@@ -152,7 +184,7 @@ fn the_owner_coming_back_suspends_then_vacates_the_job_which_runs_again_when_the
     // The owner comes back and stays: suspended, then vacated after 5 s.
     touch_ago(&keyboard, 0);
     wait_for(Duration::from_secs(15), "the job suspended again", || {
-        (process_state(&pid) == Some('T')).then_some(())
+        is_stopped(&pid).then_some(())
     });
     wait_for(Duration::from_secs(30), "the job vacated", || {
         vacated.exists().then_some(())
@@ -317,7 +349,7 @@ while [ $i -lt "$3" ]; do sleep 0.2; i=$((i+1)); done
 
 #[test]
 fn a_job_the_machine_ranks_higher_displaces_the_running_one() {
-    let pool = Pool::up(2);
+    let pool = Pool::up_sharing(2);
     let _agent = pool.reconfigure(
         1,
         "machine",
@@ -331,7 +363,7 @@ fn a_job_the_machine_ranks_higher_displaces_the_running_one() {
         ],
         0,
     );
-    let work = tempfile::tempdir().unwrap();
+    let work = shared_dir();
     let events = work.path().join("events");
     script(&work.path().join("job.sh"), RANKED_JOB);
     // Each job takes the whole machine (two cpus).
@@ -392,7 +424,7 @@ fn log_codes(path: &Path) -> Vec<String> {
 /// (`group_a.alice`, factor 1000) has a far worse priority than bob
 /// (`group_b.bob`, factor 1), set on agent 0 and seen by agent 1.
 fn priority_pool(preemption_requirements: Option<&str>) -> (Pool, Reap) {
-    let pool = Pool::up(2);
+    let pool = Pool::up_sharing(2);
     let mut settings = vec![
         ("policy_interval_secs", toml::Value::Integer(1)),
         ("machine_max_vacate_time", toml_str("10")),
@@ -458,7 +490,7 @@ fn submit_as(pool: &Pool, work: &Path, events: &Path, name: &str, group: &str, l
 /// Alice's job of `loops` fifths of a second takes agent 1; once it runs,
 /// bob submits a short one. Returns the work directory and the events file.
 fn alice_runs_then_bob_asks(pool: &Pool, loops: u32) -> (tempfile::TempDir, std::path::PathBuf) {
-    let work = tempfile::tempdir().unwrap();
+    let work = shared_dir();
     let events = work.path().join("events");
     script(&work.path().join("job.sh"), RANKED_JOB);
     submit_as(pool, work.path(), &events, "alice", "group_a", loops);
@@ -555,7 +587,7 @@ echo "$1 done" >> "$2"
 
 #[test]
 fn a_drained_machine_lets_its_job_retire_takes_no_new_one_and_vacates_on_a_quick_drain() {
-    let pool = Pool::up(2);
+    let pool = Pool::up_sharing(2);
     let _agent = pool.reconfigure(
         1,
         "machine",
@@ -566,7 +598,7 @@ fn a_drained_machine_lets_its_job_retire_takes_no_new_one_and_vacates_on_a_quick
         ],
         0,
     );
-    let work = tempfile::tempdir().unwrap();
+    let work = shared_dir();
     let events = work.path().join("events");
     script(&work.path().join("job.sh"), DRAINED_JOB);
     let submit = |name: &str, loops: u32| {

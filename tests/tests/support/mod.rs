@@ -100,24 +100,54 @@ pub(crate) struct Pool {
     _tmp: tempfile::TempDir,
 }
 
+/// A temporary directory every local account may write into, for jobs of
+/// a [`Pool::up_sharing`] pool to leave what the test watches.
+pub(crate) fn shared_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(
+        dir.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o777),
+    )
+    .unwrap();
+    dir
+}
+
 impl Pool {
     pub(crate) fn up(agents: usize) -> Pool {
+        Pool::up_with(agents, &[])
+    }
+
+    /// A pool whose jobs all run as `nobody` and see the machine's `/tmp`,
+    /// so that they can write into a [`shared_dir`] the test watches (as
+    /// jobs kept apart by default cannot).
+    pub(crate) fn up_sharing(agents: usize) -> Pool {
+        if !rustix::process::geteuid().is_root() {
+            // Jobs run as the test's own user already.
+            return Pool::up(agents);
+        }
+        Pool::up_with(
+            agents,
+            &["--jobs", "account=nobody", "--jobs", "private_tmp=false"],
+        )
+    }
+
+    fn up_with(agents: usize, extra: &[&str]) -> Pool {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("net");
         let cleanup = Cleanup(dir.clone());
-        ok_in(
-            tmp.path(),
-            &[
-                "testnet",
-                "up",
-                "--dir",
-                dir.to_str().unwrap(),
-                "--agents",
-                &agents.to_string(),
-                "--timeout",
-                "180",
-            ],
-        );
+        let agents = agents.to_string();
+        let mut args = vec![
+            "testnet",
+            "up",
+            "--dir",
+            dir.to_str().unwrap(),
+            "--agents",
+            &agents,
+            "--timeout",
+            "180",
+        ];
+        args.extend_from_slice(extra);
+        ok_in(tmp.path(), &args);
         Pool {
             dir,
             _cleanup: cleanup,
