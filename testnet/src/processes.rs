@@ -430,6 +430,14 @@ pub fn status(dir: &Path) -> anyhow::Result<(Layout, Vec<AgentStatus>)> {
 /// exit, then SIGKILL for the rest and for any other process left in the
 /// testnet's process group. Returns once no process of the testnet
 /// remains; running it again finds nothing to stop.
+/// Clears what the testnet's agents, all stopped, left on the machine:
+/// jobs still running in their cgroups, the groups, and their sandboxes.
+pub fn forget(layout: &Layout) {
+    for agent in &layout.agents {
+        starling_node::execute::isolation::forget_agent(&agent.id);
+    }
+}
+
 pub fn down(
     dir: &Path,
     timeout: Duration,
@@ -532,6 +540,7 @@ pub fn down(
             let _ = fs::remove_file(path);
         }
     }
+    forget(&layout);
     layout.process_group = None;
     layout.save()?;
     Ok(DownReport {

@@ -170,6 +170,22 @@ impl Cgroups {
     /// its memory controller is mounted (it is where the controllers
     /// are), else v2. The error says why jobs cannot have cgroups here.
     pub fn detect(name: &str, prefer: Option<Version>) -> Result<Cgroups, String> {
+        Cgroups::open(name, prefer, true)
+    }
+
+    /// The agent's parent groups `name` where they exist, made by an agent
+    /// that is gone for good, to be swept and released.
+    pub fn existing(name: &str) -> Vec<Cgroups> {
+        [Version::V1, Version::V2]
+            .into_iter()
+            .filter_map(|v| Cgroups::open(name, Some(v), false).ok())
+            .collect()
+    }
+
+    fn open(name: &str, prefer: Option<Version>, create: bool) -> Result<Cgroups, String> {
+        if name.is_empty() || name.contains('/') || name.starts_with('.') {
+            return Err(format!("{name:?} is not a cgroup name"));
+        }
         let mounts = Mounts::read().map_err(|e| format!("cannot read /proc/self: {e}"))?;
         let has_v1_memory = mounts
             .v1
@@ -181,12 +197,12 @@ impl Cgroups {
             None => Version::V2,
         };
         match version {
-            Version::V1 => Cgroups::v1(&mounts, name),
-            Version::V2 => Cgroups::v2(&mounts, name),
+            Version::V1 => Cgroups::v1(&mounts, name, create),
+            Version::V2 => Cgroups::v2(&mounts, name, create),
         }
     }
 
-    fn v1(mounts: &Mounts, name: &str) -> Result<Cgroups, String> {
+    fn v1(mounts: &Mounts, name: &str, create: bool) -> Result<Cgroups, String> {
         let mut parents = Vec::new();
         let mut problems = Vec::new();
         for (controllers, mount) in &mounts.v1 {
@@ -194,6 +210,9 @@ impl Cgroups {
                 continue;
             };
             let parent = join(mount, own).join(name);
+            if !create && !parent.is_dir() {
+                continue;
+            }
             match fs::create_dir_all(&parent) {
                 Ok(()) => {
                     for c in controllers {
@@ -203,7 +222,10 @@ impl Cgroups {
                 Err(e) => problems.push(format!("{}: {e}", parent.display())),
             }
         }
-        if !parents.iter().any(|(c, _)| c == "memory" || c == "freezer") {
+        if !create && parents.is_empty() {
+            return Err(format!("no group {name}"));
+        }
+        if create && !parents.iter().any(|(c, _)| c == "memory" || c == "freezer") {
             return Err(if problems.is_empty() {
                 "no cgroup v1 memory or freezer hierarchy is mounted".to_owned()
             } else {
@@ -217,7 +239,7 @@ impl Cgroups {
         })
     }
 
-    fn v2(mounts: &Mounts, name: &str) -> Result<Cgroups, String> {
+    fn v2(mounts: &Mounts, name: &str, create: bool) -> Result<Cgroups, String> {
         let mount = mounts
             .v2
             .as_ref()
@@ -227,6 +249,16 @@ impl Cgroups {
             .ok_or("this process is in no cgroup2 group")?;
         let own_dir = join(mount, own);
         let parent = own_dir.join(name);
+        if !create {
+            if !parent.is_dir() {
+                return Err(format!("no group {name}"));
+            }
+            return Ok(Cgroups {
+                version: Version::V2,
+                parents: vec![("unified".to_owned(), parent)],
+                v2_controllers: Vec::new(),
+            });
+        }
         fs::create_dir_all(&parent)
             .map_err(|e| format!("cannot make job cgroups under {}: {e}", own_dir.display()))?;
         // Controllers go to the jobs only through every group above them;

@@ -251,6 +251,23 @@ impl Setup {
     }
 }
 
+/// Clears what an agent that will not run again left on the machine: the
+/// processes still in its job cgroups, those groups and its parent
+/// groups, and its sandboxes under [`ROOT_EXECUTE_DIR`]. For `testnet
+/// down` and tests, whose agents are gone for good (a restarted agent
+/// sweeps its own). Blocking.
+pub fn forget_agent(agent_id: &str) {
+    for cgroups in Cgroups::existing(&format!("starling-{agent_id}")) {
+        cgroups.sweep();
+        cgroups.release();
+    }
+    let root = Path::new(ROOT_EXECUTE_DIR).join(agent_id);
+    if root.is_dir() {
+        let _ = super::Sandbox::sweep(&root, &[]);
+        let _ = std::fs::remove_dir(&root);
+    }
+}
+
 fn owner(job: &ClassAd) -> Option<String> {
     let name = Name::new("Owner").ok()?;
     match Evaluator::with_ads(Some(job), None).eval_attr(Side::My, name.folded()) {

@@ -31,6 +31,10 @@ impl Drop for Cleanup {
                 let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
             }
         }
+        // Jobs the killed agents ran, their cgroups and sandboxes.
+        if let Some(layout) = &layout {
+            starling_testnet::processes::forget(layout);
+        }
     }
 }
 
