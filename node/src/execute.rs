@@ -452,11 +452,8 @@ fn start_blocking(spec: Spec) -> Result<Running, StartError> {
         None => family::Family::Found {
             pgid: pid as i32,
             marker: marker.into_bytes(),
-            dedicated_uid: spec
-                .isolation
-                .dedicated_account
-                .then_some(credentials.map(|(uid, _)| uid))
-                .flatten(),
+            uid: credentials.map_or_else(|| rustix::process::geteuid().as_raw(), |(uid, _)| uid),
+            dedicated: spec.isolation.dedicated_account && credentials.is_some(),
         },
     });
     tracing::debug!(pid, tracking = family.kind(), "job started");

@@ -29,8 +29,11 @@ pub enum Family {
         pgid: i32,
         /// `MARKER_ENV=name`, as found in `/proc/PID/environ`.
         marker: Vec<u8>,
-        /// Every process of this uid is the job's.
-        dedicated_uid: Option<u32>,
+        /// The uid the job runs as: its processes can have no other (it
+        /// cannot change user), so only these are looked at closely.
+        uid: u32,
+        /// Every process of `uid` is the job's (a slot account).
+        dedicated: bool,
     },
 }
 
@@ -50,10 +53,11 @@ impl Family {
             Family::Found {
                 pgid,
                 marker,
-                dedicated_uid,
-            } => scan(|pid, stat, uid| {
-                stat.get(2).and_then(|f| f.parse::<i32>().ok()) == Some(*pgid)
-                    || (dedicated_uid.is_some() && uid == *dedicated_uid)
+                uid: job_uid,
+                dedicated,
+            } => scan(*job_uid, |pid, stat| {
+                *dedicated
+                    || stat.get(2).and_then(|f| f.parse::<i32>().ok()) == Some(*pgid)
                     || environ_has(pid, marker)
             }),
         }
@@ -146,9 +150,11 @@ fn is_zombie(pid: i32) -> bool {
     stat_fields(pid).is_none_or(|f| f.first().map(String::as_str) == Some("Z"))
 }
 
-/// The pids of `/proc` for which `keep(pid, stat fields, uid)` holds,
-/// never this process.
-fn scan(keep: impl Fn(i32, &[String], Option<u32>) -> bool) -> Vec<i32> {
+/// The pids of `/proc` owned by `uid` for which `keep(pid, stat fields)`
+/// holds, never this process. Processes of other users are passed over
+/// on the directory's owner alone, without reading their files.
+fn scan(uid: u32, keep: impl Fn(i32, &[String]) -> bool) -> Vec<i32> {
+    use std::os::unix::fs::MetadataExt as _;
     let me = std::process::id() as i32;
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
@@ -162,18 +168,13 @@ fn scan(keep: impl Fn(i32, &[String], Option<u32>) -> bool) -> Vec<i32> {
         else {
             continue;
         };
-        if pid == me {
+        if pid == me || entry.metadata().map(|m| m.uid()).ok() != Some(uid) {
             continue;
         }
-        let Some(fields) = stat_fields(pid) else {
-            continue;
-        };
-        let uid = std::os::unix::fs::MetadataExt::uid(&match entry.metadata() {
-            Ok(m) => m,
-            Err(_) => continue,
-        });
-        if keep(pid, &fields, Some(uid)) {
-            pids.push(pid);
+        if let Some(fields) = stat_fields(pid) {
+            if keep(pid, &fields) {
+                pids.push(pid);
+            }
         }
     }
     pids
