@@ -17,10 +17,12 @@
 //!   when a running claim is preempted for rank or priority.
 //! - [`matchmaking`]: keeping the best few matched machines.
 //! - [`why`]: why a job is idle, machine by machine.
+//! - [`control_access`]: who may do what through the control socket.
 
 pub mod arbitration;
 pub mod autocluster;
 pub mod claiming;
+pub mod control_access;
 pub mod favours;
 pub mod job_policy;
 pub mod matchmaking;
