@@ -644,6 +644,7 @@ impl Actor for Supervisor {
                 network: net.commands.clone(),
                 info: args.info,
                 shutdown_requested: args.shutdown_requested,
+                administrators: Arc::new(args.config.control.administrators.clone()),
             }),
             _ => None,
         };
@@ -949,9 +950,11 @@ pub mod control_actor {
     use ractor::{Actor, ActorProcessingErr, ActorRef};
     use tokio::sync::{mpsc, Notify};
 
+    use starling_policies::control_access::{self, Operation};
+
     use super::network::Command;
     use super::{ask_network, current_view, peers, StaticInfo, SupervisorMsg, QUERY_TIMEOUT};
-    use crate::control::{self, Request, Response};
+    use crate::control::{self, Caller, Request, Response};
 
     #[derive(Debug)]
     pub enum ControlMsg {
@@ -968,6 +971,8 @@ pub mod control_actor {
         pub network: mpsc::Sender<Command>,
         pub info: StaticInfo,
         pub shutdown_requested: Arc<Notify>,
+        /// `[control] administrators`.
+        pub administrators: Arc<Vec<String>>,
     }
 
     pub struct ControlState {
@@ -1021,10 +1026,36 @@ pub mod control_actor {
         args: ControlArgs,
     }
 
+    /// What `request` does, for the access rules.
+    fn operation(request: &Request) -> Operation {
+        match request {
+            Request::Submit { .. } => Operation::Submit,
+            Request::Act { .. } | Request::Edit { .. } => Operation::ChangeJobs,
+            Request::Shutdown | Request::Drain { .. } => Operation::ChangeMachine,
+            Request::UserPrio {
+                set_factor: Some(_),
+            } => Operation::ChangeMachine,
+            _ => Operation::Read,
+        }
+    }
+
     #[async_trait::async_trait]
     impl control::Handler for AgentHandler {
-        async fn handle(&self, request: Request) -> Response {
+        async fn handle(&self, caller: &Caller, request: Request) -> Response {
             let args = &self.args;
+            let access = super::jobs_control::Access {
+                caller,
+                agent_uid: rustix::process::geteuid().as_raw(),
+                administrators: &args.administrators,
+            };
+            if let Err(refusal) =
+                control_access::may(operation(&request), &access.asker(), &access.agent())
+            {
+                tracing::info!(uid = caller.uid, pid = ?caller.pid, %refusal, "control request refused");
+                return Response::Error {
+                    message: refusal.to_string(),
+                };
+            }
             match request {
                 Request::Info => {
                     let listen = ask_network(&args.network, Command::ListenAddrs)
@@ -1101,7 +1132,9 @@ pub mod control_actor {
                     args.shutdown_requested.notify_one();
                     Response::Done
                 }
-                jobs => super::jobs_control::handle(&args.supervisor, jobs).await,
+                jobs => {
+                    super::jobs_control::handle(&args.supervisor, &args.info, &access, jobs).await
+                }
             }
         }
     }
