@@ -30,6 +30,7 @@
 
 pub mod advertiser;
 pub mod fetch;
+pub mod job_files;
 pub mod jobs_control;
 pub mod negotiator;
 pub mod network;
@@ -515,6 +516,8 @@ struct NegotiatorSetup {
     key: Arc<Keypair>,
     certificates: Vec<starling_protocol::identity::Envelope>,
     accounting: AccountingSetup,
+    /// The agent's private directory for pulled output.
+    staging: PathBuf,
 }
 
 /// The usage books, the agent's domain and the factors its policy puts on
@@ -628,6 +631,13 @@ impl Actor for Supervisor {
             key: args.key.clone(),
             certificates: args.trust.certificates.clone(),
             accounting,
+            staging: args
+                .data_dir
+                .clone()
+                .unwrap_or_else(|| {
+                    std::env::temp_dir().join(format!("starling-{}", args.info.agent_id))
+                })
+                .join("transfer"),
         };
         let negotiator = spawn_negotiator(
             &myself,
@@ -885,6 +895,7 @@ async fn spawn_negotiator(
             certificates: setup.certificates.clone(),
             accounting: setup.accounting.accounting.clone(),
             own_domain: setup.accounting.own_domain.clone(),
+            staging: setup.staging.clone(),
         },
         supervisor.get_cell(),
     )

@@ -458,13 +458,21 @@ impl Queue {
             .collect())
     }
 
-    /// Appends an event to the job's user log, if it has one (`UserLog`).
+    /// Appends an event to the job's user log, if it has one (`UserLog`),
+    /// with the job owner's rights (see [`crate::users::Rights`]): a log
+    /// the owner cannot write is not written.
     async fn log(&self, id: JobId, ad: &ClassAd, code: u32, headline: &str, body: Vec<String>) {
         let Some(path) = text(ad, "UserLog") else {
             return;
         };
+        let owner = text(ad, "Owner").unwrap_or_default();
         let entry = userlog::event(code, id, self.now(), headline, &body);
-        let written = blocking(move || userlog::append(std::path::Path::new(&path), &entry)).await;
+        let written = blocking(move || -> Result<(), String> {
+            let rights = crate::users::Rights::of_owner(&owner).map_err(|e| e.to_string())?;
+            userlog::append(&rights, std::path::Path::new(&path), &entry)
+                .map_err(|e| format!("{path}: {e}"))
+        })
+        .await;
         if let Ok(Err(e)) = written {
             tracing::warn!(job = %id, error = %e, "cannot write the job's user log");
         }

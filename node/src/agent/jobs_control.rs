@@ -10,7 +10,9 @@
 //!
 //! A submit file is expanded here, in the agent, once the queue has given
 //! the cluster its id (the file may say `$(Cluster)`); `queue ... from
-//! FILE` and `matching` read the submitter's files.
+//! FILE` and `matching` read the submitter's files, and every input and
+//! the user log are checked, with the submitter's rights
+//! ([`crate::users::Rights`]).
 
 use std::path::{Path, PathBuf};
 
@@ -18,13 +20,14 @@ use ractor::ActorRef;
 use starling_policies::control_access::{self, JobAccess};
 use starling_policies::why;
 use starling_protocol::classad::{unparse_ad, ClassAd, Expr, Name, Value};
-use starling_protocol::submit::{self, SystemEnvironment};
+use starling_protocol::submit::{self, Environment, SystemEnvironment};
 
 use super::negotiator::NegotiatorMsg;
 use super::view_actor::ViewMsg;
-use super::{current_view, StaticInfo, SupervisorMsg, QUERY_TIMEOUT};
+use super::{current_view, job_files, StaticInfo, SupervisorMsg, QUERY_TIMEOUT};
 use crate::control::{Caller, Request, Response};
 use crate::queue::{Action, Queue, Selection, Target};
+use crate::users::Rights;
 
 /// Who asks, and what the agent is, for the access rules.
 #[derive(Debug, Clone, Copy)]
@@ -337,6 +340,39 @@ fn acted_response(selection: &Selection, acted: crate::queue::Acted) -> Response
     }
 }
 
+/// The submitter's environment for expanding a submit file: the variables
+/// the CLI sent, and files read with the submitter's rights.
+struct SubmitterEnvironment {
+    system: SystemEnvironment,
+    rights: Rights,
+}
+
+impl Environment for SubmitterEnvironment {
+    fn var(&self, name: &str) -> Option<String> {
+        self.system.var(name)
+    }
+    fn vars(&self) -> Vec<(String, String)> {
+        self.system.vars()
+    }
+    fn read_file(&self, path: &Path) -> std::io::Result<String> {
+        // Reading uses nothing of the variables: a bare one does it.
+        let path = path.to_owned();
+        self.rights
+            .run(move || SystemEnvironment::default().read_file(&path))
+    }
+    fn glob(&self, dir: &Path, pattern: &str, dirs: bool) -> std::io::Result<Vec<String>> {
+        let (dir, pattern) = (dir.to_owned(), pattern.to_owned());
+        self.rights
+            .run(move || SystemEnvironment::default().glob(&dir, &pattern, dirs))
+    }
+    fn owner(&self) -> String {
+        self.system.owner()
+    }
+    fn now(&self) -> i64 {
+        self.system.now()
+    }
+}
+
 /// Sets a string attribute, replacing whatever the submit file said.
 fn set_text(ad: &mut ClassAd, name: &str, value: &str) {
     ad.insert(
@@ -370,10 +406,17 @@ async fn submit(
         Ok(d) => d,
         Err(e) => return error(e.to_string()),
     };
+    let rights = match Rights::of_owner(&owner) {
+        Ok(r) => r,
+        Err(e) => return error(format!("cannot submit as {owner}: {e}")),
+    };
     let user = format!("{owner}@{domain}");
-    let world = SystemEnvironment {
-        vars: env,
-        owner: owner.clone(),
+    let world = SubmitterEnvironment {
+        system: SystemEnvironment {
+            vars: env,
+            owner: owner.clone(),
+        },
+        rights,
     };
     let made = queue
         .submit_with(move |cluster| {
@@ -385,6 +428,22 @@ async fn submit(
                 // (`+Owner = "bob"` is overruled).
                 set_text(ad, "Owner", &owner);
                 set_text(ad, "User", &user);
+            }
+            // The same files for every job of a cluster are checked once.
+            let mut checked = std::collections::HashSet::new();
+            for ad in &ads {
+                let key = [
+                    "Iwd",
+                    "Cmd",
+                    "In",
+                    "TransferInput",
+                    "TransferExecutable",
+                    "UserLog",
+                ]
+                .map(|a| ad.get(a).map(starling_protocol::classad::unparse));
+                if checked.insert(key) {
+                    job_files::check_at_submit(ad)?;
+                }
             }
             Ok(ads)
         })

@@ -46,6 +46,22 @@ pub(crate) fn run(args: Args, data_dir: Option<&Path>) -> anyhow::Result<ExitCod
     runtime.block_on(run_agent(config))
 }
 
+/// Raises the soft limit on open files to the hard one: a job's input is
+/// held open while it runs, and each connection is a descriptor.
+fn raise_open_files_limit() {
+    use rustix::process::{getrlimit, setrlimit, Resource};
+    let limit = getrlimit(Resource::Nofile);
+    if limit.current < limit.maximum {
+        let raised = rustix::process::Rlimit {
+            current: limit.maximum,
+            maximum: limit.maximum,
+        };
+        if let Err(e) = setrlimit(Resource::Nofile, raised) {
+            tracing::debug!(error = %e, "could not raise the open files limit");
+        }
+    }
+}
+
 /// The first directory above `dir` that other users cannot pass through
 /// (no `x` for others), if any.
 fn closed_ancestor(dir: &std::path::Path) -> Option<PathBuf> {
@@ -68,6 +84,7 @@ fn init_tracing() {
 }
 
 async fn run_agent(config: Config) -> anyhow::Result<ExitCode> {
+    raise_open_files_limit();
     let dir = config.data_dir()?;
     let data = DataDir::open(&dir)?;
     if rustix::process::geteuid().is_root() {
