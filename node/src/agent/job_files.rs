@@ -34,6 +34,10 @@ use crate::users::Rights;
 /// Most input files one job may name.
 pub const MAX_INPUTS: usize = 4096;
 
+/// Numbers the temporary files of [`place_output`], so that two outputs
+/// placed at once in one directory never share one.
+static PLACED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 /// The rights for the job's files: its `Owner`'s where the agent is root.
 pub fn rights_of(job: &ClassAd) -> Result<Rights, String> {
     let owner = text(job, "Owner").ok_or_else(|| "the job has no Owner".to_owned())?;
@@ -215,12 +219,15 @@ pub fn place_output(rights: &Rights, staged: &Path, to: &Path) -> Result<(), Str
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            let temp = parent.join(format!(".{name}.starling-{}", std::process::id()));
+            let temp = parent.join(format!(
+                ".{name}.starling-{}-{}",
+                std::process::id(),
+                PLACED.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            ));
             let mut out = std::fs::OpenOptions::new()
                 .write(true)
-                .create(true)
-                .truncate(true)
-                .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+                // Never an existing file or a link: a fresh one, the user's.
+                .create_new(true)
                 .mode(mode)
                 .open(&temp)?;
             let copied = std::io::copy(&mut from, &mut out)
