@@ -119,7 +119,6 @@ fn demo(args: Args) -> anyhow::Result<ExitCode> {
                 text,
                 cwd: work.clone(),
                 env: BTreeMap::new(),
-                owner: std::env::var("USER").unwrap_or_else(|_| "demo".to_owned()),
             },
         )?;
         match response {

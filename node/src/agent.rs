@@ -30,6 +30,7 @@
 
 pub mod advertiser;
 pub mod fetch;
+pub mod job_files;
 pub mod jobs_control;
 pub mod negotiator;
 pub mod network;
@@ -515,6 +516,8 @@ struct NegotiatorSetup {
     key: Arc<Keypair>,
     certificates: Vec<starling_protocol::identity::Envelope>,
     accounting: AccountingSetup,
+    /// The agent's private directory for pulled output.
+    staging: PathBuf,
 }
 
 /// The usage books, the agent's domain and the factors its policy puts on
@@ -637,6 +640,13 @@ impl Actor for Supervisor {
             key: args.key.clone(),
             certificates: args.trust.certificates.clone(),
             accounting,
+            staging: args
+                .data_dir
+                .clone()
+                .unwrap_or_else(|| {
+                    std::env::temp_dir().join(format!("starling-{}", args.info.agent_id))
+                })
+                .join("transfer"),
         };
         let negotiator = spawn_negotiator(
             &myself,
@@ -653,6 +663,7 @@ impl Actor for Supervisor {
                 network: net.commands.clone(),
                 info: args.info,
                 shutdown_requested: args.shutdown_requested,
+                administrators: Arc::new(args.config.control.administrators.clone()),
             }),
             _ => None,
         };
@@ -893,6 +904,7 @@ async fn spawn_negotiator(
             certificates: setup.certificates.clone(),
             accounting: setup.accounting.accounting.clone(),
             own_domain: setup.accounting.own_domain.clone(),
+            staging: setup.staging.clone(),
         },
         supervisor.get_cell(),
     )
@@ -974,9 +986,11 @@ pub mod control_actor {
     use ractor::{Actor, ActorProcessingErr, ActorRef};
     use tokio::sync::{mpsc, Notify};
 
+    use starling_policies::control_access::{self, Operation};
+
     use super::network::Command;
     use super::{ask_network, current_view, peers, StaticInfo, SupervisorMsg, QUERY_TIMEOUT};
-    use crate::control::{self, Request, Response};
+    use crate::control::{self, Caller, Request, Response};
 
     #[derive(Debug)]
     pub enum ControlMsg {
@@ -993,6 +1007,8 @@ pub mod control_actor {
         pub network: mpsc::Sender<Command>,
         pub info: StaticInfo,
         pub shutdown_requested: Arc<Notify>,
+        /// `[control] administrators`.
+        pub administrators: Arc<Vec<String>>,
     }
 
     pub struct ControlState {
@@ -1046,10 +1062,36 @@ pub mod control_actor {
         args: ControlArgs,
     }
 
+    /// What `request` does, for the access rules.
+    fn operation(request: &Request) -> Operation {
+        match request {
+            Request::Submit { .. } => Operation::Submit,
+            Request::Act { .. } | Request::Edit { .. } => Operation::ChangeJobs,
+            Request::Shutdown | Request::Drain { .. } => Operation::ChangeMachine,
+            Request::UserPrio {
+                set_factor: Some(_),
+            } => Operation::ChangeMachine,
+            _ => Operation::Read,
+        }
+    }
+
     #[async_trait::async_trait]
     impl control::Handler for AgentHandler {
-        async fn handle(&self, request: Request) -> Response {
+        async fn handle(&self, caller: &Caller, request: Request) -> Response {
             let args = &self.args;
+            let access = super::jobs_control::Access {
+                caller,
+                agent_uid: rustix::process::geteuid().as_raw(),
+                administrators: &args.administrators,
+            };
+            if let Err(refusal) =
+                control_access::may(operation(&request), &access.asker(), &access.agent())
+            {
+                tracing::info!(uid = caller.uid, pid = ?caller.pid, %refusal, "control request refused");
+                return Response::Error {
+                    message: refusal.to_string(),
+                };
+            }
             match request {
                 Request::Info => {
                     let listen = ask_network(&args.network, Command::ListenAddrs)
@@ -1126,7 +1168,9 @@ pub mod control_actor {
                     args.shutdown_requested.notify_one();
                     Response::Done
                 }
-                jobs => super::jobs_control::handle(&args.supervisor, jobs).await,
+                jobs => {
+                    super::jobs_control::handle(&args.supervisor, &args.info, &access, jobs).await
+                }
             }
         }
     }

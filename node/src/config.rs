@@ -88,6 +88,22 @@ pub struct Config {
     pub jobs: Jobs,
     /// How users' priorities are computed (fair share).
     pub priority: Priority,
+    /// Who may do what through the control socket.
+    pub control: Control,
+}
+
+/// The `[control]` section: who may use the control socket for what.
+///
+/// An agent running as root serves every local user: each may read the
+/// pool and the queue, submit, and change their own jobs. Administrators
+/// also change any user's jobs and the machine (drain, priority factors,
+/// shutdown).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Control {
+    /// Local users who administer this agent, beside root and the agent's
+    /// own user, who always do. Default: none.
+    pub administrators: Vec<String>,
 }
 
 /// The `[priority]` section: HTCondor's user priority, computed by every
@@ -445,6 +461,23 @@ impl Config {
                 ));
             }
         }
+        if self.control.administrators.len() > 1024 {
+            return Err(invalid(
+                "control.administrators",
+                format!(
+                    "{} names, more than the limit of 1024",
+                    self.control.administrators.len()
+                ),
+            ));
+        }
+        for name in &self.control.administrators {
+            if !starling_policies::control_access::is_user_name(name) {
+                return Err(invalid(
+                    "control.administrators",
+                    format!("{name:?} is not a user name"),
+                ));
+            }
+        }
         let m = &self.machine;
         if let Some(name) = &m.name {
             if name.trim().is_empty() {
@@ -644,6 +677,8 @@ mod tests {
             "cgroups",
             "private_tmp",
             "execute_dir",
+            "[control]",
+            "administrators",
         ] {
             assert!(text.contains(key), "examples/agent.toml lacks {key}");
         }
@@ -758,6 +793,10 @@ mod tests {
             ("[jobs]\ncgroups = \"v3\"\n", "jobs.cgroups"),
             ("[jobs]\nslot_accounts = 100000\n", "jobs.slot_accounts"),
             (
+                "[control]\nadministrators = [\"alice\", \"root:x\"]\n",
+                "control.administrators",
+            ),
+            (
                 "[machine]\npolicy_interval_secs = 0\n",
                 "machine.policy_interval_secs",
             ),
@@ -777,6 +816,15 @@ mod tests {
             assert!(matches!(e, Error::Invalid { .. }), "{msg}");
             assert!(msg.contains(&format!("`{key}`")), "{msg}");
         }
+    }
+
+    #[test]
+    fn administrators_are_read_and_default_to_none() {
+        assert!(Config::default().control.administrators.is_empty());
+        let c = load_text("[control]\nadministrators = [\"alice\", \"bob\"]\n").unwrap();
+        assert_eq!(c.control.administrators, ["alice", "bob"]);
+        let e = load_text("[control]\nadmins = []\n").unwrap_err();
+        assert!(chain(&e).contains("admins"), "{}", chain(&e));
     }
 
     #[test]

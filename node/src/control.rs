@@ -1,11 +1,14 @@
 //! The local control API: how the `starling` command talks to a running
 //! agent.
 //!
-//! The agent listens on a unix socket, `agent.sock` in its data directory,
-//! created readable and writable by its owner only (the data directory is
-//! 0700 as well): whoever can open the socket may drive the agent, so the
-//! file permissions are the access control. Next to it the agent keeps
-//! `agent.pid` while it runs.
+//! The agent listens on a unix socket, `agent.sock` in its data directory.
+//! The kernel tells the agent who is on the other end of each connection
+//! (the peer's uid, gid and pid: a [`Caller`]); nothing in a request names
+//! its sender. An agent running as root makes the socket usable by every
+//! local user (mode 0666, its data directory 0711) and decides per request
+//! what each may do (`starling_policies::control_access`); any other agent
+//! keeps it to its own user (0600). Next to it the agent keeps `agent.pid`
+//! while it runs.
 //!
 //! The protocol is JSON lines: the client writes one [`Request`] as a JSON
 //! object on one line, the agent answers with one [`Response`] line, and
@@ -125,6 +128,18 @@ pub fn pid_path(data_dir: &Path) -> PathBuf {
     data_dir.join(PID_FILE)
 }
 
+/// Who is on the other end of a control connection, as the kernel says
+/// (`SO_PEERCRED`), with the uid's name from the user database.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Caller {
+    pub uid: u32,
+    pub gid: u32,
+    /// The connecting process, where the kernel knows it.
+    pub pid: Option<i32>,
+    /// The uid's name in `/etc/passwd`; `None` when it has none.
+    pub name: Option<String>,
+}
+
 /// What the CLI asks of the agent.
 ///
 /// Decoded through a private mirror enum, so that a field a request does not
@@ -153,7 +168,9 @@ pub enum Request {
     Peers,
     /// Stop the agent cleanly (withdraw its ad, flush its store, exit).
     Shutdown,
-    /// Queue the jobs of a submit file (`starling submit`).
+    /// Queue the jobs of a submit file (`starling submit`), owned by the
+    /// user who asks (the socket says who; a request naming an `owner` is
+    /// refused as an unknown field).
     Submit {
         /// The file's name, for messages.
         file: String,
@@ -163,7 +180,6 @@ pub enum Request {
         /// The submitter's environment (`getenv`, `$ENV(...)`).
         #[serde(default)]
         env: std::collections::BTreeMap<String, String>,
-        owner: String,
     },
     /// Jobs in the queue, or in the history (`starling q`, `history`).
     Jobs {
@@ -296,7 +312,6 @@ enum WireRequest {
         cwd: PathBuf,
         #[serde(default)]
         env: std::collections::BTreeMap<String, String>,
-        owner: String,
     },
     Jobs {
         #[serde(default)]
@@ -356,13 +371,11 @@ impl From<WireRequest> for Request {
                 text,
                 cwd,
                 env,
-                owner,
             } => Request::Submit {
                 file,
                 text,
                 cwd,
                 env,
-                owner,
             },
             WireRequest::Jobs {
                 targets,
@@ -585,9 +598,12 @@ mod tests {
                 limit: None
             })
         );
-        let e = request(r#"{"op":"submit","file":"f","text":"","cwd":"/","owner":"a","x":1}"#)
-            .unwrap_err();
+        let e = request(r#"{"op":"submit","file":"f","text":"","cwd":"/","x":1}"#).unwrap_err();
         assert!(e.contains("`x`"), "{e}");
+        // Nobody says who they are: the socket does.
+        let e = request(r#"{"op":"submit","file":"f","text":"","cwd":"/","owner":"root"}"#)
+            .unwrap_err();
+        assert!(e.contains("`owner`"), "{e}");
         let e = request(r#"{"op":"why"}"#).unwrap_err();
         assert!(e.contains("job"), "{e}");
     }

@@ -15,6 +15,8 @@
 //! - [`config`]: the agent's TOML configuration, its defaults and the
 //!   command-line overrides.
 //! - [`machine`]: probing the real machine and building its machine ad.
+//! - [`users`]: local users' names, and the submit side's file access with
+//!   a job owner's rights.
 
 pub mod agent;
 pub mod cli;
@@ -23,3 +25,4 @@ pub mod control;
 pub mod execute;
 pub mod machine;
 pub mod queue;
+pub mod users;

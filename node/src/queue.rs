@@ -20,6 +20,7 @@ pub mod userlog;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
+use starling_policies::control_access::JobAccess;
 use starling_protocol::classad::matching::requirement_holds;
 use starling_protocol::classad::{
     parse_expr, unparse, ClassAd, Evaluator, Expr, Name, Side, Value,
@@ -61,11 +62,12 @@ pub mod hold_codes {
 }
 
 /// Attributes `qedit` may not change: they belong to the queue.
-pub const PROTECTED: [&str; 8] = [
+pub const PROTECTED: [&str; 9] = [
     "ClusterId",
     "ProcId",
     "JobStatus",
     "Owner",
+    "User",
     "QDate",
     "EnteredCurrentStatus",
     "RemoteHost",
@@ -193,6 +195,12 @@ impl Selection {
         })
     }
 
+    /// Whether a target names the job (its id, its cluster or its owner),
+    /// rather than only the constraint selecting it.
+    pub fn names(&self, id: JobId, ad: &ClassAd) -> bool {
+        self.targets.iter().any(|t| t.selects(id, ad))
+    }
+
     pub fn matches(&self, id: JobId, ad: &ClassAd) -> bool {
         (self.targets.is_empty() || self.targets.iter().any(|t| t.selects(id, ad)))
             && self.constraint.as_ref().is_none_or(|c| {
@@ -272,6 +280,18 @@ fn int(ad: &ClassAd, name: &str) -> Option<i64> {
         Value::Int(i) => Some(i),
         Value::Real(r) if r.is_finite() => Some(r as i64),
         _ => None,
+    }
+}
+
+/// Whether a job may be changed; a refusal is recorded in `acted`.
+fn permitted(acted: &mut Acted, id: JobId, access: JobAccess) -> bool {
+    match access {
+        JobAccess::Allowed => true,
+        JobAccess::Refused(why) => {
+            acted.skipped.push((id, why.to_string()));
+            false
+        }
+        JobAccess::Ignored => false,
     }
 }
 
@@ -440,13 +460,21 @@ impl Queue {
             .collect())
     }
 
-    /// Appends an event to the job's user log, if it has one (`UserLog`).
+    /// Appends an event to the job's user log, if it has one (`UserLog`),
+    /// with the job owner's rights (see [`crate::users::Rights`]): a log
+    /// the owner cannot write is not written.
     async fn log(&self, id: JobId, ad: &ClassAd, code: u32, headline: &str, body: Vec<String>) {
         let Some(path) = text(ad, "UserLog") else {
             return;
         };
+        let owner = text(ad, "Owner").unwrap_or_default();
         let entry = userlog::event(code, id, self.now(), headline, &body);
-        let written = blocking(move || userlog::append(std::path::Path::new(&path), &entry)).await;
+        let written = blocking(move || -> Result<(), String> {
+            let rights = crate::users::Rights::of_owner(&owner).map_err(|e| e.to_string())?;
+            userlog::append(&rights, std::path::Path::new(&path), &entry)
+                .map_err(|e| format!("{path}: {e}"))
+        })
+        .await;
         if let Ok(Err(e)) = written {
             tracing::warn!(job = %id, error = %e, "cannot write the job's user log");
         }
@@ -490,6 +518,19 @@ impl Queue {
 
     /// Holds, releases or removes the selected jobs.
     pub async fn act(&self, action: &Action, selection: &Selection) -> Result<Acted, QueueError> {
+        self.act_as(action, selection, |_, _| JobAccess::Allowed)
+            .await
+    }
+
+    /// [`Queue::act`] for someone who may change only the jobs `access`
+    /// allows: a refused job is skipped with the refusal, an ignored one
+    /// left out.
+    pub async fn act_as(
+        &self,
+        action: &Action,
+        selection: &Selection,
+        access: impl Fn(JobId, &ClassAd) -> JobAccess,
+    ) -> Result<Acted, QueueError> {
         if let Action::Hold { reason } | Action::Remove { reason } = action {
             if reason.len() > MAX_REASON_LEN {
                 return Err(QueueError::Invalid(format!(
@@ -500,6 +541,9 @@ impl Queue {
         let mut acted = Acted::default();
         let mut removed_now = Vec::new();
         for (id, ad) in self.jobs(selection) {
+            if !permitted(&mut acted, id, access(id, &ad)) {
+                continue;
+            }
             let code = status_of(&ad).unwrap_or(0);
             let result = match action {
                 Action::Hold { reason } => {
@@ -592,6 +636,19 @@ impl Queue {
         attribute: &str,
         value: &str,
     ) -> Result<Acted, QueueError> {
+        self.edit_as(selection, attribute, value, |_, _| JobAccess::Allowed)
+            .await
+    }
+
+    /// [`Queue::edit`] of only the jobs `access` allows, as
+    /// [`Queue::act_as`].
+    pub async fn edit_as(
+        &self,
+        selection: &Selection,
+        attribute: &str,
+        value: &str,
+        access: impl Fn(JobId, &ClassAd) -> JobAccess,
+    ) -> Result<Acted, QueueError> {
         Name::new(attribute).map_err(|e| QueueError::Invalid(format!("{attribute:?}: {e}")))?;
         if PROTECTED.iter().any(|p| p.eq_ignore_ascii_case(attribute)) {
             return Err(QueueError::Invalid(format!(
@@ -603,6 +660,9 @@ impl Queue {
         let text = unparse(&expr);
         let mut acted = Acted::default();
         for (id, ad) in self.jobs(selection) {
+            if !permitted(&mut acted, id, access(id, &ad)) {
+                continue;
+            }
             let code = status_of(&ad).unwrap_or(0);
             if matches!(code, status::RUNNING | status::TRANSFERRING_OUTPUT) {
                 acted.skipped.push((id, "it is running".to_owned()));

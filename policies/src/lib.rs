@@ -18,10 +18,12 @@
 //! - [`matchmaking`]: keeping the best few matched machines.
 //! - [`why`]: why a job is idle, machine by machine.
 //! - [`run_as`]: which local account a job runs as on the execute agent.
+//! - [`control_access`]: who may do what through the control socket.
 
 pub mod arbitration;
 pub mod autocluster;
 pub mod claiming;
+pub mod control_access;
 pub mod favours;
 pub mod job_policy;
 pub mod matchmaking;

@@ -8,6 +8,13 @@
 //! <data>/store/                  the sled store
 //! ```
 //!
+//! The directory is 0700, and so are its subdirectories. An agent running
+//! as root serves every local user on its control socket, which lives in
+//! the directory: [`DataDir::open_to_local_users`] makes the directory
+//! itself 0711 (others may pass through to the socket, not list or read
+//! anything) and keeps the key 0600 and the store, certificates and
+//! policies 0700.
+//!
 //! The key, certificates and policies are plain files rather than store
 //! records so that `starling id` and `starling domain install` work while an
 //! agent holds the store open, and so an administrator can admit a machine
@@ -146,6 +153,28 @@ impl DataDir {
 
     pub fn path(&self) -> &Path {
         &self.root
+    }
+
+    /// Lets other local users reach files in the directory whose names they
+    /// know (its control socket), for an agent running as root: the
+    /// directory becomes 0711, and the store, certificates and policies
+    /// directories are made (if missing) or set 0700 so that nothing else
+    /// opens with it. The key is checked 0600 whenever it is read.
+    pub fn open_to_local_users(&self) -> Result<(), Error> {
+        for dir in [self.store_path(), self.certs_path(), self.policies_path()] {
+            match fs::DirBuilder::new().mode(0o700).create(&dir) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    fs::set_permissions(&dir, fs::Permissions::from_mode(0o700))
+                        .map_err(io(&dir, "making it private (0700)"))?;
+                }
+                Err(e) => return Err(io(&dir, "creating it private (0700)")(e)),
+            }
+        }
+        fs::set_permissions(&self.root, fs::Permissions::from_mode(0o711)).map_err(io(
+            &self.root,
+            "letting local users reach the socket (0711)",
+        ))
     }
 
     /// Where the sled store lives.
@@ -491,6 +520,22 @@ mod tests {
         assert_eq!(data.agent_key().unwrap().agent_id(), first.agent_id());
         let text = fs::read_to_string(data.key_path()).unwrap();
         assert!(text.contains(&first.agent_id().to_string()));
+    }
+
+    #[test]
+    fn opened_to_local_users_only_the_directory_is_passable() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = DataDir::open(dir.path().join("d")).unwrap();
+        data.agent_key().unwrap();
+        fs::create_dir(data.store_path()).unwrap();
+        fs::set_permissions(data.store_path(), fs::Permissions::from_mode(0o755)).unwrap();
+        data.open_to_local_users().unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(data.path()), 0o711);
+        assert_eq!(mode(&data.key_path()), 0o600);
+        assert_eq!(mode(&data.store_path()), 0o700);
+        assert_eq!(mode(&data.certs_path()), 0o700);
+        assert_eq!(mode(&data.policies_path()), 0o700);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use starling_node::control::{
-    self, server, Client, Handler, Info, PidFile, Request, Response, MAX_REQUEST_LEN,
+    self, server, Caller, Client, Handler, Info, PidFile, Request, Response, MAX_REQUEST_LEN,
     MAX_RESPONSE_LEN,
 };
 use starling_protocol::classad::{formats, unparse_ad};
@@ -33,6 +33,7 @@ struct FixedAgent {
     data_dir: PathBuf,
     ads: Vec<String>,
     asked: Mutex<Vec<Request>>,
+    callers: Mutex<Vec<Caller>>,
 }
 
 impl FixedAgent {
@@ -44,6 +45,7 @@ impl FixedAgent {
             data_dir: data_dir.to_owned(),
             ads: ads.iter().map(unparse_ad).collect(),
             asked: Mutex::new(Vec::new()),
+            callers: Mutex::new(Vec::new()),
         })
     }
 
@@ -54,7 +56,11 @@ impl FixedAgent {
 
 #[async_trait::async_trait]
 impl Handler for FixedAgent {
-    async fn handle(&self, request: Request) -> Response {
+    async fn handle(&self, caller: &Caller, request: Request) -> Response {
+        self.callers
+            .lock()
+            .expect("not poisoned")
+            .push(caller.clone());
         self.asked
             .lock()
             .expect("not poisoned")
@@ -635,12 +641,41 @@ async fn idle_connections_are_closed() {
 
 // --- The socket file ------------------------------------------------------
 
+/// A root agent's socket is every local user's (the agent decides per
+/// request); any other agent's is its own user's only.
 #[test]
-fn the_socket_is_private_to_its_owner() {
+fn the_socket_is_open_to_local_users_only_when_root() {
     let dir = agent_dir();
     let (_agent, _served) = serve_test_agent(dir.path());
     let meta = std::fs::metadata(control::socket_path(dir.path())).expect("socket");
-    assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    let root = rustix::process::geteuid().is_root();
+    assert_eq!(
+        meta.permissions().mode() & 0o777,
+        if root { 0o666 } else { 0o600 }
+    );
+}
+
+/// The handler learns who asks from the socket: this process's uid, gid,
+/// pid and user name.
+#[test]
+fn the_handler_is_told_who_asks_by_the_kernel() {
+    let dir = agent_dir();
+    let (agent, _served) = serve_test_agent(dir.path());
+    Client::call(dir.path(), &Request::Info).expect("an answer");
+    let callers = agent.callers.lock().expect("not poisoned").clone();
+    let uid = rustix::process::getuid().as_raw();
+    assert_eq!(
+        callers,
+        [Caller {
+            uid,
+            gid: rustix::process::getgid().as_raw(),
+            pid: i32::try_from(std::process::id()).ok(),
+            name: starling_node::users::name_of(uid),
+        }]
+    );
+    if uid == 0 {
+        assert_eq!(callers[0].name.as_deref(), Some("root"));
+    }
 }
 
 #[test]

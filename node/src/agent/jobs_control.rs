@@ -2,23 +2,69 @@
 //! `hold`, `release`, `qedit`, `why`), answered from the queue, the view and
 //! the negotiator.
 //!
+//! Each request comes with its [`Caller`], as the socket says. Jobs are
+//! owned by the user who submits them (`Owner`, and `User` as
+//! `owner@domain`); `rm`, `hold`, `release` and `qedit` change only the
+//! jobs `control_access::job_access` allows the caller (the agent's
+//! control actor has already refused what the caller may not ask at all).
+//!
 //! A submit file is expanded here, in the agent, once the queue has given
 //! the cluster its id (the file may say `$(Cluster)`); `queue ... from
-//! FILE` and `matching` read the submitter's files, which the agent can
-//! since only its own user can reach its control socket.
+//! FILE` and `matching` read the submitter's files, and every input and
+//! the user log are checked, with the submitter's rights
+//! ([`crate::users::Rights`]).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use ractor::ActorRef;
+use starling_policies::control_access::{self, JobAccess};
 use starling_policies::why;
-use starling_protocol::classad::unparse_ad;
-use starling_protocol::submit::{self, SystemEnvironment};
+use starling_protocol::classad::{unparse_ad, ClassAd, Expr, Name, Value};
+use starling_protocol::submit::{self, Environment, SystemEnvironment};
 
 use super::negotiator::NegotiatorMsg;
 use super::view_actor::ViewMsg;
-use super::{current_view, SupervisorMsg, QUERY_TIMEOUT};
-use crate::control::{Request, Response};
+use super::{current_view, job_files, StaticInfo, SupervisorMsg, QUERY_TIMEOUT};
+use crate::control::{Caller, Request, Response};
 use crate::queue::{Action, Queue, Selection, Target};
+use crate::users::Rights;
+
+/// Who asks, and what the agent is, for the access rules.
+#[derive(Debug, Clone, Copy)]
+pub struct Access<'a> {
+    pub caller: &'a Caller,
+    /// The uid the agent runs as.
+    pub agent_uid: u32,
+    /// `[control] administrators`.
+    pub administrators: &'a [String],
+}
+
+impl<'a> Access<'a> {
+    pub fn asker(&self) -> control_access::Asker<'a> {
+        control_access::Asker {
+            uid: self.caller.uid,
+            name: self.caller.name.as_deref(),
+        }
+    }
+
+    pub fn agent(&self) -> control_access::Agent<'a> {
+        control_access::Agent {
+            uid: self.agent_uid,
+            administrators: self.administrators,
+        }
+    }
+
+    /// What the caller may do to one job `selection` selected.
+    fn job(&self, selection: &Selection, id: starling_storage::JobId, ad: &ClassAd) -> JobAccess {
+        let owner = super::shadow::text(ad, "Owner");
+        control_access::job_access(
+            &self.asker(),
+            &self.agent(),
+            owner.as_deref(),
+            selection.names(id, ad),
+        )
+    }
+}
 
 /// Most environment variables a submit may bring.
 pub const MAX_ENV_VARS: usize = 4096;
@@ -42,7 +88,12 @@ async fn queue(supervisor: &ActorRef<SupervisorMsg>) -> Result<Queue, Response> 
     }
 }
 
-pub async fn handle(supervisor: &ActorRef<SupervisorMsg>, request: Request) -> Response {
+pub async fn handle(
+    supervisor: &ActorRef<SupervisorMsg>,
+    info: &StaticInfo,
+    access: &Access<'_>,
+    request: Request,
+) -> Response {
     let queue = match queue(supervisor).await {
         Ok(q) => q,
         Err(response) => return response,
@@ -53,8 +104,10 @@ pub async fn handle(supervisor: &ActorRef<SupervisorMsg>, request: Request) -> R
             text,
             cwd,
             env,
-            owner,
-        } => submit(&queue, file, text, cwd, env, owner).await,
+        } => {
+            let owner = access.asker().display_name();
+            submit(&queue, file, text, cwd, env, owner, &info.domain).await
+        }
         Request::Jobs {
             targets,
             constraint,
@@ -103,7 +156,8 @@ pub async fn handle(supervisor: &ActorRef<SupervisorMsg>, request: Request) -> R
                 },
                 other => return error(format!("unknown action {other:?}")),
             };
-            match queue.act(&action, &selection).await {
+            let allowed = |id, ad: &ClassAd| access.job(&selection, id, ad);
+            match queue.act_as(&action, &selection, allowed).await {
                 Ok(acted) => acted_response(&selection, acted),
                 Err(e) => error(e.to_string()),
             }
@@ -118,7 +172,8 @@ pub async fn handle(supervisor: &ActorRef<SupervisorMsg>, request: Request) -> R
                 Ok(s) => s,
                 Err(message) => return error(message),
             };
-            match queue.edit(&selection, &attribute, &value).await {
+            let allowed = |id, ad: &ClassAd| access.job(&selection, id, ad);
+            match queue.edit_as(&selection, &attribute, &value, allowed).await {
                 Ok(acted) => acted_response(&selection, acted),
                 Err(e) => error(e.to_string()),
             }
@@ -285,13 +340,55 @@ fn acted_response(selection: &Selection, acted: crate::queue::Acted) -> Response
     }
 }
 
+/// The submitter's environment for expanding a submit file: the variables
+/// the CLI sent, and files read with the submitter's rights.
+struct SubmitterEnvironment {
+    system: SystemEnvironment,
+    rights: Rights,
+}
+
+impl Environment for SubmitterEnvironment {
+    fn var(&self, name: &str) -> Option<String> {
+        self.system.var(name)
+    }
+    fn vars(&self) -> Vec<(String, String)> {
+        self.system.vars()
+    }
+    fn read_file(&self, path: &Path) -> std::io::Result<String> {
+        // Reading uses nothing of the variables: a bare one does it.
+        let path = path.to_owned();
+        self.rights
+            .run(move || SystemEnvironment::default().read_file(&path))
+    }
+    fn glob(&self, dir: &Path, pattern: &str, dirs: bool) -> std::io::Result<Vec<String>> {
+        let (dir, pattern) = (dir.to_owned(), pattern.to_owned());
+        self.rights
+            .run(move || SystemEnvironment::default().glob(&dir, &pattern, dirs))
+    }
+    fn owner(&self) -> String {
+        self.system.owner()
+    }
+    fn now(&self) -> i64 {
+        self.system.now()
+    }
+}
+
+/// Sets a string attribute, replacing whatever the submit file said.
+fn set_text(ad: &mut ClassAd, name: &str, value: &str) {
+    ad.insert(
+        Name::known(name),
+        Expr::Literal(Value::String(value.into())),
+    );
+}
+
 async fn submit(
     queue: &Queue,
     file: String,
     text: String,
-    cwd: std::path::PathBuf,
+    cwd: PathBuf,
     env: std::collections::BTreeMap<String, String>,
     owner: String,
+    domain: &str,
 ) -> Response {
     if env.len() > MAX_ENV_VARS {
         return error(format!("at most {MAX_ENV_VARS} environment variables"));
@@ -309,12 +406,46 @@ async fn submit(
         Ok(d) => d,
         Err(e) => return error(e.to_string()),
     };
-    let world = SystemEnvironment { vars: env, owner };
+    let rights = match Rights::of_owner(&owner) {
+        Ok(r) => r,
+        Err(e) => return error(format!("cannot submit as {owner}: {e}")),
+    };
+    let user = format!("{owner}@{domain}");
+    let world = SubmitterEnvironment {
+        system: SystemEnvironment {
+            vars: env,
+            owner: owner.clone(),
+        },
+        rights,
+    };
     let made = queue
         .submit_with(move |cluster| {
-            description
+            let mut ads = description
                 .expand(cluster, Path::new(&cwd), &world)
-                .map_err(|e| e.to_string())
+                .map_err(|e| e.to_string())?;
+            for ad in &mut ads {
+                // Who owns the job is the socket's word, not the file's
+                // (`+Owner = "bob"` is overruled).
+                set_text(ad, "Owner", &owner);
+                set_text(ad, "User", &user);
+            }
+            // The same files for every job of a cluster are checked once.
+            let mut checked = std::collections::HashSet::new();
+            for ad in &ads {
+                let key = [
+                    "Iwd",
+                    "Cmd",
+                    "In",
+                    "TransferInput",
+                    "TransferExecutable",
+                    "UserLog",
+                ]
+                .map(|a| ad.get(a).map(starling_protocol::classad::unparse));
+                if checked.insert(key) {
+                    job_files::check_at_submit(ad)?;
+                }
+            }
+            Ok(ads)
         })
         .await;
     match made {

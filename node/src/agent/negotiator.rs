@@ -119,6 +119,8 @@ pub struct NegotiatorArgs {
     /// Favours received from foreign domains are booked here.
     pub accounting: super::usage::Accounting,
     pub own_domain: String,
+    /// The agent's private directory where shadows pull output.
+    pub staging: std::path::PathBuf,
 }
 
 pub struct NegotiatorState {
@@ -684,6 +686,7 @@ impl NegotiatorState {
             wait,
             events: self.events.clone(),
             id,
+            staging: self.args.staging.clone(),
         });
         self.placed.insert(job, id);
         self.shadows.insert(

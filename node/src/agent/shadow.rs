@@ -6,7 +6,7 @@
 //! Claim {job} ─▶ execute agent        Granted | Rejected (→ Rejected event)
 //! loop:
 //!   Job {claim, job, input offer} ─▶  Accepted (→ Started event)
-//!   ◀─ Offer {output, report}         pull the output into the job's Iwd
+//!   ◀─ Offer {output, report}         pull the output, place it in the job's Iwd
 //!                                     (→ Ended event; the schedd records it
 //!                                      and answers with the next job or none)
 //!   Close ─▶                          only after the end is recorded
@@ -15,7 +15,10 @@
 //! ```
 //!
 //! The shadow decides nothing about the queue: it reports events and the
-//! schedd changes job states.
+//! schedd changes job states. It touches the job's files with the job
+//! owner's rights ([`super::job_files`]): the input is opened as the owner
+//! and offered open; the output is pulled into the agent's private staging
+//! directory and placed as the owner.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -26,14 +29,13 @@ use starling_protocol::claim::{self, ClaimId, RejectCode, ReleaseReason, Request
 use starling_protocol::classad::{ClassAd, Evaluator, Name, Side, Value};
 use starling_protocol::gossip::{self, AdKind};
 use starling_protocol::identity::{Envelope, Keypair, Timestamp};
-use starling_protocol::transfer::{self, FileName, Report, TransferId};
+use starling_protocol::transfer::{self, Report, TransferId};
 use starling_storage::JobId;
 use tokio::sync::{mpsc, oneshot};
 
-use super::fetch;
 use super::network::Command;
-use super::starter::{STDERR_FILE, STDOUT_FILE};
 use super::transfers::{Offer, OutputOffer, Router};
+use super::{fetch, job_files};
 
 /// How long a signed job is valid: long enough for the claim and hand-over.
 pub const JOB_TTL: Duration = Duration::from_secs(3600);
@@ -109,6 +111,9 @@ pub struct ShadowArgs {
     pub events: mpsc::Sender<(u64, ShadowEvent)>,
     /// This shadow's number, chosen by the schedd.
     pub id: u64,
+    /// The agent's private directory (0700) where output is pulled before
+    /// it is placed with the job owner's rights.
+    pub staging: PathBuf,
 }
 
 /// Stops a shadow: its job is killed on the execute agent and the claim
@@ -426,20 +431,31 @@ async fn hand_over(
     claim: ClaimId,
     placement: &Placement,
 ) -> Result<TransferId, Handover> {
-    let inputs = input_files(&placement.ad).map_err(|e| Handover::Unrunnable(13, e))?;
-    let listed = super::transfers::list(inputs)
-        .await
-        .map_err(|e| Handover::Unrunnable(13, format!("reading the input failed: {e}")))?;
+    let ad = placement.ad.clone();
+    let opened = tokio::task::spawn_blocking(move || {
+        let rights = job_files::rights_of(&ad)?;
+        job_files::open_inputs(&rights, job_files::input_paths(&ad)?)
+    })
+    .await
+    .unwrap_or_else(|e| Err(format!("reading the input failed: {e}")))
+    .map_err(|e| Handover::Unrunnable(13, e))?;
     let envelope = seal(args, &placement.ad).map_err(Handover::Lost)?;
     let transfer = TransferId::fresh();
+    let mut listed = Vec::with_capacity(opened.len());
+    let mut descriptors = Vec::with_capacity(opened.len());
+    for (file, path, descriptor) in opened {
+        listed.push((file, path));
+        descriptors.push(descriptor);
+    }
     args.router
-        .offer(
+        .offer_opened(
             transfer,
             Offer {
                 peer: args.peer,
                 files: listed.clone(),
                 closed: None,
             },
+            descriptors,
         )
         .await;
     let request = transfer::Request::Job {
@@ -476,7 +492,7 @@ pub fn text(job: &ClassAd, name: &str) -> Option<String> {
     }
 }
 
-fn boolean(job: &ClassAd, name: &str) -> Option<bool> {
+pub(super) fn boolean(job: &ClassAd, name: &str) -> Option<bool> {
     let name = Name::new(name).ok()?;
     match Evaluator::with_ads(Some(job), None).eval_attr(Side::My, name.folded()) {
         Value::Bool(b) => Some(b),
@@ -485,11 +501,11 @@ fn boolean(job: &ClassAd, name: &str) -> Option<bool> {
 }
 
 /// The job's initial directory.
-fn iwd(job: &ClassAd) -> PathBuf {
+pub(super) fn iwd(job: &ClassAd) -> PathBuf {
     PathBuf::from(text(job, "Iwd").unwrap_or_else(|| "/".to_owned()))
 }
 
-fn resolve(iwd: &Path, path: &str) -> PathBuf {
+pub(super) fn resolve(iwd: &Path, path: &str) -> PathBuf {
     if Path::new(path).is_absolute() {
         PathBuf::from(path)
     } else {
@@ -497,71 +513,17 @@ fn resolve(iwd: &Path, path: &str) -> PathBuf {
     }
 }
 
-fn base_name(path: &str) -> Result<FileName, String> {
-    let base = Path::new(path)
-        .file_name()
-        .map(|b| b.to_string_lossy().into_owned())
-        .ok_or_else(|| format!("{path:?} names no file"))?;
-    FileName::new(base).map_err(|e| e.to_string())
-}
-
-/// The files the execute agent needs: the executable (unless
-/// `TransferExecutable` is false), standard input, and
-/// `transfer_input_files`, each under its base name as HTCondor does.
-/// A missing file is an error that names it.
-fn input_files(job: &ClassAd) -> Result<Vec<(FileName, PathBuf)>, String> {
-    let iwd = iwd(job);
-    let mut list = Vec::new();
-    if let Some(cmd) = text(job, "Cmd") {
-        if boolean(job, "TransferExecutable").unwrap_or(true) {
-            list.push(cmd);
-        }
-    }
-    if let Some(input) = text(job, "In").filter(|p| p != "/dev/null") {
-        list.push(input);
-    }
-    if let Some(more) = text(job, "TransferInput") {
-        list.extend(
-            more.split(',')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(str::to_owned),
-        );
-    }
-    let mut files = Vec::with_capacity(list.len());
-    for path in list {
-        let full = resolve(&iwd, &path);
-        let meta = std::fs::metadata(&full).map_err(|e| {
-            format!(
-                "Transfer input files failure: {} could not be read: {e}",
-                full.display()
-            )
-        })?;
-        if !meta.is_file() {
-            return Err(format!(
-                "Transfer input files failure: {} is not a regular file",
-                full.display()
-            ));
-        }
-        let name = base_name(&path)?;
-        if files.iter().any(|(n, _): &(FileName, PathBuf)| n == &name) {
-            continue;
-        }
-        files.push((name, full));
-    }
-    Ok(files)
-}
-
-/// Pulls the output and puts each file where the job wants it: stdout and
-/// stderr to `Out` and `Err`, the rest into `Iwd`.
+/// Pulls the output into the private staging directory, then puts each
+/// file where the job wants it (stdout and stderr to `Out` and `Err`, the
+/// rest into `Iwd`) with the job owner's rights. The error names the file
+/// that could not be written.
 async fn receive(args: &ShadowArgs, offer: OutputOffer, ad: &ClassAd) -> Result<(), String> {
     let _ = offer.answer.send(transfer::Response::Accepted {
         transfer: offer.transfer,
     });
-    let iwd = iwd(ad);
-    let staging = iwd.join(format!(".starling-output-{}", offer.transfer));
-    std::fs::create_dir_all(&staging)
-        .map_err(|e| format!("cannot make {}: {e}", staging.display()))?;
+    let rights = job_files::rights_of(ad)?;
+    let staging = args.staging.join(format!("output-{}", offer.transfer));
+    make_private_dir(&staging)?;
     let budget = offer.files.iter().map(|f| f.size).sum::<u64>();
     let pulled = fetch::pull(
         &args.network,
@@ -572,25 +534,46 @@ async fn receive(args: &ShadowArgs, offer: OutputOffer, ad: &ClassAd) -> Result<
         budget,
     )
     .await;
-    let placed = pulled.and_then(|_| {
-        for file in &offer.files {
-            let name = file.name.as_str();
-            let to = match name {
-                STDOUT_FILE => text(ad, "Out").map(|p| resolve(&iwd, &p)),
-                STDERR_FILE => text(ad, "Err").map(|p| resolve(&iwd, &p)),
-                _ => Some(iwd.join(name)),
-            };
-            let Some(to) = to.filter(|p| p != Path::new("/dev/null")) else {
-                continue;
-            };
-            if let Some(parent) = to.parent() {
-                let _ = std::fs::create_dir_all(parent);
-            }
-            std::fs::rename(staging.join(name), &to)
-                .map_err(|e| format!("cannot write {}: {e}", to.display()))?;
+    let placed = match pulled {
+        Err(e) => Err(e),
+        Ok(_) => {
+            let moves: Vec<(PathBuf, PathBuf)> = offer
+                .files
+                .iter()
+                .filter_map(|f| {
+                    job_files::destination(ad, f.name.as_str())
+                        .map(|to| (staging.join(f.name.as_str()), to))
+                })
+                .collect();
+            tokio::task::spawn_blocking(move || {
+                moves
+                    .iter()
+                    .try_for_each(|(from, to)| job_files::place_output(&rights, from, to))
+            })
+            .await
+            .unwrap_or_else(|e| Err(format!("placing the output failed: {e}")))
         }
-        Ok(())
-    });
+    };
     let _ = std::fs::remove_dir_all(&staging);
     placed
+}
+
+/// Makes `dir` and its missing parents, mode 0700, and checks that it is
+/// a directory of this process's user (not a link someone put there).
+fn make_private_dir(dir: &Path) -> Result<(), String> {
+    use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _};
+    let cannot = |e: std::io::Error| format!("cannot make {}: {e}", dir.display());
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(cannot)?;
+    let meta = std::fs::symlink_metadata(dir).map_err(cannot)?;
+    if !meta.is_dir() || meta.uid() != rustix::process::geteuid().as_raw() {
+        return Err(format!(
+            "{} is not a directory of the agent's own; not pulling output into it",
+            dir.display()
+        ));
+    }
+    Ok(())
 }

@@ -4,7 +4,11 @@
 //! One task owns two tables and nothing else:
 //! - the **offers**: files this agent hands out under a transfer id (a job's
 //!   input on the submit side, its output on the execute side), each to one
-//!   peer only. Chunk requests are read from disk off the async threads;
+//!   peer only. A job's input is offered open (the shadow opened it with
+//!   its owner's rights, [`Router::offer_opened`]), so chunks are read
+//!   through those descriptors and a file swapped in place afterwards is
+//!   never read; other offers name paths. Chunk requests are read off the
+//!   async threads;
 //!   `Close` (or [`RouterCmd::Withdraw`]) forgets the offer and tells whoever
 //!   offered it.
 //! - the **shadows**: which submit-side claim task waits for the outcome of
@@ -61,6 +65,13 @@ pub struct OutputOffer {
 pub enum RouterCmd {
     /// Offer files under `transfer`.
     Offer { transfer: TransferId, offer: Offer },
+    /// Offer files under `transfer`, read through `opened` (one open file
+    /// per entry of `offer.files`, in order).
+    OfferOpened {
+        transfer: TransferId,
+        offer: Offer,
+        opened: Vec<std::fs::File>,
+    },
     /// Stop offering `transfer`.
     Withdraw { transfer: TransferId },
     /// Send `Offer`s for `claim` to this shadow.
@@ -85,6 +96,24 @@ impl Router {
         let _ = self
             .commands
             .send(RouterCmd::Offer { transfer, offer })
+            .await;
+    }
+
+    /// [`Router::offer`] of files already open: chunks are read through
+    /// `opened` (one per entry of `offer.files`), never by path.
+    pub async fn offer_opened(
+        &self,
+        transfer: TransferId,
+        offer: Offer,
+        opened: Vec<std::fs::File>,
+    ) {
+        let _ = self
+            .commands
+            .send(RouterCmd::OfferOpened {
+                transfer,
+                offer,
+                opened,
+            })
             .await;
     }
 
@@ -127,6 +156,7 @@ pub fn spawn(
         network,
         startd,
         offers: HashMap::new(),
+        opened: HashMap::new(),
         shadows: HashMap::new(),
         reads: std::sync::Arc::new(tokio::sync::Semaphore::new(MAX_READS)),
     };
@@ -139,6 +169,8 @@ struct RouterLoop {
     network: mpsc::Sender<Command>,
     startd: ActorRef<StartdMsg>,
     offers: HashMap<TransferId, Offer>,
+    /// The open files of offers made with [`Router::offer_opened`].
+    opened: HashMap<TransferId, std::sync::Arc<Vec<std::fs::File>>>,
     shadows: HashMap<ClaimId, mpsc::Sender<OutputOffer>>,
     reads: std::sync::Arc<tokio::sync::Semaphore>,
 }
@@ -169,21 +201,21 @@ impl RouterLoop {
 
     fn on_command(&mut self, command: RouterCmd) {
         match command {
-            RouterCmd::Offer { transfer, offer } => {
-                if self.offers.len() >= MAX_OFFERS {
-                    tracing::warn!(%transfer, "too many offers; dropping the oldest is not possible, refusing");
+            RouterCmd::Offer { transfer, offer } => self.add_offer(transfer, offer, None),
+            RouterCmd::OfferOpened {
+                transfer,
+                offer,
+                opened,
+            } => {
+                if opened.len() != offer.files.len() {
+                    tracing::error!(%transfer, "an offer's open files do not match its list; refusing it");
                     return;
                 }
-                if self.offers.contains_key(&transfer) {
-                    // Ids are random; a repeat would hand one job's files to
-                    // another's peer, so the first offer keeps the id.
-                    tracing::error!(%transfer, "transfer id offered twice; refusing the second offer");
-                    return;
-                }
-                self.offers.insert(transfer, offer);
+                self.add_offer(transfer, offer, Some(opened));
             }
             RouterCmd::Withdraw { transfer } => {
                 self.offers.remove(&transfer);
+                self.opened.remove(&transfer);
             }
             RouterCmd::Shadow { claim, to } => {
                 self.shadows.insert(claim, to);
@@ -192,6 +224,28 @@ impl RouterLoop {
                 self.shadows.remove(&claim);
             }
             RouterCmd::SetStartd(startd) => self.startd = startd,
+        }
+    }
+
+    fn add_offer(
+        &mut self,
+        transfer: TransferId,
+        offer: Offer,
+        opened: Option<Vec<std::fs::File>>,
+    ) {
+        if self.offers.len() >= MAX_OFFERS {
+            tracing::warn!(%transfer, "too many offers; dropping the oldest is not possible, refusing");
+            return;
+        }
+        if self.offers.contains_key(&transfer) {
+            // Ids are random; a repeat would hand one job's files to
+            // another's peer, so the first offer keeps the id.
+            tracing::error!(%transfer, "transfer id offered twice; refusing the second offer");
+            return;
+        }
+        self.offers.insert(transfer, offer);
+        if let Some(opened) = opened {
+            self.opened.insert(transfer, std::sync::Arc::new(opened));
         }
     }
 
@@ -249,6 +303,7 @@ impl RouterLoop {
                                     let _ = closed.send(());
                                 }
                             }
+                            self.opened.remove(&transfer);
                             transfer::Response::Closed { transfer }
                         }
                         _ => unknown_transfer(transfer),
@@ -379,11 +434,19 @@ impl RouterLoop {
         };
         let want = u64::from(len.min(MAX_CHUNK_LEN)).min(entry.size - offset) as usize;
         let path = path.clone();
+        let opened = self.opened.get(&transfer).cloned();
         let name = entry.name.clone();
         let network = self.network.clone();
         tokio::spawn(async move {
             let read = tokio::task::spawn_blocking(move || -> std::io::Result<Vec<u8>> {
-                let f = std::fs::File::open(&path)?;
+                let by_path;
+                let f = match opened.as_deref().and_then(|o| o.get(file as usize)) {
+                    Some(f) => f,
+                    None => {
+                        by_path = std::fs::File::open(&path)?;
+                        &by_path
+                    }
+                };
                 let mut data = vec![0u8; want];
                 let mut done = 0;
                 while done < want {

@@ -46,6 +46,33 @@ pub(crate) fn run(args: Args, data_dir: Option<&Path>) -> anyhow::Result<ExitCod
     runtime.block_on(run_agent(config))
 }
 
+/// Raises the soft limit on open files to the hard one: a job's input is
+/// held open while it runs, and each connection is a descriptor.
+fn raise_open_files_limit() {
+    use rustix::process::{getrlimit, setrlimit, Resource};
+    let limit = getrlimit(Resource::Nofile);
+    if limit.current < limit.maximum {
+        let raised = rustix::process::Rlimit {
+            current: limit.maximum,
+            maximum: limit.maximum,
+        };
+        if let Err(e) = setrlimit(Resource::Nofile, raised) {
+            tracing::debug!(error = %e, "could not raise the open files limit");
+        }
+    }
+}
+
+/// The first directory above `dir` that other users cannot pass through
+/// (no `x` for others), if any.
+fn closed_ancestor(dir: &std::path::Path) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = std::fs::canonicalize(dir).ok()?;
+    dir.ancestors()
+        .skip(1)
+        .find(|a| std::fs::metadata(a).is_ok_and(|m| m.permissions().mode() & 0o001 == 0))
+        .map(std::path::Path::to_path_buf)
+}
+
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
@@ -57,8 +84,21 @@ fn init_tracing() {
 }
 
 async fn run_agent(config: Config) -> anyhow::Result<ExitCode> {
+    raise_open_files_limit();
     let dir = config.data_dir()?;
     let data = DataDir::open(&dir)?;
+    if rustix::process::geteuid().is_root() {
+        // Every local user may use a root agent's control socket.
+        data.open_to_local_users()?;
+        if let Some(closed) = closed_ancestor(&dir) {
+            tracing::warn!(
+                data_dir = %dir.display(),
+                closed = %closed.display(),
+                "local users cannot reach the control socket: a directory on the way is not \
+                 searchable by others (use a data directory such as /var/lib/starling)"
+            );
+        }
+    }
     // Held until the agent exits; it keeps a second agent out of this
     // directory and tells `testnet down` whom to signal.
     let _pid = crate::control::PidFile::acquire(&dir)?;

@@ -103,13 +103,6 @@ pub(super) fn call(data_dir: Option<&Path>, request: &Request) -> anyhow::Result
     Ok(response)
 }
 
-/// The submitting user: `$USER`, else `$LOGNAME`, else the uid.
-fn owner() -> String {
-    std::env::var("USER")
-        .or_else(|_| std::env::var("LOGNAME"))
-        .unwrap_or_else(|_| format!("uid{}", rustix::process::getuid().as_raw()))
-}
-
 pub(crate) fn submit(args: SubmitArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
     let path = &args.file;
     let meta =
@@ -133,7 +126,6 @@ pub(crate) fn submit(args: SubmitArgs, data_dir: Option<&Path>) -> anyhow::Resul
             text,
             cwd,
             env,
-            owner: owner(),
         },
     )?;
     match response {

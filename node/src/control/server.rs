@@ -2,12 +2,15 @@
 //!
 //! This file owns the socket's life: [`bind`] claims `agent.sock` in the
 //! data directory (replacing a stale one, refusing when a live agent
-//! answers on it), makes it 0600, and removes it again when the
-//! [`Listener`] is dropped. [`Listener::serve`] accepts connections, at most
-//! [`MAX_CONNECTIONS`] at a time, and runs one task per connection that
-//! reads bounded JSON lines, hands each [`Request`] to the [`Handler`] and
-//! writes its [`Response`] back. No input from a client can panic it or
-//! make it hold more than [`MAX_REQUEST_LEN`] bytes per connection.
+//! answers on it), makes it 0666 for an agent running as root and 0600 for
+//! any other, and removes it again when the [`Listener`] is dropped.
+//! [`Listener::serve`] accepts connections, at most [`MAX_CONNECTIONS`] at a
+//! time, and runs one task per connection that takes the peer's
+//! credentials from the kernel (a [`Caller`]), reads bounded JSON lines,
+//! hands each [`Request`] with its caller to the [`Handler`] and writes its
+//! [`Response`] back. Whether the caller may do what it asks is the
+//! handler's decision. No input from a client can panic it or make it hold
+//! more than [`MAX_REQUEST_LEN`] bytes per connection.
 
 use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
@@ -19,7 +22,7 @@ use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-use super::{socket_path, Error, Request, Response, MAX_REQUEST_LEN, MAX_RESPONSE_LEN};
+use super::{socket_path, Caller, Error, Request, Response, MAX_REQUEST_LEN, MAX_RESPONSE_LEN};
 
 /// How many control connections are served at once. One more is told so
 /// and closed: the CLI opens one connection per command, so 64 at once
@@ -53,8 +56,9 @@ const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 /// taken while its request is being handled.
 #[async_trait::async_trait]
 pub trait Handler: Send + Sync + 'static {
-    /// Answers one request. Failures are [`Response::Error`], not panics.
-    async fn handle(&self, request: Request) -> Response;
+    /// Answers one request from `caller`. Failures (refusals included) are
+    /// [`Response::Error`], not panics.
+    async fn handle(&self, caller: &Caller, request: Request) -> Response;
 }
 
 /// Binds the control socket in `data_dir` and serves `handler` on it until
@@ -79,9 +83,10 @@ pub async fn serve(data_dir: &Path, handler: Arc<dyn Handler>) -> std::io::Resul
 /// see a stale socket; the pid file ([`PidFile`](super::PidFile)), taken
 /// first, is what keeps them apart.
 ///
-/// The socket is made mode 0600 right after binding. The data directory
-/// is 0700, so no other user can reach the socket in between, whatever the
-/// umask.
+/// Right after binding, the socket is made mode 0666 when this process
+/// runs as root (every local user may connect; the handler decides what
+/// each may do) and 0600 otherwise. Until then the umask applies, which
+/// leaves a socket at most as open as the mode it gets.
 pub async fn bind(data_dir: &Path) -> std::io::Result<Listener> {
     let path = socket_path(data_dir);
     let io = |what: &'static str| {
@@ -121,13 +126,23 @@ pub async fn bind(data_dir: &Path) -> std::io::Result<Listener> {
     };
     // From here on the guard removes the file whatever happens.
     let file = SocketFile::new(path.clone()).map_err(io("looking at the control socket"))?;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
-        .map_err(io("restricting the control socket to its owner"))?;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(socket_mode()))
+        .map_err(io("setting the control socket's mode"))?;
     tracing::debug!(path = %path.display(), "control socket bound");
     Ok(Listener {
         listener,
         _file: file,
     })
+}
+
+/// The socket's mode: 0666 for an agent running as root, which serves every
+/// local user, and 0600 for any other, which serves only its own user.
+pub fn socket_mode() -> u32 {
+    if rustix::process::geteuid().is_root() {
+        0o666
+    } else {
+        0o600
+    }
 }
 
 fn running(data_dir: &Path) -> Error {
@@ -212,9 +227,32 @@ enum Line {
     TooLong,
 }
 
+/// Who is on the other end of `stream`, as the kernel says.
+async fn caller(stream: &UnixStream) -> std::io::Result<Caller> {
+    let cred = stream.peer_cred()?;
+    let uid = cred.uid();
+    // The user database is a file: read it off the async threads.
+    let name = tokio::task::spawn_blocking(move || crate::users::name_of(uid))
+        .await
+        .unwrap_or(None);
+    Ok(Caller {
+        uid,
+        gid: cred.gid(),
+        pid: cred.pid(),
+        name,
+    })
+}
+
 /// Serves one connection until the client closes it, idles, sends a line
 /// that is too long, or stops reading.
 async fn connection(stream: UnixStream, handler: Arc<dyn Handler>) {
+    let caller = match caller(&stream).await {
+        Ok(caller) => caller,
+        Err(e) => {
+            tracing::warn!(error = %e, "no peer credentials on a control connection; closing it");
+            return;
+        }
+    };
     let (read, mut write) = stream.into_split();
     let mut read = BufReader::new(read);
     let mut line = Vec::new();
@@ -246,7 +284,7 @@ async fn connection(stream: UnixStream, handler: Arc<dyn Handler>) {
             Line::Complete if line.trim_ascii().is_empty() => continue,
             Line::Unterminated if line.trim_ascii().is_empty() => return,
             Line::Complete | Line::Unterminated => match serde_json::from_slice::<Request>(&line) {
-                Ok(request) => handler.handle(request).await,
+                Ok(request) => handler.handle(&caller, request).await,
                 Err(e) => Response::Error {
                     message: format!("bad request: {e}"),
                 },

@@ -8,13 +8,17 @@
 //! ...
 //! ```
 //!
-//! Each event is appended and synced; a log that cannot be written is
-//! reported in the agent's log and never stops the job.
+//! Each event is appended and synced, with the job owner's rights (an
+//! agent running as root never writes a log its user could not); a log
+//! that cannot be written is reported in the agent's log and never stops
+//! the job. `submit` refuses a log its user cannot write.
 
 use std::io::Write as _;
 use std::path::Path;
 
 use starling_storage::JobId;
+
+use crate::users::Rights;
 
 /// HTCondor's event codes used here.
 pub mod codes {
@@ -70,12 +74,10 @@ pub fn event(code: u32, id: JobId, at: i64, headline: &str, body: &[String]) -> 
     text
 }
 
-/// Appends `text` to the log at `path`.
-pub fn append(path: &Path, text: &str) -> std::io::Result<()> {
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)?;
+/// Appends `text` to the log at `path`, opened (and created if need be)
+/// with `rights`.
+pub fn append(rights: &Rights, path: &Path, text: &str) -> std::io::Result<()> {
+    let mut file = rights.open(path, std::fs::OpenOptions::new().create(true).append(true))?;
     file.write_all(text.as_bytes())?;
     file.sync_data()
 }

@@ -56,9 +56,23 @@ pub(crate) fn pid_of(agent_dir: &Path) -> Option<rustix::process::Pid> {
 }
 
 pub(crate) fn starling_in(dir: &Path, args: &[&str]) -> Output {
+    starling_as(None, dir, args)
+}
+
+/// A local user to run commands as: (uid, gid).
+pub(crate) type As = Option<(u32, u32)>;
+
+/// [`starling_in`] as the user `who` (`None`: this process's user).
+pub(crate) fn starling_as(who: As, dir: &Path, args: &[&str]) -> Output {
+    use std::os::unix::process::CommandExt as _;
     let scratch = tempfile::tempdir().unwrap();
     let (out, err) = (scratch.path().join("out"), scratch.path().join("err"));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_starling-e2e"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_starling-e2e"));
+    if let Some((uid, gid)) = who {
+        // std drops the supplementary groups too when root sets a uid.
+        command.uid(uid).gid(gid).env("HOME", dir);
+    }
+    let mut child = command
         .args(args)
         .current_dir(dir)
         .stdin(Stdio::null())
@@ -118,7 +132,7 @@ pub(crate) fn shared_dir() -> tempfile::TempDir {
 
 impl Pool {
     pub(crate) fn up(agents: usize) -> Pool {
-        Pool::up_with(agents, &[])
+        Pool::up_as(None, agents, &[])
     }
 
     /// A pool whose jobs all run as `nobody` and see the machine's `/tmp`,
@@ -129,14 +143,20 @@ impl Pool {
             // Jobs run as the test's own user already.
             return Pool::up(agents);
         }
-        Pool::up_with(
+        Pool::up_as(
+            None,
             agents,
             &["--jobs", "account=nobody", "--jobs", "private_tmp=false"],
         )
     }
 
-    fn up_with(agents: usize, extra: &[&str]) -> Pool {
+    /// A testnet started by the user `who` (its agents run as that user),
+    /// with `extra` options to `testnet up`.
+    pub(crate) fn up_as(who: As, agents: usize, extra: &[&str]) -> Pool {
         let tmp = tempfile::tempdir().unwrap();
+        if let Some((uid, gid)) = who {
+            std::os::unix::fs::chown(tmp.path(), Some(uid), Some(gid)).unwrap();
+        }
         let dir = tmp.path().join("net");
         let cleanup = Cleanup(dir.clone());
         let agents = agents.to_string();
@@ -151,7 +171,14 @@ impl Pool {
             "180",
         ];
         args.extend_from_slice(extra);
-        ok_in(tmp.path(), &args);
+        let up = starling_as(who, tmp.path(), &args);
+        assert!(
+            up.status.success(),
+            "testnet up failed ({}):\n{}\n{}",
+            up.status,
+            String::from_utf8_lossy(&up.stdout),
+            String::from_utf8_lossy(&up.stderr)
+        );
         Pool {
             dir,
             _cleanup: cleanup,
@@ -165,10 +192,15 @@ impl Pool {
 
     /// Runs `starling ARGS --agent agent-i` in `cwd`.
     pub(crate) fn run(&self, i: usize, cwd: &Path, args: &[&str]) -> Output {
+        self.run_as(None, i, cwd, args)
+    }
+
+    /// [`Pool::run`] as the user `who`.
+    pub(crate) fn run_as(&self, who: As, i: usize, cwd: &Path, args: &[&str]) -> Output {
         let agent = self.agent(i);
         let mut all: Vec<&str> = args.to_vec();
         all.extend(["--agent", agent.to_str().unwrap()]);
-        starling_in(cwd, &all)
+        starling_as(who, cwd, &all)
     }
 
     pub(crate) fn ok(&self, i: usize, cwd: &Path, args: &[&str]) -> String {

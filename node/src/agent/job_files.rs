@@ -1,0 +1,299 @@
+//! A job's files on the submit side, touched with its owner's rights.
+//!
+//! An agent running as root reads a job's input and writes its output and
+//! log as the job's `Owner` ([`Rights::of_owner`]), so that naming a file
+//! in a submit file never reaches further than the user could reach
+//! alone:
+//!
+//! - at submit, [`check_at_submit`] opens each input for reading and the
+//!   user log for appending, and refuses the submit naming the first that
+//!   fails;
+//! - at hand-over, [`open_inputs`] opens the input (executable, standard
+//!   input, `transfer_input_files`) and describes it from the open
+//!   descriptors, which the router then reads chunks through;
+//! - at the end, [`place_output`] moves each pulled file from the agent's
+//!   private staging directory to where the job wants it: a temporary file
+//!   made there with the owner's rights, filled from the staged copy and
+//!   renamed into place, so the result is the owner's and appears whole.
+//!
+//! An agent that is not root, or a job owned by root, uses the agent's own
+//! rights; the steps are the same.
+
+use std::fs::File as FsFile;
+use std::io::Read as _;
+use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
+use std::path::{Path, PathBuf};
+
+use starling_protocol::classad::ClassAd;
+use starling_protocol::transfer::{File, FileName, Hash, MODE_MASK};
+
+use super::shadow::{boolean, iwd, resolve, text};
+use super::starter::{STDERR_FILE, STDOUT_FILE};
+use crate::users::Rights;
+
+/// Most input files one job may name.
+pub const MAX_INPUTS: usize = 4096;
+
+/// Numbers the temporary files of [`place_output`], so that two outputs
+/// placed at once in one directory never share one.
+static PLACED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The rights for the job's files: its `Owner`'s where the agent is root.
+pub fn rights_of(job: &ClassAd) -> Result<Rights, String> {
+    let owner = text(job, "Owner").ok_or_else(|| "the job has no Owner".to_owned())?;
+    Rights::of_owner(&owner).map_err(|e| format!("the job's owner: {e}"))
+}
+
+/// The files the execute agent needs: the executable (unless
+/// `TransferExecutable` is false), standard input, and
+/// `transfer_input_files`, each under its base name as HTCondor does,
+/// resolved against `Iwd`. The first of two with the same base name wins.
+pub fn input_paths(job: &ClassAd) -> Result<Vec<(FileName, PathBuf)>, String> {
+    let iwd = iwd(job);
+    let mut list = Vec::new();
+    if let Some(cmd) = text(job, "Cmd") {
+        if boolean(job, "TransferExecutable").unwrap_or(true) {
+            list.push(cmd);
+        }
+    }
+    if let Some(input) = text(job, "In").filter(|p| p != "/dev/null") {
+        list.push(input);
+    }
+    if let Some(more) = text(job, "TransferInput") {
+        list.extend(
+            more.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned),
+        );
+    }
+    if list.len() > MAX_INPUTS {
+        return Err(format!(
+            "Transfer input files failure: {} files, more than the limit of {MAX_INPUTS}",
+            list.len()
+        ));
+    }
+    let mut files: Vec<(FileName, PathBuf)> = Vec::with_capacity(list.len());
+    for path in list {
+        let name = base_name(&path)?;
+        if files.iter().any(|(n, _)| n == &name) {
+            continue;
+        }
+        files.push((name, resolve(&iwd, &path)));
+    }
+    Ok(files)
+}
+
+fn base_name(path: &str) -> Result<FileName, String> {
+    let base = Path::new(path)
+        .file_name()
+        .map(|b| b.to_string_lossy().into_owned())
+        .ok_or_else(|| format!("{path:?} names no file"))?;
+    FileName::new(base).map_err(|e| e.to_string())
+}
+
+fn unreadable(path: &Path, e: &std::io::Error) -> String {
+    format!(
+        "Transfer input files failure: {} could not be read: {e}",
+        path.display()
+    )
+}
+
+/// Opens `paths` for reading with `rights`, all on one thread of the
+/// user's; the error names the first that failed.
+fn open_all(rights: &Rights, paths: Vec<PathBuf>) -> Result<Vec<FsFile>, String> {
+    let failed = std::sync::Arc::new(std::sync::Mutex::new(None::<PathBuf>));
+    let record = failed.clone();
+    let opened = rights.run(move || {
+        paths
+            .iter()
+            .map(|p| {
+                FsFile::open(p).inspect_err(|_| {
+                    if let Ok(mut slot) = record.lock() {
+                        *slot = Some(p.clone());
+                    }
+                })
+            })
+            .collect::<std::io::Result<Vec<FsFile>>>()
+    });
+    opened.map_err(|e| {
+        let path = failed.lock().ok().and_then(|mut p| p.take());
+        match path {
+            Some(path) => unreadable(&path, &e),
+            None => format!("Transfer input files failure: {e}"),
+        }
+    })
+}
+
+/// Opens the job's input with `rights` and describes each file (size,
+/// blake3 hash, mode) from its descriptor. Blocking.
+pub fn open_inputs(
+    rights: &Rights,
+    paths: Vec<(FileName, PathBuf)>,
+) -> Result<Vec<(File, PathBuf, FsFile)>, String> {
+    let opened = open_all(rights, paths.iter().map(|(_, p)| p.clone()).collect())?;
+    paths
+        .into_iter()
+        .zip(opened)
+        .map(|((name, path), file)| {
+            let described = describe(&name, &file).map_err(|e| unreadable(&path, &e))?;
+            Ok((described, path, file))
+        })
+        .collect()
+}
+
+fn describe(name: &FileName, mut file: &FsFile) -> std::io::Result<File> {
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "it is not a regular file",
+        ));
+    }
+    let mut hasher = blake3::Hasher::new();
+    let mut buf = vec![0u8; 64 << 10];
+    let mut size = 0u64;
+    loop {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+        size += n as u64;
+    }
+    File::new(
+        name.clone(),
+        size,
+        Hash::from_bytes(*hasher.finalize().as_bytes()),
+        meta.permissions().mode() & MODE_MASK,
+    )
+    .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))
+}
+
+/// What a submit checks of each job before queueing it: every input can
+/// be opened for reading and the user log (`UserLog`) for appending, with
+/// the owner's rights. The message names the file. Blocking.
+pub fn check_at_submit(job: &ClassAd) -> Result<(), String> {
+    let rights = rights_of(job)?;
+    let inputs = input_paths(job)?;
+    open_all(&rights, inputs.into_iter().map(|(_, p)| p).collect())?;
+    if let Some(log) = text(job, "UserLog") {
+        let path = PathBuf::from(&log);
+        rights
+            .open(&path, std::fs::OpenOptions::new().create(true).append(true))
+            .map_err(|e| format!("the log file {log} cannot be written: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Where an output file goes: stdout and stderr to `Out` and `Err`, the
+/// rest into `Iwd`; `None` for `/dev/null` or an unset `Out`/`Err`.
+pub fn destination(job: &ClassAd, name: &str) -> Option<PathBuf> {
+    let iwd = iwd(job);
+    let to = match name {
+        STDOUT_FILE => text(job, "Out").map(|p| resolve(&iwd, &p)),
+        STDERR_FILE => text(job, "Err").map(|p| resolve(&iwd, &p)),
+        _ => Some(iwd.join(name)),
+    };
+    to.filter(|p| p != Path::new("/dev/null"))
+}
+
+/// Puts the staged file `staged` at `to` with `rights`: a temporary file
+/// next to `to` made by the user, filled from `staged`, renamed over `to`.
+/// The message names `to`. Blocking.
+pub fn place_output(rights: &Rights, staged: &Path, to: &Path) -> Result<(), String> {
+    let cannot = |e: std::io::Error| format!("cannot write {}: {e}", to.display());
+    // Opened with the agent's rights: the staging directory is private.
+    let mut from = FsFile::open(staged).map_err(|e| format!("{}: {e}", staged.display()))?;
+    let mode = from
+        .metadata()
+        .map(|m| m.permissions().mode() & MODE_MASK)
+        .unwrap_or(0o644);
+    let to_owned = to.to_owned();
+    rights
+        .run(move || {
+            let to = to_owned;
+            let parent = to.parent().unwrap_or(Path::new("/"));
+            std::fs::create_dir_all(parent)?;
+            let name = to
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let temp = parent.join(format!(
+                ".{name}.starling-{}-{}",
+                std::process::id(),
+                PLACED.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            ));
+            let mut out = std::fs::OpenOptions::new()
+                .write(true)
+                // Never an existing file or a link: a fresh one, the user's.
+                .create_new(true)
+                .mode(mode)
+                .open(&temp)?;
+            let copied = std::io::copy(&mut from, &mut out)
+                .and_then(|_| out.sync_data())
+                .and_then(|()| std::fs::rename(&temp, &to));
+            if copied.is_err() {
+                let _ = std::fs::remove_file(&temp);
+            }
+            copied
+        })
+        .map_err(cannot)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use starling_protocol::classad::parse_ad;
+
+    #[test]
+    fn inputs_are_the_executable_stdin_and_the_listed_files_once_each() {
+        let job = parse_ad(
+            r#"[ Owner = "root"; Iwd = "/w"; Cmd = "/bin/prog"; In = "data.in";
+                 TransferInput = "a.txt, /abs/b.txt, sub/a.txt" ]"#,
+        )
+        .unwrap();
+        let paths: Vec<(String, PathBuf)> = input_paths(&job)
+            .unwrap()
+            .into_iter()
+            .map(|(n, p)| (n.as_str().to_owned(), p))
+            .collect();
+        assert_eq!(
+            paths,
+            [
+                ("prog".to_owned(), PathBuf::from("/bin/prog")),
+                ("data.in".to_owned(), PathBuf::from("/w/data.in")),
+                ("a.txt".to_owned(), PathBuf::from("/w/a.txt")),
+                ("b.txt".to_owned(), PathBuf::from("/abs/b.txt")),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_missing_input_is_named_at_submit() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = parse_ad(&format!(
+            r#"[ Owner = "root"; Iwd = "{}"; Cmd = "/bin/true"; TransferInput = "gone.txt" ]"#,
+            dir.path().display()
+        ))
+        .unwrap();
+        let e = check_at_submit(&job).unwrap_err();
+        assert!(e.contains("gone.txt could not be read"), "{e}");
+    }
+
+    #[test]
+    fn output_is_placed_whole_with_its_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let staged = dir.path().join("staged");
+        std::fs::write(&staged, "result").unwrap();
+        std::fs::set_permissions(&staged, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let to = dir.path().join("out/deep/result.txt");
+        place_output(&Rights::Agent, &staged, &to).unwrap();
+        assert_eq!(std::fs::read_to_string(&to).unwrap(), "result");
+        let names: Vec<_> = std::fs::read_dir(to.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["result.txt"], "no temporary file is left");
+    }
+}
