@@ -138,9 +138,11 @@ pub struct Jobs {
     /// local user runs as that user (HTCondor's `UID_DOMAIN`). Foreign
     /// domains' jobs never do. Default: `false`.
     pub run_as_owner: bool,
-    /// How many slot accounts a root agent makes: at most this many jobs
-    /// run under accounts of their own at once; the rest run as `nobody`.
-    /// Default: unset, meaning the machine's CPU count.
+    /// How many slot accounts a root agent may make: at most this many
+    /// jobs on the machine run under accounts of their own at once; the
+    /// rest run as `nobody`. As many as the machine has CPUs are made at
+    /// the first start, the others when needed. Default: unset, meaning
+    /// the larger of the CPU count and 64.
     pub slot_accounts: Option<usize>,
     /// Job cgroups: `"auto"` (v1 where its memory controller is mounted,
     /// else v2), `"v1"`, `"v2"`, or `"off"` (process groups only).

@@ -286,11 +286,56 @@ pub async fn start(spec: Spec) -> Result<Running, StartError> {
         })?
 }
 
-fn open_stream(path: &PathBuf, write: bool) -> Result<std::fs::File, StartError> {
+/// Opens a standard stream of the job. Its sandbox may be the job
+/// account's already, so nothing found there is trusted: an output is made
+/// anew (whatever link or file held its name is removed first, and none
+/// is followed), and the input is opened with the account's own rights.
+fn open_stream(
+    path: &PathBuf,
+    write: bool,
+    account: Option<&account::Account>,
+) -> Result<std::fs::File, StartError> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let nofollow = rustix::fs::OFlags::NOFOLLOW.bits() as i32;
     let opened = if write {
-        std::fs::File::create(path)
+        match std::fs::remove_file(path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(e),
+        }
+        .and_then(|()| {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .custom_flags(nofollow)
+                .open(path)
+        })
+        .and_then(|file| {
+            if let Some(account) = account {
+                rustix::fs::fchown(
+                    &file,
+                    Some(rustix::fs::Uid::from_raw(account.uid)),
+                    Some(rustix::fs::Gid::from_raw(account.gid)),
+                )?;
+            }
+            Ok(file)
+        })
     } else {
-        std::fs::File::open(path)
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true).custom_flags(nofollow);
+        match account {
+            Some(account) if rustix::process::geteuid().is_root() => {
+                crate::users::Rights::User(crate::users::User {
+                    name: account.name.clone(),
+                    uid: account.uid,
+                    gid: account.gid,
+                    groups: vec![account.gid],
+                })
+                .open(path, &options)
+            }
+            _ => options.open(path),
+        }
     };
     opened.map_err(|e| {
         let code = if write {
@@ -344,36 +389,24 @@ fn job_cgroup(spec: &Spec) -> Option<cgroup::JobCgroup> {
 }
 
 fn start_blocking(spec: Spec) -> Result<Running, StartError> {
+    let account = spec.account.as_ref();
     let stdin = match &spec.stdin {
-        Some(path) => Stdio::from(open_stream(path, false)?),
+        Some(path) => Stdio::from(open_stream(path, false, account)?),
         None => Stdio::null(),
     };
-    let stdout = open_stream(&spec.stdout, true)?;
-    let stderr = open_stream(&spec.stderr, true)?;
-    let credentials = spec.account.as_ref().map(|a| (a.uid, a.gid));
-    if let Some(account) = &spec.account {
-        for stream in [&spec.stdout, &spec.stderr] {
-            account.own(stream).map_err(|e| {
-                start_error(
-                    HoldCode::UnableToOpenOutput,
-                    format!("cannot give {} to {}", stream.display(), account.name),
-                    &e,
-                )
-            })?;
-        }
-    }
+    let stdout = open_stream(&spec.stdout, true, account)?;
+    let stderr = open_stream(&spec.stderr, true, account)?;
+    let credentials = account.map(|a| (a.uid, a.gid));
     let mut confinement = confine::Confinement::default();
     confinement.credentials = credentials;
     if spec.isolation.private_tmp {
-        confinement
-            .private_tmp(&spec.cwd, credentials)
-            .map_err(|e| {
-                start_error(
-                    HoldCode::FailedToCreateProcess,
-                    "cannot make the job's private /tmp".to_owned(),
-                    &e,
-                )
-            })?;
+        confinement.private_tmp(&spec.cwd).map_err(|e| {
+            start_error(
+                HoldCode::FailedToCreateProcess,
+                "cannot make the job's private /tmp".to_owned(),
+                &e,
+            )
+        })?;
     }
     let group = job_cgroup(&spec);
     if let Some(group) = &group {
@@ -430,23 +463,7 @@ fn start_blocking(spec: Spec) -> Result<Running, StartError> {
         )
     })?;
     let pid = child.id();
-    if let Some(p) = Pid::from_raw(pid as i32) {
-        // No core files filling the sandbox.
-        let _ = rustix::process::prlimit(
-            Some(p),
-            rustix::process::Resource::Core,
-            rustix::process::Rlimit {
-                current: Some(0),
-                maximum: Some(0),
-            },
-        );
-    }
-    let kernel_limits_memory = group.is_some()
-        && spec
-            .isolation
-            .cgroups
-            .as_ref()
-            .is_some_and(|c| c.limits_memory());
+    let kernel_limits_memory = group.as_ref().is_some_and(cgroup::JobCgroup::limits_memory);
     let family = Arc::new(match group {
         Some(group) => family::Family::Cgroup(group),
         None => family::Family::Found {
@@ -477,7 +494,9 @@ fn start_blocking(spec: Spec) -> Result<Running, StartError> {
     std::thread::Builder::new()
         .name(format!("job-{pid}"))
         .spawn(move || {
-            // Wait without reaping, so the zombie's CPU times can be read.
+            // Wait without reaping: the zombie keeps its pid and process
+            // group from being reused while the rest of the family goes,
+            // and its CPU times can still be read.
             let zombie_cpu = match Pid::from_raw(pid as i32) {
                 Some(p) => {
                     let _ = rustix::process::waitid(
@@ -489,19 +508,7 @@ fn start_blocking(spec: Spec) -> Result<Running, StartError> {
                 }
                 None => (Duration::ZERO, Duration::ZERO),
             };
-            let status = child.wait();
             watch.finished.store(true, Ordering::SeqCst);
-            let exit = match status {
-                Ok(s) => match (s.code(), s.signal()) {
-                    (Some(c), _) => Exit::Code(c),
-                    (None, Some(signal)) => Exit::Signal {
-                        signal,
-                        core_dumped: s.core_dumped(),
-                    },
-                    _ => Exit::Unknown,
-                },
-                Err(_) => Exit::Unknown,
-            };
             // Leftovers of the job (daemons it started) go with it; a
             // cgroup counts their CPU and memory too.
             watch.family.kill_all(KILL_WAIT);
@@ -515,6 +522,22 @@ fn start_blocking(spec: Spec) -> Result<Running, StartError> {
             };
             let oom = usage.oom_kills > 0;
             watch.family.finish();
+            let status = child.wait();
+            let exit = match status {
+                Ok(s) => match (s.code(), s.signal()) {
+                    (Some(c), _) => Exit::Code(c),
+                    (None, Some(signal)) => Exit::Signal {
+                        signal,
+                        core_dumped: s.core_dumped(),
+                    },
+                    _ => Exit::Unknown,
+                },
+                Err(_) => Exit::Unknown,
+            };
+            // The sandbox as the job left it.
+            watch
+                .disk_kib
+                .fetch_max(sandbox::disk_usage_kib(&watch.sandbox), Ordering::SeqCst);
             let peak = watch
                 .peak_kib
                 .load(Ordering::SeqCst)
@@ -613,13 +636,6 @@ fn spawn_watch(watch: Arc<Watch>) {
                 break;
             }
         }
-        // The last size of the sandbox, as the job left it.
-        let w = watch.clone();
-        let _ = tokio::task::spawn_blocking(move || {
-            let size = sandbox::disk_usage_kib(&w.sandbox);
-            w.disk_kib.fetch_max(size, Ordering::SeqCst);
-        })
-        .await;
     });
 }
 
@@ -678,6 +694,8 @@ impl Running {
         let _ = self.family.suspend(false);
         let _ = self.family.signal_group(self.pid, Signal::TERM);
         let _ = self.family.signal_group(self.pid, Signal::CONT);
+        // Daemons outside the job's process group get the warning too.
+        self.family.signal_all(Signal::TERM);
     }
 
     /// Asks the job to leave, then kills it after `grace`.

@@ -425,11 +425,6 @@ pub fn status(dir: &Path) -> anyhow::Result<(Layout, Vec<AgentStatus>)> {
     Ok((layout, statuses))
 }
 
-/// Stops every agent of the testnet in `dir`: a control `shutdown` to each
-/// (SIGTERM when its socket does not answer), up to `timeout` for them to
-/// exit, then SIGKILL for the rest and for any other process left in the
-/// testnet's process group. Returns once no process of the testnet
-/// remains; running it again finds nothing to stop.
 /// Clears what the testnet's agents, all stopped, left on the machine:
 /// jobs still running in their cgroups, the groups, and their sandboxes.
 pub fn forget(layout: &Layout) {
@@ -438,6 +433,11 @@ pub fn forget(layout: &Layout) {
     }
 }
 
+/// Stops every agent of the testnet in `dir`: a control `shutdown` to each
+/// (SIGTERM when its socket does not answer), up to `timeout` for them to
+/// exit, then SIGKILL for the rest and for any other process left in the
+/// testnet's process group. Returns once no process of the testnet
+/// remains; running it again finds nothing to stop.
 pub fn down(
     dir: &Path,
     timeout: Duration,

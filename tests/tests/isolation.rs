@@ -182,3 +182,46 @@ fn a_job_cannot_read_another_jobs_sandbox() {
     assert_eq!(out.matches("denied").count(), 2, "{out}");
     pool.ok(0, &a, &["rm", "1"]);
 }
+
+const THIEF: &str = r#"#!/bin/sh
+# $1: the agent's data directory. Leave links where the agent collects
+# output, to files only root may read.
+rm -f _condor_stdout _condor_stderr
+ln -s /etc/shadow _condor_stdout
+ln -s "$1/agent.key" stolen
+exit 0
+"#;
+
+#[test]
+fn output_links_to_files_the_job_cannot_read_bring_nothing_back() {
+    if !is_root() {
+        return;
+    }
+    let pool = Pool::up(1);
+    let work = tempfile::tempdir().unwrap();
+    job(work.path(), THIEF, &pool.agent(0).display().to_string());
+    let sub = work.path().join("job.sub");
+    let text = std::fs::read_to_string(&sub)
+        .unwrap()
+        .replace("queue\n", "transfer_output_files = stolen\nqueue\n");
+    std::fs::write(&sub, text).unwrap();
+    pool.ok(0, work.path(), &["submit", "job.sub"]);
+    let row = wait_for(Duration::from_secs(60), "the job held", || {
+        let rows = pool.af(0, false, &["JobStatus", "HoldReasonCode", "HoldReason"]);
+        rows.into_iter()
+            .find(|r| r.first().map(String::as_str) == Some("5"))
+    });
+    assert_eq!(row[1], "12", "{row:?}");
+    assert!(!work.path().join("stolen").exists());
+    let key = std::fs::read_to_string(pool.agent(0).join("agent.key")).unwrap();
+    let shadow = std::fs::read_to_string("/etc/shadow").unwrap_or_default();
+    for name in ["out.txt", "err.txt", "stolen"] {
+        let got = std::fs::read_to_string(work.path().join(name)).unwrap_or_default();
+        assert!(
+            got.is_empty()
+                || (!got.contains(key.trim())
+                    && (shadow.is_empty() || !got.contains(shadow.trim()))),
+            "{name} holds what the job could not read"
+        );
+    }
+}

@@ -20,12 +20,11 @@
 //! rights; the steps are the same.
 
 use std::fs::File as FsFile;
-use std::io::Read as _;
 use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
 
 use starling_protocol::classad::ClassAd;
-use starling_protocol::transfer::{File, FileName, Hash, MODE_MASK};
+use starling_protocol::transfer::{File, FileName, MODE_MASK};
 
 use super::shadow::{boolean, iwd, resolve, text};
 use super::starter::{STDERR_FILE, STDOUT_FILE};
@@ -136,38 +135,11 @@ pub fn open_inputs(
         .into_iter()
         .zip(opened)
         .map(|((name, path), file)| {
-            let described = describe(&name, &file).map_err(|e| unreadable(&path, &e))?;
+            let described =
+                crate::execute::files::describe(&name, &file).map_err(|e| unreadable(&path, &e))?;
             Ok((described, path, file))
         })
         .collect()
-}
-
-fn describe(name: &FileName, mut file: &FsFile) -> std::io::Result<File> {
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "it is not a regular file",
-        ));
-    }
-    let mut hasher = blake3::Hasher::new();
-    let mut buf = vec![0u8; 64 << 10];
-    let mut size = 0u64;
-    loop {
-        let n = file.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-        size += n as u64;
-    }
-    File::new(
-        name.clone(),
-        size,
-        Hash::from_bytes(*hasher.finalize().as_bytes()),
-        meta.permissions().mode() & MODE_MASK,
-    )
-    .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))
 }
 
 /// What a submit checks of each job before queueing it: every input can

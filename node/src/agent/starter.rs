@@ -279,6 +279,19 @@ async fn run_in(
             tracing::warn!(error = %e, file = name, "cannot write the ad for the job");
         }
     }
+    // The private /tmp's directories are made while the sandbox is still
+    // root's; then everything is handed to the job's account.
+    if args.isolation.isolation(run_as).private_tmp {
+        if let Err(e) = crate::execute::confine::make_private_dirs(sandbox.path()) {
+            let report = held(
+                hold_codes::FAILED_TO_CREATE_PROCESS,
+                e.raw_os_error().unwrap_or(0),
+                format!("the execute agent could not make the job's private /tmp: {e}"),
+            );
+            deliver(args, Some(sandbox), Vec::new(), report, stopped).await;
+            return;
+        }
+    }
     if let Some(account) = &run_as.account {
         if let Err(e) = account.own(sandbox.path()) {
             let report = held(
@@ -329,11 +342,20 @@ async fn run_in(
         return;
     }
     let wanted = transfer_output_files(&args.job);
-    let outputs = match sandbox
+    let listed = sandbox
         .outputs(wanted.as_deref())
         .map_err(|e| e.to_string())
-        .and_then(|paths| named(sandbox.path(), with_standard_streams(sandbox, paths)))
-    {
+        .and_then(|paths| named(sandbox.path(), with_standard_streams(sandbox, paths)));
+    let opened = match listed {
+        Ok(listed) => {
+            let account = run_as.account.clone();
+            tokio::task::spawn_blocking(move || open_outputs(account.as_ref(), listed))
+                .await
+                .unwrap_or_else(|e| Err(e.to_string()))
+        }
+        Err(e) => Err(e),
+    };
+    let outputs = match opened {
         Ok(o) => o,
         Err(e) => {
             report.hold.get_or_insert(Hold::new(
@@ -406,27 +428,27 @@ async fn watch(
 async fn deliver(
     args: &StarterArgs,
     _sandbox: Option<&Sandbox>,
-    outputs: Vec<(FileName, PathBuf)>,
+    outputs: Vec<(File, PathBuf, std::fs::File)>,
     report: Report,
     stopped: &mut Stopped,
 ) {
-    let listed = match super::transfers::list(outputs).await {
-        Ok(l) => l,
-        Err(e) => {
-            tracing::warn!(error = %e, "cannot hash the output; reporting without it");
-            Vec::new()
-        }
-    };
+    let mut listed = Vec::with_capacity(outputs.len());
+    let mut descriptors = Vec::with_capacity(outputs.len());
+    for (file, path, descriptor) in outputs {
+        listed.push((file, path));
+        descriptors.push(descriptor);
+    }
     let transfer = TransferId::fresh();
     let (closed_tx, closed) = oneshot::channel();
     args.router
-        .offer(
+        .offer_opened(
             transfer,
             Offer {
                 peer: args.peer,
                 files: listed.clone(),
                 closed: Some(closed_tx),
             },
+            descriptors,
         )
         .await;
     let files: Vec<File> = listed.into_iter().map(|(f, _)| f).collect();
@@ -514,6 +536,45 @@ fn with_standard_streams(sandbox: &Sandbox, mut paths: Vec<PathBuf>) -> Vec<Path
         }
     }
     paths
+}
+
+/// Opens the outputs to send back and describes them. The sandbox is the
+/// job's: each is opened with its account's rights and without following
+/// a link, so a job that leaves a link to a file it may not read (the
+/// agent's key) gets nothing; chunks are then read through these open
+/// files, never by path again. Blocking.
+fn open_outputs(
+    account: Option<&crate::execute::account::Account>,
+    outputs: Vec<(FileName, PathBuf)>,
+) -> Result<Vec<(File, PathBuf, std::fs::File)>, String> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let rights = match account {
+        Some(a) if rustix::process::geteuid().is_root() => {
+            crate::users::Rights::User(crate::users::User {
+                name: a.name.clone(),
+                uid: a.uid,
+                gid: a.gid,
+                groups: vec![a.gid],
+            })
+        }
+        _ => crate::users::Rights::Agent,
+    };
+    let mut options = std::fs::OpenOptions::new();
+    options
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
+    outputs
+        .into_iter()
+        .map(|(name, path)| {
+            let opened = rights
+                .open(&path, &options)
+                .and_then(|f| crate::execute::files::describe(&name, &f).map(|d| (d, f)));
+            match opened {
+                Ok((described, file)) => Ok((described, path, file)),
+                Err(e) => Err(format!("{}: {e}", name.as_str())),
+            }
+        })
+        .collect()
 }
 
 /// The sandbox files to send back, each under its name relative to the

@@ -130,15 +130,6 @@ impl Router {
     }
 }
 
-/// Hashes the files about to be offered, keeping where each is on disk.
-pub async fn list(
-    paths: Vec<(transfer::FileName, PathBuf)>,
-) -> std::io::Result<Vec<(File, PathBuf)>> {
-    let places: Vec<PathBuf> = paths.iter().map(|(_, p)| p.clone()).collect();
-    let files = crate::execute::files::offer_async(paths).await?;
-    Ok(files.into_iter().zip(places).collect())
-}
-
 /// The router's handle, and the receiver to give [`spawn`].
 pub fn channel() -> (Router, mpsc::Receiver<RouterCmd>) {
     let (tx, rx) = mpsc::channel(ROUTER_CAPACITY);
@@ -539,9 +530,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("input.txt");
         std::fs::write(&path, content).unwrap();
-        let files = list(vec![(FileName::new("input.txt").unwrap(), path)])
+        let name = FileName::new("input.txt").unwrap();
+        let described = crate::execute::files::offer_async(vec![(name, path.clone())])
             .await
             .unwrap();
+        let files = described.into_iter().map(|f| (f, path.clone())).collect();
         let (router, commands) = channel();
         let (inbound_tx, inbound) = mpsc::channel(16);
         (

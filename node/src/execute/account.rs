@@ -92,10 +92,19 @@ impl SlotAccounts {
             }
             match slot_account(n) {
                 Ok(account) => {
+                    // Whatever still runs as it (a job of an agent that
+                    // died) goes first: the account is the next job's alone.
+                    if !kill_processes_of(account.uid) {
+                        tracing::warn!(
+                            account = %account.name,
+                            "processes of the slot account outlive SIGKILL; skipping it"
+                        );
+                        continue;
+                    }
                     return Some(SlotLease {
                         account,
                         _lock: file,
-                    })
+                    });
                 }
                 Err(e) => {
                     tracing::warn!(error = %e, "cannot make a slot account; the job runs as nobody");
@@ -104,6 +113,44 @@ impl SlotAccounts {
             }
         }
         None
+    }
+}
+
+/// SIGKILLs every process of `uid` until none is left (zombies aside);
+/// false when some outlive a second.
+fn kill_processes_of(uid: u32) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
+    loop {
+        let mut alive = 0;
+        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<i32>().ok())
+                .and_then(rustix::process::Pid::from_raw)
+            else {
+                continue;
+            };
+            if entry.metadata().map(|m| m.uid()).ok() != Some(uid) {
+                continue;
+            }
+            let zombie = std::fs::read_to_string(entry.path().join("stat"))
+                .ok()
+                .and_then(|s| s.rsplit_once(") ").map(|(_, r)| r.starts_with('Z')))
+                .unwrap_or(true);
+            if !zombie {
+                alive += 1;
+                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+            }
+        }
+        if alive == 0 {
+            return true;
+        }
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
     }
 }
 
@@ -200,8 +247,16 @@ impl Account {
     }
 
     /// Gives `path` (a sandbox and what is in it) to this user, never
-    /// following a symbolic link out of it.
+    /// following a symbolic link. Depth first, the directory itself last:
+    /// while its contents change hands it is still root's and closed, so
+    /// no process of the user (another job of a shared account) can swap
+    /// a part of it for a link meanwhile.
     pub fn own(&self, path: &Path) -> std::io::Result<()> {
+        if std::fs::symlink_metadata(path)?.is_dir() {
+            for entry in std::fs::read_dir(path)? {
+                self.own(&entry?.path())?;
+            }
+        }
         let uid = rustix::fs::Uid::from_raw(self.uid);
         let gid = rustix::fs::Gid::from_raw(self.gid);
         rustix::fs::chownat(
@@ -211,12 +266,27 @@ impl Account {
             Some(gid),
             rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
         )?;
-        if std::fs::symlink_metadata(path)?.is_dir() {
-            for entry in std::fs::read_dir(path)? {
-                self.own(&entry?.path())?;
-            }
-        }
         Ok(())
+    }
+
+    /// Whether this is a person's account that a job may run as: a uid at
+    /// or above the system's first user id (`UID_MIN` in
+    /// `/etc/login.defs`, 1000 by default), and not `nobody` nor a slot
+    /// account, which jobs share or hold alone.
+    pub fn is_personal(&self) -> bool {
+        let uid_min = std::fs::read_to_string("/etc/login.defs")
+            .ok()
+            .and_then(|text| {
+                text.lines().find_map(|l| {
+                    let mut words = l.split_whitespace();
+                    (words.next() == Some("UID_MIN")).then(|| words.next()?.parse::<u32>().ok())?
+                })
+            })
+            .unwrap_or(1000);
+        self.uid >= uid_min
+            && self.uid != 65534
+            && self.name != "nobody"
+            && !self.name.starts_with(SLOT_ACCOUNT_PREFIX)
     }
 }
 

@@ -330,13 +330,15 @@ impl Cgroups {
                 format!("{name:?} is not a cgroup name"),
             ));
         }
-        let group = JobCgroup {
+        let mut group = JobCgroup {
             version: self.version.clone(),
             dirs: self
                 .parents
                 .iter()
                 .map(|(c, p)| (c.clone(), p.join(name)))
                 .collect(),
+            memory: self.has("memory"),
+            memory_limited: false,
         };
         for dir in group.unique_dirs() {
             match fs::create_dir(&dir) {
@@ -347,7 +349,7 @@ impl Cgroups {
             }
         }
         group.kill_all();
-        group.set_limits(limits);
+        group.memory_limited = group.set_limits(limits);
         Ok(group)
     }
 
@@ -383,6 +385,8 @@ impl Cgroups {
                     .iter()
                     .map(|(c, p)| (c.clone(), p.join(&name)))
                     .collect(),
+                memory: false,
+                memory_limited: false,
             };
             if group.remove().is_ok() {
                 n += 1;
@@ -406,6 +410,10 @@ pub struct Limits {
 pub struct JobCgroup {
     version: Version,
     dirs: Vec<(String, PathBuf)>,
+    /// The memory controller counts the group's memory.
+    memory: bool,
+    /// Its hard memory limit was set.
+    memory_limited: bool,
 }
 
 /// Memory and CPU a group used.
@@ -437,26 +445,45 @@ impl JobCgroup {
         }
     }
 
-    fn set_limits(&self, limits: Limits) {
-        let write = |controller: &str, file: &str, value: String| {
-            if let Some(dir) = self.dir(controller) {
-                let path = dir.join(file);
-                if path.exists() {
-                    if let Err(e) = fs::write(&path, value) {
-                        tracing::debug!(path = %path.display(), error = %e, "cannot set a cgroup limit");
-                    }
+    /// Whether the group's memory is counted by the kernel.
+    pub fn measures_memory(&self) -> bool {
+        self.memory
+    }
+
+    /// Whether the kernel holds the group to its memory request.
+    pub fn limits_memory(&self) -> bool {
+        self.memory_limited
+    }
+
+    /// Sets the limits; returns whether the memory limit is in force.
+    fn set_limits(&self, limits: Limits) -> bool {
+        let write = |controller: &str, file: &str, value: String| -> bool {
+            let Some(dir) = self.dir(controller) else {
+                return false;
+            };
+            let path = dir.join(file);
+            if !path.exists() {
+                return false;
+            }
+            match fs::write(&path, value) {
+                Ok(()) => true,
+                Err(e) => {
+                    tracing::warn!(path = %path.display(), error = %e, "cannot set a cgroup limit");
+                    false
                 }
             }
         };
         let cpus = u64::from(limits.cpus.max(1));
+        let memory = self.memory && limits.memory_bytes > 0;
         match self.version {
             Version::V1 => {
-                if limits.memory_bytes > 0 {
-                    write(
+                let limited = memory
+                    && write(
                         "memory",
                         "memory.limit_in_bytes",
                         limits.memory_bytes.to_string(),
                     );
+                if limited {
                     // Swap does not stretch the limit.
                     write(
                         "memory",
@@ -465,13 +492,16 @@ impl JobCgroup {
                     );
                 }
                 write("cpu", "cpu.shares", (1024 * cpus).min(262_144).to_string());
+                limited
             }
             Version::V2 => {
-                if limits.memory_bytes > 0 {
-                    write("memory", "memory.max", limits.memory_bytes.to_string());
+                let limited =
+                    memory && write("memory", "memory.max", limits.memory_bytes.to_string());
+                if limited {
                     write("memory", "memory.swap.max", "0".to_owned());
                 }
                 write("cpu", "cpu.weight", (100 * cpus).min(10_000).to_string());
+                limited
             }
         }
     }

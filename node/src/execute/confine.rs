@@ -16,8 +16,8 @@ use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::fs::{DirBuilderExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
 
-use rustix::fs::{Gid, Uid};
 use rustix::mount::MountPropagationFlags;
+use rustix::process::{Gid, Uid};
 
 /// The directories a job gets privately.
 pub const PRIVATE_DIRS: [&str; 2] = ["/tmp", "/var/tmp"];
@@ -47,26 +47,19 @@ fn c_path(path: &Path) -> io::Result<CString> {
 }
 
 impl Confinement {
-    /// Makes the sandbox's `tmp/` and `var/tmp/` (owned by `owner`, mode
-    /// 1777 like the real ones) and plans their mounts over `/tmp` and
-    /// `/var/tmp`.
-    pub fn private_tmp(&mut self, sandbox: &Path, owner: Option<(u32, u32)>) -> io::Result<()> {
+    /// Plans the bind mounts of the sandbox's `tmp/` and `var/tmp/` (made
+    /// by [`make_private_dirs`]) over `/tmp` and `/var/tmp`.
+    pub fn private_tmp(&mut self, sandbox: &Path) -> io::Result<()> {
         let mut binds = Vec::new();
         for target in PRIVATE_DIRS {
             let target = Path::new(target);
             let source = sandbox.join(target.strip_prefix("/").unwrap_or(target));
-            make_dir(&source, 0o1777, owner)?;
             if let Ok(inside) = sandbox.strip_prefix(target) {
                 // The sandbox is under this directory: keep it reachable
                 // at its own path in the private one.
-                let again = source.join(inside);
-                std::fs::DirBuilder::new()
-                    .recursive(true)
-                    .mode(0o755)
-                    .create(&again)?;
                 binds.push(Bind {
                     source: c_path(sandbox)?,
-                    target: c_path(&again)?,
+                    target: c_path(&source.join(inside))?,
                     recursive: false,
                 });
                 binds.push(Bind {
@@ -114,21 +107,44 @@ impl Confinement {
                 }
             }
         }
+        // No core files filling the sandbox, for the job and all it starts.
+        rustix::process::setrlimit(
+            rustix::process::Resource::Core,
+            rustix::process::Rlimit {
+                current: Some(0),
+                maximum: Some(0),
+            },
+        )?;
         if let Some((uid, gid)) = self.credentials {
             let (uid, gid) = (Uid::from_raw(uid), Gid::from_raw(gid));
             rustix::thread::set_thread_groups(&[gid])?;
             rustix::thread::set_thread_res_gid(gid, gid, gid)?;
             rustix::thread::set_thread_res_uid(uid, uid, uid)?;
+            // Nothing the job runs gains privileges (setuid programs run
+            // as the job), whatever it finds in its namespace.
+            rustix::thread::set_no_new_privs(true)?;
         }
         Ok(())
     }
 }
 
-fn make_dir(path: &Path, mode: u32, owner: Option<(u32, u32)>) -> io::Result<()> {
-    std::fs::DirBuilder::new().recursive(true).create(path)?;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))?;
-    if let Some((uid, gid)) = owner {
-        rustix::fs::chown(path, Some(Uid::from_raw(uid)), Some(Gid::from_raw(gid)))?;
+/// Makes the sandbox's `tmp/` and `var/tmp/` (mode 1777, like the real
+/// ones) and, for a sandbox under `/tmp` or `/var/tmp`, the directories
+/// that lead to its own path inside them. Called while the sandbox is
+/// still root's, before it is handed to the job's account, so no process
+/// of that account can have put a link where a directory is made.
+pub fn make_private_dirs(sandbox: &Path) -> io::Result<()> {
+    for target in PRIVATE_DIRS {
+        let target = Path::new(target);
+        let source = sandbox.join(target.strip_prefix("/").unwrap_or(target));
+        std::fs::DirBuilder::new().recursive(true).create(&source)?;
+        std::fs::set_permissions(&source, std::fs::Permissions::from_mode(0o1777))?;
+        if let Ok(inside) = sandbox.strip_prefix(target) {
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o755)
+                .create(source.join(inside))?;
+        }
     }
     Ok(())
 }
@@ -140,9 +156,10 @@ pub fn probe_private_tmp(scratch: &Path) -> Result<(), String> {
     let sandbox: PathBuf = scratch.join(format!(".probe-{}", std::process::id()));
     std::fs::create_dir_all(&sandbox).map_err(|e| format!("{}: {e}", sandbox.display()))?;
     let result = (|| {
+        make_private_dirs(&sandbox).map_err(|e| e.to_string())?;
         let mut confinement = Confinement::default();
         confinement
-            .private_tmp(&sandbox, None)
+            .private_tmp(&sandbox)
             .map_err(|e| e.to_string())?;
         let mut command = std::process::Command::new("/bin/sh");
         command

@@ -66,15 +66,17 @@ impl Family {
     /// Resident memory of the family, in KiB, and what a cgroup counted.
     pub fn usage(&self) -> Usage {
         match self {
-            Family::Cgroup(group) => group.usage(),
+            Family::Cgroup(group) if group.measures_memory() => group.usage(),
+            Family::Cgroup(group) => {
+                let rss = rss_kib(&group.pids());
+                Usage {
+                    memory_kib: rss,
+                    peak_memory_kib: rss,
+                    ..group.usage()
+                }
+            }
             Family::Found { .. } => {
-                let page_kib = rustix::param::page_size() as u64 / 1024;
-                let members = self.members();
-                let rss: u64 = members
-                    .iter()
-                    .filter_map(|pid| stat_fields(*pid))
-                    .map(|f| f.get(21).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0) * page_kib)
-                    .sum();
+                let rss = rss_kib(&self.members());
                 Usage {
                     memory_kib: rss,
                     peak_memory_kib: rss,
@@ -90,6 +92,15 @@ impl Family {
         let pid = Pid::from_raw(leader as i32)
             .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "pid 0"))?;
         rustix::process::kill_process_group(pid, signal).map_err(std::io::Error::from)
+    }
+
+    /// Sends `signal` to every process of the family.
+    pub fn signal_all(&self, signal: Signal) {
+        for pid in self.members() {
+            if let Some(pid) = Pid::from_raw(pid) {
+                let _ = rustix::process::kill_process(pid, signal);
+            }
+        }
     }
 
     /// Stops (`true`) or continues every process of the family: the
@@ -144,6 +155,15 @@ impl Family {
             }
         }
     }
+}
+
+/// Resident memory of `pids`, in KiB.
+fn rss_kib(pids: &[i32]) -> u64 {
+    let page_kib = rustix::param::page_size() as u64 / 1024;
+    pids.iter()
+        .filter_map(|pid| stat_fields(*pid))
+        .map(|f| f.get(21).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0) * page_kib)
+        .sum()
 }
 
 fn is_zombie(pid: i32) -> bool {

@@ -21,35 +21,42 @@ pub fn offer(paths: &[(FileName, PathBuf)]) -> io::Result<Vec<File>> {
     paths
         .iter()
         .map(|(name, path)| {
-            let mut file = FsFile::open(path)
+            let file = FsFile::open(path)
                 .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-            let meta = file.metadata()?;
-            if !meta.is_file() {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    format!("{} is not a regular file", path.display()),
-                ));
-            }
-            let mut hasher = blake3::Hasher::new();
-            let mut buf = vec![0u8; 64 << 10];
-            let mut size = 0u64;
-            loop {
-                let n = file.read(&mut buf)?;
-                if n == 0 {
-                    break;
-                }
-                hasher.update(&buf[..n]);
-                size += n as u64;
-            }
-            File::new(
-                name.clone(),
-                size,
-                Hash::from_bytes(*hasher.finalize().as_bytes()),
-                meta.permissions().mode() & MODE_MASK,
-            )
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))
+            describe(name, &file)
+                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
         })
         .collect()
+}
+
+/// What an offer says of the open regular file `file`, offered as `name`:
+/// its size, hash and mode. Blocking: it reads the whole file.
+pub fn describe(name: &FileName, mut file: &FsFile) -> io::Result<File> {
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "it is not a regular file",
+        ));
+    }
+    let mut hasher = blake3::Hasher::new();
+    let mut buf = vec![0u8; 64 << 10];
+    let mut size = 0u64;
+    loop {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+        size += n as u64;
+    }
+    File::new(
+        name.clone(),
+        size,
+        Hash::from_bytes(*hasher.finalize().as_bytes()),
+        meta.permissions().mode() & MODE_MASK,
+    )
+    .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))
 }
 
 /// [`offer`] off the async threads.

@@ -109,7 +109,7 @@ impl Setup {
                 Ok(s) => Some(s),
                 Err(e) => {
                     limits.push(format!(
-                        "no slot accounts ({e}): jobs run as nobody and can read each other's sandboxes"
+                        "no slot accounts ({e}): jobs share the nobody account, so one can reach another's files and processes"
                     ));
                     None
                 }
@@ -230,7 +230,10 @@ impl Setup {
     /// comes from this agent's domain. Blocking: it may make a slot
     /// account.
     pub fn account_for(&self, job: &ClassAd, own_domain: bool) -> RunAsAccount {
-        let owner = owner(job).and_then(|o| Account::local(&o));
+        // Only a person's account: never a system, slot or shared one.
+        let owner = owner(job)
+            .and_then(|o| Account::local(&o))
+            .filter(Account::is_personal);
         let choice = run_as::choose(run_as::Inputs {
             agent_is_root: self.agent_is_root,
             configured: self.configured.as_ref().map(|a| a.name.as_str()),

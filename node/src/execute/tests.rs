@@ -431,20 +431,20 @@ async fn without_cgroups_a_daemon_of_a_dedicated_account_dies_with_its_job() {
         eprintln!("skipped: needs root");
         return;
     }
+    // A slot account, as a root agent gives each job.
+    let slots = account::SlotAccounts::prepare(account::MAX_SLOT_ACCOUNTS, 0).unwrap();
+    let lease = slots.take().expect("a free slot account");
     let root = tempfile::tempdir().unwrap();
     let mut sb = sandbox(root.path());
-    // A dedicated account as a slot account is: `nobody` stands in, as
-    // no other test runs jobs as nobody with processes left.
-    let nobody = account::Account::nobody();
     std::fs::set_permissions(root.path(), std::fs::Permissions::from_mode(0o711)).unwrap();
-    nobody.own(sb.path()).unwrap();
+    lease.account.own(sb.path()).unwrap();
     sb.snapshot_inputs().unwrap();
     let secs = format!("778{}", std::process::id() % 1000);
     let mut spec = sh(
         &sb,
         &format!("env -i setsid sleep {secs} </dev/null >/dev/null 2>&1 & sleep 0.3; exit 0"),
     );
-    spec.account = Some(nobody);
+    spec.account = Some(lease.account.clone());
     spec.isolation.dedicated_account = true;
     let outcome = run(spec).await;
     assert_eq!(outcome.exit, Exit::Code(0), "{outcome:?}");
@@ -503,6 +503,7 @@ async fn a_job_gets_a_private_tmp_in_its_sandbox() {
         &format!("echo secret > /tmp/{name} && echo v > /var/tmp/{name} && cat $_CONDOR_SCRATCH_DIR/tmp/{name}"),
     );
     spec.isolation.private_tmp = true;
+    confine::make_private_dirs(sb.path()).unwrap();
     let outcome = run(spec).await;
     assert_eq!(
         outcome.exit,
