@@ -867,7 +867,8 @@ fn a_live_starling_in_the_pid_file_is_refused() {
         .expect("starling runs");
     let comm = format!("/proc/{}/comm", child.id());
     wait_until("the child runs starling", || {
-        std::fs::read_to_string(&comm).is_ok_and(|c| c.trim_end() == "starling")
+        // The binary under test is `starling-e2e`: its process name.
+        std::fs::read_to_string(&comm).is_ok_and(|c| c.trim_end() == "starling-e2e")
     });
     std::fs::write(control::pid_path(dir.path()), format!("{}\n", child.id())).expect("writing");
     let refused = PidFile::acquire(dir.path());

@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 
 use super::{pid_path, Error, PID_FILE};
 
-/// The name the agent's process runs under (`/proc/PID/comm`).
+/// The name the agent's process runs under (`/proc/PID/comm`); builds of
+/// the same command line under other names (`starling-e2e`, which the
+/// end-to-end tests run) start with it and a dash.
 const AGENT_COMM: &str = "starling";
 
 /// This process's claim on a data directory, as `agent.pid`. Dropping it
@@ -164,7 +166,12 @@ fn is_live_agent(pid: u32) -> bool {
         return false;
     }
     let comm = std::fs::read_to_string(proc.join("comm")).unwrap_or_default();
-    if comm.trim_end() == AGENT_COMM {
+    let comm = comm.trim_end();
+    if comm == AGENT_COMM
+        || comm
+            .strip_prefix(AGENT_COMM)
+            .is_some_and(|rest| rest.starts_with('-'))
+    {
         return true;
     }
     // Agents started inside another program (tests, the testnet) run that
