@@ -119,36 +119,17 @@ impl SlotAccounts {
 /// SIGKILLs every process of `uid` until none is left (zombies aside);
 /// false when some outlive a second.
 fn kill_processes_of(uid: u32) -> bool {
-    use std::os::unix::fs::MetadataExt as _;
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
     loop {
-        let mut alive = 0;
-        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-            let Some(pid) = entry
-                .file_name()
-                .to_str()
-                .and_then(|n| n.parse::<i32>().ok())
-                .and_then(rustix::process::Pid::from_raw)
-            else {
-                continue;
-            };
-            if entry.metadata().map(|m| m.uid()).ok() != Some(uid) {
-                continue;
-            }
-            let zombie = std::fs::read_to_string(entry.path().join("stat"))
-                .ok()
-                .and_then(|s| s.rsplit_once(") ").map(|(_, r)| r.starts_with('Z')))
-                .unwrap_or(true);
-            if !zombie {
-                alive += 1;
-                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
-            }
-        }
-        if alive == 0 {
+        let alive = super::family::processes_of(uid);
+        if alive.is_empty() {
             return true;
         }
         if std::time::Instant::now() >= deadline {
             return false;
+        }
+        for pid in alive.into_iter().filter_map(rustix::process::Pid::from_raw) {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
         }
         std::thread::sleep(std::time::Duration::from_millis(10));
     }

@@ -157,6 +157,11 @@ impl Family {
     }
 }
 
+/// The live (not zombie) processes of `uid`, never this one.
+pub fn processes_of(uid: u32) -> Vec<i32> {
+    scan(uid, |_, stat| stat.first().map(String::as_str) != Some("Z"))
+}
+
 /// Resident memory of `pids`, in KiB.
 fn rss_kib(pids: &[i32]) -> u64 {
     let page_kib = rustix::param::page_size() as u64 / 1024;

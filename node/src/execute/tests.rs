@@ -386,6 +386,18 @@ fn running_with(needle: &str) -> bool {
     })
 }
 
+/// Waits until no live process has `needle` in its command line.
+async fn wait_gone(needle: &str) {
+    let deadline = std::time::Instant::now() + LIMIT;
+    while running_with(needle) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the daemon outlived its job"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 async fn daemons_die_with_the_job(version: cgroup::Version, name: &str) {
     let Some(isolation) = confined(version, name) else {
         return;
@@ -404,14 +416,7 @@ async fn daemons_die_with_the_job(version: cgroup::Version, name: &str) {
     spec.request_cpus = 2;
     let outcome = run(spec).await;
     assert_eq!(outcome.exit, Exit::Code(0));
-    let deadline = std::time::Instant::now() + LIMIT;
-    while running_with(&format!("sleep{}{secs}", '\0')) {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the daemon outlived its job"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_gone(&format!("sleep{}{secs}", '\0')).await;
     cgroups.release();
 }
 
@@ -448,14 +453,7 @@ async fn without_cgroups_a_daemon_of_a_dedicated_account_dies_with_its_job() {
     spec.isolation.dedicated_account = true;
     let outcome = run(spec).await;
     assert_eq!(outcome.exit, Exit::Code(0), "{outcome:?}");
-    let deadline = std::time::Instant::now() + LIMIT;
-    while running_with(&format!("sleep{}{secs}", '\0')) {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the daemon outlived its job"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_gone(&format!("sleep{}{secs}", '\0')).await;
 }
 
 #[tokio::test]
