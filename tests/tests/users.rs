@@ -447,4 +447,16 @@ fn a_non_root_agent_serves_only_its_own_user() {
     // Another user cannot even connect.
     let out = pool.run_as(dave.who(), 0, base.path(), &["q"]);
     assert!(!out.status.success(), "{:?}", text(&out));
+    // What a non-root agent cannot enforce, it says.
+    let out = pool.run_as(carol.who(), 0, &dir, &["status", "-l"]);
+    let ad = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        ad.contains("StarlingJobAccounts = \"agent's own user\""),
+        "{ad}"
+    );
+    assert!(ad.contains("StarlingPrivateTmp = false"), "{ad}");
+    assert!(
+        ad.contains("StarlingIsolationLimits = \"the agent is not root: jobs run as its own user"),
+        "{ad}"
+    );
 }
