@@ -553,41 +553,64 @@ fn half_a_line_then_close_leaves_the_server_serving() {
 }
 
 #[test]
-fn a_hundred_connections_at_once_are_served_up_to_the_limit_and_the_rest_refused() {
+fn a_hundred_idle_connections_lock_nobody_out() {
     let dir = agent_dir();
     let (_agent, _served) = serve_test_agent(dir.path());
-    let mut conns: Vec<Raw> = (0..100).map(|_| Raw::connect(dir.path())).collect();
-    let (mut served, mut refused) = (0, 0);
-    for raw in &mut conns {
-        raw.send(b"{\"op\":\"info\"}\n");
-        match raw.response() {
-            Some(Response::Info(_)) => served += 1,
-            Some(Response::Error { message }) => {
-                assert!(message.contains("64"), "{message}");
-                refused += 1;
-            }
-            other => panic!("unexpected {other:?}"),
-        }
+    let mut conns: Vec<Raw> = Vec::new();
+    for _ in 0..100 {
+        // Each asks once and then sits idle, holding its connection.
+        let mut raw = Raw::connect(dir.path());
+        assert!(matches!(raw.ask(b"{\"op\":\"info\"}\n"), Response::Info(_)));
+        conns.push(raw);
     }
-    // The probes that found the socket ready may still hold a slot or two.
-    assert!(
-        served <= server::MAX_CONNECTIONS && served > server::MAX_CONNECTIONS - 4,
-        "{served} served"
-    );
-    assert_eq!(served + refused, 100);
-    // The served ones stay open and usable.
+    // The oldest idle ones were closed to make room, saying why.
+    match conns[0].response() {
+        Some(Response::Error { message }) => assert!(message.contains("make room"), "{message}"),
+        other => panic!("unexpected {other:?}"),
+    }
+    conns[0].assert_closed();
+    // The newest are still open and usable, and a new command is served.
     assert!(matches!(
-        conns[0].ask(b"{\"op\":\"info\"}\n"),
+        conns[99].ask(b"{\"op\":\"info\"}\n"),
         Response::Info(_)
     ));
-    drop(conns);
-    // Their slots come back.
-    wait_until("a new connection is served", || {
-        matches!(
-            Client::call(dir.path(), &Request::Info),
-            Ok(Response::Info(_))
-        )
-    });
+    assert!(matches!(
+        Client::call(dir.path(), &Request::Info),
+        Ok(Response::Info(_))
+    ));
+}
+
+/// A client dripping a request a byte at a time is cut off once the
+/// request has taken [`server::REQUEST_TIMEOUT`] (paused time).
+#[tokio::test(start_paused = true)]
+async fn a_request_dripped_a_byte_at_a_time_is_cut_off() {
+    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
+    let dir = agent_dir();
+    let listener = control::bind(dir.path()).await.expect("binding");
+    let serving = tokio::spawn(listener.serve(FixedAgent::with_test_machines(dir.path())));
+    let stream = tokio::net::UnixStream::connect(control::socket_path(dir.path()))
+        .await
+        .expect("connecting");
+    let (read, mut write) = stream.into_split();
+    let mut read = tokio::io::BufReader::new(read);
+    let start = tokio::time::Instant::now();
+    let dripping = async {
+        for byte in b"{\"op\":\"info\"}".iter().cycle() {
+            if write.write_all(&[*byte]).await.is_err() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+    };
+    let mut line = String::new();
+    tokio::select! {
+        () = dripping => {}
+        _ = read.read_line(&mut line) => {}
+    }
+    assert!(line.contains("no whole request within"), "{line}");
+    assert!(start.elapsed() >= server::REQUEST_TIMEOUT);
+    assert!(start.elapsed() < server::REQUEST_TIMEOUT * 2);
+    serving.abort();
 }
 
 #[test]

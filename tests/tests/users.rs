@@ -460,3 +460,67 @@ fn a_non_root_agent_serves_only_its_own_user() {
         "{ad}"
     );
 }
+
+/// Holds 100 idle connections to the socket in argv[1] and drips requests
+/// a byte a second on 20 more, for argv[2] seconds; prints what it got.
+const LOCKER: &str = r#"
+import socket, sys, time
+path, secs = sys.argv[1], float(sys.argv[2])
+idle, drips, refused = [], [], 0
+for i in range(120):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.connect(path)
+    except OSError:
+        refused += 1
+        continue
+    (idle if i < 100 else drips).append(s)
+end = time.time() + secs
+while time.time() < end:
+    for s in drips:
+        try:
+            s.send(b"{")
+        except OSError:
+            pass
+    time.sleep(1)
+print("held", len(idle), "dripping", len(drips), "refused", refused)
+"#;
+
+#[test]
+fn no_user_locks_the_control_socket_for_the_others() {
+    if !is_root() {
+        eprintln!("skipped: creating local users needs root");
+        return;
+    }
+    let (mallory, bob) = (TestUser::new("m"), TestUser::new("b"));
+    let pool = Pool::up(1);
+    open_pool_to_users(&pool);
+    let socket = pool.agent(0).join("agent.sock");
+    let base = shared_base();
+    let script = base.path().join("lock.py");
+    std::fs::write(&script, LOCKER).unwrap();
+    let locker = Command::new("python3")
+        .args([script.to_str().unwrap(), socket.to_str().unwrap(), "12"])
+        .uid(mallory.uid)
+        .gid(mallory.gid)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3 runs");
+    let _locker = Reap(locker);
+    // While mallory holds and drips, root and bob are served, each time.
+    std::thread::sleep(Duration::from_secs(2));
+    let bobs = bob.home_in(base.path());
+    for _ in 0..5 {
+        let started = std::time::Instant::now();
+        let out = pool.run(0, base.path(), &["q"]);
+        assert!(out.status.success(), "root's q: {:?}", text(&out));
+        let out = pool.run_as(bob.who(), 0, &bobs, &["q"]);
+        assert!(out.status.success(), "bob's q: {:?}", text(&out));
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "q took {:?}",
+            started.elapsed()
+        );
+        std::thread::sleep(Duration::from_secs(1));
+    }
+}

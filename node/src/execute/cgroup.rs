@@ -5,8 +5,8 @@
 //!
 //! Both kernels' interfaces work:
 //! - cgroup v1 (the controllers mounted one per hierarchy, as on these
-//!   machines): a group in each of `memory`, `cpu`, `cpuacct`, `freezer`
-//!   and `pids` that is mounted;
+//!   machines): a group in each of `memory`, `cpu`, `cpuacct` and
+//!   `freezer` that is mounted;
 //! - cgroup v2 (one unified hierarchy): one group, with the `memory`, `cpu`
 //!   and `pids` controllers where the agent's own group can hand them down.
 //!   Without them (a hybrid mount whose controllers are all bound to v1)
@@ -49,8 +49,10 @@ pub struct Cgroups {
     v2_controllers: Vec<String>,
 }
 
-/// The v1 controllers used, when mounted.
-const V1_CONTROLLERS: [&str; 5] = ["memory", "cpu", "cpuacct", "freezer", "pids"];
+/// The v1 controllers used, when mounted. Each costs a job a move into
+/// its hierarchy at start, a few milliseconds under v1's locking, so only
+/// those that limit, weigh, count or stop the job: not `pids`.
+const V1_CONTROLLERS: [&str; 4] = ["memory", "cpu", "cpuacct", "freezer"];
 
 /// The v2 controllers asked for.
 const V2_CONTROLLERS: [&str; 3] = ["memory", "cpu", "pids"];
@@ -340,15 +342,18 @@ impl Cgroups {
             memory: self.has("memory"),
             memory_limited: false,
         };
+        let mut left_over = false;
         for dir in group.unique_dirs() {
             match fs::create_dir(&dir) {
                 Ok(()) => {}
                 // Left by an agent that died: whatever is in it goes.
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => left_over = true,
                 Err(e) => return Err(e),
             }
         }
-        group.kill_all();
+        if left_over {
+            group.kill_all();
+        }
         group.memory_limited = group.set_limits(limits);
         Ok(group)
     }
@@ -617,6 +622,10 @@ impl JobCgroup {
     /// goes: the group is frozen first where it can be, so nothing escapes
     /// between the listing and the kill. Returns how many were signalled.
     pub fn kill_all(&self) -> usize {
+        // Most jobs leave nothing behind: no freeze, no signal.
+        if self.pids().is_empty() {
+            return 0;
+        }
         if self.version == Version::V2 {
             if let Some(dir) = self.dir("") {
                 if fs::write(dir.join("cgroup.kill"), "1").is_ok() {
@@ -628,7 +637,7 @@ impl JobCgroup {
         if froze {
             let deadline = Instant::now() + FREEZE_SETTLE;
             while !self.frozen() && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(5));
+                std::thread::sleep(Duration::from_millis(1));
             }
         }
         let mut signalled = 0;
