@@ -29,6 +29,31 @@ pub struct Account {
     pub gid: u32,
 }
 
+/// Why an account cannot be used or made.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("there is no user {0:?} on this machine")]
+    NoUser(String),
+    #[error("running jobs as {name} needs the agent to run as root (it runs as uid {uid})")]
+    NotRoot { name: String, uid: u32 },
+    #[error("jobs may not run as root")]
+    Root,
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot make {path}: {source}")]
+    Locks {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot make slot account {name}: {detail}")]
+    Useradd { name: String, detail: String },
+}
+
 /// The names of the dedicated slot accounts: `starling-slot1`, ...
 pub const SLOT_ACCOUNT_PREFIX: &str = "starling-slot";
 
@@ -56,14 +81,17 @@ pub struct SlotLease {
 impl SlotAccounts {
     /// Prepares up to `most` slot accounts, making the first `first` now.
     /// The error says why there can be none (not root, no `useradd`).
-    pub fn prepare(most: usize, first: usize) -> Result<SlotAccounts, String> {
+    pub fn prepare(most: usize, first: usize) -> Result<SlotAccounts, Error> {
         let most = most.clamp(1, MAX_SLOT_ACCOUNTS);
         let locks = PathBuf::from(SLOT_LOCKS);
         std::fs::DirBuilder::new()
             .recursive(true)
             .mode(0o700)
             .create(&locks)
-            .map_err(|e| format!("cannot make {}: {e}", locks.display()))?;
+            .map_err(|source| Error::Locks {
+                path: locks.clone(),
+                source,
+            })?;
         for n in 1..=first.min(most) {
             slot_account(n)?;
         }
@@ -136,7 +164,7 @@ fn kill_processes_of(uid: u32) -> bool {
 }
 
 /// Slot account `n`, made if missing.
-fn slot_account(n: usize) -> Result<Account, String> {
+fn slot_account(n: usize) -> Result<Account, Error> {
     let name = format!("{SLOT_ACCOUNT_PREFIX}{n}");
     if let Some(a) = Account::local(&name) {
         return Ok(a);
@@ -156,7 +184,10 @@ fn slot_account(n: usize) -> Result<Account, String> {
         ])
         .stdin(std::process::Stdio::null())
         .output()
-        .map_err(|e| format!("cannot run useradd to make {name}: {e}"))?;
+        .map_err(|e| Error::Useradd {
+            name: name.clone(),
+            detail: format!("cannot run useradd: {e}"),
+        })?;
     // Another agent on the machine may have made it meanwhile.
     match Account::local(&name) {
         Some(a) => {
@@ -165,10 +196,10 @@ fn slot_account(n: usize) -> Result<Account, String> {
             }
             Ok(a)
         }
-        None => Err(format!(
-            "useradd {name} failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        )),
+        None => Err(Error::Useradd {
+            name,
+            detail: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+        }),
     }
 }
 
@@ -207,22 +238,26 @@ impl Account {
     }
 
     /// Looks `name` up in `/etc/passwd`; the error says what is wrong.
-    pub fn resolve(name: &str) -> Result<Account, String> {
+    pub fn resolve(name: &str) -> Result<Account, Error> {
         Account::resolve_in(name, Path::new("/etc/passwd"))
     }
 
-    fn resolve_in(name: &str, passwd: &Path) -> Result<Account, String> {
-        std::fs::metadata(passwd).map_err(|e| format!("cannot read {}: {e}", passwd.display()))?;
-        let account = Account::lookup_in(name, passwd)
-            .ok_or_else(|| format!("there is no user {name:?} on this machine"))?;
+    fn resolve_in(name: &str, passwd: &Path) -> Result<Account, Error> {
+        std::fs::metadata(passwd).map_err(|source| Error::Read {
+            path: passwd.to_owned(),
+            source,
+        })?;
+        let account =
+            Account::lookup_in(name, passwd).ok_or_else(|| Error::NoUser(name.to_owned()))?;
         let me = rustix::process::getuid().as_raw();
         if me != 0 && me != account.uid {
-            return Err(format!(
-                "running jobs as {name} needs the agent to run as root (it runs as uid {me})"
-            ));
+            return Err(Error::NotRoot {
+                name: name.to_owned(),
+                uid: me,
+            });
         }
         if account.uid == 0 {
-            return Err("jobs may not run as root".to_owned());
+            return Err(Error::Root);
         }
         Ok(account)
     }
@@ -291,10 +326,13 @@ mod tests {
         } else {
             assert!(nobody
                 .unwrap_err()
+                .to_string()
                 .contains("needs the agent to run as root"));
         }
         assert!(Account::resolve_in("root", &passwd).is_err());
-        let e = Account::resolve_in("mallory", &passwd).unwrap_err();
+        let e = Account::resolve_in("mallory", &passwd)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("no user \"mallory\""), "{e}");
     }
 }

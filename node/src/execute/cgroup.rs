@@ -31,6 +31,25 @@ const FREEZE_SETTLE: Duration = Duration::from_millis(500);
 /// How long removing a job's group waits for its processes to die.
 const EMPTY_WAIT: Duration = Duration::from_secs(5);
 
+/// Why jobs cannot have cgroups here.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{0:?} is not a cgroup name")]
+    BadName(String),
+    #[error("cannot read /proc/self: {0}")]
+    Proc(#[source] io::Error),
+    #[error("no cgroup v1 memory or freezer hierarchy is mounted")]
+    NoV1,
+    #[error("no cgroup2 hierarchy is mounted")]
+    NoV2,
+    #[error("this process is in no cgroup2 group")]
+    NotInV2,
+    #[error("no group {0}")]
+    NoGroup(String),
+    #[error("cannot make job cgroups: {0}")]
+    Make(String),
+}
+
 /// Which interface the machine offers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Version {
@@ -171,7 +190,7 @@ impl Cgroups {
     /// (`name`) in each. `prefer` forces a version; `None` takes v1 when
     /// its memory controller is mounted (it is where the controllers
     /// are), else v2. The error says why jobs cannot have cgroups here.
-    pub fn detect(name: &str, prefer: Option<Version>) -> Result<Cgroups, String> {
+    pub fn detect(name: &str, prefer: Option<Version>) -> Result<Cgroups, Error> {
         Cgroups::open(name, prefer, true)
     }
 
@@ -184,11 +203,11 @@ impl Cgroups {
             .collect()
     }
 
-    fn open(name: &str, prefer: Option<Version>, create: bool) -> Result<Cgroups, String> {
+    fn open(name: &str, prefer: Option<Version>, create: bool) -> Result<Cgroups, Error> {
         if name.is_empty() || name.contains('/') || name.starts_with('.') {
-            return Err(format!("{name:?} is not a cgroup name"));
+            return Err(Error::BadName(name.to_owned()));
         }
-        let mounts = Mounts::read().map_err(|e| format!("cannot read /proc/self: {e}"))?;
+        let mounts = Mounts::read().map_err(Error::Proc)?;
         let has_v1_memory = mounts
             .v1
             .iter()
@@ -204,7 +223,7 @@ impl Cgroups {
         }
     }
 
-    fn v1(mounts: &Mounts, name: &str, create: bool) -> Result<Cgroups, String> {
+    fn v1(mounts: &Mounts, name: &str, create: bool) -> Result<Cgroups, Error> {
         let mut parents = Vec::new();
         let mut problems = Vec::new();
         for (controllers, mount) in &mounts.v1 {
@@ -225,13 +244,13 @@ impl Cgroups {
             }
         }
         if !create && parents.is_empty() {
-            return Err(format!("no group {name}"));
+            return Err(Error::NoGroup(name.to_owned()));
         }
         if create && !parents.iter().any(|(c, _)| c == "memory" || c == "freezer") {
             return Err(if problems.is_empty() {
-                "no cgroup v1 memory or freezer hierarchy is mounted".to_owned()
+                Error::NoV1
             } else {
-                format!("cannot make job cgroups: {}", problems.join("; "))
+                Error::Make(problems.join("; "))
             });
         }
         Ok(Cgroups {
@@ -241,19 +260,14 @@ impl Cgroups {
         })
     }
 
-    fn v2(mounts: &Mounts, name: &str, create: bool) -> Result<Cgroups, String> {
-        let mount = mounts
-            .v2
-            .as_ref()
-            .ok_or("no cgroup2 hierarchy is mounted")?;
-        let own = mounts
-            .own_group("")
-            .ok_or("this process is in no cgroup2 group")?;
+    fn v2(mounts: &Mounts, name: &str, create: bool) -> Result<Cgroups, Error> {
+        let mount = mounts.v2.as_ref().ok_or(Error::NoV2)?;
+        let own = mounts.own_group("").ok_or(Error::NotInV2)?;
         let own_dir = join(mount, own);
         let parent = own_dir.join(name);
         if !create {
             if !parent.is_dir() {
-                return Err(format!("no group {name}"));
+                return Err(Error::NoGroup(name.to_owned()));
             }
             return Ok(Cgroups {
                 version: Version::V2,
@@ -262,7 +276,7 @@ impl Cgroups {
             });
         }
         fs::create_dir_all(&parent)
-            .map_err(|e| format!("cannot make job cgroups under {}: {e}", own_dir.display()))?;
+            .map_err(|e| Error::Make(format!("{}: {e}", own_dir.display())))?;
         // Controllers go to the jobs only through every group above them;
         // the agent's own group may hold processes, which forbids handing
         // controllers down (cgroup v2's no-internal-process rule): then

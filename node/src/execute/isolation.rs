@@ -33,6 +33,26 @@ const OPEN_ENTRIES: [&str; 2] = ["execute", "agent.sock"];
 /// Where a root agent's sandboxes go unless `[jobs] execute_dir` says.
 pub const ROOT_EXECUTE_DIR: &str = "/var/lib/starling/execute";
 
+/// Why the agent cannot start jobs as configured.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("jobs.account: {0}")]
+    Account(#[from] super::account::Error),
+    #[error("{path}: {source}")]
+    Dir {
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+fn dir_error(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+    move |source| Error::Dir {
+        path: path.to_owned(),
+        source,
+    }
+}
+
 /// The agent's means of isolation.
 #[derive(Debug)]
 pub struct Setup {
@@ -69,20 +89,19 @@ impl Setup {
         name: &str,
         data_dir: Option<&Path>,
         sandboxes: &Path,
-    ) -> Result<Setup, String> {
+    ) -> Result<Setup, Error> {
         let agent_is_root = rustix::process::geteuid().is_root();
         let mut limits: Vec<String> = Vec::new();
         let configured = match &config.account {
-            Some(name) => Some(Account::resolve(name).map_err(|e| format!("jobs.account: {e}"))?),
+            Some(name) => Some(Account::resolve(name)?),
             None => None,
         };
-        std::fs::create_dir_all(sandboxes)
-            .map_err(|e| format!("cannot make {}: {e}", sandboxes.display()))?;
+        std::fs::create_dir_all(sandboxes).map_err(dir_error(sandboxes))?;
         if agent_is_root {
             if let Some(data) = data_dir {
-                close_data_dir(data).map_err(|e| format!("{}: {e}", data.display()))?;
+                close_data_dir(data).map_err(dir_error(data))?;
             }
-            set_mode(sandboxes, 0o711).map_err(|e| format!("{}: {e}", sandboxes.display()))?;
+            set_mode(sandboxes, 0o711).map_err(dir_error(sandboxes))?;
             if let Some(closed) = sandboxes
                 .ancestors()
                 .skip(1)
@@ -95,7 +114,7 @@ impl Setup {
                 ));
             }
         } else {
-            set_mode(sandboxes, 0o700).map_err(|e| format!("{}: {e}", sandboxes.display()))?;
+            set_mode(sandboxes, 0o700).map_err(dir_error(sandboxes))?;
             limits.push(
                 "the agent is not root: jobs run as its own user and can read what it can, \
                  its key included"
