@@ -70,6 +70,9 @@ enum Command {
     Userprio(userprio::Args),
     /// Stop this machine taking jobs and make its jobs leave (like condor_drain).
     Drain(drain::Args),
+    /// Started by the agent itself: ends its jobs when it dies.
+    #[command(hide = true)]
+    JobWatchdog(crate::execute::watchdog::Args),
 }
 
 /// A subcommand defined by a crate that depends on this one, such as
@@ -126,6 +129,7 @@ pub fn main_with(extensions: &[&dyn Extension]) -> ExitCode {
         Command::Why(args) => jobs::why(args, data_dir),
         Command::Userprio(args) => userprio::run(args, data_dir),
         Command::Drain(args) => drain::run(args, data_dir),
+        Command::JobWatchdog(args) => Ok(crate::execute::watchdog::run(&args)),
     };
     report(result)
 }

@@ -17,6 +17,8 @@
 //!   private `/tmp`, drop to the job's account).
 //! - [`isolation`]: what the agent found it can do on this machine, and
 //!   the account each job runs as.
+//! - [`watchdog`]: the process that ends the agent's jobs when the agent
+//!   dies, however it dies.
 //!
 //! Memory is enforced by the cgroup's limit where the kernel gives one
 //! (the job is held, code 34, when the kernel killed a process of it for
@@ -34,6 +36,7 @@ pub mod files;
 pub mod isolation;
 pub mod job;
 pub mod sandbox;
+pub mod watchdog;
 
 use std::fmt;
 use std::io;

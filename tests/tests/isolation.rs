@@ -225,3 +225,25 @@ fn output_links_to_files_the_job_cannot_read_bring_nothing_back() {
         );
     }
 }
+
+#[test]
+fn a_job_dies_with_its_agent_killed_with_sigkill() {
+    let pool = Pool::up(1);
+    let work = tempfile::tempdir().unwrap();
+    let unique = format!("{}", 40_000 + std::process::id() % 9_000);
+    job(work.path(), "#!/bin/sh\nexec sleep \"$1\"\n", &unique);
+    pool.ok(0, work.path(), &["submit", "job.sub"]);
+    let needle = format!("sleep\0{unique}");
+    wait_for(Duration::from_secs(60), "the job running", || {
+        running_with(&needle).then_some(())
+    });
+    let agent = pid_of(&pool.agent(0)).expect("the agent runs");
+    rustix::process::kill_process(agent, rustix::process::Signal::KILL).unwrap();
+    // Left running, it would finish with nobody to hear of it while its
+    // submitter ran it again elsewhere: two runs would complete.
+    wait_for(
+        Duration::from_secs(10),
+        "the job ended with its agent",
+        || (!running_with(&needle)).then_some(()),
+    );
+}

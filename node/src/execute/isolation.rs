@@ -64,6 +64,9 @@ pub struct Setup {
     private_tmp: bool,
     /// What is weaker than it could be, and why, for the ad and the log.
     limits: Vec<String>,
+    /// The job watchdog ([`super::watchdog`]), for an agent of its own
+    /// process: kept (its stdin open) as long as the agent runs.
+    _watchdog: Option<std::process::Child>,
 }
 
 /// The account a job runs as, held while it runs.
@@ -182,6 +185,18 @@ impl Setup {
                 }
             }
         };
+        // Agents inside one process (tests, simulations) have no data
+        // directory and share their process's end: no watchdog.
+        let watchdog = match data_dir.map(|_| super::watchdog::start(name)) {
+            Some(Ok(child)) => Some(child),
+            Some(Err(e)) => {
+                limits.push(format!(
+                    "no job watchdog ({e}): jobs may outlive an agent killed with SIGKILL"
+                ));
+                None
+            }
+            None => None,
+        };
         for limit in &limits {
             tracing::warn!("job isolation: {limit}");
         }
@@ -193,6 +208,7 @@ impl Setup {
             cgroups,
             private_tmp,
             limits,
+            _watchdog: watchdog,
         })
     }
 
