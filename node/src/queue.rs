@@ -537,6 +537,10 @@ impl Queue {
                     "a reason is at most {MAX_REASON_LEN} bytes"
                 )));
             }
+            // `q -hold` shows it on the job's line, the user log in one
+            // event.
+            starling_protocol::submit::values::one_line(reason)
+                .map_err(|e| QueueError::Invalid(format!("the reason {e}")))?;
         }
         let mut acted = Acted::default();
         let mut removed_now = Vec::new();
@@ -657,6 +661,11 @@ impl Queue {
         }
         let expr = parse_expr(value)
             .map_err(|e| QueueError::Invalid(format!("{attribute} = {value}: {e}")))?;
+        // The same rules as at submit for names and paths.
+        if let Expr::Literal(Value::String(s)) = &expr {
+            starling_protocol::submit::values::check_attribute(attribute, s)
+                .map_err(|e| QueueError::Invalid(format!("{attribute}: {e}")))?;
+        }
         let text = unparse(&expr);
         let mut acted = Acted::default();
         for (id, ad) in self.jobs(selection) {
@@ -966,6 +975,32 @@ mod tests {
         let acted = q.act(&Action::Release, &all).await.unwrap();
         assert_eq!(acted.skipped.len(), 1);
         assert!(acted.skipped[0].1.contains("not held"));
+        // Names, paths and reasons stay one line, as at submit.
+        let long = format!("\"/{}\"", "d".repeat(5000));
+        for (attribute, value) in [
+            ("JobBatchName", r#""a\nb""#),
+            ("Out", r#""out\t.txt""#),
+            ("Iwd", long.as_str()),
+        ] {
+            let e = q.edit(&all, attribute, value).await.unwrap_err();
+            assert!(e.to_string().starts_with(attribute), "{e}");
+        }
+        q.edit(&all, "Note", r#""free\ntext""#).await.unwrap();
+        let e = q
+            .act(
+                &Action::Hold {
+                    reason: "two\nlines".into(),
+                },
+                &all,
+            )
+            .await
+            .unwrap_err();
+        assert!(e.to_string().contains("a newline"), "{e}");
+        assert_eq!(
+            status_of(&q.jobs(&all)[0].1),
+            Some(status::IDLE),
+            "a refused hold holds nothing"
+        );
         let acted = q
             .act(&Action::Remove { reason: "x".into() }, &all)
             .await

@@ -33,6 +33,13 @@ pub const MIN_PRIORITY: f64 = 0.5;
 /// HTCondor's default priority factor (`DEFAULT_PRIO_FACTOR`).
 pub const DEFAULT_PRIO_FACTOR: f64 = 1000.0;
 
+/// The largest priority factor accepted: a million times the default,
+/// far past any factor in use, and small enough that a real priority times
+/// the factor stays a finite number that compares with the others
+/// (`-setfactor USER 1e308` would make every product infinite, and all
+/// such users equal).
+pub const MAX_PRIO_FACTOR: f64 = 1e9;
+
 /// HTCondor's default `PRIORITY_HALFLIFE`: one day.
 pub const DEFAULT_HALFLIFE_SECS: i64 = 86_400;
 
@@ -338,11 +345,16 @@ fn newer(a: &FactorSetting, b: &FactorSetting) -> bool {
         .is_gt()
 }
 
-/// `f` if it is a usable priority factor: finite and at least 1, HTCondor's
-/// minimum.
+/// `f` if it is a usable priority factor: finite, at least 1 (HTCondor's
+/// minimum) and at most [`MAX_PRIO_FACTOR`].
 pub fn check_factor(f: f64) -> Result<f64, String> {
     if !f.is_finite() {
         return Err(format!("priority factor {f} is not a finite number"));
+    }
+    if f > MAX_PRIO_FACTOR {
+        return Err(format!(
+            "priority factor {f:e} is above {MAX_PRIO_FACTOR:e}, the largest allowed"
+        ));
     }
     if f < 1.0 {
         return Err(format!(
@@ -545,6 +557,19 @@ mod tests {
         assert!(e.contains("below 1"), "{e}");
         let e = check_factor(f64::INFINITY).unwrap_err();
         assert!(e.contains("not a finite number"), "{e}");
+        let e = check_factor(f64::NAN).unwrap_err();
+        assert!(e.contains("not a finite number"), "{e}");
+        let e = check_factor(1e308).unwrap_err();
+        assert!(e.contains("above 1e9, the largest allowed"), "{e}");
+        assert_eq!(check_factor(MAX_PRIO_FACTOR), Ok(MAX_PRIO_FACTOR));
+        // A setting past the cap (from an older agent) is not in force.
+        let settings = [FactorSetting {
+            user: "a@d".into(),
+            factor: 1e308,
+            set_at: 1,
+            setter: "x".into(),
+        }];
+        assert!(Factors::from_settings(&settings).get("a@d").is_none());
     }
 
     proptest! {

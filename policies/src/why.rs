@@ -228,6 +228,13 @@ struct Seen<'a> {
 }
 
 fn verdict(job: &ClassAd, machine: &Seen<'_>, now: i64) -> Verdict {
+    // A request that cannot be sized (NaN, infinite, negative) first: the
+    // Requirements that compare with it fail too, and would only say that
+    // the job rejects every machine.
+    let request = match request_of(job, machine.now_ad, now) {
+        Ok(r) => r,
+        Err(e) => return Verdict::BadRequest(e.to_string()),
+    };
     let job_holds = |target: &ClassAd| fails(job, target, "Requirements", now).is_none();
     if !job_holds(&machine.idle) {
         return Verdict::RejectedByJob;
@@ -237,10 +244,6 @@ fn verdict(job: &ClassAd, machine: &Seen<'_>, now: i64) -> Verdict {
     {
         return Verdict::RejectedByMachine(why);
     }
-    let request = match request_of(job, machine.now_ad, now) {
-        Ok(r) => r,
-        Err(e) => return Verdict::BadRequest(e.to_string()),
-    };
     if !Resources::totals_of(machine.now_ad).fits(&request) {
         return Verdict::TooSmall;
     }
@@ -858,6 +861,43 @@ mod tests {
             text.contains("picky: START (TARGET.Owner == \"bob\") is false"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_request_that_evaluates_to_no_number_is_the_reason_given() {
+        let ads = pool();
+        // Infinite and NaN requests fail the Requirements that compare with
+        // them too; the reason shown is the request's.
+        for (request, shown) in [
+            (
+                "RequestDisk = 1e308 * 10",
+                "RequestDisk: error is not a number",
+            ),
+            (
+                "RequestDisk = real(\"inf\")",
+                "RequestDisk: inf is not a usable amount",
+            ),
+            (
+                "RequestDisk = real(\"NaN\")",
+                "RequestDisk: NaN is not a usable amount",
+            ),
+            (
+                "RequestMemory = -TARGET.Memory",
+                "RequestMemory: -1024 is negative",
+            ),
+        ] {
+            let job = ad(&format!(
+                "[Owner = \"alice\"; {request}; \
+                  Requirements = (TARGET.Disk >= RequestDisk) && (TARGET.Memory >= RequestMemory)]"
+            ));
+            let a = analyze(&job, &named(&ads), &[], 0);
+            assert_eq!(a.rejected_by_job, 10, "{request}");
+            let text = a.to_string();
+            assert!(
+                text.contains(&format!("The job's request cannot be used: {shown}")),
+                "{request}: {text}"
+            );
+        }
     }
 
     #[test]

@@ -13,8 +13,17 @@
 //! A key that is neither a submit command nor used as a macro anywhere in
 //! the file is an error (`exectuable = a.out` would otherwise be ignored
 //! and the job fail later for want of an executable).
+//!
+//! Values are checked at the door ([`values`]): names and paths are one
+//! line of printable text, paths fit `PATH_MAX` and `NAME_MAX`, requests
+//! are finite amounts a machine can have, and the job's directory
+//! (`initialdir`, else the submitter's working directory) and the
+//! directories its `output` and `error` go to must exist
+//! ([`Environment::check_directory`]): as `condor_submit`, a submit makes
+//! no directory.
 
 pub mod args;
+pub mod values;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -46,6 +55,9 @@ pub trait Environment {
     /// Names in `dir` matching the glob `pattern`, sorted; directories
     /// only if `dirs`, else files only.
     fn glob(&self, dir: &Path, pattern: &str, dirs: bool) -> std::io::Result<Vec<String>>;
+    /// `Ok` when `path` is a directory the submitter can reach; else why
+    /// not (`NotFound` when it does not exist).
+    fn check_directory(&self, path: &Path) -> std::io::Result<()>;
     /// The submitting user.
     fn owner(&self) -> String;
     /// Unix seconds.
@@ -93,6 +105,13 @@ impl Environment for SystemEnvironment {
         }
         names.sort();
         Ok(names)
+    }
+    fn check_directory(&self, path: &Path) -> std::io::Result<()> {
+        if std::fs::metadata(path)?.is_dir() {
+            Ok(())
+        } else {
+            Err(std::io::Error::other("it is not a directory"))
+        }
     }
     fn owner(&self) -> String {
         self.owner.clone()
@@ -621,6 +640,8 @@ impl Description {
     ) -> Result<Vec<ClassAd>, SubmitError> {
         let mut macros: BTreeMap<String, String> = BTreeMap::new();
         let mut ads = Vec::new();
+        // Directories found there, each looked at once for all procs.
+        let mut directories = std::collections::BTreeSet::new();
         for s in &self.statements {
             match s {
                 Statement::Set { key, value, line } => {
@@ -648,13 +669,6 @@ impl Description {
                             })?
                         }
                     };
-                    let iwd = resolve(
-                        cwd,
-                        &base
-                            .expand_opt("initialdir", &BTreeMap::new())?
-                            .or(base.expand_opt("initial_dir", &BTreeMap::new())?)
-                            .unwrap_or_default(),
-                    );
                     let rows: Vec<String> = match items {
                         Items::None => vec![String::new()],
                         Items::List(list) => list.clone(),
@@ -680,6 +694,17 @@ impl Description {
                                 .collect()
                         }
                         Items::Matching { patterns, dirs } => {
+                            // Matched in the initialdir as it stands
+                            // before any proc: only here may it not depend
+                            // on the proc (`run_$(Process)` is fine
+                            // otherwise).
+                            let iwd = resolve(
+                                cwd,
+                                &base
+                                    .expand_opt("initialdir", &BTreeMap::new())?
+                                    .or(base.expand_opt("initial_dir", &BTreeMap::new())?)
+                                    .unwrap_or_default(),
+                            );
                             let mut names = Vec::new();
                             for p in patterns {
                                 let p = base.expand(p, &BTreeMap::new(), 0)?;
@@ -745,7 +770,7 @@ impl Description {
                             ] {
                                 per.insert(k.to_owned(), v);
                             }
-                            let ad = self.job_ad(&base, &per, cwd, env, *line)?;
+                            let ad = self.job_ad(&base, &per, cwd, env, *line, &mut directories)?;
                             ads.push(ad);
                         }
                     }
@@ -763,6 +788,7 @@ impl Description {
         cwd: &Path,
         env: &dyn Environment,
         line: usize,
+        directories: &mut std::collections::BTreeSet<PathBuf>,
     ) -> Result<ClassAd, SubmitError> {
         let mut ad = ClassAd::new();
         let get = |key: &str| m.expand_opt(key, per);
@@ -800,6 +826,17 @@ impl Description {
                 .or(get("initial_dir")?)
                 .unwrap_or_default(),
         );
+        // The job's directory must exist: it is refused here, as
+        // condor_submit refuses it, and never made by the agent.
+        let iwd_fault = |problem: String| match ["initialdir", "initial_dir"]
+            .into_iter()
+            .find(|k| m.map.contains_key(*k))
+        {
+            Some(key) => bad(key, problem),
+            None => self.error(line, format!("the working directory: {problem}")),
+        };
+        values::path(&iwd.to_string_lossy()).map_err(iwd_fault)?;
+        Self::directory(env, &iwd, directories).map_err(iwd_fault)?;
         let Some(executable) = get("executable")? else {
             return Err(self.error(
                 line,
@@ -864,6 +901,16 @@ impl Description {
             let v = get(key)?
                 .filter(|v| !v.is_empty())
                 .unwrap_or_else(|| "/dev/null".to_owned());
+            values::path(&v).map_err(|e| bad(key, e))?;
+            if key != "input" && v != "/dev/null" {
+                // Output lands in a directory that must be there: the
+                // agent makes none.
+                let to = resolve(&iwd, &v);
+                values::path(&to.to_string_lossy()).map_err(|e| bad(key, e))?;
+                if let Some(parent) = to.parent() {
+                    Self::directory(env, parent, directories).map_err(|e| bad(key, e))?;
+                }
+            }
             set_str(&mut ad, name, &v);
         }
         if let Some(log) = get("log")? {
@@ -906,12 +953,19 @@ impl Description {
         }
         // Requests: a number with an optional unit, or an expression.
         let cpus = get("request_cpus")?.unwrap_or_else(|| "1".to_owned());
-        request(&mut ad, "RequestCpus", &cpus, None).map_err(|e| bad("request_cpus", e))?;
+        request(&mut ad, "RequestCpus", &cpus, None, values::CPUS)
+            .map_err(|e| bad("request_cpus", e))?;
         let memory = get("request_memory")?.unwrap_or_else(|| "128".to_owned());
-        request(&mut ad, "RequestMemory", &memory, Some(Unit::Mib))
-            .map_err(|e| bad("request_memory", e))?;
+        request(
+            &mut ad,
+            "RequestMemory",
+            &memory,
+            Some(Unit::Mib),
+            values::MEMORY,
+        )
+        .map_err(|e| bad("request_memory", e))?;
         let disk = get("request_disk")?.unwrap_or_else(|| "1024".to_owned());
-        request(&mut ad, "RequestDisk", &disk, Some(Unit::Kib))
+        request(&mut ad, "RequestDisk", &disk, Some(Unit::Kib), values::DISK)
             .map_err(|e| bad("request_disk", e))?;
 
         let resources = "(TARGET.Cpus >= RequestCpus) && (TARGET.Memory >= RequestMemory) && (TARGET.Disk >= RequestDisk)";
@@ -987,8 +1041,83 @@ impl Description {
             }
             ad.insert(name, expr);
         }
+        if let Err((attribute, problem)) = values::check_job(&ad) {
+            let (key, shown) = responsible(m.map, attribute);
+            let at = key.and_then(|k| m.line_of(&k)).unwrap_or(line);
+            return Err(self.error(at, format!("{shown}: {problem}")));
+        }
         Ok(ad)
     }
+
+    /// `Ok` when `dir` is a directory the submitter can reach (remembered
+    /// in `seen`), else the problem in words.
+    fn directory(
+        env: &dyn Environment,
+        dir: &Path,
+        seen: &mut std::collections::BTreeSet<PathBuf>,
+    ) -> Result<(), String> {
+        if seen.contains(dir) {
+            return Ok(());
+        }
+        match env.check_directory(dir) {
+            Ok(()) => {
+                seen.insert(dir.to_path_buf());
+                Ok(())
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(format!(
+                "the directory {} does not exist; make it first (starling submit, like \
+                 condor_submit, does not create it)",
+                dir.display()
+            )),
+            Err(e) => Err(format!(
+                "the directory {} cannot be used: {e}",
+                dir.display()
+            )),
+        }
+    }
+}
+
+/// The submit commands that set each job attribute [`values`] checks.
+const ATTRIBUTE_COMMANDS: &[(&str, &[&str])] = &[
+    ("Iwd", &["initialdir", "initial_dir"]),
+    ("Cmd", &["executable"]),
+    ("In", &["input"]),
+    ("Out", &["output"]),
+    ("Err", &["error"]),
+    ("UserLog", &["log"]),
+    ("TransferInput", &["transfer_input_files"]),
+    ("TransferOutput", &["transfer_output_files"]),
+    ("JobBatchName", &["batch_name"]),
+    ("AcctGroup", &["accounting_group"]),
+    ("AcctGroupUser", &["accounting_group_user"]),
+    (
+        "AccountingGroup",
+        &["accounting_group_user", "accounting_group"],
+    ),
+    ("NotifyUser", &["notify_user"]),
+    ("JobDescription", &["description"]),
+    ("HoldReason", &["hold"]),
+    ("Arguments", &["arguments", "args"]),
+    ("Args", &["arguments", "args"]),
+];
+
+/// Who set job attribute `attribute` in the file: the `+Attr` that
+/// overrode it, else its command; the key as stored (for its line) and as
+/// shown.
+fn responsible(map: &BTreeMap<String, String>, attribute: &str) -> (Option<String>, String) {
+    if let Some(key) = map.keys().find(|k| {
+        k.strip_prefix("my.")
+            .is_some_and(|a| a.eq_ignore_ascii_case(attribute))
+    }) {
+        return (Some(key.clone()), format!("+{}", &key[3..]));
+    }
+    ATTRIBUTE_COMMANDS
+        .iter()
+        .find(|(a, _)| *a == attribute)
+        .and_then(|(_, commands)| commands.iter().find(|c| map.contains_key(**c)))
+        .map_or((None, attribute.to_owned()), |c| {
+            (Some((*c).to_owned()), (*c).to_owned())
+        })
 }
 
 #[derive(Clone, Copy)]
@@ -998,9 +1127,22 @@ enum Unit {
 }
 
 /// Sets a request: `2G`, `512MB`, `100` (in the default unit) or an
-/// expression.
-fn request(ad: &mut ClassAd, name: &str, text: &str, unit: Option<Unit>) -> Result<(), String> {
+/// expression. An amount, or an expression of constants, must be one
+/// [`values::amount`] allows for `resource`; `nan` and `inf` are refused by
+/// name (they would be attribute references that never evaluate).
+fn request(
+    ad: &mut ClassAd,
+    name: &str,
+    text: &str,
+    unit: Option<Unit>,
+    resource: values::Resource,
+) -> Result<(), String> {
     let t = text.trim();
+    if values::names_non_finite(t) {
+        return Err(format!(
+            "{t:?} is not a finite number; give an amount such as 1024"
+        ));
+    }
     let digits_end = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(t.len());
@@ -1023,9 +1165,7 @@ fn request(ad: &mut ClassAd, name: &str, text: &str, unit: Option<Unit>) -> Resu
                     Unit::Mib => (kib / 1024.0).ceil(),
                     Unit::Kib => kib.ceil(),
                 };
-                if value > 1e15 {
-                    return Err(format!("{t:?} is more than any machine has"));
-                }
+                values::amount(resource, t, value)?;
                 ad.insert(Name::known(name), Expr::Literal(Value::Int(value as i64)));
                 return Ok(());
             }
@@ -1033,18 +1173,12 @@ fn request(ad: &mut ClassAd, name: &str, text: &str, unit: Option<Unit>) -> Resu
             let n: f64 = number
                 .parse()
                 .map_err(|_| format!("{t:?} is not a number"))?;
-            if n < 0.0 {
-                return Err(format!("{t:?} is negative"));
-            }
+            values::amount(resource, t, n)?;
         }
     }
     let expr =
         parse_expr(t).map_err(|e| format!("{t:?} is neither an amount nor an expression: {e}"))?;
-    if let Expr::Literal(Value::Int(i)) = &expr {
-        if *i < 0 {
-            return Err(format!("{t:?} is negative"));
-        }
-    }
+    values::constant_request(resource, t, &expr)?;
     ad.insert(Name::known(name), expr);
     Ok(())
 }

@@ -36,6 +36,9 @@ pub const DATA_DIR_ENV: &str = "STARLING_DATA_DIR";
 
 const KEY_FILE: &str = "agent.key";
 const KEY_LABEL: &str = "AGENT KEY";
+/// The comment line of the key file that names the agent id it was made
+/// for, checked at every read.
+const AGENT_ID_COMMENT: &str = "agent id:";
 const CERTS_DIR: &str = "certs";
 const POLICIES_DIR: &str = "policies";
 const STORE_DIR: &str = "store";
@@ -61,6 +64,18 @@ pub enum Error {
     KeyExposed { path: PathBuf, mode: u32 },
     #[error("agent key {path} is damaged: {reason}; move it away to make a new identity (certificates for the old one stop working)")]
     KeyDamaged { path: PathBuf, reason: String },
+    #[error("agent key {path} is {what}, not a key file; move it away (a new key and identity are then made) or put the agent's key file there")]
+    KeyNotAFile { path: PathBuf, what: &'static str },
+    #[error(
+        "agent key {path} holds the key of agent {holds}, but its `# agent id` line says \
+         {says}: the key was replaced or damaged. Restore the key of {says} (its certificates \
+         admit that id), or, to make {holds} this agent's identity, correct that line"
+    )]
+    KeyMismatch {
+        path: PathBuf,
+        holds: AgentId,
+        says: String,
+    },
     #[error("no randomness from the operating system to make a key: {0}")]
     Random(String),
     #[error(
@@ -209,7 +224,7 @@ impl DataDir {
             &key.seed(),
             &[
                 "Starling agent key. Keep this file secret.".to_owned(),
-                format!("agent id: {}", key.agent_id()),
+                format!("{AGENT_ID_COMMENT} {}", key.agent_id()),
             ],
         );
         let temp = temp_name(&self.root, KEY_FILE);
@@ -229,6 +244,12 @@ impl DataDir {
 
     fn read_key(&self, path: &Path) -> Result<Keypair, Error> {
         let meta = fs::metadata(path).map_err(io(path, "reading the agent key"))?;
+        if !meta.is_file() {
+            return Err(Error::KeyNotAFile {
+                path: path.to_owned(),
+                what: file_kind(&meta),
+            });
+        }
         let mode = meta.permissions().mode() & 0o777;
         if mode & 0o077 != 0 {
             return Err(Error::KeyExposed {
@@ -250,7 +271,35 @@ impl DataDir {
         let seed: [u8; 32] = bytes
             .try_into()
             .map_err(|_| damaged("the secret is not 32 bytes".to_owned()))?;
-        Ok(Keypair::from_seed(&seed))
+        let key = Keypair::from_seed(&seed);
+        // The id written beside the key when it was made: a key that no
+        // longer matches it is not silently a new identity.
+        let said = text
+            .lines()
+            .map(str::trim)
+            .take_while(|l| !l.starts_with("-----BEGIN"))
+            .find_map(|l| l.strip_prefix('#')?.trim().strip_prefix(AGENT_ID_COMMENT));
+        if let Some(said) = said {
+            let said = said.trim();
+            let holds = key.agent_id();
+            match said.parse::<AgentId>() {
+                Ok(id) if id == holds => {}
+                Ok(_) => {
+                    return Err(Error::KeyMismatch {
+                        path: path.to_owned(),
+                        holds,
+                        says: said.to_owned(),
+                    })
+                }
+                Err(e) => {
+                    return Err(damaged(format!(
+                        "its `# agent id` line holds {:?}, not an agent id ({e})",
+                        said.chars().take(80).collect::<String>()
+                    )))
+                }
+            }
+        }
+        Ok(key)
     }
 
     /// Every file in `certs/`, read and decoded but not verified: the caller
@@ -466,6 +515,23 @@ fn temp_name(dir: &Path, name: &str) -> PathBuf {
     dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()))
 }
 
+/// What a file that should be a regular one is instead, for messages.
+fn file_kind(meta: &fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt as _;
+    let t = meta.file_type();
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a named pipe"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_block_device() || t.is_char_device() {
+        "a device"
+    } else {
+        "not a regular file"
+    }
+}
+
 /// Writes a new file readable only by its owner, and syncs it.
 pub fn write_private(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     let mut file = fs::OpenOptions::new()
@@ -571,6 +637,54 @@ mod tests {
         let err = data.agent_key().unwrap_err().to_string();
         assert!(err.contains("is damaged"), "{err}");
         assert_eq!(fs::read_to_string(data.key_path()).unwrap(), "garbage");
+    }
+
+    #[test]
+    fn a_key_that_no_longer_matches_its_agent_id_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = DataDir::open(dir.path()).unwrap();
+        let first = data.agent_key().unwrap().agent_id();
+        let text = fs::read_to_string(data.key_path()).unwrap();
+        // Another key's block under the first key's comment.
+        let other = Keypair::from_seed(&[9; 32]);
+        let block = armor::armor(KEY_LABEL, &other.seed(), &[]);
+        let comment: String = text
+            .lines()
+            .filter(|l| l.starts_with('#'))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        fs::write(data.key_path(), format!("{comment}{block}")).unwrap();
+        let err = data.agent_key().unwrap_err();
+        assert!(matches!(err, Error::KeyMismatch { .. }), "{err}");
+        let msg = err.to_string();
+        assert!(
+            msg.contains(&data.key_path().display().to_string()),
+            "{msg}"
+        );
+        assert!(msg.contains(&first.to_string()), "{msg}");
+        assert!(msg.contains(&other.agent_id().to_string()), "{msg}");
+        assert!(msg.contains("# agent id"), "{msg}");
+        // The file is left as it is.
+        assert!(fs::read_to_string(data.key_path())
+            .unwrap()
+            .contains(&block));
+        // A mangled id line is damage; no id line at all is accepted.
+        fs::write(data.key_path(), format!("# agent id: 12xyz\n{block}")).unwrap();
+        let err = data.agent_key().unwrap_err().to_string();
+        assert!(err.contains("not an agent id"), "{err}");
+        fs::write(data.key_path(), &block).unwrap();
+        assert_eq!(data.agent_key().unwrap().agent_id(), other.agent_id());
+    }
+
+    #[test]
+    fn a_key_path_that_is_a_directory_is_named_as_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = DataDir::open(dir.path()).unwrap();
+        fs::create_dir(data.key_path()).unwrap();
+        let err = data.agent_key().unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("is a directory, not a key file"), "{msg}");
+        assert!(!msg.contains("mode"), "{msg}");
     }
 
     #[test]

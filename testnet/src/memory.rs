@@ -193,7 +193,6 @@ impl Testnet {
             anchors,
             domains: names,
             foreign_factors: std::collections::BTreeMap::new(),
-            skipped: Vec::new(),
         })
     }
 

@@ -172,7 +172,10 @@ pub fn destination(job: &ClassAd, name: &str) -> Option<PathBuf> {
 
 /// Puts the staged file `staged` at `to` with `rights`: a temporary file
 /// next to `to` made by the user, filled from `staged`, renamed over `to`.
-/// The message names `to`. Blocking.
+/// The directory must be there (the submit checked it): none is made, so
+/// a job whose directory has gone is held naming it rather than
+/// recreating it wherever its path points. The message names `to`.
+/// Blocking.
 pub fn place_output(rights: &Rights, staged: &Path, to: &Path) -> Result<(), String> {
     let cannot = |e: std::io::Error| format!("cannot write {}: {e}", to.display());
     // Opened with the agent's rights: the staging directory is private.
@@ -186,7 +189,6 @@ pub fn place_output(rights: &Rights, staged: &Path, to: &Path) -> Result<(), Str
         .run(move || {
             let to = to_owned;
             let parent = to.parent().unwrap_or(Path::new("/"));
-            std::fs::create_dir_all(parent)?;
             let name = to
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
@@ -210,7 +212,19 @@ pub fn place_output(rights: &Rights, staged: &Path, to: &Path) -> Result<(), Str
             }
             copied
         })
-        .map_err(cannot)
+        .map_err(|e| {
+            let parent = to.parent().unwrap_or(Path::new("/"));
+            if e.kind() == std::io::ErrorKind::NotFound && !parent.is_dir() {
+                format!(
+                    "cannot write {}: the directory {} does not exist (the agent makes no \
+                     directories)",
+                    to.display(),
+                    parent.display()
+                )
+            } else {
+                cannot(e)
+            }
+        })
 }
 
 #[cfg(test)]
@@ -260,6 +274,10 @@ mod tests {
         std::fs::write(&staged, "result").unwrap();
         std::fs::set_permissions(&staged, std::fs::Permissions::from_mode(0o640)).unwrap();
         let to = dir.path().join("out/deep/result.txt");
+        let e = place_output(&Rights::Agent, &staged, &to).unwrap_err();
+        assert!(e.contains("out/deep does not exist"), "{e}");
+        assert!(!dir.path().join("out").exists(), "no directory is made");
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
         place_output(&Rights::Agent, &staged, &to).unwrap();
         assert_eq!(std::fs::read_to_string(&to).unwrap(), "result");
         let names: Vec<_> = std::fs::read_dir(to.parent().unwrap())

@@ -212,7 +212,10 @@ async fn user_prio(
                 .await
                 .unwrap_or_else(|e| Err(e.to_string()));
         if let Err(message) = written {
-            return error(format!("-setfactor {} {}: {message}", set.user, set.factor));
+            return error(format!(
+                "-setfactor {:?} {:?}: {message}",
+                set.user, set.factor
+            ));
         }
         // The setting goes out with the machine ad at once.
         let _ = supervisor.cast(SupervisorMsg::Republish);
@@ -365,6 +368,11 @@ impl Environment for SubmitterEnvironment {
         self.rights
             .run(move || SystemEnvironment::default().glob(&dir, &pattern, dirs))
     }
+    fn check_directory(&self, path: &Path) -> std::io::Result<()> {
+        let path = path.to_owned();
+        self.rights
+            .run(move || SystemEnvironment::default().check_directory(&path))
+    }
     fn owner(&self) -> String {
         self.system.owner()
     }
@@ -399,7 +407,11 @@ async fn submit(
             cwd.display()
         ));
     }
-    if owner.is_empty() || owner.len() > 256 || owner.contains(['"', '\\']) {
+    if owner.is_empty()
+        || owner.len() > 256
+        || owner.contains(['"', '\\'])
+        || submit::values::one_line(&owner).is_err()
+    {
         return error(format!("{owner:?} is not a user name"));
     }
     let description = match submit::parse(&file, &text) {

@@ -9,6 +9,12 @@
 //! `personal-<its key in hex, shortened>`, whose "domain key" is the agent's
 //! own key: it certifies itself, so it can run alone with no set-up, and
 //! no other agent trusts it unless an administrator says so.
+//!
+//! An installed certificate that cannot be used (damaged, not signed by
+//! the domain key it names, for another agent, expired or not yet valid)
+//! stops the agent from starting, naming the file and the reason, as a
+//! damaged policy does: carrying on as a personal domain would quietly
+//! take the machine out of the domain it was admitted to.
 
 use std::path::PathBuf;
 
@@ -28,6 +34,12 @@ pub enum Error {
     DataDir(#[from] starling_storage::datadir::Error),
     #[error("the trust policy {path}: {reason}")]
     Policy { path: PathBuf, reason: String },
+    #[error(
+        "the certificate {path} cannot be used: {reason}; the agent does not start with it: \
+         install a valid one (starling domain install CERTFILE) or move this one away to start \
+         without it"
+    )]
+    Certificate { path: PathBuf, reason: String },
     #[error("issuing the personal domain's certificate: {0}")]
     Personal(starling_protocol::identity::Error),
 }
@@ -49,15 +61,12 @@ pub struct Trust {
     /// The priority factor the domain's policy gives each trusted domain's
     /// users (HTCondor's factor for foreign users); 1 when it says none.
     pub foreign_factors: std::collections::BTreeMap<String, f64>,
-    /// Certificates and policies that were skipped, and why, for the log.
-    pub skipped: Vec<String>,
 }
 
 /// Loads the agent's trust from its data directory, at `now`.
 pub fn load(data: &DataDir, key: &Keypair, now: Timestamp) -> Result<Trust, Error> {
     let freshness = Freshness::default();
     let ours = key.agent_id();
-    let mut skipped = Vec::new();
     let mut valid: Vec<(Envelope, Certificate)> = Vec::new();
     for installed in data.certificates()? {
         let opened = installed
@@ -72,11 +81,16 @@ pub fn load(data: &DataDir, key: &Keypair, now: Timestamp) -> Result<Trust, Erro
             });
         match opened {
             Ok(pair) => valid.push(pair),
-            Err(why) => skipped.push(format!("{}: {why}", installed.path.display())),
+            Err(reason) => {
+                return Err(Error::Certificate {
+                    path: installed.path,
+                    reason,
+                })
+            }
         }
     }
     let Some((_, primary)) = valid.first().cloned() else {
-        return personal(key, now, skipped);
+        return personal(key, now);
     };
     let mut anchors = TrustAnchors::default();
     for (_, cert) in &valid {
@@ -117,7 +131,6 @@ pub fn load(data: &DataDir, key: &Keypair, now: Timestamp) -> Result<Trust, Erro
         anchors,
         domains,
         foreign_factors,
-        skipped,
     })
 }
 
@@ -140,7 +153,7 @@ fn read_policy(
 }
 
 /// The personal one-agent domain of an agent with no certificate.
-fn personal(key: &Keypair, now: Timestamp, skipped: Vec<String>) -> Result<Trust, Error> {
+fn personal(key: &Keypair, now: Timestamp) -> Result<Trust, Error> {
     let public = key.public();
     let name = format!("personal-{}", hex::encode(&public.as_bytes()[..6]));
     let roles = [Role::Execute, Role::Submit, Role::Store]
@@ -165,6 +178,81 @@ fn personal(key: &Keypair, now: Timestamp, skipped: Vec<String>) -> Result<Trust
         anchors,
         domains: vec![name],
         foreign_factors: std::collections::BTreeMap::new(),
-        skipped,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use starling_protocol::identity::armor;
+
+    fn certificate(domain: &Keypair, agent: starling_protocol::identity::AgentId) -> Envelope {
+        let now = Timestamp::now();
+        Certificate {
+            domain: "physics".to_owned(),
+            domain_key: domain.public(),
+            agent,
+            roles: "execute".parse().unwrap(),
+            valid_from: now,
+            valid_until: now.saturating_add_millis(86_400_000),
+        }
+        .issue(domain, 1)
+        .unwrap()
+    }
+
+    fn write_cert(data: &DataDir, name: &str, text: &str) -> PathBuf {
+        std::fs::create_dir_all(data.certs_path()).unwrap();
+        let path = data.certs_path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn no_certificate_is_a_personal_domain_and_a_valid_one_is_the_domain() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = DataDir::open(dir.path()).unwrap();
+        let key = data.agent_key().unwrap();
+        let trust = load(&data, &key, Timestamp::now()).unwrap();
+        assert!(trust.domain.starts_with("personal-"), "{}", trust.domain);
+        let physics = Keypair::from_seed(&[1; 32]);
+        let env = certificate(&physics, key.agent_id());
+        write_cert(&data, "physics.cert", &armor::armor_envelope(&env, &[]));
+        let trust = load(&data, &key, Timestamp::now()).unwrap();
+        assert_eq!(trust.domain, "physics");
+    }
+
+    #[test]
+    fn a_certificate_that_does_not_verify_stops_the_start_naming_the_file() {
+        let physics = Keypair::from_seed(&[1; 32]);
+        let stranger = Keypair::from_seed(&[2; 32]).agent_id();
+        for (name, needle) in [
+            ("junk.cert", "BEGIN"),
+            ("other.cert", "not this agent"),
+            ("flipped.cert", ""),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let data = DataDir::open(dir.path()).unwrap();
+            let key = data.agent_key().unwrap();
+            // A valid certificate beside it does not make it acceptable.
+            let good = certificate(&physics, key.agent_id());
+            write_cert(&data, "a-good.cert", &armor::armor_envelope(&good, &[]));
+            let text = match name {
+                "junk.cert" => "junk".to_owned(),
+                "other.cert" => armor::armor_envelope(&certificate(&physics, stranger), &[]),
+                _ => {
+                    let mut bytes = good.to_bytes();
+                    let last = bytes.len() - 1;
+                    bytes[last] ^= 1;
+                    armor::armor("CERTIFICATE", &bytes, &[])
+                }
+            };
+            let path = write_cert(&data, name, &text);
+            let err = load(&data, &key, Timestamp::now()).unwrap_err();
+            assert!(matches!(err, Error::Certificate { .. }), "{name}: {err}");
+            let msg = err.to_string();
+            assert!(msg.contains(&path.display().to_string()), "{name}: {msg}");
+            assert!(msg.contains(needle), "{name}: {msg}");
+            assert!(msg.contains("does not start"), "{msg}");
+        }
+    }
 }

@@ -262,6 +262,9 @@ impl Accounting {
                 starling_storage::MAX_LABEL_LEN
             ));
         }
+        // `userprio` prints one user a line.
+        starling_protocol::submit::values::one_line(user)
+            .map_err(|e| format!("the user name {e}"))?;
         let _writing = self.factor_writes.lock().unwrap_or_else(|e| e.into_inner());
         // A second setting within the same second must still be the newer
         // one, or taking up settings could bring the first back.
@@ -683,6 +686,28 @@ mod tests {
         assert!(alice.real > 2.5, "{alice:?}");
         assert!((bob.factor / alice.factor - 2.0).abs() < 1e-9, "{bob:?}");
         assert!(bob.effective < alice.effective);
+    }
+
+    #[test]
+    fn bad_factors_and_user_names_are_refused_and_change_nothing() {
+        let a = accounting(1);
+        for (user, factor, needle) in [
+            ("bob@lab", 1e308, "above 1e9"),
+            ("bob@lab", f64::INFINITY, "not a finite number"),
+            ("bob@lab", f64::NAN, "not a finite number"),
+            ("bob@lab", 0.5, "below 1"),
+            ("bob\n@lab", 10.0, "a newline"),
+            ("bob\t@lab", 10.0, "a tab"),
+        ] {
+            let e = a.set_factor(user, factor, 1000).unwrap_err();
+            assert!(e.contains(needle), "{user:?} {factor}: {e}");
+        }
+        let none = BTreeMap::new();
+        let (_, in_force) = priorities(&[machine_ad(1, "lab", &a)], "lab", &none, 1001, 100.0);
+        assert_eq!(
+            in_force.factor_of("bob@lab", 1.0),
+            starling_policies::priority::DEFAULT_PRIO_FACTOR
+        );
     }
 
     #[test]

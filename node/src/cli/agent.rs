@@ -104,9 +104,6 @@ async fn run_agent(config: Config) -> anyhow::Result<ExitCode> {
     let _pid = crate::control::PidFile::acquire(&dir)?;
     let key = data.agent_key()?;
     let trust = trust::load(&data, &key, Timestamp::now())?;
-    for skipped in &trust.skipped {
-        tracing::warn!(%skipped, "skipping a certificate");
-    }
     let store_path = data.store_path();
     let store: Arc<dyn Store> = Arc::new(
         tokio::task::spawn_blocking(move || SledStore::open(store_path))

@@ -31,6 +31,9 @@ pub(super) fn run(args: Args, data_dir: Option<&Path>) -> anyhow::Result<ExitCod
             let factor: f64 = factor
                 .parse()
                 .map_err(|_| anyhow::anyhow!("-setfactor: {factor:?} is not a number"))?;
+            // Checked here too: JSON has no NaN or infinity to send.
+            starling_policies::priority::check_factor(factor)
+                .map_err(|e| anyhow::anyhow!("-setfactor {user}: {e}"))?;
             Some(SetFactor {
                 user: user.clone(),
                 factor,

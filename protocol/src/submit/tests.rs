@@ -31,6 +31,14 @@ impl Environment for Fake {
             .cloned()
             .collect())
     }
+    /// Every directory exists but those under `/gone`.
+    fn check_directory(&self, path: &Path) -> std::io::Result<()> {
+        if path.starts_with("/gone") {
+            Err(std::io::Error::from(std::io::ErrorKind::NotFound))
+        } else {
+            Ok(())
+        }
+    }
     fn owner(&self) -> String {
         "alice".into()
     }
@@ -217,6 +225,172 @@ fn hold_and_units() {
     assert_eq!(i(&ads[0], "RequestDisk"), 1024 * 1024);
     let ads = expand("executable = /bin/x\nrequest_memory = TARGET.Memory / 2\nqueue\n").unwrap();
     assert!(unparse(ads[0].get("RequestMemory").unwrap()).contains("TARGET.Memory"));
+}
+
+/// `(line, message)` of the error `text` gives.
+fn refused(text: &str) -> (usize, String) {
+    let e = expand(text).unwrap_err();
+    assert!(e.to_string().starts_with("job.sub"), "{e}");
+    (e.line, e.to_string())
+}
+
+#[test]
+fn control_characters_in_names_are_refused_naming_the_key() {
+    let cases = [
+        // A tab and an escape straight in the file.
+        ("batch_name = a\tb\n", 2, "batch_name", "a tab"),
+        (
+            "accounting_group = g\u{1b}[2J\n",
+            2,
+            "accounting_group",
+            "an escape",
+        ),
+        (
+            "accounting_group_user = u\u{7f}\n",
+            2,
+            "accounting_group_user",
+            "U+007F",
+        ),
+        ("notify_user = m\u{b}e\n", 2, "notify_user", "U+000B"),
+        // A newline brought in by $ENV or a ClassAd string's escape.
+        ("batch_name = $ENV(NL)\n", 2, "batch_name", "a newline"),
+        (
+            "+JobBatchName = \"a\\nb\"\n",
+            2,
+            "+JobBatchName",
+            "a newline",
+        ),
+        ("+AcctGroup = \"x\\ty\"\n", 2, "+AcctGroup", "a tab"),
+        ("output = out\u{1}.txt\n", 2, "output", "U+0001"),
+        ("arguments = a$ENV(NL)b\n", 2, "arguments", "a newline"),
+    ];
+    for (body, line, key, named) in cases {
+        let text = format!("executable = /bin/x\n{body}queue\n");
+        let (at, e) = refused_with_env(&text);
+        assert_eq!(at, line, "{text:?}: {e}");
+        assert!(e.contains(&format!("{key}: ")), "{text:?}: {e}");
+        assert!(e.contains(named), "{text:?}: {e}");
+    }
+    // A tab between arguments is only whitespace.
+    let ads = expand("executable = /bin/x\narguments = a\tb\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "Args"), "a\tb");
+}
+
+/// [`expand`] with `NL` in the environment holding a newline.
+fn refused_with_env(text: &str) -> (usize, String) {
+    struct WithNewline(Fake);
+    impl Environment for WithNewline {
+        fn var(&self, name: &str) -> Option<String> {
+            (name == "NL").then(|| "one\ntwo".to_owned())
+        }
+        fn vars(&self) -> Vec<(String, String)> {
+            self.0.vars()
+        }
+        fn read_file(&self, path: &Path) -> std::io::Result<String> {
+            self.0.read_file(path)
+        }
+        fn glob(&self, dir: &Path, pattern: &str, dirs: bool) -> std::io::Result<Vec<String>> {
+            self.0.glob(dir, pattern, dirs)
+        }
+        fn check_directory(&self, path: &Path) -> std::io::Result<()> {
+            self.0.check_directory(path)
+        }
+        fn owner(&self) -> String {
+            self.0.owner()
+        }
+        fn now(&self) -> i64 {
+            self.0.now()
+        }
+    }
+    let e = parse("job.sub", text)
+        .unwrap()
+        .expand(7, Path::new("/work"), &WithNewline(fake()))
+        .unwrap_err();
+    (e.line, e.to_string())
+}
+
+#[test]
+fn non_finite_or_absurd_requests_are_refused_with_their_line() {
+    for (body, needle) in [
+        ("request_disk = nan", "not a finite number"),
+        ("request_memory = inf", "not a finite number"),
+        ("request_cpus = -Infinity", "not a finite number"),
+        ("request_cpus = -1", "negative"),
+        ("request_cpus = 1e308", "more than any machine has"),
+        ("request_cpus = 2000000", "more than any machine has"),
+        ("request_memory = 1e308", "more than any machine has"),
+        (
+            "request_memory = 99999999999999T",
+            "more than any machine has",
+        ),
+        ("request_disk = -2.5", "negative"),
+        ("request_disk = \"big\"", "not an amount"),
+    ] {
+        let (line, e) = refused(&format!("executable = /bin/x\n{body}\nqueue\n"));
+        assert_eq!(line, 2, "{body}: {e}");
+        let key = body.split(' ').next().unwrap();
+        assert!(e.contains(&format!("{key}: ")), "{body}: {e}");
+        assert!(e.contains(needle), "{body}: {e}");
+    }
+    // Expressions of the machine are left to the machine.
+    let ads =
+        expand("executable = /bin/x\nrequest_disk = TARGET.Disk / 2\nrequest_cpus = 1.5\nqueue\n")
+            .unwrap();
+    assert_eq!(ads.len(), 1);
+}
+
+#[test]
+fn paths_longer_than_the_system_allows_are_refused_naming_the_key() {
+    let long = "p".repeat(10_000);
+    for key in [
+        "output",
+        "error",
+        "log",
+        "transfer_input_files",
+        "initialdir",
+        "executable",
+    ] {
+        let text = if key == "executable" {
+            format!("executable = {long}\nqueue\n")
+        } else {
+            format!("executable = /bin/x\n{key} = {long}\nqueue\n")
+        };
+        let (line, e) = refused(&text);
+        assert!(e.contains(&format!("{key}: ")), "{key}: {e}");
+        assert!(e.contains("PATH_MAX"), "{key}: {e}");
+        assert_eq!(line, if key == "executable" { 1 } else { 2 }, "{e}");
+    }
+    let name = "n".repeat(300);
+    let (_, e) = refused(&format!(
+        "executable = /bin/x\noutput = out/{name}\nqueue\n"
+    ));
+    assert!(e.contains("output: ") && e.contains("NAME_MAX"), "{e}");
+}
+
+#[test]
+fn a_missing_initialdir_is_refused_not_made() {
+    let (line, e) = refused("executable = x\ninitialdir = /gone/run\nqueue\n");
+    assert_eq!(line, 2, "{e}");
+    assert!(
+        e.contains("initialdir: the directory /gone/run does not exist"),
+        "{e}"
+    );
+    // Per proc, from a macro.
+    let (_, e) = refused("executable = x\ninitialdir = /gone/$(Process)\nqueue\n");
+    assert!(e.contains("/gone/0 does not exist"), "{e}");
+    // The submitter's own directory when no initialdir is given.
+    let e = parse("job.sub", "executable = x\nqueue\n")
+        .unwrap()
+        .expand(7, Path::new("/gone/cwd"), &fake())
+        .unwrap_err();
+    assert!(e.to_string().contains("the working directory"), "{e}");
+    // Output into a directory that is not there.
+    let (line, e) = refused("executable = x\ninitialdir = /w\nerror = /gone/err.txt\nqueue\n");
+    assert_eq!(line, 3, "{e}");
+    assert!(
+        e.contains("error: the directory /gone does not exist"),
+        "{e}"
+    );
 }
 
 proptest::proptest! {
