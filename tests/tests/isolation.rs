@@ -226,11 +226,11 @@ fn output_links_to_files_the_job_cannot_read_bring_nothing_back() {
     }
 }
 
-#[test]
-fn a_job_dies_with_its_agent_killed_with_sigkill() {
-    let pool = Pool::up(1);
+/// Runs a job on `pool`'s only agent, kills the agent with SIGKILL and
+/// waits for the job to end with it.
+fn job_dies_with_its_agent(pool: &Pool, salt: u32) {
     let work = tempfile::tempdir().unwrap();
-    let unique = format!("{}", 40_000 + std::process::id() % 9_000);
+    let unique = format!("{}{salt}", 40_000 + std::process::id() % 9_000);
     job(work.path(), "#!/bin/sh\nexec sleep \"$1\"\n", &unique);
     pool.ok(0, work.path(), &["submit", "job.sub"]);
     let needle = format!("sleep\0{unique}");
@@ -246,4 +246,14 @@ fn a_job_dies_with_its_agent_killed_with_sigkill() {
         "the job ended with its agent",
         || (!running_with(&needle)).then_some(()),
     );
+}
+
+#[test]
+fn a_job_dies_with_its_agent_killed_with_sigkill() {
+    job_dies_with_its_agent(&Pool::up(1), 1);
+}
+
+#[test]
+fn a_job_tracked_without_cgroups_dies_with_its_agent_too() {
+    job_dies_with_its_agent(&Pool::up_as(None, 1, &["--jobs", "cgroups=off"]), 2);
 }

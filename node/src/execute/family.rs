@@ -180,29 +180,42 @@ fn is_zombie(pid: i32) -> bool {
 /// on the directory's owner alone, without reading their files.
 fn scan(uid: u32, keep: impl Fn(i32, &[String]) -> bool) -> Vec<i32> {
     use std::os::unix::fs::MetadataExt as _;
+    proc_entries()
+        .filter(|(_, entry)| entry.metadata().map(|m| m.uid()).ok() == Some(uid))
+        .filter(|(pid, _)| stat_fields(*pid).is_some_and(|fields| keep(*pid, &fields)))
+        .map(|(pid, _)| pid)
+        .collect()
+}
+
+/// Every process's pid and `/proc` entry, but this process's.
+fn proc_entries() -> impl Iterator<Item = (i32, std::fs::DirEntry)> {
     let me = std::process::id() as i32;
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    let mut pids = Vec::new();
-    for entry in dir.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        if pid == me || entry.metadata().map(|m| m.uid()).ok() != Some(uid) {
-            continue;
-        }
-        if let Some(fields) = stat_fields(pid) {
-            if keep(pid, &fields) {
-                pids.push(pid);
-            }
-        }
-    }
-    pids
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
+            let pid = entry.file_name().to_str()?.parse::<i32>().ok()?;
+            Some((pid, entry))
+        })
+        .filter(move |(pid, _)| *pid != me)
+}
+
+/// The processes, of any user, whose job marker's value satisfies
+/// `tag` (jobs tracked without cgroups; see [`MARKER_ENV`]).
+pub fn processes_marked(tag: impl Fn(&[u8]) -> bool) -> Vec<i32> {
+    proc_entries()
+        .filter(|(_, entry)| {
+            std::fs::read(entry.path().join("environ")).is_ok_and(|environ| {
+                environ.split(|b| *b == 0).any(|var| {
+                    var.strip_prefix(MARKER_ENV.as_bytes())
+                        .and_then(|rest| rest.strip_prefix(b"="))
+                        .is_some_and(&tag)
+                })
+            })
+        })
+        .map(|(pid, _)| pid)
+        .collect()
 }
 
 fn environ_has(pid: i32, marker: &[u8]) -> bool {

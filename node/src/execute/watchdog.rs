@@ -74,28 +74,14 @@ fn end_jobs(name: &str, agent_pid: u32) -> usize {
     }
     // Jobs tracked without cgroups carry `_STARLING_JOB=<sandbox>.<agent pid>.<n>`.
     let needle = format!(".{agent_pid}.");
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
-            continue;
-        };
-        let marked = environ.split(|b| *b == 0).any(|var| {
-            var.strip_prefix(family::MARKER_ENV.as_bytes())
-                .and_then(|rest| rest.strip_prefix(b"="))
-                .is_some_and(|tag| tag.windows(needle.len()).any(|w| w == needle.as_bytes()))
-        });
-        if marked {
-            if let Some(pid) = rustix::process::Pid::from_raw(pid) {
-                if rustix::process::kill_process(pid, rustix::process::Signal::KILL).is_ok() {
-                    ended += 1;
-                }
-            }
+    let marked =
+        family::processes_marked(|tag| tag.windows(needle.len()).any(|w| w == needle.as_bytes()));
+    for pid in marked
+        .into_iter()
+        .filter_map(rustix::process::Pid::from_raw)
+    {
+        if rustix::process::kill_process(pid, rustix::process::Signal::KILL).is_ok() {
+            ended += 1;
         }
     }
     ended
