@@ -77,6 +77,16 @@ pub fn name_of(uid: u32) -> Option<String> {
     name
 }
 
+/// The uid and primary gid of `name` in the user database at `passwd`;
+/// `None` when it has no entry or the database cannot be read.
+pub(crate) fn passwd_ids(name: &str, passwd: &Path) -> Option<(u32, u32)> {
+    let text = read_database(passwd).ok()?;
+    let ids = passwd_entries(&text)
+        .find(|e| e.name == name)
+        .map(|e| (e.uid, e.gid));
+    ids
+}
+
 impl User {
     /// Looks `name` up in [`PASSWD`] and its groups in [`GROUP`].
     pub fn lookup(name: &str) -> Result<User, Error> {

@@ -214,17 +214,11 @@ impl Account {
         if name.is_empty() || name.contains([':', '\n']) {
             return None;
         }
-        let text = std::fs::read_to_string(passwd).ok()?;
-        text.lines().find_map(|line| {
-            let f: Vec<&str> = line.split(':').collect();
-            if f.len() < 4 || f[0] != name {
-                return None;
-            }
-            Some(Account {
-                name: name.to_owned(),
-                uid: f[2].parse().ok()?,
-                gid: f[3].parse().ok()?,
-            })
+        let (uid, gid) = crate::users::passwd_ids(name, passwd)?;
+        Some(Account {
+            name: name.to_owned(),
+            uid,
+            gid,
         })
     }
 
