@@ -135,7 +135,8 @@ pub struct Jobs {
     /// is refused.
     pub account: Option<String>,
     /// Whether a job from this machine's own domain whose `Owner` is a
-    /// local user runs as that user (HTCondor's `UID_DOMAIN`). Foreign
+    /// person's local account (uid at least `UID_MIN`, not `nobody` nor a
+    /// slot account) runs as that user (HTCondor's `UID_DOMAIN`). Foreign
     /// domains' jobs never do. Default: `false`.
     pub run_as_owner: bool,
     /// How many slot accounts a root agent may make: at most this many
