@@ -580,19 +580,30 @@ fn a_hundred_idle_connections_lock_nobody_out() {
     ));
 }
 
-/// A client dripping a request a byte at a time is cut off once the
-/// request has taken [`server::REQUEST_TIMEOUT`] (paused time).
-#[tokio::test(start_paused = true)]
-async fn a_request_dripped_a_byte_at_a_time_is_cut_off() {
-    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
+/// A served stand-in agent and one connection to it, for tests in paused
+/// time: its directory, the serving task, and the connection's halves.
+async fn serve_and_connect() -> (
+    tempfile::TempDir,
+    tokio::task::JoinHandle<std::io::Result<()>>,
+    tokio::io::BufReader<tokio::net::unix::OwnedReadHalf>,
+    tokio::net::unix::OwnedWriteHalf,
+) {
     let dir = agent_dir();
     let listener = control::bind(dir.path()).await.expect("binding");
     let serving = tokio::spawn(listener.serve(FixedAgent::with_test_machines(dir.path())));
     let stream = tokio::net::UnixStream::connect(control::socket_path(dir.path()))
         .await
         .expect("connecting");
-    let (read, mut write) = stream.into_split();
-    let mut read = tokio::io::BufReader::new(read);
+    let (read, write) = stream.into_split();
+    (dir, serving, tokio::io::BufReader::new(read), write)
+}
+
+/// A client dripping a request a byte at a time is cut off once the
+/// request has taken [`server::REQUEST_TIMEOUT`] (paused time).
+#[tokio::test(start_paused = true)]
+async fn a_request_dripped_a_byte_at_a_time_is_cut_off() {
+    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
+    let (_dir, serving, mut read, mut write) = serve_and_connect().await;
     let start = tokio::time::Instant::now();
     let dripping = async {
         for byte in b"{\"op\":\"info\"}".iter().cycle() {
@@ -631,14 +642,7 @@ fn a_panicking_handler_closes_only_its_connection() {
 #[tokio::test(start_paused = true)]
 async fn idle_connections_are_closed() {
     use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
-    let dir = agent_dir();
-    let listener = control::bind(dir.path()).await.expect("binding");
-    let serving = tokio::spawn(listener.serve(FixedAgent::with_test_machines(dir.path())));
-    let stream = tokio::net::UnixStream::connect(control::socket_path(dir.path()))
-        .await
-        .expect("connecting");
-    let (read, mut write) = stream.into_split();
-    let mut read = tokio::io::BufReader::new(read);
+    let (_dir, serving, mut read, mut write) = serve_and_connect().await;
     let start = tokio::time::Instant::now();
     for _ in 0..3 {
         tokio::time::sleep(server::IDLE_TIMEOUT - Duration::from_secs(1)).await;
