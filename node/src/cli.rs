@@ -73,6 +73,9 @@ enum Command {
     /// Started by the agent itself: ends its jobs when it dies.
     #[command(hide = true)]
     JobWatchdog(crate::execute::watchdog::Args),
+    /// Started by the agent itself: the parent of one job, recording its end.
+    #[command(hide = true)]
+    JobReaper(crate::execute::reaper::Args),
 }
 
 /// A subcommand defined by a crate that depends on this one, such as
@@ -130,6 +133,7 @@ pub fn main_with(extensions: &[&dyn Extension]) -> ExitCode {
         Command::Userprio(args) => userprio::run(args, data_dir),
         Command::Drain(args) => drain::run(args, data_dir),
         Command::JobWatchdog(args) => Ok(crate::execute::watchdog::run(&args)),
+        Command::JobReaper(args) => Ok(crate::execute::reaper::run(args)),
     };
     report(result)
 }

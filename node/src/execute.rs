@@ -17,8 +17,12 @@
 //!   private `/tmp`, drop to the job's account).
 //! - [`isolation`]: what the agent found it can do on this machine, and
 //!   the account each job runs as.
+//! - [`reaper`]: the small process that is the job's parent and records
+//!   how it ended, so that an agent that crashed learns it when it is back.
+//! - [`runs`]: the record of each run kept outside the agent, its lease
+//!   and its status, from which an agent takes its jobs on again.
 //! - [`watchdog`]: the process that ends the agent's jobs when the agent
-//!   dies, however it dies.
+//!   dies and their claims' leases lapse.
 //!
 //! Memory is enforced by the cgroup's limit where the kernel gives one
 //! (the job is held, code 34, when the kernel killed a process of it for
@@ -35,6 +39,8 @@ pub mod family;
 pub mod files;
 pub mod isolation;
 pub mod job;
+pub mod reaper;
+pub mod runs;
 pub mod sandbox;
 pub mod watchdog;
 
@@ -66,6 +72,9 @@ pub const DISK_FLOOR_KIB: u64 = 1 << 20;
 
 /// How long the job's leftover processes may take to die at its end.
 const KILL_WAIT: Duration = Duration::from_secs(2);
+
+/// How long a reaper may take to say that the job started.
+const REAPER_REPORT_WAIT: Duration = Duration::from_secs(30);
 
 /// The `PATH` a job gets unless its environment sets one.
 pub const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
@@ -113,6 +122,24 @@ pub struct Spec {
     pub name: String,
     /// How the job is kept apart from the machine.
     pub isolation: Isolation,
+    /// Start it through a reaper ([`reaper`]), so that its end is recorded
+    /// even if the agent is gone by then; `None`: the agent is its parent
+    /// (agents inside one process, tests).
+    pub reaper: Option<Reaping>,
+}
+
+/// How a job is started through its reaper.
+#[derive(Debug, Clone)]
+pub struct Reaping {
+    /// The program whose `job-reaper` subcommand is the reaper (the
+    /// agent's own).
+    pub program: PathBuf,
+    /// Where the reaper writes the job's status.
+    pub status: PathBuf,
+    /// A descriptor the reaper keeps open while the job lives (the slot
+    /// account's lock), so that the account is not handed to another job
+    /// while the agent is away.
+    pub hold_fd: Option<std::os::fd::RawFd>,
 }
 
 /// How jobs are kept apart from the machine and each other, as the agent
@@ -150,6 +177,7 @@ impl Spec {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default(),
             isolation: Isolation::default(),
+            reaper: None,
         }
     }
 }
@@ -271,6 +299,10 @@ impl Outcome {
 #[derive(Debug)]
 pub struct Running {
     pub pid: u32,
+    /// Its reaper, when it has one.
+    pub reaper: Option<runs::ProcessId>,
+    /// How its processes are found again.
+    pub tracking: runs::Tracking,
     ended: Option<oneshot::Receiver<Outcome>>,
     outcome: Option<Outcome>,
     peak_kib: Arc<AtomicU64>,
@@ -430,9 +462,81 @@ fn start_blocking(spec: Spec) -> Result<Running, StartError> {
         STARTS.fetch_add(1, Ordering::Relaxed)
     );
     let marker = format!("{}={tag}", family::MARKER_ENV);
-    let mut command = Command::new(&spec.executable);
+    let program = match &spec.reaper {
+        Some(reaping) => &reaping.program,
+        None => &spec.executable,
+    };
+    let mut command = Command::new(program);
+    // The reaper's report: our end, and its end until it is forked.
+    let mut report: Option<std::os::fd::OwnedFd> = None;
+    let mut report_write: Option<std::os::fd::OwnedFd> = None;
+    if let Some(reaping) = &spec.reaper {
+        // The reaper confines the job in its own child; the agent only
+        // hands it the descriptors it needs.
+        let (read, write) =
+            rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).map_err(|e| {
+                start_error(
+                    HoldCode::FailedToCreateProcess,
+                    "no pipe for the job's reaper".to_owned(),
+                    &e.into(),
+                )
+            })?;
+        use std::os::fd::AsRawFd as _;
+        let write_fd = write.as_raw_fd();
+        command
+            .arg("job-reaper")
+            .arg("--status")
+            .arg(&reaping.status)
+            .arg("--report-fd")
+            .arg(write_fd.to_string())
+            .arg("--marker")
+            .arg(&tag);
+        if let Some(fd) = reaping.hold_fd {
+            command.arg("--hold-fd").arg(fd.to_string());
+        }
+        if let Some(group) = &group {
+            for path in group.procs_paths() {
+                command.arg("--cgroup-procs").arg(path);
+            }
+        }
+        if spec.isolation.private_tmp {
+            command.arg("--private-tmp");
+        }
+        if let Some((uid, gid)) = credentials {
+            command
+                .arg("--uid")
+                .arg(uid.to_string())
+                .arg("--gid")
+                .arg(gid.to_string());
+        }
+        command.arg("--").arg(&spec.executable).args(&spec.args);
+        let inherited: Vec<std::os::fd::RawFd> =
+            std::iter::once(write_fd).chain(reaping.hold_fd).collect();
+        // SAFETY: between fork and exec the child only clears the
+        // close-on-exec flag of descriptors that stay open until then.
+        #[allow(unsafe_code)]
+        unsafe {
+            command.pre_exec(move || {
+                for fd in &inherited {
+                    let fd = std::os::fd::BorrowedFd::borrow_raw(*fd);
+                    rustix::io::fcntl_setfd(fd, rustix::io::FdFlags::empty())?;
+                }
+                Ok(())
+            })
+        };
+        report = Some(read);
+        report_write = Some(write);
+    } else {
+        command.args(&spec.args);
+        // SAFETY: between fork and exec the child only makes system calls
+        // on what `confinement` prepared before the fork; it allocates
+        // nothing.
+        #[allow(unsafe_code)]
+        unsafe {
+            command.pre_exec(move || confinement.apply())
+        };
+    }
     command
-        .args(&spec.args)
         .current_dir(&spec.cwd)
         .env_clear()
         .env("PATH", DEFAULT_PATH)
@@ -440,32 +544,58 @@ fn start_blocking(spec: Spec) -> Result<Running, StartError> {
         .env("TMPDIR", &spec.cwd)
         .env("OMP_NUM_THREADS", spec.request_cpus.to_string())
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .env(family::MARKER_ENV, &tag)
         .stdin(stdin)
         .stdout(stdout)
         .stderr(stderr)
         .process_group(0);
+    if spec.reaper.is_none() {
+        command.env(family::MARKER_ENV, &tag);
+    }
     if let Some(account) = &spec.account {
         command.env("USER", &account.name).env("HOME", &spec.cwd);
     }
-    // SAFETY: between fork and exec the child only makes system calls on
-    // what `confinement` prepared before the fork; it allocates nothing.
-    #[allow(unsafe_code)]
-    unsafe {
-        command.pre_exec(move || confinement.apply())
-    };
     let started = Instant::now();
-    let mut child = spawn_retrying_busy_text(&mut command).map_err(|e| {
+    let spawned = spawn_retrying_busy_text(&mut command);
+    let failed = |e: &io::Error| {
         if let Some(group) = &group {
             let _ = group.remove();
         }
         start_error(
             HoldCode::FailedToCreateProcess,
             format!("failed to execute '{}'", spec.executable.display()),
-            &e,
+            e,
         )
-    })?;
-    let pid = child.id();
+    };
+    // Only the reaper holds its end now: the report ends when it closes it.
+    drop(report_write);
+    let mut child = spawned.map_err(|e| failed(&e))?;
+    let pid = match report {
+        None => child.id(),
+        Some(pipe) => match reaper::read_report(pipe, REAPER_REPORT_WAIT) {
+            Ok(reaper::Started::Job(pid)) => pid,
+            Ok(reaper::Started::Failed(errno, message)) => {
+                let _ = child.wait();
+                let e = io::Error::from_raw_os_error(errno);
+                let mut error = failed(&e);
+                if errno == 0 {
+                    error.message = format!(
+                        "Error from starter: failed to execute '{}': {message}",
+                        spec.executable.display()
+                    );
+                }
+                return Err(error);
+            }
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(failed(&e));
+            }
+        },
+    };
+    let reaper = spec
+        .reaper
+        .as_ref()
+        .and_then(|_| runs::ProcessId::of(child.id()));
     let kernel_limits_memory = group.as_ref().is_some_and(cgroup::JobCgroup::limits_memory);
     let family = Arc::new(match group {
         Some(group) => family::Family::Cgroup(group),
@@ -476,6 +606,28 @@ fn start_blocking(spec: Spec) -> Result<Running, StartError> {
             dedicated: spec.isolation.dedicated_account && credentials.is_some(),
         },
     });
+    let tracking = match &*family {
+        family::Family::Cgroup(_) => runs::Tracking::Cgroup {
+            agent: spec
+                .isolation
+                .cgroups
+                .as_ref()
+                .map(|c| c.name().to_owned())
+                .unwrap_or_default(),
+            job: spec.name.clone(),
+        },
+        family::Family::Found {
+            pgid,
+            uid,
+            dedicated,
+            ..
+        } => runs::Tracking::Found {
+            pgid: *pgid,
+            marker: tag.clone(),
+            uid: *uid,
+            dedicated: *dedicated,
+        },
+    };
     tracing::debug!(pid, tracking = family.kind(), "job started");
     let peak_kib = Arc::new(AtomicU64::new(0));
     let finished = Arc::new(AtomicBool::new(false));
@@ -494,23 +646,29 @@ fn start_blocking(spec: Spec) -> Result<Running, StartError> {
     spawn_watch(watch.clone());
     let (tx, rx) = oneshot::channel();
     let limit_mib = spec.request_memory_mib;
+    let status_path = spec.reaper.as_ref().map(|r| r.status.clone());
     std::thread::Builder::new()
         .name(format!("job-{pid}"))
         .spawn(move || {
             // Wait without reaping: the zombie keeps its pid and process
             // group from being reused while the rest of the family goes,
             // and its CPU times can still be read.
-            let zombie_cpu = match Pid::from_raw(pid as i32) {
+            let zombie_cpu = match Pid::from_raw(child.id() as i32) {
                 Some(p) => {
                     let _ = rustix::process::waitid(
                         rustix::process::WaitId::Pid(p),
                         rustix::process::WaitIdOptions::EXITED
                             | rustix::process::WaitIdOptions::NOWAIT,
                     );
-                    cpu_times(pid).unwrap_or_default()
+                    cpu_times(child.id()).unwrap_or_default()
                 }
                 None => (Duration::ZERO, Duration::ZERO),
             };
+            // What the reaper recorded, when there is one: the job's own
+            // exit, not the reaper's.
+            let recorded = status_path
+                .as_deref()
+                .and_then(|p| reaper::Status::read(p).ok().flatten());
             watch.finished.store(true, Ordering::SeqCst);
             // Leftovers of the job (daemons it started) go with it; a
             // cgroup counts their CPU and memory too.
@@ -526,8 +684,17 @@ fn start_blocking(spec: Spec) -> Result<Running, StartError> {
             let oom = usage.oom_kills > 0;
             watch.family.finish();
             let status = child.wait();
-            let exit = match status {
-                Ok(s) => match (s.code(), s.signal()) {
+            let exit = match (&recorded, status) {
+                (Some(r), _) => r.exit,
+                // A reaper that recorded nothing was killed with the job.
+                (None, Ok(s)) if status_path.is_some() => match s.signal() {
+                    Some(signal) => Exit::Signal {
+                        signal,
+                        core_dumped: false,
+                    },
+                    None => Exit::Unknown,
+                },
+                (None, Ok(s)) => match (s.code(), s.signal()) {
                     (Some(c), _) => Exit::Code(c),
                     (None, Some(signal)) => Exit::Signal {
                         signal,
@@ -535,7 +702,7 @@ fn start_blocking(spec: Spec) -> Result<Running, StartError> {
                     },
                     _ => Exit::Unknown,
                 },
-                Err(_) => Exit::Unknown,
+                (None, Err(_)) => Exit::Unknown,
             };
             // The sandbox as the job left it.
             watch
@@ -561,12 +728,142 @@ fn start_blocking(spec: Spec) -> Result<Running, StartError> {
         .map_err(|e| start_error(HoldCode::FailedToCreateProcess, "no thread".into(), &e))?;
     Ok(Running {
         pid,
+        reaper,
+        tracking,
         ended: Some(rx),
         outcome: None,
         peak_kib,
         finished,
         family,
     })
+}
+
+/// Takes on a job that an earlier run of this agent started (found by
+/// [`runs::Runs::list`] and [`runs::Found::adoptable`]): its processes are
+/// watched and measured again, and its end is read from what its reaper
+/// recorded. Must be called within the tokio runtime.
+pub fn adopt(found: &runs::Found, isolation: &Isolation, status: PathBuf) -> Option<Running> {
+    let record = found.record.as_ref()?;
+    let family = Arc::new(match &record.tracking {
+        runs::Tracking::Cgroup { job, .. } => {
+            family::Family::Cgroup(isolation.cgroups.as_ref()?.job(job))
+        }
+        runs::Tracking::Found {
+            pgid,
+            marker,
+            uid,
+            dedicated,
+        } => family::Family::Found {
+            pgid: *pgid,
+            marker: format!("{}={marker}", family::MARKER_ENV).into_bytes(),
+            uid: *uid,
+            dedicated: *dedicated,
+        },
+    });
+    let kernel_limits_memory = match &*family {
+        family::Family::Cgroup(group) => group.limits_memory(),
+        family::Family::Found { .. } => false,
+    };
+    let peak_kib = Arc::new(AtomicU64::new(0));
+    let finished = Arc::new(AtomicBool::new(false));
+    let watch = Arc::new(Watch {
+        family: family.clone(),
+        memory_limit_kib: record.memory_limit_mib.saturating_mul(1024),
+        kernel_limits_memory,
+        sandbox: record.sandbox.clone(),
+        disk_limit_kib: record.disk_limit_kib.max(DISK_FLOOR_KIB),
+        peak_kib: peak_kib.clone(),
+        disk_kib: AtomicU64::new(0),
+        finished: finished.clone(),
+        memory_exceeded: AtomicBool::new(false),
+        disk_exceeded: AtomicBool::new(false),
+    });
+    spawn_watch(watch.clone());
+    let (tx, rx) = oneshot::channel();
+    let reaper = record.reaper;
+    let limit_mib = record.memory_limit_mib;
+    let started_ms = record.started_ms;
+    std::thread::Builder::new()
+        .name(format!("adopted-{}", record.job_pid))
+        .spawn(move || {
+            wait_for_exit(&reaper);
+            let recorded = reaper::Status::read(&status).ok().flatten();
+            watch.finished.store(true, Ordering::SeqCst);
+            watch.family.kill_all(KILL_WAIT);
+            let usage = watch.family.usage();
+            watch.family.finish();
+            watch
+                .disk_kib
+                .fetch_max(sandbox::disk_usage_kib(&watch.sandbox), Ordering::SeqCst);
+            let now_ms = starling_protocol::identity::Timestamp::now().as_unix_millis();
+            let (exit, user_cpu, system_cpu, rss) = match &recorded {
+                Some(r) => (r.exit, r.user_cpu, r.system_cpu, r.max_rss_kib),
+                None => (
+                    Exit::Signal {
+                        signal: Signal::KILL.as_raw(),
+                        core_dumped: false,
+                    },
+                    usage.user_cpu,
+                    usage.system_cpu,
+                    0,
+                ),
+            };
+            let _ = tx.send(Outcome {
+                exit,
+                user_cpu: user_cpu.max(usage.user_cpu),
+                system_cpu: system_cpu.max(usage.system_cpu),
+                wall: Duration::from_millis(now_ms.saturating_sub(started_ms)),
+                peak_memory_kib: watch
+                    .peak_kib
+                    .load(Ordering::SeqCst)
+                    .max(usage.peak_memory_kib)
+                    .max(rss),
+                memory_exceeded: usage.oom_kills > 0
+                    || watch.memory_exceeded.load(Ordering::SeqCst),
+                limit_mib,
+                disk_usage_kib: watch.disk_kib.load(Ordering::SeqCst),
+                disk_exceeded: watch.disk_exceeded.load(Ordering::SeqCst),
+                disk_limit_kib: watch.disk_limit_kib,
+            });
+        })
+        .ok()?;
+    Some(Running {
+        pid: record.job_pid,
+        reaper: Some(reaper),
+        tracking: record.tracking.clone(),
+        ended: Some(rx),
+        outcome: None,
+        peak_kib,
+        finished,
+        family,
+    })
+}
+
+/// Blocks until `process` (not a child of ours) has ended.
+fn wait_for_exit(process: &runs::ProcessId) {
+    let pidfd = Pid::from_raw(process.pid as i32).and_then(|pid| {
+        rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok()
+    });
+    // The pid may have been reused between the record and the open.
+    if !process.alive() {
+        return;
+    }
+    if let Some(fd) = pidfd {
+        loop {
+            let mut fds = [rustix::event::PollFd::new(
+                &fd,
+                rustix::event::PollFlags::IN,
+            )];
+            match rustix::event::poll(&mut fds, None) {
+                Ok(n) if n > 0 => return,
+                Err(rustix::io::Errno::INTR) | Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+    }
+    while process.alive() {
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 /// What the watch of a running job measures and decides.

@@ -8,7 +8,7 @@
 //!        ◀─── Response::Granted {request, claim, lease_ms, slot}
 //!          or Response::Rejected {request, code, reason}
 //!   Request::Keepalive {claim}    ───▶  (every lease/3 or so)
-//!        ◀─── Response::KeptAlive {claim, lease_ms} or UnknownClaim {claim}
+//!        ◀─── Response::KeptAlive {claim, lease_ms, running} or UnknownClaim {claim}
 //!   Request::Release {claim, reason} ─▶
 //!        ◀─── Response::Released {claim} or UnknownClaim {claim}
 //! ```
@@ -223,6 +223,11 @@ pub enum Response {
         claim: ClaimId,
         /// The renewed lease, in milliseconds from when this was sent.
         lease_ms: u64,
+        /// A job handed over under the claim runs, or has ended and its
+        /// report waits to be taken. A submit agent that reconnects after
+        /// a restart learns from it whether its job is still there.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        running: bool,
     },
     /// The claim was released.
     Released {

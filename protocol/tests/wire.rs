@@ -272,8 +272,13 @@ fn claim_response() -> impl Strategy<Value = claim::Response> {
                 reason,
             }
         }),
-        (claim_id(), any::<u64>())
-            .prop_map(|(claim, lease_ms)| claim::Response::KeptAlive { claim, lease_ms }),
+        (claim_id(), any::<u64>(), any::<bool>()).prop_map(|(claim, lease_ms, running)| {
+            claim::Response::KeptAlive {
+                claim,
+                lease_ms,
+                running,
+            }
+        }),
         claim_id().prop_map(|claim| claim::Response::Released { claim }),
         claim_id().prop_map(|claim| claim::Response::UnknownClaim { claim }),
     ]
@@ -981,6 +986,7 @@ fn golden_messages() -> Vec<(&'static str, Vec<u8>)> {
             enc(claim::Response::KeptAlive {
                 claim,
                 lease_ms: 20 * 60 * 1000,
+                running: false,
             }),
         ),
         (

@@ -226,12 +226,29 @@ fn output_links_to_files_the_job_cannot_read_bring_nothing_back() {
     }
 }
 
-/// Runs a job on `pool`'s only agent, kills the agent with SIGKILL and
-/// waits for the job to end with it.
-fn job_dies_with_its_agent(pool: &Pool, salt: u32) {
+#[test]
+fn a_job_outlives_its_agent_killed_with_sigkill_only_for_its_lease() {
+    job_ends_with_its_lease(&Pool::up(1), 1);
+}
+
+#[test]
+fn a_job_tracked_without_cgroups_outlives_its_agent_only_for_its_lease_too() {
+    job_ends_with_its_lease(&Pool::up_as(None, 1, &["--jobs", "cgroups=off"]), 2);
+}
+
+/// Runs a job with a short claim lease on `pool`'s only agent, kills the
+/// agent with SIGKILL, and checks that the job runs on (its agent may
+/// come back for it) until the lease lapses, and not after: by then its
+/// submitter may run it again elsewhere, and two runs would complete.
+fn job_ends_with_its_lease(pool: &Pool, salt: u32) {
     let work = tempfile::tempdir().unwrap();
     let unique = format!("{}{salt}", 40_000 + std::process::id() % 9_000);
     job(work.path(), "#!/bin/sh\nexec sleep \"$1\"\n", &unique);
+    let sub = work.path().join("job.sub");
+    let text = std::fs::read_to_string(&sub)
+        .unwrap()
+        .replace("queue\n", "+JobLeaseDuration = 4\nqueue\n");
+    std::fs::write(&sub, text).unwrap();
     pool.ok(0, work.path(), &["submit", "job.sub"]);
     let needle = format!("sleep\0{unique}");
     wait_for(Duration::from_secs(60), "the job running", || {
@@ -239,21 +256,21 @@ fn job_dies_with_its_agent(pool: &Pool, salt: u32) {
     });
     let agent = pid_of(&pool.agent(0)).expect("the agent runs");
     rustix::process::kill_process(agent, rustix::process::Signal::KILL).unwrap();
-    // Left running, it would finish with nobody to hear of it while its
-    // submitter ran it again elsewhere: two runs would complete.
+    let killed = std::time::Instant::now();
+    // Renewed every lease/3: at least 2.6 s of it is left.
+    std::thread::sleep(Duration::from_millis(1000));
+    assert!(
+        running_with(&needle),
+        "the job died with its agent, before its lease lapsed"
+    );
     wait_for(
-        Duration::from_secs(10),
-        "the job ended with its agent",
+        Duration::from_secs(15),
+        "the job ended with its lease",
         || (!running_with(&needle)).then_some(()),
     );
-}
-
-#[test]
-fn a_job_dies_with_its_agent_killed_with_sigkill() {
-    job_dies_with_its_agent(&Pool::up(1), 1);
-}
-
-#[test]
-fn a_job_tracked_without_cgroups_dies_with_its_agent_too() {
-    job_dies_with_its_agent(&Pool::up_as(None, 1, &["--jobs", "cgroups=off"]), 2);
+    assert!(
+        killed.elapsed() <= Duration::from_secs(4) + Duration::from_millis(1500),
+        "the job ran {:?} past its agent, longer than its lease",
+        killed.elapsed()
+    );
 }

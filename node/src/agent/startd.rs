@@ -271,32 +271,50 @@ impl Actor for Startd {
         myself: ActorRef<StartdMsg>,
         args: StartdArgs,
     ) -> Result<StartdState, ActorProcessingErr> {
-        // Claims left by an earlier run: their jobs died with it.
+        // Claims left by an earlier run: those whose job still runs (or
+        // ended while the agent was away) and whose lease holds are taken
+        // on again; the rest died with it.
         let store = args.store.clone();
-        let stale =
-            tokio::task::spawn_blocking(move || -> Result<usize, starling_storage::Error> {
-                let mut n = 0;
-                for claim in store.claims()? {
-                    if claim.side == Side::Execute {
-                        store.remove_claim(&claim.id)?;
-                        n += 1;
-                    }
+        let stored = tokio::task::spawn_blocking(move || store.claims())
+            .await??
+            .into_iter()
+            .filter(|c| c.side == Side::Execute)
+            .collect::<Vec<_>>();
+        let hex = |id: &[u8]| -> String { id.iter().map(|b| format!("{b:02x}")).collect() };
+        let held: std::collections::HashSet<String> = stored.iter().map(|c| hex(&c.id)).collect();
+        let adopted = starter::recover(&args.sandboxes, &args.isolation, held).await;
+        let kept: std::collections::HashSet<String> = adopted
+            .iter()
+            .filter_map(|f| f.record.as_ref().map(|r| r.claim.clone()))
+            .collect();
+        let stale: Vec<Vec<u8>> = stored
+            .into_iter()
+            .filter(|c| !kept.contains(&hex(&c.id)))
+            .map(|c| c.id)
+            .collect();
+        if !stale.is_empty() {
+            tracing::info!(
+                stale = stale.len(),
+                "dropped claims of a previous run whose jobs are gone"
+            );
+            let store = args.store.clone();
+            tokio::task::spawn_blocking(move || -> Result<(), starling_storage::Error> {
+                for id in stale {
+                    store.remove_claim(&id)?;
                 }
-                Ok(n)
+                Ok(())
             })
             .await??;
-        if stale > 0 {
-            tracing::info!(stale, "dropped claims of a previous run");
         }
-        starter::sweep(&args.sandboxes, &args.isolation).await;
-        // No job outlives a startd: what the books say is in use is not.
+        // No job outlives a startd but those taken on again: what the books
+        // say is in use is not.
         args.accounting.nothing_in_use(unix_now());
         myself.send_interval(LEASE_CHECK, || StartdMsg::Tick);
         myself.send_interval(args.policy_interval, || StartdMsg::Policy);
         // The supervisor is starting too and cannot answer yet: the totals
         // come with the first claim's machine ad.
         let total = Resources::default();
-        Ok(StartdState {
+        let mut state = StartdState {
             args,
             slots: Partitionable::new(total),
             claims: HashMap::new(),
@@ -310,7 +328,11 @@ impl Actor for Startd {
             next_arrival: 0,
             priorities: None,
             saved: tokio::time::Instant::now(),
-        })
+        };
+        for found in adopted {
+            state.take_on(&myself, found);
+        }
+        Ok(state)
     }
 
     async fn handle(
@@ -371,6 +393,7 @@ impl Actor for Startd {
                 state.advertise();
             }
             StartdMsg::Tick => {
+                state.learn_totals().await;
                 state.expire().await;
                 state.expire_waiting().await;
                 state.save_usage();
@@ -403,9 +426,17 @@ impl Actor for Startd {
         _myself: ActorRef<StartdMsg>,
         state: &mut StartdState,
     ) -> Result<(), ActorProcessingErr> {
-        // Jobs do not outlive their startd: nobody would report them.
-        for (_, held) in state.claims.drain() {
+        // Jobs do not outlive a startd that stops: nobody would report
+        // them. Their leases end now, so that the watchdog ends what the
+        // starters have no time to.
+        for (claim, held) in state.claims.drain() {
             if let Some(job) = held.job {
+                if let Some(runs) = state.args.isolation.runs() {
+                    let _ = runs.renew(
+                        &format!("{claim}-{}", job.run),
+                        &crate::execute::runs::Lease::from_now(Duration::ZERO),
+                    );
+                }
                 job.handle.stop();
             }
         }
@@ -490,9 +521,16 @@ impl StartdState {
             claim::Request::Keepalive { claim } => match self.claims.get_mut(&claim) {
                 Some(held) if held.peer == peer => {
                     held.deadline = tokio::time::Instant::now() + held.lease;
+                    if let (Some(job), Some(runs)) = (&held.job, self.args.isolation.runs()) {
+                        // The watchdog and the next run of this agent read
+                        // the lease there.
+                        let lease = crate::execute::runs::Lease::from_now(held.lease);
+                        let _ = runs.renew(&format!("{claim}-{}", job.run), &lease);
+                    }
                     claim::Response::KeptAlive {
                         claim,
                         lease_ms: millis(held.lease),
+                        running: held.job.is_some(),
                     }
                 }
                 _ => claim::Response::UnknownClaim { claim },
@@ -549,11 +587,7 @@ impl StartdState {
         let Some(machine) = current_ad(&self.args.supervisor).await else {
             return Self::reject(request, RejectCode::Busy, "the machine ad is not ready yet");
         };
-        // The totals were not known when the startd started (the
-        // advertiser may not have measured the machine yet).
-        if self.claims.is_empty() && self.slots.total() != Resources::totals_of(&machine) {
-            self.slots = Partitionable::new(Resources::totals_of(&machine));
-        }
+        self.set_totals(&machine);
         let input = ClaimInput {
             job: &ad,
             domain: domain.as_deref().unwrap_or(""),
@@ -725,6 +759,7 @@ impl StartdState {
                 machine: held.machine.clone(),
                 isolation: self.args.isolation.clone(),
                 own_domain: domain == self.args.own_domain,
+                domain: domain.clone(),
                 lease: held.lease,
                 run,
             },
@@ -755,6 +790,131 @@ impl StartdState {
         };
         self.advertise();
         transfer::Response::Accepted { transfer }
+    }
+
+    /// Takes on a job an earlier run of this agent started (its claim is
+    /// in the store and its lease holds): the claim is held again, with
+    /// the lease it had left, and a starter waits for the job's end.
+    fn take_on(&mut self, myself: &ActorRef<StartdMsg>, found: crate::execute::runs::Found) {
+        let Some(record) = found.record.clone() else {
+            return;
+        };
+        let (Ok(claim), Ok(peer)) = (
+            record.claim.parse::<ClaimId>(),
+            record.peer.parse::<PeerId>(),
+        ) else {
+            tracing::warn!(run = %found.name, "a run's record names no claim or peer; dropping it");
+            crate::execute::runs::kill(&found);
+            return;
+        };
+        let Ok(ad) = starling_protocol::classad::formats::parse_one_any(&record.job) else {
+            tracing::warn!(run = %found.name, "a run's record holds no job ad; dropping it");
+            crate::execute::runs::kill(&found);
+            return;
+        };
+        let left = found
+            .lease
+            .as_ref()
+            .map_or(Duration::ZERO, crate::execute::runs::Lease::left);
+        let lease = Duration::from_millis(record.lease_ms).clamp(MIN_LEASE, MAX_LEASE);
+        let resources = Resources::new(record.cpus, record.memory_mib, record.disk_kib);
+        let slot = format!("slot1_{}", self.next_slot);
+        self.next_slot += 1;
+        let run = record.run;
+        self.next_run = self.next_run.max(run + 1);
+        let me = myself.clone();
+        let handle = starter::adopt(
+            StarterArgs {
+                network: self.args.network.clone(),
+                router: self.args.router.clone(),
+                peer,
+                claim,
+                job: ad.clone(),
+                transfer: TransferId::fresh(),
+                inputs: Vec::new(),
+                sandboxes: self.args.sandboxes.clone(),
+                resources,
+                machine: ClassAd::new(),
+                isolation: self.args.isolation.clone(),
+                own_domain: record.own_domain,
+                domain: record.domain.clone(),
+                lease,
+                run,
+            },
+            found,
+            move || {
+                let _ = me.cast(StartdMsg::Ended { claim, run });
+            },
+        );
+        let now = unix_now();
+        let user = usage::principal(&ad, &record.domain);
+        let weight = f64::from(resources.cpus.max(1));
+        self.args.accounting.job_started(&user, weight, now);
+        tracing::info!(%claim, %peer, run, lease_left = ?left, "holding the claim of a job taken on again");
+        self.claims.insert(
+            claim,
+            Held {
+                peer,
+                request: RequestId(0),
+                lease,
+                deadline: tokio::time::Instant::now() + left,
+                resources,
+                slot,
+                machine: ClassAd::new(),
+                job: Some(Job {
+                    run,
+                    handle,
+                    ad,
+                    user,
+                    domain: record.domain,
+                    rank: 0.0,
+                    weight,
+                    started: tokio::time::Instant::now(),
+                }),
+                policy: SlotState {
+                    state: State::Claimed,
+                    activity: Activity::Busy,
+                    entered_state: now,
+                    entered_activity: now,
+                    job_started: now,
+                },
+                evicting: false,
+                preempted_for: None,
+                drained: false,
+            },
+        );
+    }
+
+    /// Sizes the partitionable slot from the machine ad, once it is known,
+    /// and carves the claims held (taken on again) out of it.
+    fn set_totals(&mut self, machine: &ClassAd) {
+        let totals = Resources::totals_of(machine);
+        if self.slots.total() == totals {
+            return;
+        }
+        // The totals were not known when the startd started (the
+        // advertiser may not have measured the machine yet).
+        self.slots = Partitionable::new(totals);
+        let host = machine_name(machine);
+        for (claim, held) in &mut self.claims {
+            let _ = self.slots.carve(*claim, &held.resources);
+            if held.machine.is_empty() {
+                held.slot = format!("{}@{host}", held.slot);
+                held.machine = slot_ad(machine, &held.slot, &held.resources);
+            }
+        }
+    }
+
+    /// Learns the machine's totals while claims taken on again wait for
+    /// them.
+    async fn learn_totals(&mut self) {
+        if self.claims.is_empty() || self.slots.total() != Resources::default() {
+            return;
+        }
+        if let Some(machine) = current_ad(&self.args.supervisor).await {
+            self.set_totals(&machine);
+            self.advertise();
+        }
     }
 
     /// Kills the jobs of lapsed leases and frees their slots.

@@ -88,6 +88,8 @@ pub struct StarterArgs {
     pub isolation: Arc<crate::execute::isolation::Setup>,
     /// The job comes from this agent's own domain.
     pub own_domain: bool,
+    /// The domain that admitted the job's agent.
+    pub domain: String,
     pub lease: Duration,
     /// The run's number on this agent: the claim's next job may start
     /// while this one's sandbox is still being removed.
@@ -174,22 +176,47 @@ impl Stopped {
     }
 }
 
-/// Removes sandboxes and cgroups (and kills processes) left by an
-/// earlier run.
-pub async fn sweep(root: &Path, isolation: &Arc<crate::execute::isolation::Setup>) {
+/// Looks at what an earlier run of this agent left: the jobs it started
+/// whose claims the store still holds (`claims`, as hex), whose leases
+/// hold and that still run or have a recorded end are returned, to be
+/// taken on again ([`adopt`]); every other job is killed and its sandbox,
+/// cgroup and record removed.
+pub async fn recover(
+    root: &Path,
+    isolation: &Arc<crate::execute::isolation::Setup>,
+    claims: std::collections::HashSet<String>,
+) -> Vec<crate::execute::runs::Found> {
     let root = root.to_path_buf();
     let isolation = isolation.clone();
-    let _ = tokio::task::spawn_blocking(move || {
-        let groups = isolation.sweep();
+    tokio::task::spawn_blocking(move || {
+        let mut kept = Vec::new();
+        if let Some(runs) = isolation.runs() {
+            for (name, found) in runs.list() {
+                let ours = found
+                    .record
+                    .as_ref()
+                    .is_some_and(|r| claims.contains(&r.claim));
+                if ours && found.adoptable() {
+                    kept.push(found);
+                } else {
+                    crate::execute::runs::kill(&found);
+                    runs.finish(&name);
+                }
+            }
+        }
+        let keep: Vec<&str> = kept.iter().map(|f| f.name.as_str()).collect();
+        let groups = isolation.sweep(&keep);
         if groups > 0 {
             tracing::info!(
                 groups,
                 "killed what jobs of a previous run left in their cgroups"
             );
         }
-        Sandbox::sweep(&root, &[])
+        let _ = Sandbox::sweep(&root, &keep);
+        kept
     })
-    .await;
+    .await
+    .unwrap_or_default()
 }
 
 fn short(claim: &ClaimId) -> String {
@@ -221,15 +248,88 @@ async fn run(args: StarterArgs, mut stopped: Stopped, done: &AtomicBool) {
             return;
         }
     };
-    run_in(&args, &run_as, &mut sandbox, &mut stopped).await;
+    run_in(&args, &name, &run_as, &mut sandbox, &mut stopped).await;
     done.store(true, Ordering::SeqCst);
-    let _ = tokio::task::spawn_blocking(move || sandbox.remove()).await;
+    let runs = args.isolation.runs().cloned();
+    let _ = tokio::task::spawn_blocking(move || {
+        let _ = sandbox.remove();
+        if let Some(runs) = runs {
+            runs.finish(&name);
+        }
+    })
+    .await;
     drop(run_as);
+}
+
+/// Takes on a job an earlier run of this agent started (see
+/// [`crate::execute::runs`]): waits for its end, then reports it and
+/// offers its output as [`spawn`]'s starter does.
+pub fn adopt(
+    args: StarterArgs,
+    found: crate::execute::runs::Found,
+    ended: impl FnOnce() + Send + 'static,
+) -> StarterHandle {
+    let (control, controls) = mpsc::unbounded_channel();
+    let done = Arc::new(AtomicBool::new(false));
+    let span = tracing::info_span!("starter", claim = %short(&args.claim), adopted = true);
+    let finished = done.clone();
+    tokio::spawn(tracing::Instrument::instrument(
+        async move {
+            run_adopted(args, found, Stopped(controls), &finished).await;
+            ended();
+        },
+        span,
+    ));
+    StarterHandle { control, done }
+}
+
+async fn run_adopted(
+    args: StarterArgs,
+    found: crate::execute::runs::Found,
+    mut stopped: Stopped,
+    done: &AtomicBool,
+) {
+    let name = found.name.clone();
+    let Some(record) = found.record.clone() else {
+        done.store(true, Ordering::SeqCst);
+        return;
+    };
+    let mut sandbox = Sandbox::reopen(record.sandbox.clone(), &record.inputs);
+    let account = record
+        .account
+        .clone()
+        .map(|(name, uid, gid)| crate::execute::account::Account { name, uid, gid });
+    let isolation = execute::Isolation {
+        cgroups: args.isolation.cgroups().cloned(),
+        ..execute::Isolation::default()
+    };
+    let status = args
+        .isolation
+        .runs()
+        .map(|r| r.status_path(&name))
+        .unwrap_or_default();
+    match execute::adopt(&found, &isolation, status) {
+        Some(running) => {
+            tracing::info!(run = %name, pid = running.pid, "took on a job started before this agent's restart");
+            finish_run(&args, account, &mut sandbox, running, &mut stopped).await;
+        }
+        None => tracing::warn!(run = %name, "cannot take on the job; dropping it"),
+    }
+    done.store(true, Ordering::SeqCst);
+    let runs = args.isolation.runs().cloned();
+    let _ = tokio::task::spawn_blocking(move || {
+        let _ = sandbox.remove();
+        if let Some(runs) = runs {
+            runs.finish(&name);
+        }
+    })
+    .await;
 }
 
 /// Pulls, runs, reports. Returns when the report was taken or given up.
 async fn run_in(
     args: &StarterArgs,
+    name: &str,
     run_as: &crate::execute::isolation::RunAsAccount,
     sandbox: &mut Sandbox,
     stopped: &mut Stopped,
@@ -312,7 +412,7 @@ async fn run_in(
         deliver(args, Some(sandbox), Vec::new(), report, stopped).await;
         return;
     }
-    let spec = match spec_of(args, run_as, sandbox) {
+    let mut spec = match spec_of(args, run_as, sandbox) {
         Ok(spec) => spec,
         Err(reason) => {
             let report = held(hold_codes::FAILED_TO_CREATE_PROCESS, 0, reason);
@@ -320,7 +420,27 @@ async fn run_in(
             return;
         }
     };
-    let mut running = match execute::start(spec).await {
+    // Through a reaper, with a record of the run outside the agent, so
+    // that the job outlives a crash of the agent.
+    let runs = args.isolation.runs();
+    if let Some(runs) = runs {
+        let lease = crate::execute::runs::Lease::from_now(args.lease);
+        match (runs.begin(name, &lease), std::env::current_exe()) {
+            (Ok(status), Ok(program)) => {
+                spec.reaper = Some(execute::Reaping {
+                    program,
+                    status,
+                    hold_fd: run_as.lease.as_ref().map(|l| l.lock_fd()),
+                });
+            }
+            (Err(e), _) | (_, Err(e)) => {
+                tracing::warn!(error = %e, "cannot record the run; the job dies with the agent");
+            }
+        }
+    }
+    let memory_limit_mib = spec.request_memory_mib;
+    let disk_limit_kib = spec.request_disk_kib;
+    let running = match execute::start(spec).await {
         Ok(r) => r,
         Err(e) => {
             let report = held(e.hold_code().code(), e.hold_subcode(), e.to_string());
@@ -328,6 +448,54 @@ async fn run_in(
             return;
         }
     };
+    if let (Some(runs), Some(reaper)) = (runs, running.reaper) {
+        let record = crate::execute::runs::Record {
+            claim: args.claim.to_string(),
+            peer: args.peer.to_string(),
+            run: args.run,
+            job: long_form(&args.job),
+            cpus: args.resources.cpus,
+            memory_mib: args.resources.memory_mib,
+            disk_kib: args.resources.disk_kib,
+            own_domain: args.own_domain,
+            domain: args.domain.clone(),
+            lease_ms: u64::try_from(args.lease.as_millis()).unwrap_or(u64::MAX),
+            sandbox: sandbox.path().to_path_buf(),
+            inputs: sandbox.inputs(),
+            account: run_as
+                .account
+                .as_ref()
+                .map(|a| (a.name.clone(), a.uid, a.gid)),
+            reaper,
+            job_pid: running.pid,
+            tracking: running.tracking.clone(),
+            started_ms: starling_protocol::identity::Timestamp::now().as_unix_millis(),
+            memory_limit_mib,
+            disk_limit_kib,
+        };
+        if let Err(e) = runs.record(name, &record) {
+            tracing::warn!(error = %e, "cannot record the run; the job dies with the agent");
+        }
+    }
+    finish_run(args, run_as.account.clone(), sandbox, running, stopped).await;
+}
+
+/// The job's ad in the long form, as the run's record keeps it.
+fn long_form(ad: &ClassAd) -> String {
+    let mut text = Vec::new();
+    let _ = starling_protocol::classad::formats::write_long(&mut text, ad);
+    String::from_utf8_lossy(&text).into_owned()
+}
+
+/// Watches the running job to its end, then reports it and offers its
+/// output.
+async fn finish_run(
+    args: &StarterArgs,
+    account: Option<crate::execute::account::Account>,
+    sandbox: &mut Sandbox,
+    mut running: execute::Running,
+    stopped: &mut Stopped,
+) {
     let Some((outcome, evicted)) = watch(&mut running, stopped).await else {
         running.terminate(STOP_GRACE).await;
         return;
@@ -348,7 +516,7 @@ async fn run_in(
         .and_then(|paths| named(sandbox.path(), with_standard_streams(sandbox, paths)));
     let opened = match listed {
         Ok(listed) => {
-            let account = run_as.account.clone();
+            let account = account.clone();
             tokio::task::spawn_blocking(move || open_outputs(account.as_ref(), listed))
                 .await
                 .unwrap_or_else(|e| Err(e.to_string()))

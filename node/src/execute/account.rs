@@ -78,6 +78,15 @@ pub struct SlotLease {
     _lock: std::fs::File,
 }
 
+impl SlotLease {
+    /// The lock's descriptor, for the job's reaper to hold too: the
+    /// account stays taken while the job lives, even if its agent dies.
+    pub fn lock_fd(&self) -> std::os::fd::RawFd {
+        use std::os::fd::AsRawFd as _;
+        self._lock.as_raw_fd()
+    }
+}
+
 impl SlotAccounts {
     /// Prepares up to `most` slot accounts, making the first `first` now.
     /// The error says why there can be none (not root, no `useradd`).

@@ -60,6 +60,8 @@ pub enum Version {
 /// The agent's parent groups for its jobs, one per hierarchy used.
 #[derive(Debug, Clone)]
 pub struct Cgroups {
+    /// The agent's parent group's name.
+    name: String,
     version: Version,
     /// v1: (controller, the agent's parent group in its hierarchy).
     /// v2: one entry, ("unified", parent group).
@@ -186,6 +188,11 @@ fn join(mount: &Path, group: &str) -> PathBuf {
 }
 
 impl Cgroups {
+    /// The agent's parent group's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
     /// Finds the cgroup hierarchies and makes the agent's parent group
     /// (`name`) in each. `prefer` forces a version; `None` takes v1 when
     /// its memory controller is mounted (it is where the controllers
@@ -254,6 +261,7 @@ impl Cgroups {
             });
         }
         Ok(Cgroups {
+            name: name.to_owned(),
             version: Version::V1,
             parents,
             v2_controllers: Vec::new(),
@@ -270,6 +278,7 @@ impl Cgroups {
                 return Err(Error::NoGroup(name.to_owned()));
             }
             return Ok(Cgroups {
+                name: name.to_owned(),
                 version: Version::V2,
                 parents: vec![("unified".to_owned(), parent)],
                 v2_controllers: Vec::new(),
@@ -295,6 +304,7 @@ impl Cgroups {
             }
         }
         Ok(Cgroups {
+            name: name.to_owned(),
             version: Version::V2,
             parents: vec![("unified".to_owned(), parent)],
             v2_controllers: enabled,
@@ -383,6 +393,35 @@ impl Cgroups {
     /// Kills every process in job groups left by an earlier run of this
     /// agent and removes the groups. Returns how many groups went.
     pub fn sweep(&self) -> usize {
+        self.sweep_except(&[])
+    }
+
+    /// The group of job `name` as it is (made by this agent or one before
+    /// it), without changing it.
+    pub fn job(&self, name: &str) -> JobCgroup {
+        JobCgroup {
+            version: self.version.clone(),
+            dirs: self
+                .parents
+                .iter()
+                .map(|(c, p)| (c.clone(), p.join(name)))
+                .collect(),
+            memory: self.has("memory"),
+            memory_limited: self.has("memory"),
+        }
+    }
+
+    /// Kills every process of job `name`'s group and removes it.
+    pub fn kill_job(&self, name: &str) {
+        if name.is_empty() || name.contains('/') || name.starts_with('.') {
+            return;
+        }
+        let _ = self.job(name).remove();
+    }
+
+    /// [`Cgroups::sweep`], leaving the groups named in `keep` (jobs an
+    /// agent takes on again after a crash).
+    pub fn sweep_except(&self, keep: &[&str]) -> usize {
         let mut names: Vec<String> = Vec::new();
         for dir in self.dirs() {
             for entry in fs::read_dir(&dir).into_iter().flatten().flatten() {
@@ -396,7 +435,7 @@ impl Cgroups {
             }
         }
         let mut n = 0;
-        for name in names {
+        for name in names.into_iter().filter(|n| !keep.contains(&n.as_str())) {
             let group = JobCgroup {
                 version: self.version.clone(),
                 dirs: self
@@ -527,6 +566,14 @@ impl JobCgroup {
 
     /// `cgroup.procs` of every hierarchy, opened for writing: a child
     /// writes `0` into each, before it execs, to join the job's group.
+    /// The `cgroup.procs` files a process writes itself into to join.
+    pub fn procs_paths(&self) -> Vec<PathBuf> {
+        self.unique_dirs()
+            .iter()
+            .map(|dir| dir.join("cgroup.procs"))
+            .collect()
+    }
+
     pub fn procs_files(&self) -> io::Result<Vec<OwnedFd>> {
         self.unique_dirs()
             .iter()

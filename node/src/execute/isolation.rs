@@ -46,6 +46,9 @@ pub enum Error {
     },
 }
 
+/// The runs directory's name in the data directory.
+pub const RUNS_DIR: &str = "runs";
+
 fn dir_error(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
     move |source| Error::Dir {
         path: path.to_owned(),
@@ -67,6 +70,9 @@ pub struct Setup {
     /// The job watchdog ([`super::watchdog`]), for an agent of its own
     /// process: kept (its stdin open) as long as the agent runs.
     _watchdog: Option<std::process::Child>,
+    /// The records of the jobs this agent runs ([`super::runs`]), for an
+    /// agent with a data directory: its jobs outlive a crash of it.
+    runs: Option<super::runs::Runs>,
 }
 
 /// The account a job runs as, held while it runs.
@@ -186,8 +192,23 @@ impl Setup {
             }
         };
         // Agents inside one process (tests, simulations) have no data
-        // directory and share their process's end: no watchdog.
-        let watchdog = match data_dir.map(|_| super::watchdog::start(name)) {
+        // directory and share their process's end: no watchdog, and no
+        // job outlives them.
+        let runs = match data_dir.map(|d| super::runs::Runs::open(&d.join(RUNS_DIR))) {
+            Some(Ok(runs)) => Some(runs),
+            Some(Err(e)) => {
+                limits.push(format!(
+                    "no record of running jobs ({e}): jobs die with the agent"
+                ));
+                None
+            }
+            None => None,
+        };
+        // The watchdog of the agent that ran before hands its jobs over.
+        if let Some(runs) = &runs {
+            super::watchdog::retire_previous(runs);
+        }
+        let watchdog = match data_dir.map(|_| super::watchdog::start(name, runs.as_ref())) {
             Some(Ok(child)) => Some(child),
             Some(Err(e)) => {
                 limits.push(format!(
@@ -209,13 +230,24 @@ impl Setup {
             private_tmp,
             limits,
             _watchdog: watchdog,
+            runs,
         })
     }
 
     /// Kills what jobs of an earlier run of this agent left in its
-    /// cgroups. Blocking.
-    pub fn sweep(&self) -> usize {
-        self.cgroups.as_ref().map_or(0, |c| c.sweep())
+    /// cgroups, but for those named in `keep` (taken on again). Blocking.
+    pub fn sweep(&self, keep: &[&str]) -> usize {
+        self.cgroups.as_ref().map_or(0, |c| c.sweep_except(keep))
+    }
+
+    /// The records of the jobs this agent runs, when they outlive it.
+    pub fn runs(&self) -> Option<&super::runs::Runs> {
+        self.runs.as_ref()
+    }
+
+    /// The job cgroups, when jobs have them.
+    pub fn cgroups(&self) -> Option<&Arc<Cgroups>> {
+        self.cgroups.as_ref()
     }
 
     /// The summary for the machine ad: attribute name and ClassAd text.

@@ -47,6 +47,42 @@ impl Sandbox {
         &self.path
     }
 
+    /// The input's files as [`Self::snapshot_inputs`] found them: name,
+    /// size and modification time (nanoseconds since the epoch), to be
+    /// kept in the run's record.
+    pub fn inputs(&self) -> Vec<(String, u64, Option<u128>)> {
+        let mut list: Vec<_> = self
+            .inputs
+            .iter()
+            .map(|(name, (size, modified))| {
+                let nanos = modified
+                    .and_then(|m| m.duration_since(SystemTime::UNIX_EPOCH).ok())
+                    .map(|d| d.as_nanos());
+                (name.clone(), *size, nanos)
+            })
+            .collect();
+        list.sort();
+        list
+    }
+
+    /// The sandbox at `path` of a job an earlier run of the agent started,
+    /// with its input as [`Self::inputs`] listed it.
+    pub fn reopen(path: PathBuf, inputs: &[(String, u64, Option<u128>)]) -> Sandbox {
+        let inputs = inputs
+            .iter()
+            .map(|(name, size, nanos)| {
+                let modified = nanos.and_then(|n| {
+                    u64::try_from(n / 1_000_000_000).ok().map(|secs| {
+                        SystemTime::UNIX_EPOCH
+                            + std::time::Duration::new(secs, (n % 1_000_000_000) as u32)
+                    })
+                });
+                (name.clone(), (*size, modified))
+            })
+            .collect();
+        Sandbox { path, inputs }
+    }
+
     pub fn stdout(&self) -> PathBuf {
         self.path.join(STDOUT_FILE)
     }

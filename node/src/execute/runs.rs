@@ -1,0 +1,377 @@
+//! The execute side's record of each job it runs, kept outside the agent's
+//! memory so that a job outlives a crash of its agent and the agent that
+//! starts next finds it again (HTCondor's job lease and reconnect).
+//!
+//! Each run has a directory `<data dir>/runs/<sandbox name>/`, root's and
+//! closed to jobs:
+//!
+//! - `record`: what the run is (its claim, its submitter, its job, its
+//!   sandbox, how its processes are found), written when it starts.
+//! - `lease`: until when the claim's lease holds, on the machine's
+//!   monotonic clock, with the boot it counts from; rewritten at each
+//!   renewal. Past it the run is dead: the watchdog kills it, and no
+//!   agent reports it, because its submitter may already run the job
+//!   elsewhere.
+//! - `status`: how the job ended, written by its reaper
+//!   ([`super::reaper`]).
+//!
+//! Only `status` is fsynced: the rest matters only while the machine is
+//! up (a reboot ends every job), and a write to the page cache outlives
+//! the process that made it. The record and the lease are therefore cheap
+//! enough to write on every start and renewal.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::os::unix::fs::DirBuilderExt as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// The longest record read.
+const MAX_RECORD_LEN: u64 = 1 << 20;
+
+/// Milliseconds on the machine's monotonic clock (it counts from boot and
+/// never goes back; every process on the machine reads the same one).
+pub fn monotonic_ms() -> u64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+    u64::try_from(t.tv_sec).unwrap_or(0) * 1000 + u64::try_from(t.tv_nsec).unwrap_or(0) / 1_000_000
+}
+
+/// This boot's id: a lease of another boot has lapsed with its jobs.
+pub fn boot_id() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
+        .map(|s| s.trim().to_owned())
+        .unwrap_or_default()
+}
+
+/// A process, named so that a reused pid is not mistaken for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcessId {
+    pub pid: u32,
+    /// Its start time, in clock ticks since boot (`/proc/PID/stat`).
+    pub started: u64,
+}
+
+impl ProcessId {
+    /// The process `pid` as it is now; `None` when there is none.
+    pub fn of(pid: u32) -> Option<ProcessId> {
+        let fields = super::family::stat_fields(i32::try_from(pid).ok()?)?;
+        let started = fields.get(19)?.parse().ok()?;
+        Some(ProcessId { pid, started })
+    }
+
+    /// Whether this very process still runs (a zombie counts as gone).
+    pub fn alive(&self) -> bool {
+        let Some(fields) = i32::try_from(self.pid)
+            .ok()
+            .and_then(super::family::stat_fields)
+        else {
+            return false;
+        };
+        fields.first().map(String::as_str) != Some("Z")
+            && fields.get(19).and_then(|s| s.parse().ok()) == Some(self.started)
+    }
+
+    /// SIGKILLs it, if it is still this process.
+    pub fn kill(&self) {
+        if self.alive() {
+            if let Some(pid) = i32::try_from(self.pid)
+                .ok()
+                .and_then(rustix::process::Pid::from_raw)
+            {
+                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+            }
+        }
+    }
+}
+
+/// How a run's processes are found, as [`super::family::Family`] does.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Tracking {
+    /// In the job cgroup of this name under the agent's cgroups.
+    Cgroup { agent: String, job: String },
+    /// By process group, marker and account.
+    Found {
+        pgid: i32,
+        marker: String,
+        uid: u32,
+        dedicated: bool,
+    },
+}
+
+/// What a run is, for the agent that finds it after a crash.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Record {
+    /// The claim, as 32 hex digits.
+    pub claim: String,
+    /// The submit agent, as its libp2p peer id.
+    pub peer: String,
+    /// The run's number on the agent that started it.
+    pub run: u64,
+    /// The job's ad, in the long form.
+    pub job: String,
+    pub cpus: u32,
+    pub memory_mib: u64,
+    pub disk_kib: u64,
+    /// The job came from the agent's own domain.
+    pub own_domain: bool,
+    /// The domain that admitted the job's agent.
+    pub domain: String,
+    /// The claim's lease, in milliseconds.
+    pub lease_ms: u64,
+    /// The sandbox's path.
+    pub sandbox: PathBuf,
+    /// The input's files as they arrived: name, size, modification time in
+    /// nanoseconds since the epoch.
+    pub inputs: Vec<(String, u64, Option<u128>)>,
+    /// The account the job runs as, if not the agent's.
+    pub account: Option<(String, u32, u32)>,
+    pub reaper: ProcessId,
+    pub job_pid: u32,
+    pub tracking: Tracking,
+    /// When the job started, in milliseconds since the epoch.
+    pub started_ms: u64,
+    pub memory_limit_mib: u64,
+    pub disk_limit_kib: u64,
+}
+
+/// A lease: until `deadline_ms` on the monotonic clock of boot `boot`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lease {
+    pub boot: String,
+    pub deadline_ms: u64,
+}
+
+impl Lease {
+    /// A lease of `length` from now.
+    pub fn from_now(length: Duration) -> Lease {
+        Lease {
+            boot: boot_id(),
+            deadline_ms: monotonic_ms()
+                .saturating_add(u64::try_from(length.as_millis()).unwrap_or(u64::MAX)),
+        }
+    }
+
+    /// Whether it has lapsed (or belongs to another boot).
+    pub fn lapsed(&self) -> bool {
+        self.boot != boot_id() || monotonic_ms() >= self.deadline_ms
+    }
+
+    /// How long it still holds.
+    pub fn left(&self) -> Duration {
+        if self.boot != boot_id() {
+            return Duration::ZERO;
+        }
+        Duration::from_millis(self.deadline_ms.saturating_sub(monotonic_ms()))
+    }
+
+    fn render(&self) -> String {
+        format!("{} {}\n", self.boot, self.deadline_ms)
+    }
+
+    fn parse(text: &str) -> Option<Lease> {
+        let mut words = text.split_whitespace();
+        let boot = words.next()?.to_owned();
+        let deadline_ms = words.next()?.parse().ok()?;
+        Some(Lease { boot, deadline_ms })
+    }
+}
+
+/// A run found on disk.
+#[derive(Debug)]
+pub struct Found {
+    pub name: String,
+    /// `None` when the record is missing or unreadable (the agent died
+    /// while starting it).
+    pub record: Option<Record>,
+    pub lease: Option<Lease>,
+    pub status: Option<super::reaper::Status>,
+}
+
+impl Found {
+    /// Whether an agent may take this run on: its lease holds, and its
+    /// job still runs or has ended with a recorded status.
+    pub fn adoptable(&self) -> bool {
+        let Some(record) = &self.record else {
+            return false;
+        };
+        let holds = self.lease.as_ref().is_some_and(|l| !l.lapsed());
+        holds && (self.status.is_some() || record.reaper.alive())
+    }
+}
+
+/// The runs directory of one agent.
+#[derive(Debug, Clone)]
+pub struct Runs {
+    dir: PathBuf,
+}
+
+impl Runs {
+    /// Opens (making it, mode 0700) the runs directory `dir`.
+    pub fn open(dir: &Path) -> io::Result<Runs> {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)?;
+        Ok(Runs {
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn run_dir(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+
+    /// Makes the directory of run `name` with its first lease; returns
+    /// where its reaper writes the status.
+    pub fn begin(&self, name: &str, lease: &Lease) -> io::Result<PathBuf> {
+        let dir = self.run_dir(name);
+        std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
+        self.renew(name, lease)?;
+        Ok(dir.join("status"))
+    }
+
+    /// Where run `name`'s reaper writes its status.
+    pub fn status_path(&self, name: &str) -> PathBuf {
+        self.run_dir(name).join("status")
+    }
+
+    /// Writes run `name`'s record.
+    pub fn record(&self, name: &str, record: &Record) -> io::Result<()> {
+        let bytes = serde_json::to_vec(record).map_err(io::Error::other)?;
+        replace(&self.run_dir(name).join("record"), &bytes)
+    }
+
+    /// Writes run `name`'s lease.
+    pub fn renew(&self, name: &str, lease: &Lease) -> io::Result<()> {
+        replace(&self.run_dir(name).join("lease"), lease.render().as_bytes())
+    }
+
+    /// The lease of run `name`, if it has one.
+    pub fn lease(&self, name: &str) -> Option<Lease> {
+        let text = std::fs::read_to_string(self.run_dir(name).join("lease")).ok()?;
+        Lease::parse(&text)
+    }
+
+    /// Forgets run `name`.
+    pub fn finish(&self, name: &str) {
+        let _ = std::fs::remove_dir_all(self.run_dir(name));
+    }
+
+    /// Every run on disk, by name.
+    pub fn list(&self) -> BTreeMap<String, Found> {
+        let mut found = BTreeMap::new();
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return found;
+        };
+        for entry in entries.flatten() {
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
+            if !entry.file_type().is_ok_and(|t| t.is_dir()) {
+                continue;
+            }
+            let dir = entry.path();
+            let record = read_bounded(&dir.join("record"))
+                .and_then(|bytes| serde_json::from_slice::<Record>(&bytes).ok());
+            let lease = self.lease(&name);
+            let status = super::reaper::Status::read(&dir.join("status"))
+                .ok()
+                .flatten();
+            found.insert(
+                name.clone(),
+                Found {
+                    name,
+                    record,
+                    lease,
+                    status,
+                },
+            );
+        }
+        found
+    }
+}
+
+fn read_bounded(path: &Path) -> Option<Vec<u8>> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(MAX_RECORD_LEN)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    Some(bytes)
+}
+
+/// Replaces `path`'s content whole: a reader sees the old or the new.
+fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let tmp = path.with_extension("new");
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path)
+}
+
+/// Ends run `found`: its reaper first (so it records nothing), then every
+/// process of the job. Blocking.
+pub fn kill(found: &Found) {
+    let Some(record) = &found.record else {
+        return;
+    };
+    record.reaper.kill();
+    match &record.tracking {
+        Tracking::Cgroup { agent, job } => {
+            for cgroups in super::cgroup::Cgroups::existing(agent) {
+                cgroups.kill_job(job);
+            }
+        }
+        Tracking::Found {
+            pgid,
+            marker,
+            uid,
+            dedicated,
+        } => {
+            let family = super::family::Family::Found {
+                pgid: *pgid,
+                marker: format!("{}={marker}", super::family::MARKER_ENV).into_bytes(),
+                uid: *uid,
+                dedicated: *dedicated,
+            };
+            family.kill_all(Duration::from_secs(2));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leases_read_back_and_lapse() {
+        let dir = tempfile::tempdir().unwrap();
+        let runs = Runs::open(&dir.path().join("runs")).unwrap();
+        let lease = Lease::from_now(Duration::from_secs(60));
+        runs.begin("a", &lease).unwrap();
+        assert_eq!(runs.lease("a"), Some(lease.clone()));
+        assert!(!lease.lapsed());
+        let gone = Lease {
+            deadline_ms: monotonic_ms().saturating_sub(1),
+            ..lease.clone()
+        };
+        assert!(gone.lapsed());
+        let other_boot = Lease {
+            boot: "another".into(),
+            ..lease
+        };
+        assert!(other_boot.lapsed());
+        let found = runs.list();
+        assert_eq!(found.len(), 1);
+        assert!(found["a"].record.is_none());
+        assert!(!found["a"].adoptable());
+        runs.finish("a");
+        assert!(runs.list().is_empty());
+    }
+}
