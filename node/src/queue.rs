@@ -300,6 +300,12 @@ pub fn quote(s: &str) -> String {
     unparse(&Expr::Literal(Value::String(s.into())))
 }
 
+/// The execute agent (its libp2p peer id) of a running job's claim.
+pub const EXECUTE_AGENT: &str = "StarlingExecuteAgent";
+
+/// The domain that admitted that agent.
+pub const EXECUTE_DOMAIN: &str = "StarlingExecuteDomain";
+
 fn unix_now() -> i64 {
     i64::try_from(Timestamp::now().as_unix_millis() / 1000).unwrap_or(i64::MAX)
 }
@@ -689,20 +695,47 @@ impl Queue {
         Ok(acted)
     }
 
-    /// The job runs on `host` under `claim`.
-    pub async fn started(&self, id: JobId, host: &str, claim: &str) -> Result<(), QueueError> {
+    /// A machine granted a claim for the job: it is recorded as running
+    /// there (`RemoteHost`, `ClaimId`, the execute agent) before it is
+    /// handed over, so that a submit agent that restarts reconnects to it
+    /// rather than run it a second time.
+    pub async fn claimed(
+        &self,
+        id: JobId,
+        host: &str,
+        claim: &str,
+        agent: &str,
+        domain: &str,
+    ) -> Result<(), QueueError> {
         let now = self.now();
-        let starts = self
+        let shadows = self
             .job(id)
-            .and_then(|ad| int(&ad, "NumJobStarts"))
+            .and_then(|ad| int(&ad, "NumShadowStarts"))
             .unwrap_or(0);
         let mut c = self.status_changes(status::RUNNING);
         c.extend([
             Change::set("RemoteHost", quote(host)),
             Change::set("ClaimId", quote(claim)),
+            Change::set(EXECUTE_AGENT, quote(agent)),
+            Change::set(EXECUTE_DOMAIN, quote(domain)),
             Change::set("JobCurrentStartDate", now.to_string()),
-            Change::set("NumJobStarts", (starts + 1).to_string()),
+            Change::set("NumShadowStarts", (shadows + 1).to_string()),
+            Change::remove("JobCurrentStartExecutingDate"),
         ]);
+        self.update(id, c).await
+    }
+
+    /// The job was handed over and runs on `host`.
+    pub async fn started(&self, id: JobId, host: &str) -> Result<(), QueueError> {
+        let now = self.now();
+        let starts = self
+            .job(id)
+            .and_then(|ad| int(&ad, "NumJobStarts"))
+            .unwrap_or(0);
+        let mut c = vec![
+            Change::set("JobCurrentStartExecutingDate", now.to_string()),
+            Change::set("NumJobStarts", (starts + 1).to_string()),
+        ];
         if self
             .job(id)
             .is_some_and(|ad| ad.get("JobStartDate").is_none())
@@ -716,6 +749,57 @@ impl Queue {
                 .await;
         }
         Ok(())
+    }
+
+    /// A claim was granted but the job never ran under it (the hand-over
+    /// failed): back to idle, with nothing to log.
+    pub async fn unclaimed(&self, id: JobId) -> Result<(), QueueError> {
+        let mut c = self.status_changes(status::IDLE);
+        c.extend([
+            Change::remove("RemoteHost"),
+            Change::remove("ClaimId"),
+            Change::remove(EXECUTE_AGENT),
+            Change::remove(EXECUTE_DOMAIN),
+            Change::remove("JobCurrentStartDate"),
+        ]);
+        self.update(id, c).await
+    }
+
+    /// Whether the job, recorded as running, was handed over (it may have
+    /// run), rather than only claimed for.
+    pub fn executing(&self, id: JobId) -> bool {
+        self.job(id).is_some_and(|ad| {
+            status_of(&ad) == Some(status::RUNNING)
+                && ad.get("JobCurrentStartExecutingDate").is_some()
+        })
+    }
+
+    /// Writes a reconnection event in the job's user log: the submit agent
+    /// lost touch with the run (`JOB_DISCONNECTED`), found it again
+    /// (`JOB_RECONNECTED`), or gave up once its lease lapsed
+    /// (`JOB_RECONNECT_FAILED`).
+    pub async fn reconnection(&self, id: JobId, code: u32, host: &str, detail: &str) {
+        let Some(ad) = self.job(id) else {
+            return;
+        };
+        let (headline, body) = match code {
+            userlog::codes::JOB_DISCONNECTED => (
+                "Job disconnected, attempting to reconnect".to_owned(),
+                vec![detail.to_owned(), format!("Trying to reconnect to {host}")],
+            ),
+            userlog::codes::JOB_RECONNECTED => (
+                format!("Job reconnected to {host}"),
+                vec![detail.to_owned()],
+            ),
+            _ => (
+                "Job reconnection failed".to_owned(),
+                vec![
+                    detail.to_owned(),
+                    format!("Can not reconnect to {host}, rescheduling job"),
+                ],
+            ),
+        };
+        self.log(id, &ad, code, &headline, body).await;
     }
 
     /// The run ended early (lost machine, lapsed claim): back to idle.
@@ -735,7 +819,10 @@ impl Queue {
             ),
             Change::remove("RemoteHost"),
             Change::remove("ClaimId"),
+            Change::remove(EXECUTE_AGENT),
+            Change::remove(EXECUTE_DOMAIN),
             Change::remove("JobCurrentStartDate"),
+            Change::remove("JobCurrentStartExecutingDate"),
         ]);
         self.update(id, c).await?;
         self.log(
@@ -912,11 +999,23 @@ mod tests {
         ));
         let a = JobId::new(1, 0);
         assert_eq!(q.idle().len(), 2);
-        q.started(a, "slot1_1@m", "c").await.unwrap();
+        q.claimed(a, "slot1_1@m", "c", "peer", "d").await.unwrap();
         assert_eq!(q.running(), vec![a]);
+        assert!(!q.executing(a), "claimed, not yet handed over");
+        q.unclaimed(a).await.unwrap();
+        assert_eq!(status_of(&q.job(a).unwrap()), Some(status::IDLE));
+        assert_eq!(int(&q.job(a).unwrap(), "NumJobStarts"), None);
+        q.claimed(a, "slot1_1@m", "c", "peer", "d").await.unwrap();
+        q.started(a, "slot1_1@m").await.unwrap();
+        assert!(q.executing(a));
+        assert_eq!(int(&q.job(a).unwrap(), "NumJobStarts"), Some(1));
         q.evicted(a, "machine lost").await.unwrap();
         assert_eq!(status_of(&q.job(a).unwrap()), Some(status::IDLE));
-        q.started(a, "slot1_2@m", "c2").await.unwrap();
+        assert!(q.job(a).unwrap().get("ClaimId").is_none());
+        q.claimed(a, "slot1_2@m", "c2", "peer", "d").await.unwrap();
+        q.started(a, "slot1_2@m").await.unwrap();
+        assert_eq!(int(&q.job(a).unwrap(), "NumJobStarts"), Some(2));
+        assert_eq!(int(&q.job(a).unwrap(), "NumShadowStarts"), Some(3));
         q.completed(
             a,
             &Completion {

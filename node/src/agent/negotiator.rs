@@ -74,8 +74,35 @@ pub const MAX_REJECTED_JOBS: usize = 10_000;
 /// Shadows (claims being asked for or held) at once, at most.
 pub const MAX_SHADOWS: usize = 4096;
 
-/// The claim lease asked for.
+/// The claim lease asked for, unless the job sets its own
+/// (`JobLeaseDuration`, HTCondor's `job_lease_duration`): how long a run
+/// may go on while its submit and execute agents cannot reach each other,
+/// and so how long an agent may be away and find its jobs again.
 pub const LEASE: Duration = Duration::from_secs(20);
+
+/// The shortest and longest `JobLeaseDuration` taken.
+pub const MIN_JOB_LEASE: Duration = Duration::from_secs(2);
+pub const MAX_JOB_LEASE: Duration = Duration::from_secs(3600);
+
+/// The lease to ask for `job`'s claim.
+fn lease_of(job: &ClassAd) -> Duration {
+    let name = starling_protocol::classad::Name::new("JobLeaseDuration").ok();
+    let seconds = name.and_then(|name| {
+        match starling_protocol::classad::Evaluator::with_ads(Some(job), None)
+            .eval_attr(starling_protocol::classad::Side::My, name.folded())
+        {
+            starling_protocol::classad::Value::Int(n) => Some(n as f64),
+            starling_protocol::classad::Value::Real(r) => Some(r),
+            _ => None,
+        }
+    });
+    match seconds {
+        Some(s) if s.is_finite() && s > 0.0 => {
+            Duration::from_secs_f64(s.min(MAX_JOB_LEASE.as_secs_f64())).max(MIN_JOB_LEASE)
+        }
+        _ => LEASE,
+    }
+}
 
 /// How long a request may wait at a busy machine.
 pub const WAIT: Duration = Duration::from_millis(starling_protocol::claim::MAX_WAIT_MS);
@@ -164,15 +191,21 @@ impl Actor for Negotiator {
         myself: ActorRef<NegotiatorMsg>,
         args: NegotiatorArgs,
     ) -> Result<NegotiatorState, ActorProcessingErr> {
-        // Jobs left running by an earlier run go back to idle.
-        let orphans = args.queue.running();
-        for id in orphans {
-            if let Err(e) = args
-                .queue
-                .evicted(id, "the submit agent restarted while the job ran")
-                .await
-            {
-                tracing::warn!(job = %id, error = %e, "could not return the job to idle");
+        // Jobs left running by an earlier run: those whose claim the queue
+        // names are reconnected to (below); the rest go back to idle.
+        let mut reconnects = Vec::new();
+        for id in args.queue.running() {
+            match args.queue.job(id).and_then(|ad| Reconnecting::of(id, ad)) {
+                Some(r) => reconnects.push(r),
+                None => {
+                    if let Err(e) = args
+                        .queue
+                        .evicted(id, "the submit agent restarted while the job ran")
+                        .await
+                    {
+                        tracing::warn!(job = %id, error = %e, "could not return the job to idle");
+                    }
+                }
             }
         }
         let mut queue_events = args.queue.subscribe();
@@ -206,7 +239,7 @@ impl Actor for Negotiator {
         myself.send_interval(TICK, || NegotiatorMsg::Negotiate);
         myself.send_interval(POLICY_INTERVAL, || NegotiatorMsg::Policy);
         let _ = myself.cast(NegotiatorMsg::Negotiate);
-        Ok(NegotiatorState {
+        let mut state = NegotiatorState {
             args,
             events,
             shadows: HashMap::new(),
@@ -216,7 +249,17 @@ impl Actor for Negotiator {
             rejections: HashMap::new(),
             waiting: HashMap::new(),
             negotiate_queued: true,
-        })
+        };
+        if !reconnects.is_empty() {
+            tracing::info!(
+                jobs = reconnects.len(),
+                "reconnecting to the jobs that ran when this agent stopped"
+            );
+        }
+        for r in reconnects {
+            state.spawn_reconnect(r);
+        }
+        Ok(state)
     }
 
     async fn handle(
@@ -328,19 +371,50 @@ impl NegotiatorState {
                 self.reject(job, machine, reason);
                 self.soon(myself);
             }
-            ShadowEvent::Started {
-                job, claim, slot, ..
+            ShadowEvent::Claimed {
+                job,
+                peer,
+                claim,
+                slot,
+                recorded,
             } => {
                 if let Some(shadow) = self.shadows.get_mut(&id) {
                     shadow.granted.get_or_insert_with(Instant::now);
                 }
-                if self.placed.get(&job) == Some(&id) {
-                    if let Err(e) = self
+                let domain = self
+                    .shadows
+                    .get(&id)
+                    .map(|s| s.domain.clone())
+                    .unwrap_or_default();
+                let ok = self.placed.get(&job) == Some(&id)
+                    && match self
                         .args
                         .queue
-                        .started(job, &slot, &claim.to_string())
+                        .claimed(job, &slot, &claim.to_string(), &peer.to_string(), &domain)
                         .await
                     {
+                        Ok(()) => true,
+                        Err(e) => {
+                            tracing::warn!(%job, error = %e, "could not record the claim");
+                            false
+                        }
+                    };
+                let _ = recorded.send(ok);
+            }
+            ShadowEvent::Reconnection {
+                job,
+                code,
+                machine,
+                detail,
+            } => {
+                self.args
+                    .queue
+                    .reconnection(job, code, &machine, &detail)
+                    .await;
+            }
+            ShadowEvent::Started { job, slot, .. } => {
+                if self.placed.get(&job) == Some(&id) {
+                    if let Err(e) = self.args.queue.started(job, &slot).await {
                         tracing::warn!(%job, error = %e, "could not record the start");
                     }
                 }
@@ -429,16 +503,20 @@ impl NegotiatorState {
             ShadowEvent::Lost { job, reason } => {
                 if self.placed.get(&job) == Some(&id) {
                     self.placed.remove(&job);
-                    // A job lost before it started (the claim ended between
-                    // two jobs) is still idle: nothing to undo or log.
-                    let started = self
-                        .args
-                        .queue
+                    // A job lost before it was handed over (the claim ended
+                    // between two jobs) never ran: nothing to log.
+                    let queue = &self.args.queue;
+                    let running = queue
                         .job(job)
                         .is_some_and(|ad| crate::queue::status_of(&ad) == Some(2));
-                    if !started {
+                    if !running {
+                        tracing::debug!(%job, %reason, "lost before it was claimed; placing it again");
+                    } else if !queue.executing(job) {
                         tracing::debug!(%job, %reason, "lost before it started; placing it again");
-                    } else if let Err(e) = self.args.queue.evicted(job, &reason).await {
+                        if let Err(e) = queue.unclaimed(job).await {
+                            tracing::warn!(%job, error = %e, "could not return the job to idle");
+                        }
+                    } else if let Err(e) = queue.evicted(job, &reason).await {
                         tracing::warn!(%job, error = %e, "could not return the job to idle");
                     }
                 }
@@ -679,7 +757,7 @@ impl NegotiatorState {
             router: self.args.router.clone(),
             key: self.args.key.clone(),
             certificates: self.args.certificates.clone(),
-            lease: LEASE,
+            lease: lease_of(&first.ad),
             peer,
             machine: machine_name(&machine.ad).unwrap_or_else(|| machine.signer.short()),
             first,
@@ -687,6 +765,7 @@ impl NegotiatorState {
             events: self.events.clone(),
             id,
             staging: self.args.staging.clone(),
+            reconnect: None,
         });
         self.placed.insert(job, id);
         self.shadows.insert(
@@ -699,6 +778,48 @@ impl NegotiatorState {
                 request,
                 granted: None,
                 job: Some(job),
+                handle: Some(handle),
+            },
+        );
+    }
+
+    /// Starts a shadow that reconnects to a job's claim.
+    fn spawn_reconnect(&mut self, r: Reconnecting) {
+        let id = self.next_shadow;
+        self.next_shadow += 1;
+        let request = Request::of_job(&r.ad, &ClassAd::new());
+        let handle = shadow::spawn(ShadowArgs {
+            network: self.args.network.clone(),
+            router: self.args.router.clone(),
+            key: self.args.key.clone(),
+            certificates: self.args.certificates.clone(),
+            lease: lease_of(&r.ad),
+            peer: r.peer,
+            machine: r.host.clone(),
+            first: Placement {
+                job: r.job,
+                ad: r.ad,
+            },
+            wait: Duration::ZERO,
+            events: self.events.clone(),
+            id,
+            staging: self.args.staging.clone(),
+            reconnect: Some(shadow::Reconnect {
+                claim: r.claim,
+                slot: r.host,
+            }),
+        });
+        self.placed.insert(r.job, id);
+        self.shadows.insert(
+            id,
+            Shadow {
+                machine: r.machine,
+                domain: r.domain,
+                waits: false,
+                cluster: String::new(),
+                request,
+                granted: Some(Instant::now()),
+                job: Some(r.job),
                 handle: Some(handle),
             },
         );
@@ -788,6 +909,38 @@ fn with_exit(ad: &ClassAd, how: &Completion) -> ClassAd {
 
 fn is_idle(ad: &ClassAd) -> bool {
     crate::queue::status_of(ad) == Some(1)
+}
+
+/// A job the queue says runs under a claim, when the agent starts.
+struct Reconnecting {
+    job: JobId,
+    ad: ClassAd,
+    claim: starling_protocol::claim::ClaimId,
+    peer: PeerId,
+    machine: AgentId,
+    host: String,
+    domain: String,
+}
+
+impl Reconnecting {
+    fn of(job: JobId, ad: ClassAd) -> Option<Reconnecting> {
+        let claim = shadow::text(&ad, "ClaimId")?.parse().ok()?;
+        let peer: PeerId = shadow::text(&ad, crate::queue::EXECUTE_AGENT)?
+            .parse()
+            .ok()?;
+        let machine = AgentId::from_peer_id_bytes(&peer.to_bytes())?;
+        let host = shadow::text(&ad, "RemoteHost").unwrap_or_else(|| machine.short());
+        let domain = shadow::text(&ad, crate::queue::EXECUTE_DOMAIN).unwrap_or_default();
+        Some(Reconnecting {
+            job,
+            ad,
+            claim,
+            peer,
+            machine,
+            host,
+            domain,
+        })
+    }
 }
 
 fn peer_of(agent: &AgentId) -> Option<PeerId> {

@@ -14,6 +14,16 @@
 //! keepalive every lease/3; UnknownClaim or silence past the lease → Lost
 //! ```
 //!
+//! Nothing runs twice (HTCondor's job lease): the job is recorded as
+//! running under the claim (`Claimed`) before it is handed over, and a
+//! shadow gives a run up only once the execute agent says it no longer
+//! knows the claim, or has not answered for a whole lease since the last
+//! answer: by then that agent, or its watchdog, has killed the run. A
+//! submit agent that restarts starts a shadow that reconnects to each
+//! claim its queue names (`ShadowArgs::reconnect`): the run goes on, and
+//! its output comes back as if nothing had happened (`Job reconnected`
+//! in the user log).
+//!
 //! The shadow decides nothing about the queue: it reports events and the
 //! schedd changes job states. It touches the job's files with the job
 //! owner's rights ([`super::job_files`]): the input is opened as the owner
@@ -36,12 +46,22 @@ use tokio::sync::{mpsc, oneshot};
 use super::network::Command;
 use super::transfers::{Offer, OutputOffer, Router};
 use super::{fetch, job_files};
+use crate::queue::userlog;
 
 /// How long a signed job is valid: long enough for the claim and hand-over.
 pub const JOB_TTL: Duration = Duration::from_secs(3600);
 
 /// Output offers waiting for a shadow, at most.
 pub const OFFER_QUEUE: usize = 4;
+
+/// How much longer than the lease a shadow waits before it gives a silent
+/// execute agent up: that agent counts the lease from when it answered,
+/// the shadow from when the answer arrived, and its watchdog looks at the
+/// lease a few times a second.
+pub const LEASE_SLACK: Duration = Duration::from_secs(1);
+
+/// How often a reconnecting shadow asks again.
+pub const RECONNECT_EVERY: Duration = Duration::from_secs(1);
 
 /// A job to place, as the schedd hands it over.
 #[derive(Debug, Clone)]
@@ -60,6 +80,23 @@ pub enum ShadowEvent {
         machine: String,
         code: Option<RejectCode>,
         reason: String,
+    },
+    /// The machine granted the claim: record that the job runs there
+    /// before it is handed over, and answer whether it was recorded.
+    Claimed {
+        job: JobId,
+        peer: PeerId,
+        claim: ClaimId,
+        slot: String,
+        recorded: oneshot::Sender<bool>,
+    },
+    /// For the user log: the shadow lost touch with the run, found it
+    /// again, or gave it up (`code` is the user log event's).
+    Reconnection {
+        job: JobId,
+        code: u32,
+        machine: String,
+        detail: String,
     },
     /// The job was handed over and runs.
     Started {
@@ -114,6 +151,26 @@ pub struct ShadowArgs {
     /// The agent's private directory (0700) where output is pulled before
     /// it is placed with the job owner's rights.
     pub staging: PathBuf,
+    /// Reconnect to this claim (the submit agent restarted while `first`
+    /// ran under it) instead of asking for one.
+    pub reconnect: Option<Reconnect>,
+}
+
+/// A claim to reconnect to.
+#[derive(Debug, Clone)]
+pub struct Reconnect {
+    pub claim: ClaimId,
+    pub slot: String,
+}
+
+/// What a reconnecting shadow found.
+enum Found {
+    /// The job runs under the claim (or its report waits).
+    Running,
+    /// The claim holds but no job was handed over under it.
+    Idle,
+    /// The claim is gone, and its run with it.
+    Gone(String),
 }
 
 /// Stops a shadow: its job is killed on the execute agent and the claim
@@ -139,20 +196,43 @@ pub fn spawn(args: ShadowArgs) -> ShadowHandle {
 }
 
 async fn run(args: ShadowArgs, mut stopped: oneshot::Receiver<ReleaseReason>) {
-    let claimed = tokio::select! {
-        c = claim(&args) => c,
-        _ = &mut stopped => None,
-    };
-    let Some((claim, slot)) = claimed else {
-        emit(
-            &args,
-            ShadowEvent::Done {
-                peer: args.peer,
-                claim: None,
-            },
-        )
-        .await;
-        return;
+    let job = args.first.job;
+    let (claim, slot, lease, mut resumed) = match &args.reconnect {
+        Some(r) => {
+            let found = tokio::select! {
+                f = reconnect(&args, r.claim) => f,
+                _ = &mut stopped => Found::Gone("the job left the queue".to_owned()),
+            };
+            match found {
+                Found::Running => {
+                    reconnection(
+                        &args,
+                        job,
+                        userlog::codes::JOB_RECONNECTED,
+                        "The submit agent restarted; the job ran on",
+                    )
+                    .await;
+                    (r.claim, r.slot.clone(), args.lease, true)
+                }
+                Found::Idle => (r.claim, r.slot.clone(), args.lease, false),
+                Found::Gone(reason) => {
+                    lost(&args, job, &reason).await;
+                    finish(&args, None).await;
+                    return;
+                }
+            }
+        }
+        None => {
+            let claimed = tokio::select! {
+                c = claim(&args) => c,
+                _ = &mut stopped => None,
+            };
+            let Some((claim, slot, lease)) = claimed else {
+                finish(&args, None).await;
+                return;
+            };
+            (claim, slot, lease, false)
+        }
     };
     let (offers_tx, mut offers) = mpsc::channel(OFFER_QUEUE);
     args.router.shadow(claim, offers_tx).await;
@@ -161,66 +241,90 @@ async fn run(args: ShadowArgs, mut stopped: oneshot::Receiver<ReleaseReason>) {
         let Some(placement) = current.take() else {
             break ReleaseReason::NoMoreWork;
         };
-        let input = match hand_over(&args, claim, &placement).await {
-            Ok(input) => input,
-            Err(Handover::Unrunnable(code, reason)) => {
-                emit(
-                    &args,
-                    ShadowEvent::Unrunnable {
-                        job: placement.job,
-                        code,
-                        subcode: 0,
-                        reason,
-                    },
-                )
-                .await;
+        let input = if std::mem::take(&mut resumed) {
+            None
+        } else {
+            if !record_claim(&args, placement.job, claim, &slot).await {
+                lost(&args, placement.job, "the claim could not be recorded").await;
                 break ReleaseReason::NoMoreWork;
             }
-            Err(Handover::Lost(reason)) => {
-                emit(
-                    &args,
-                    ShadowEvent::Lost {
-                        job: placement.job,
-                        reason,
-                    },
-                )
-                .await;
-                break ReleaseReason::NoMoreWork;
-            }
+            let input = match hand_over(&args, claim, &placement).await {
+                Ok(input) => input,
+                Err(Handover::Unrunnable(code, reason)) => {
+                    emit(
+                        &args,
+                        ShadowEvent::Unrunnable {
+                            job: placement.job,
+                            code,
+                            subcode: 0,
+                            reason,
+                        },
+                    )
+                    .await;
+                    break ReleaseReason::NoMoreWork;
+                }
+                Err(Handover::Lost(reason)) => {
+                    emit(
+                        &args,
+                        ShadowEvent::Lost {
+                            job: placement.job,
+                            reason,
+                        },
+                    )
+                    .await;
+                    break ReleaseReason::NoMoreWork;
+                }
+            };
+            emit(
+                &args,
+                ShadowEvent::Started {
+                    job: placement.job,
+                    peer: args.peer,
+                    claim,
+                    slot: slot.clone(),
+                },
+            )
+            .await;
+            Some(input)
         };
-        emit(
-            &args,
-            ShadowEvent::Started {
-                job: placement.job,
-                peer: args.peer,
-                claim,
-                slot: slot.clone(),
-            },
-        )
-        .await;
-        let mut keepalive = tokio::time::interval(args.lease / 3);
+        let mut keepalive = tokio::time::interval(lease / 3);
         keepalive.tick().await;
-        let mut silent_since: Option<tokio::time::Instant> = None;
+        // The lease is counted from the last answer: the execute agent
+        // counts it from when it sent it, a little earlier.
+        let mut answered = tokio::time::Instant::now();
+        let mut disconnected = false;
         loop {
             tokio::select! {
                 reason = &mut stopped => {
-                    args.router.withdraw(input).await;
+                    withdraw(&args, input).await;
                     break 'claim reason.unwrap_or(ReleaseReason::JobRemoved);
                 }
                 _ = keepalive.tick() => {
                     match keep_alive(&args, claim).await {
-                        KeepAlive::Kept => silent_since = None,
+                        KeepAlive::Kept(_) => {
+                            answered = tokio::time::Instant::now();
+                            if std::mem::take(&mut disconnected) {
+                                reconnection(&args, placement.job, userlog::codes::JOB_RECONNECTED, "The execute agent answers again").await;
+                            }
+                        }
                         KeepAlive::Unknown => {
-                            args.router.withdraw(input).await;
+                            withdraw(&args, input).await;
                             lost(&args, placement.job, "the execute agent no longer knows the claim").await;
                             args.router.unshadow(claim).await;
                             finish(&args, None).await;
                             return;
                         }
                         KeepAlive::NoAnswer(e) => {
-                            let since = *silent_since.get_or_insert_with(tokio::time::Instant::now);
-                            if since.elapsed() >= args.lease {
-                                args.router.withdraw(input).await;
+                            if !std::mem::replace(&mut disconnected, true) {
+                                reconnection(&args, placement.job, userlog::codes::JOB_DISCONNECTED, &format!("The execute agent does not answer ({e})")).await;
+                            }
+                            if answered.elapsed() >= lease + LEASE_SLACK {
+                                withdraw(&args, input).await;
+                                let why = format!(
+                                    "Job disconnected too long: the claim's lease ({} seconds) expired",
+                                    lease.as_secs()
+                                );
+                                reconnection(&args, placement.job, userlog::codes::JOB_RECONNECT_FAILED, &why).await;
                                 lost(&args, placement.job, &format!("the execute agent has not answered for a lease ({e})")).await;
                                 args.router.unshadow(claim).await;
                                 finish(&args, None).await;
@@ -240,7 +344,7 @@ async fn run(args: ShadowArgs, mut stopped: oneshot::Receiver<ReleaseReason>) {
                         });
                         continue;
                     };
-                    args.router.withdraw(input).await;
+                    withdraw(&args, input).await;
                     let peer = offer.peer;
                     let transfer_id = offer.transfer;
                     let output = receive(&args, offer, &placement.ad).await;
@@ -267,6 +371,80 @@ async fn run(args: ShadowArgs, mut stopped: oneshot::Receiver<ReleaseReason>) {
     args.router.unshadow(claim).await;
     release(&args, claim, reason).await;
     finish(&args, Some(claim)).await;
+}
+
+/// Asks the execute agent about a claim the queue names, until it answers
+/// or a lease (from now: the submit agent was away for an unknown time
+/// before) has passed.
+async fn reconnect(args: &ShadowArgs, claim: ClaimId) -> Found {
+    let deadline = tokio::time::Instant::now() + args.lease + LEASE_SLACK;
+    loop {
+        match keep_alive(args, claim).await {
+            KeepAlive::Kept(true) => return Found::Running,
+            KeepAlive::Kept(false) => return Found::Idle,
+            KeepAlive::Unknown => {
+                return Found::Gone(
+                    "the submit agent restarted, and the execute agent no longer knows the claim"
+                        .to_owned(),
+                )
+            }
+            KeepAlive::NoAnswer(e) => {
+                if tokio::time::Instant::now() >= deadline {
+                    let why = format!(
+                        "Job disconnected too long: the claim's lease ({} seconds) expired ({e})",
+                        args.lease.as_secs()
+                    );
+                    reconnection(
+                        args,
+                        args.first.job,
+                        userlog::codes::JOB_RECONNECT_FAILED,
+                        &why,
+                    )
+                    .await;
+                    return Found::Gone(why);
+                }
+                tokio::time::sleep(RECONNECT_EVERY).await;
+            }
+        }
+    }
+}
+
+/// Has the queue record the job as running under `claim`; false when it
+/// could not.
+async fn record_claim(args: &ShadowArgs, job: JobId, claim: ClaimId, slot: &str) -> bool {
+    let (recorded, answer) = oneshot::channel();
+    emit(
+        args,
+        ShadowEvent::Claimed {
+            job,
+            peer: args.peer,
+            claim,
+            slot: slot.to_owned(),
+            recorded,
+        },
+    )
+    .await;
+    answer.await.unwrap_or(false)
+}
+
+async fn reconnection(args: &ShadowArgs, job: JobId, code: u32, detail: &str) {
+    emit(
+        args,
+        ShadowEvent::Reconnection {
+            job,
+            code,
+            machine: args.machine.clone(),
+            detail: detail.to_owned(),
+        },
+    )
+    .await;
+}
+
+/// Stops offering the job's input, if it was offered.
+async fn withdraw(args: &ShadowArgs, input: Option<TransferId>) {
+    if let Some(input) = input {
+        args.router.withdraw(input).await;
+    }
 }
 
 async fn emit(args: &ShadowArgs, event: ShadowEvent) {
@@ -332,7 +510,9 @@ async fn claim_request(
 }
 
 /// Asks for the claim; on refusal tells the schedd and returns `None`.
-async fn claim(args: &ShadowArgs) -> Option<(ClaimId, String)> {
+/// Returns the claim, its slot and its lease (the longer of the one asked
+/// for and the one granted: the shadow must not give up first).
+async fn claim(args: &ShadowArgs) -> Option<(ClaimId, String, Duration)> {
     let job = args.first.job;
     let reject = |code, reason: String| ShadowEvent::Rejected {
         job,
@@ -364,7 +544,12 @@ async fn claim(args: &ShadowArgs) -> Option<(ClaimId, String)> {
     )
     .await;
     match answer {
-        Ok(claim::Response::Granted { claim, slot, .. }) => Some((claim, slot)),
+        Ok(claim::Response::Granted {
+            claim,
+            slot,
+            lease_ms,
+            ..
+        }) => Some((claim, slot, args.lease.max(Duration::from_millis(lease_ms)))),
         Ok(claim::Response::Rejected { code, reason, .. }) => {
             emit(args, reject(Some(code), reason)).await;
             None
@@ -385,7 +570,8 @@ async fn claim(args: &ShadowArgs) -> Option<(ClaimId, String)> {
 }
 
 enum KeepAlive {
-    Kept,
+    /// The lease was renewed; whether a job runs under the claim.
+    Kept(bool),
     Unknown,
     NoAnswer(String),
 }
@@ -398,7 +584,7 @@ async fn keep_alive(args: &ShadowArgs, claim: ClaimId) -> KeepAlive {
     )
     .await
     {
-        Ok(claim::Response::KeptAlive { .. }) => KeepAlive::Kept,
+        Ok(claim::Response::KeptAlive { running, .. }) => KeepAlive::Kept(running),
         Ok(claim::Response::UnknownClaim { .. }) => KeepAlive::Unknown,
         Ok(other) => KeepAlive::NoAnswer(format!("unexpected answer {other:?}")),
         Err(e) => KeepAlive::NoAnswer(e),

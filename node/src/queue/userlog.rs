@@ -29,6 +29,9 @@ pub mod codes {
     pub const ABORTED: u32 = 9;
     pub const HELD: u32 = 12;
     pub const RELEASED: u32 = 13;
+    pub const JOB_DISCONNECTED: u32 = 22;
+    pub const JOB_RECONNECTED: u32 = 23;
+    pub const JOB_RECONNECT_FAILED: u32 = 24;
 }
 
 /// Days since 1970-01-01 as (year, month, day), proleptic Gregorian
