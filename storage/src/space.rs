@@ -21,7 +21,10 @@
 //!   database holds what is on disk: every call that returned `Ok` had
 //!   flushed, so nothing acknowledged is lost. A call that failed for space
 //!   is like a call cut by a crash: after the reopen its change is there
-//!   whole or not at all.
+//!   whole or not at all. The reopened files are fsynced, so whatever the
+//!   store shows after a reopen is durable; a submit whose cluster turns
+//!   out to be there after all is answered `Ok`, so that a user told
+//!   "disk full" never finds the job queued later.
 //! - **Leaving by itself.** [`Guarded::check`], which the agent calls every
 //!   few seconds, leaves the state once the filesystem has room for the
 //!   reserve and as much again twice over, a trial write and fsync of a
@@ -200,8 +203,9 @@ impl Guarded {
                 health.space = Space::Full {
                     since: Timestamp::now(),
                     reason: format!(
-                        "disk full: {free} free where the store is, too little to keep its \
-                         reserve of {}",
+                        "disk full: {free} free in {}, too little for the {} the agent keeps \
+                         in reserve",
+                        guarded.dir().display(),
                         human(reserve_len)
                     ),
                 };
@@ -234,8 +238,9 @@ impl Guarded {
                 self.enter_full(
                     &mut health,
                     format!(
-                        "disk full: {} free where the store is, less than its reserve of {}",
+                        "disk full: {} free in {}, less than the {} the agent keeps in reserve",
                         human(free),
+                        self.dir().display(),
                         human(self.reserve_len)
                     ),
                 );
@@ -323,7 +328,15 @@ impl Guarded {
         // The old database must be gone (its lock and files released)
         // before the new one opens the same directory.
         drop(db.take());
-        match SledStore::open(&self.path) {
+        match SledStore::open(&self.path).and_then(|store| {
+            // What a failed flush left in the page cache is what the new
+            // database reads: make it durable before anyone sees it.
+            sync_tree(&self.path).map_err(|e| Error::Io {
+                path: self.path.clone(),
+                source: Box::new(e),
+            })?;
+            Ok(store)
+        }) {
             Ok(store) => {
                 *db = Some(store);
                 let mut health = self.lock_health();
@@ -362,10 +375,14 @@ impl Guarded {
         self.health.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// The directory of the reserve (the data directory).
+    fn dir(&self) -> &Path {
+        self.reserve.parent().unwrap_or(Path::new("."))
+    }
+
     /// Bytes an unprivileged user may still write where the reserve lives.
     fn available(&self) -> Option<u64> {
-        let dir = self.reserve.parent().unwrap_or(Path::new("."));
-        let st = rustix::fs::statvfs(dir).ok()?;
+        let st = rustix::fs::statvfs(self.dir()).ok()?;
         Some(st.f_bavail.saturating_mul(st.f_frsize))
     }
 
@@ -391,6 +408,20 @@ impl Guarded {
         }
         Ok(())
     }
+}
+
+/// Fsyncs every file under `dir`, and the directories.
+fn sync_tree(dir: &Path) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            sync_tree(&entry.path())?;
+        } else if kind.is_file() {
+            File::open(entry.path())?.sync_all()?;
+        }
+    }
+    File::open(dir)?.sync_all()
 }
 
 /// `e` as [`Error::DiskFull`] when it is a failure for space.
@@ -437,7 +468,19 @@ fn human(bytes: u64) -> String {
 
 impl Store for Guarded {
     fn submit(&self, procs: &[ClassAd]) -> Result<u64, Error> {
-        self.call(|s| s.submit(procs))
+        let expected = self.call(SledStore::next_cluster);
+        match self.call(|s| s.submit(procs)) {
+            Err(e) if e.is_disk_full() => {
+                // The counter moves only with a whole submit, and callers
+                // serialise their submits (see `next_cluster`): past the
+                // expected cluster after the reopen means this one landed.
+                match (expected, self.call(SledStore::next_cluster)) {
+                    (Ok(cluster), Ok(next)) if next > cluster => Ok(cluster),
+                    _ => Err(e),
+                }
+            }
+            other => other,
+        }
     }
 
     fn next_cluster(&self) -> Result<u64, Error> {
