@@ -144,7 +144,7 @@ pub fn decide<K: Ord + Clone>(
 }
 
 /// Why the machine's data directory is full, when its ad says it is.
-fn disk_full(machine: &ClassAd) -> Option<String> {
+pub(crate) fn disk_full(machine: &ClassAd) -> Option<String> {
     let mut ev = Evaluator::with_ads(Some(machine), None);
     let full = ev.eval_attr(Side::My, Name::known("StarlingDiskFull").folded());
     if !requirement_holds(&full) {

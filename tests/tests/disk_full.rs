@@ -142,6 +142,17 @@ fn a_full_data_directory_refuses_work_keeps_its_jobs_and_recovers_without_a_rest
         "the held job, while full ({full})"
     );
 
+    // A job released now (a small write, which the store's reserve takes)
+    // is not claimed here: `why` says the disk is full.
+    pool.ok(0, work.path(), &["release", "1"]);
+    let why = wait_for(Duration::from_secs(15), "why naming the full disk", || {
+        let out = pool.run(0, work.path(), &["why", "1.0"]);
+        let said = String::from_utf8_lossy(&out.stdout).into_owned();
+        said.contains("disk full").then_some(said)
+    });
+    let queued = pool.af(0, false, &["ClusterId", "JobStatus"]);
+    assert_eq!(queued, vec![vec!["1", "1"]], "idle while full: {why}");
+
     std::fs::remove_file(fs.path().join("filler")).unwrap();
 
     // Space is back: with no restart, the agent takes work again.
@@ -155,7 +166,6 @@ fn a_full_data_directory_refuses_work_keeps_its_jobs_and_recovers_without_a_rest
             .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
     });
     assert!(submitted.contains("cluster 2"), "{submitted}");
-    pool.ok(0, work.path(), &["release", "1"]);
     pool.wait_queue_empty(0, Duration::from_secs(40));
     assert_eq!(
         std::fs::read_to_string(work.path().join("job.out")).unwrap(),
