@@ -9,6 +9,7 @@
 //! └── Control     serves the local control API (unix socket), when asked
 //!
 //! network loop (tokio task, not an actor: one task owns the Swarm)
+//! disk watch   (tokio task of the supervisor: is the data directory full?)
 //! ```
 //!
 //! The supervisor starts the view, then the network loop (which sends the
@@ -29,6 +30,7 @@
 //! it on SIGINT, SIGTERM or a control `shutdown` request.
 
 pub mod advertiser;
+pub mod disk;
 pub mod fetch;
 pub mod job_files;
 pub mod jobs_control;
@@ -85,6 +87,9 @@ pub struct Setup {
     /// lives. `None` for agents inside one process.
     pub data_dir: Option<PathBuf>,
     pub store: Arc<dyn Store>,
+    /// The same store when it is on disk, for watching its disk fill and
+    /// empty ([`disk`]); `None` for a store in memory.
+    pub disk: Option<Arc<starling_storage::space::Guarded>>,
     pub transport: Transport,
     /// Serve the control API on `data_dir`'s socket.
     pub control: bool,
@@ -170,6 +175,7 @@ impl Agent {
                 config: setup.config,
                 data_dir: setup.data_dir,
                 store: setup.store.clone(),
+                disk: setup.disk,
                 probe: setup.probe,
                 control: setup.control,
                 info: info.clone(),
@@ -468,6 +474,9 @@ pub enum SupervisorMsg {
     Accounting(RpcReplyPort<AccountingSetup>),
     /// Publish the machine ad now (accounting changed).
     Republish,
+    /// The data directory filled up or has room again ([`disk`]): rebuild
+    /// the ad and evaluate the owner policy now.
+    DiskChanged,
     /// Hand the network loop's channel and task to the agent (once).
     #[allow(clippy::type_complexity)]
     TakeNetwork(RpcReplyPort<Option<(mpsc::Sender<Command>, tokio::task::JoinHandle<()>)>>),
@@ -483,6 +492,7 @@ struct SupervisorArgs {
     config: Config,
     data_dir: Option<PathBuf>,
     store: Arc<dyn Store>,
+    disk: Option<Arc<starling_storage::space::Guarded>>,
     probe: Option<Probe>,
     control: bool,
     info: StaticInfo,
@@ -508,6 +518,9 @@ struct SupervisorState {
     negotiator_args: NegotiatorSetup,
     occupancy: advertiser::Occupancy,
     restarts: BTreeMap<&'static str, Vec<Instant>>,
+    /// The disk watch ([`disk::watch`]), aborted on the way out: it holds
+    /// the store open.
+    disk_task: Option<tokio::task::JoinHandle<()>>,
 }
 
 /// What a (re)started negotiator is given.
@@ -599,6 +612,7 @@ impl Actor for Supervisor {
                 .await??,
             )
         };
+        let (disk, disk_task) = disk::watch(args.disk, myself.clone());
         let mut machine = args.config.machine.clone();
         machine.attributes.extend(isolation.attributes());
         let advertiser_args = AdvertiserArgs {
@@ -615,6 +629,7 @@ impl Actor for Supervisor {
             view: view.clone(),
             probe: args.probe,
             accounting: Some(accounting.accounting.clone()),
+            disk: disk.clone(),
         };
         let (advertiser, _) =
             Actor::spawn_linked(None, Advertiser, advertiser_args.clone(), myself.get_cell())
@@ -664,6 +679,7 @@ impl Actor for Supervisor {
                 info: args.info,
                 shutdown_requested: args.shutdown_requested,
                 administrators: Arc::new(args.config.control.administrators.clone()),
+                disk,
             }),
             _ => None,
         };
@@ -692,7 +708,19 @@ impl Actor for Supervisor {
             negotiator_args,
             occupancy: advertiser::Occupancy::default(),
             restarts: BTreeMap::new(),
+            disk_task,
         })
+    }
+
+    async fn post_stop(
+        &self,
+        _myself: ActorRef<SupervisorMsg>,
+        state: &mut SupervisorState,
+    ) -> Result<(), ActorProcessingErr> {
+        if let Some(task) = state.disk_task.take() {
+            task.abort();
+        }
+        Ok(())
     }
 
     async fn handle(
@@ -762,6 +790,12 @@ impl Actor for Supervisor {
             }
             SupervisorMsg::Republish => {
                 let _ = state.advertiser.cast(AdvertiserMsg::Republish);
+            }
+            SupervisorMsg::DiskChanged => {
+                // The advertiser reads the disk state as it builds; the
+                // startd's policy then finds START changed and shows it.
+                let _ = state.advertiser.cast(AdvertiserMsg::Check);
+                let _ = state.startd.cast(startd::StartdMsg::Policy);
             }
             SupervisorMsg::TakeNetwork(reply) => {
                 let _ = reply.send(state.network_handle.take());
@@ -1009,6 +1043,9 @@ pub mod control_actor {
         pub shutdown_requested: Arc<Notify>,
         /// `[control] administrators`.
         pub administrators: Arc<Vec<String>>,
+        /// Whether the data directory is full: submissions are refused
+        /// meanwhile ([`super::disk`]).
+        pub disk: super::disk::Receiver,
     }
 
     pub struct ControlState {
@@ -1091,6 +1128,17 @@ pub mod control_actor {
                 return Response::Error {
                     message: refusal.to_string(),
                 };
+            }
+            if let Request::Submit { .. } = &request {
+                // Refused before anything is read or written: the queue
+                // could not keep the jobs, and the machine takes none.
+                if let Some(reason) = super::disk::full_reason(&args.disk) {
+                    return Response::Error {
+                        message: format!(
+                            "{reason}; this agent takes no submissions until space returns"
+                        ),
+                    };
+                }
             }
             match request {
                 Request::Info => {

@@ -71,6 +71,8 @@ pub const AGENT_ATTRIBUTES: &[&str] = &[
     "StarlingDomain",
     "StarlingRoles",
     "StarlingVersion",
+    "StarlingDiskFull",
+    "StarlingDiskFullReason",
 ];
 
 /// How long the start-up benchmark may run, both halves together.
@@ -162,6 +164,10 @@ pub struct Status {
     pub entered: i64,
     /// `Draining`: the machine takes no new jobs (`starling drain`).
     pub draining: bool,
+    /// The agent's data directory is full: why, starting "disk full". The
+    /// machine takes no new jobs until space returns (`START` is false, so
+    /// the startd shows it in the Owner state).
+    pub disk_full: Option<String>,
 }
 
 impl Status {
@@ -172,6 +178,7 @@ impl Status {
             activity: "Idle".to_owned(),
             entered: now,
             draining: false,
+            disk_full: None,
         }
     }
 }
@@ -248,19 +255,39 @@ pub fn build_ad(
     // State and activity change together for now (unclaimed/idle).
     set(&mut ad, "EnteredCurrentActivity", int(status.entered))?;
     set(&mut ad, "MyCurrentTime", int(now))?;
-    set(&mut ad, "Start", expr("machine.start", &machine.start)?)?;
+    // A full disk makes START false: the startd's owner policy then shows
+    // the Owner state, and claims are refused. The newline ends a `//`
+    // comment the configured text may close with.
+    let start = match &status.disk_full {
+        Some(_) => format!("({}\n) && MY.StarlingDiskFull =!= true", machine.start),
+        None => machine.start.clone(),
+    };
+    set(&mut ad, "Start", expr("machine.start", &start)?)?;
+    set(
+        &mut ad,
+        "StarlingDiskFull",
+        Expr::Literal(Value::Bool(status.disk_full.is_some())),
+    )?;
+    if let Some(reason) = &status.disk_full {
+        set(&mut ad, "StarlingDiskFullReason", text(reason))?;
+    }
     set(
         &mut ad,
         "Draining",
         Expr::Literal(Value::Bool(status.draining)),
     )?;
-    let requirements = if status.draining {
+    let mut requirements = if status.draining {
         // A drained machine matches nothing, and its own clause says why,
         // so that `why` names it. The newline ends a `//` comment the configured text may close with.
         format!("({}\n) && MY.Draining =!= true", machine.requirements)
     } else {
         machine.requirements.clone()
     };
+    if status.disk_full.is_some() {
+        // As a drain: no submitter matches a machine that cannot take the
+        // job, and `why` names the clause.
+        requirements = format!("({requirements}\n) && MY.StarlingDiskFull =!= true");
+    }
     set(
         &mut ad,
         "Requirements",
@@ -741,10 +768,16 @@ mod tests {
             ("StarlingDomain", ValueType::String),
             ("StarlingRoles", ValueType::String),
             ("StarlingVersion", ValueType::String),
+            ("StarlingDiskFull", ValueType::Bool),
         ] {
             assert_eq!(eval(&ad, name).value_type(), ty, "{name}");
         }
-        assert_eq!(ad.len(), AGENT_ATTRIBUTES.len(), "the list names them all");
+        // All but StarlingDiskFullReason, there only while the disk is full.
+        assert_eq!(
+            ad.len() + 1,
+            AGENT_ATTRIBUTES.len(),
+            "the list names them all"
+        );
         let s = |name| eval(&ad, name).as_str().map(str::to_owned);
         assert_eq!(s("MyType").as_deref(), Some("Machine"));
         assert_eq!(s("Name").as_deref(), Some("slot1@worker7.example.org"));
@@ -843,6 +876,34 @@ mod tests {
         assert!(!matcher.symmetric_match(&job, &drained));
         let text = unparse(drained.get("Requirements").unwrap());
         assert!(text.contains("MY.Draining isnt true"), "{text}");
+    }
+
+    #[test]
+    fn a_full_disk_makes_the_machine_unwilling_and_says_why() {
+        let m = config::Machine {
+            start: "KeyboardIdle > 0 // the owner's rule".to_owned(),
+            ..config::Machine::default()
+        };
+        let full = Status {
+            disk_full: Some("disk full: 0 KiB free".to_owned()),
+            ..Status::unclaimed(0)
+        };
+        let job = parse_ad("[ MyType = \"Job\"; Requirements = true ]").unwrap();
+        let matcher = Matcher::new(Mode::Compat);
+        let open = build_ad(&probe(), &m, &identity(), &Status::unclaimed(0), 0).unwrap();
+        assert!(matcher.symmetric_match(&job, &open));
+        assert_eq!(eval(&open, "StarlingDiskFull").as_bool(), Some(false));
+        assert!(open.get("StarlingDiskFullReason").is_none());
+        let ad = build_ad(&probe(), &m, &identity(), &full, 0).unwrap();
+        assert!(!matcher.symmetric_match(&job, &ad));
+        assert_eq!(eval(&ad, "StarlingDiskFull").as_bool(), Some(true));
+        assert_eq!(eval(&ad, "START").as_bool(), Some(false));
+        let text = unparse(ad.get("Requirements").unwrap());
+        assert!(text.contains("MY.StarlingDiskFull isnt true"), "{text}");
+        assert_eq!(
+            starling_policies::owner_policy::machine_state(&ad, 0, false, 0),
+            starling_policies::owner_policy::State::Owner
+        );
     }
 
     #[test]

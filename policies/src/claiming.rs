@@ -3,7 +3,9 @@
 //! minutes old.
 //!
 //! In order, as a user would want the reason: the agent must not be
-//! stopping; the job's domain must be trusted here; the machine's `START`
+//! stopping; the job's domain must be trusted here; the machine's disk
+//! must not be full (`StarlingDiskFull`, whose reason is told rather than
+//! the `START` it makes false); the machine's `START`
 //! must be true for the job (UNDEFINED is not true); the machine's
 //! `Requirements` must hold; the job's request must be usable and fit in
 //! what is free; and the job's own `Requirements` must hold against the
@@ -77,6 +79,12 @@ pub fn decide<K: Ord + Clone>(
         };
         return rejected(RejectCode::UntrustedDomain, who);
     }
+    if let Some(reason) = disk_full(state.ad) {
+        return rejected(
+            RejectCode::StartFalse,
+            format!("the machine takes no new jobs: {reason}"),
+        );
+    }
     let advertised = state.slots.advertise(state.ad);
     if let Some(start) = state.ad.get("START") {
         let mut ev = Evaluator::with_ads(Some(&advertised), Some(input.job)).now(now);
@@ -133,6 +141,20 @@ pub fn decide<K: Ord + Clone>(
         );
     }
     Decision::Granted { requested }
+}
+
+/// Why the machine's data directory is full, when its ad says it is.
+pub(crate) fn disk_full(machine: &ClassAd) -> Option<String> {
+    let mut ev = Evaluator::with_ads(Some(machine), None);
+    let full = ev.eval_attr(Side::My, Name::known("StarlingDiskFull").folded());
+    if !requirement_holds(&full) {
+        return None;
+    }
+    let reason = ev.eval_attr(Side::My, Name::known("StarlingDiskFullReason").folded());
+    Some(match reason.as_str() {
+        Some(text) => text.to_owned(),
+        None => "disk full".to_owned(),
+    })
 }
 
 /// `None` when `my`'s `Requirements` hold against `target` (or it has
@@ -203,6 +225,23 @@ mod tests {
             decide_on(&job(""), &m, &slots),
             Decision::Granted {
                 requested: Resources::new(1, 512, 1024)
+            }
+        );
+    }
+
+    #[test]
+    fn a_full_disk_refuses_with_its_reason() {
+        let m = machine(
+            "StarlingDiskFull = true; StarlingDiskFullReason = \"disk full: 0 KiB free\"; \
+             START = MY.StarlingDiskFull =!= true",
+        );
+        let slots = Partitionable::new(Resources::totals_of(&m));
+        let d = decide_on(&job(""), &m, &slots);
+        assert_eq!(
+            d,
+            Decision::Rejected {
+                code: RejectCode::StartFalse,
+                reason: "the machine takes no new jobs: disk full: 0 KiB free".to_owned()
             }
         );
     }

@@ -7,7 +7,8 @@
 //!    machine idle (its `Cpus`, `Memory`, `Disk` at their totals), or the
 //!    job's request cannot be sized at all;
 //! 2. **rejected by the machine**: its `START` or `Requirements` are not true
-//!    for the job (UNDEFINED is not true);
+//!    for the job (UNDEFINED is not true), or its disk is full
+//!    (`StarlingDiskFull`, whose reason is given);
 //! 3. **too small**: the job's request (rounded as [`crate::slots`] rounds it)
 //!    is more than the machine has in all;
 //! 4. **busy**: it would match, but not with what is free now;
@@ -238,6 +239,10 @@ fn verdict(job: &ClassAd, machine: &Seen<'_>, now: i64) -> Verdict {
     let job_holds = |target: &ClassAd| fails(job, target, "Requirements", now).is_none();
     if !job_holds(&machine.idle) {
         return Verdict::RejectedByJob;
+    }
+    // A full disk makes START false; its reason says more than START.
+    if let Some(reason) = crate::claiming::disk_full(machine.now_ad) {
+        return Verdict::RejectedByMachine(reason);
     }
     if let Some(why) = fails(machine.now_ad, job, "START", now)
         .or_else(|| fails(machine.now_ad, job, "Requirements", now))
@@ -861,6 +866,21 @@ mod tests {
             text.contains("picky: START (TARGET.Owner == \"bob\") is false"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_full_disk_is_the_reason_given() {
+        let full = machine(
+            "full",
+            "X86_64",
+            8192,
+            8192,
+            "StarlingDiskFull = true; StarlingDiskFullReason = \"disk full: 0 KiB free\"; \
+             START = MY.StarlingDiskFull =!= true",
+        );
+        let ads = [full];
+        let text = analyze(&job(1024, "true"), &named(&ads), &[], 0).to_string();
+        assert!(text.contains("full: disk full: 0 KiB free"), "{text}");
     }
 
     #[test]

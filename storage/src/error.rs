@@ -60,6 +60,21 @@ pub enum Error {
         #[source]
         source: Source,
     },
+    /// The filesystem holding the store is full (or its owner's quota is
+    /// spent): a state the agent lives through, not damage. Nothing
+    /// acknowledged is lost; new work is refused until space returns
+    /// ([`crate::space`]).
+    #[error(
+        "disk full: the store at {path} cannot take more writes ({reason}); \
+         free some space, the agent goes on by itself"
+    )]
+    DiskFull {
+        path: PathBuf,
+        /// What ran out: the failed write, or how little is free.
+        reason: String,
+        #[source]
+        source: Option<Source>,
+    },
     /// The job is not in the queue (it never was, or it went to history).
     #[error("no job {id} in the queue")]
     NoSuchJob { id: JobId },
@@ -80,6 +95,17 @@ pub enum Error {
 }
 
 impl Error {
+    /// Whether the store failed for want of space: [`Error::DiskFull`], or
+    /// an I/O error whose cause is a full filesystem or a spent quota
+    /// (`ENOSPC`, `EDQUOT`), however sled wrapped it.
+    pub fn is_disk_full(&self) -> bool {
+        match self {
+            Error::DiskFull { .. } => true,
+            Error::Io { source, .. } => crate::space::is_out_of_space(source.as_ref()),
+            _ => false,
+        }
+    }
+
     pub(crate) fn invalid(what: impl Into<String>) -> Error {
         Error::Invalid { what: what.into() }
     }

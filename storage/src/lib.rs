@@ -22,6 +22,11 @@
 //! atomic write → flush → `Ok`; reads decode with size bounds and report a
 //! damaged record as [`Error::Corrupt`] naming it, never a panic. The
 //! store's schema version is checked when it is opened ([`SCHEMA_VERSION`]).
+//!
+//! A full filesystem is a state, not damage: [`space::Guarded`] wraps the
+//! sled store, keeps a reserve beside it, reports [`Error::DiskFull`] and
+//! [`space::Space::Full`], reopens sled after a write failed for space and
+//! leaves the state by itself once space returns.
 
 mod accounting;
 mod claim;
@@ -31,6 +36,7 @@ mod error;
 mod job;
 mod memory;
 mod sled_store;
+pub mod space;
 mod store;
 
 pub use accounting::{Factor, Favours, Usage, MAX_LABEL_LEN};

@@ -214,6 +214,7 @@ impl Testnet {
             config,
             data_dir: None,
             store,
+            disk: None,
             transport: if self.options.plaintext {
                 Transport::MemoryPlaintext
             } else {

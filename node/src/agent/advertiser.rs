@@ -9,6 +9,13 @@
 //! agent's ads still replace its old ones. On shutdown it publishes a
 //! withdrawal: the same ad with a window that has already closed, which
 //! every view takes as "remove this agent".
+//!
+//! The agent's disk state ([`super::disk`]) goes into every ad it builds:
+//! while the data directory is full the ad says `StarlingDiskFull` and
+//! why, and `START` and `Requirements` are false, so no submitter matches
+//! it and the startd shows the Owner state. An ad the store cannot number
+//! (no room even for its sequence number) is not an error of the
+//! advertiser: it is tried again at the next check.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,8 +24,9 @@ use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use starling_protocol::classad::{unparse_ad, ClassAd};
 use starling_protocol::gossip::{self, AdKind};
 use starling_protocol::identity::{Envelope, Keypair, Kind, Timestamp};
+use starling_storage::space::Space;
 use starling_storage::Store;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 
 use super::network::Command;
 use super::view_actor::ViewMsg;
@@ -121,6 +129,8 @@ pub struct AdvertiserArgs {
     pub probe: Option<Probe>,
     /// The usage books, summarised into the ad ([`super::usage`]).
     pub accounting: Option<super::usage::Accounting>,
+    /// Whether the data directory is full ([`super::disk`]).
+    pub disk: watch::Receiver<Space>,
 }
 
 pub struct AdvertiserState {
@@ -203,6 +213,7 @@ impl Actor for Advertiser {
                             activity: shown.1.to_owned(),
                             entered: unix_secs(),
                             draining: occupancy.draining,
+                            disk_full: None,
                         };
                     }
                     state.status.draining = occupancy.draining;
@@ -241,8 +252,11 @@ impl Actor for Advertiser {
                         *text != stable || at.elapsed() >= refresh_due(state.args.refresh)
                     }
                 };
-                if due {
-                    publish(&state.args, &ad, state.args.lifetime).await?;
+                if due
+                    && publish(&state.args, &ad, state.args.lifetime)
+                        .await?
+                        .is_some()
+                {
                     state.published = Some((stable, tokio::time::Instant::now()));
                 }
                 state.last = Some(ad);
@@ -251,8 +265,12 @@ impl Actor for Advertiser {
                 state.publish_pending = false;
                 if state.last.is_some() {
                     let ad = state.build()?;
-                    publish(&state.args, &ad, state.args.lifetime).await?;
-                    state.published = Some((stable_text(&ad), tokio::time::Instant::now()));
+                    if publish(&state.args, &ad, state.args.lifetime)
+                        .await?
+                        .is_some()
+                    {
+                        state.published = Some((stable_text(&ad), tokio::time::Instant::now()));
+                    }
                     state.last = Some(ad);
                 }
             }
@@ -266,7 +284,7 @@ impl Actor for Advertiser {
                     &state.probe,
                     &machine,
                     &state.args.identity,
-                    &state.status,
+                    &state.status_now(),
                     unix_secs(),
                 )
                 .and_then(|ad| occupied(ad, &state.occupancy));
@@ -278,7 +296,12 @@ impl Actor for Advertiser {
                     }
                 };
                 state.args.machine = machine;
-                let seq = publish(&state.args, &ad, state.args.lifetime).await?;
+                let Some(seq) = publish(&state.args, &ad, state.args.lifetime).await? else {
+                    let _ = reply.send(Err(
+                        "the store could not number the ad (see the agent's log)".to_owned(),
+                    ));
+                    return Ok(());
+                };
                 state.published = Some((stable_text(&ad), tokio::time::Instant::now()));
                 state.last = Some(ad);
                 let _ = reply.send(Ok(seq));
@@ -308,13 +331,24 @@ impl AdvertiserState {
         self.probed = tokio::time::Instant::now();
     }
 
-    /// The ad from the last probe, the configuration and what claims hold.
+    /// The machine's status with the disk state as it is now.
+    fn status_now(&self) -> Status {
+        let mut status = self.status.clone();
+        status.disk_full = match &*self.args.disk.borrow() {
+            Space::Full { reason, .. } => Some(reason.clone()),
+            Space::Ok => None,
+        };
+        status
+    }
+
+    /// The ad from the last probe, the configuration, the disk state and
+    /// what claims hold.
     fn build(&self) -> Result<ClassAd, machine::Error> {
         let ad = machine::build_ad(
             &self.probe,
             &self.args.machine,
             &self.args.identity,
-            &self.status,
+            &self.status_now(),
             unix_secs(),
         )?;
         let mut ad = occupied(ad, &self.occupancy)?;
@@ -360,14 +394,29 @@ fn occupied(mut ad: ClassAd, occupancy: &Occupancy) -> Result<ClassAd, machine::
 }
 
 /// Signs `ad` with the next sequence number, valid for `lifetime`, puts it
-/// in our own view and hands it to the network; returns the sequence number.
+/// in our own view and hands it to the network; returns the sequence number,
+/// or `None` when the store could not give one (a full disk), for the
+/// caller to try again later.
 async fn publish(
     args: &AdvertiserArgs,
     ad: &ClassAd,
     lifetime: Duration,
-) -> Result<u64, ActorProcessingErr> {
+) -> Result<Option<u64>, ActorProcessingErr> {
     let store = args.store.clone();
-    let seq = tokio::task::spawn_blocking(move || store.next_sequence(Kind::MACHINE_AD)).await??;
+    let seq = match tokio::task::spawn_blocking(move || store.next_sequence(Kind::MACHINE_AD))
+        .await?
+    {
+        Ok(seq) => seq,
+        Err(e) => {
+            // A full disk is logged once, where the agent notices it.
+            if e.is_disk_full() {
+                tracing::debug!(error = %e, "the machine ad waits for a sequence number");
+            } else {
+                tracing::warn!(error = %e, "the machine ad could not be numbered; trying again later");
+            }
+            return Ok(None);
+        }
+    };
     let now = Timestamp::now();
     let ttl = u64::try_from(lifetime.as_millis()).unwrap_or(u64::MAX);
     let envelope = gossip::seal(
@@ -393,7 +442,7 @@ async fn publish(
         })
         .await
         .map_err(|_| "the network loop has stopped")?;
-    Ok(seq)
+    Ok(Some(seq))
 }
 
 /// How often to check: [`CHECK_INTERVAL`], or more often when the refresh

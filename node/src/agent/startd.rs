@@ -625,7 +625,13 @@ impl StartdState {
         let saved = tokio::task::spawn_blocking(move || store.put_claim(&record)).await;
         if !matches!(saved, Ok(Ok(()))) {
             self.slots.release(&claim);
-            return Self::reject(request, RejectCode::Busy, "the claim could not be recorded");
+            // Refused at once, with the store's reason ("disk full: ..."),
+            // rather than left for the submitter to wonder about.
+            let why = match saved {
+                Ok(Err(e)) => format!("the claim could not be recorded: {e}"),
+                _ => "the claim could not be recorded".to_owned(),
+            };
+            return Self::reject(request, RejectCode::Busy, why);
         }
         let host = machine_name(&machine);
         let slot = format!("slot1_{}@{host}", self.next_slot);

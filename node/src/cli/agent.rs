@@ -9,7 +9,8 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use starling_protocol::identity::Timestamp;
-use starling_storage::{DataDir, SledStore, Store};
+use starling_storage::space::Guarded;
+use starling_storage::{DataDir, Store};
 use tracing::Instrument as _;
 
 use crate::agent::{network::Transport, trust, Agent, Setup, Stopped};
@@ -105,22 +106,29 @@ async fn run_agent(config: Config) -> anyhow::Result<ExitCode> {
     let key = data.agent_key()?;
     let trust = trust::load(&data, &key, Timestamp::now())?;
     let store_path = data.store_path();
-    let store: Arc<dyn Store> = Arc::new(
-        tokio::task::spawn_blocking(move || SledStore::open(store_path))
+    // The reserve that lets the agent live through a full disk lies on
+    // the store's filesystem, beside it.
+    let reserve = dir.join(RESERVE_FILE);
+    let disk = Arc::new(
+        tokio::task::spawn_blocking(move || Guarded::open(store_path, reserve))
             .await?
             .with_context(|| format!("opening the store in {}", dir.display()))?,
     );
     let span = tracing::info_span!("agent", id = %key.agent_id().short());
-    serve(key, trust, config, dir, store).instrument(span).await
+    serve(key, trust, config, dir, disk).instrument(span).await
 }
+
+/// The reserve file in the data directory ([`Guarded`]).
+const RESERVE_FILE: &str = "disk-reserve";
 
 async fn serve(
     key: starling_protocol::identity::Keypair,
     trust: trust::Trust,
     config: Config,
     dir: PathBuf,
-    store: Arc<dyn Store>,
+    disk: Arc<Guarded>,
 ) -> anyhow::Result<ExitCode> {
+    let store: Arc<dyn Store> = disk.clone();
     tracing::info!(
         agent = %key.agent_id(),
         domain = %trust.domain,
@@ -133,6 +141,7 @@ async fn serve(
         config,
         data_dir: Some(dir.clone()),
         store,
+        disk: Some(disk),
         transport: Transport::Tcp,
         control: true,
         probe: None,

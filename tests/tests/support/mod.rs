@@ -153,7 +153,16 @@ impl Pool {
     /// A testnet started by the user `who` (its agents run as that user),
     /// with `extra` options to `testnet up`.
     pub(crate) fn up_as(who: As, agents: usize, extra: &[&str]) -> Pool {
-        let tmp = tempfile::tempdir().unwrap();
+        Pool::up_with(tempfile::tempdir().unwrap(), who, agents, extra)
+    }
+
+    /// A testnet of `agents` agents whose data directories lie under
+    /// `parent` (a filesystem the test controls).
+    pub(crate) fn up_in(parent: &Path, agents: usize) -> Pool {
+        Pool::up_with(tempfile::tempdir_in(parent).unwrap(), None, agents, &[])
+    }
+
+    fn up_with(tmp: tempfile::TempDir, who: As, agents: usize, extra: &[&str]) -> Pool {
         if let Some((uid, gid)) = who {
             std::os::unix::fs::chown(tmp.path(), Some(uid), Some(gid)).unwrap();
         }
