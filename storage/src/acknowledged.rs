@@ -14,8 +14,22 @@
 //! crash spoils at most the slot being written and the other still holds
 //! the tally before it. The file is made whole (both slots) before it is
 //! renamed into place, then only ever overwritten in place: its size never
-//! changes, so each write costs one data flush (`fdatasync`) and cannot fail
-//! for want of space.
+//! changes, so a write cannot fail for want of space and its flush
+//! (`fdatasync`) writes no metadata.
+//!
+//! # When it is written and flushed
+//!
+//! Each acknowledging call writes its tally into the file (into the
+//! kernel's cache, a few microseconds) after sled's flush and before it
+//! returns, so the file is exact at every return against a crash of the
+//! process (`kill -9`, a panic, the OOM killer): the kernel still writes it
+//! out. A [`Recorder`] thread flushes the file to the disk off the calls'
+//! path, at most [`SYNC_INTERVAL`] apart, and when the store closes: a
+//! flush on each call would double the cost of a submit (measured:
+//! 122 → 302 µs median on the development VM's disk). Against a power cut
+//! the file may therefore lag by the changes of the last few milliseconds;
+//! it never leads sled, whose own flush came first, so a lag is never taken
+//! for damage, and damage that reaches further back is caught.
 //!
 //! ```text
 //! slot = MAGIC "STRLACK1" ‖ length u32 BE ‖ CBOR Tally (length bytes)
@@ -32,6 +46,9 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read as _, Write as _};
 use std::os::unix::fs::FileExt as _;
 use std::path::Path;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -240,16 +257,127 @@ impl AckFile {
     /// Records `tally` durably, unless a newer one is recorded already (a
     /// call that finished after it was flushed with it).
     pub(crate) fn write(&mut self, tally: &Tally) -> Result<(), AckError> {
+        if self.write_cached(tally)? {
+            self.file.sync_data()?;
+        }
+        Ok(())
+    }
+
+    /// Writes `tally` into the kernel's cache, unless a newer one is
+    /// recorded already; `true` if it wrote.
+    fn write_cached(&mut self, tally: &Tally) -> Result<bool, AckError> {
         if tally.version <= self.written {
-            return Ok(());
+            return Ok(false);
         }
         let slot = slot_bytes(tally)?;
         self.file
             .write_all_at(&slot, (self.next_slot * SLOT_LEN) as u64)?;
-        self.file.sync_data()?;
         self.next_slot = 1 - self.next_slot;
         self.written = tally.version;
+        Ok(true)
+    }
+}
+
+/// The longest a written tally waits for its flush to disk.
+pub(crate) const SYNC_INTERVAL: Duration = Duration::from_millis(10);
+
+/// Records tallies as calls acknowledge them, and flushes the file in a
+/// thread of its own; the last write is flushed when it is dropped.
+#[derive(Debug)]
+pub(crate) struct Recorder {
+    shared: Arc<Shared>,
+    thread: Option<JoinHandle<()>>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    state: Mutex<State>,
+    wake: Condvar,
+}
+
+#[derive(Debug)]
+struct State {
+    file: AckFile,
+    /// Written since the last flush began.
+    dirty: bool,
+    stop: bool,
+    /// Why the last flush failed, told to the next call.
+    failed: Option<std::io::Error>,
+}
+
+impl Shared {
+    fn state(&self) -> MutexGuard<'_, State> {
+        // A panic under the lock leaves the state as consistent as before:
+        // every field is set after the I/O it records.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Recorder {
+    pub(crate) fn start(file: AckFile) -> Result<Recorder, AckError> {
+        let syncing = file.file.try_clone()?;
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State {
+                file,
+                dirty: false,
+                stop: false,
+                failed: None,
+            }),
+            wake: Condvar::new(),
+        });
+        let thread = std::thread::Builder::new()
+            .name("starling-ack".to_owned())
+            .spawn({
+                let shared = shared.clone();
+                move || sync_loop(&shared, &syncing)
+            })?;
+        Ok(Recorder {
+            shared,
+            thread: Some(thread),
+        })
+    }
+
+    /// Writes `tally` (unless a newer one is written) for the thread to
+    /// flush. Fails if the write, or the last flush, failed.
+    pub(crate) fn record(&self, tally: &Tally) -> Result<(), AckError> {
+        let mut state = self.shared.state();
+        if let Some(e) = state.failed.take() {
+            return Err(e.into());
+        }
+        if state.file.write_cached(tally)? {
+            state.dirty = true;
+            self.shared.wake.notify_one();
+        }
         Ok(())
+    }
+}
+
+fn sync_loop(shared: &Shared, file: &File) {
+    loop {
+        {
+            let mut state = shared.state();
+            while !state.dirty && !state.stop {
+                state = shared.wake.wait(state).unwrap_or_else(|e| e.into_inner());
+            }
+            if !state.dirty {
+                return;
+            }
+            state.dirty = false;
+        }
+        if let Err(e) = file.sync_data() {
+            shared.state().failed = Some(e);
+        }
+        std::thread::sleep(SYNC_INTERVAL);
+    }
+}
+
+impl Drop for Recorder {
+    fn drop(&mut self) {
+        self.shared.state().stop = true;
+        self.shared.wake.notify_one();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
     }
 }
 
@@ -330,6 +458,21 @@ mod tests {
         let mut file = AckFile::open(&path).unwrap();
         file.write(&tally(3)).unwrap();
         assert_eq!(read(&path).unwrap(), Some(tally(3)));
+    }
+
+    #[test]
+    fn a_recorder_writes_at_once_and_flushes_by_the_time_it_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        let recorder = Recorder::start(AckFile::create(&path, &tally(1)).unwrap()).unwrap();
+        for v in 2..=50 {
+            recorder.record(&tally(v)).unwrap();
+            // Readable at once: in the kernel's cache.
+            assert_eq!(read(&path).unwrap(), Some(tally(v)));
+        }
+        recorder.record(&tally(7)).unwrap();
+        drop(recorder);
+        assert_eq!(read(&path).unwrap(), Some(tally(50)));
     }
 
     #[test]

@@ -27,15 +27,15 @@
 //!   store, so a store whose records sled lost is reported as damaged
 //!   instead of opening empty;
 //! - `acknowledged` ([`crate::acknowledged`]), the tally as of the last
-//!   acknowledged change, flushed after sled's flush and before the call
-//!   returns.
+//!   acknowledged change, written after sled's flush and before the call
+//!   returns, and flushed to disk within milliseconds.
 //!
 //! # Writing
 //!
 //! A call that changes anything does it in one sled transaction together
 //! with the tally in `meta` (its version goes up by one, the counts of the
 //! trees it touched follow), flushes sled, then writes the tally to
-//! `acknowledged` and flushes that, then returns. sled writes a transaction
+//! `acknowledged` (see there for when that file is flushed), then returns. sled writes a transaction
 //! to its log as one batch that recovery replays whole or not at all.
 //!
 //! # Opening
@@ -60,7 +60,7 @@ use std::fs::File;
 use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use sled::transaction::{
@@ -71,7 +71,7 @@ use starling_protocol::classad::ClassAd;
 use starling_protocol::identity::{Envelope, Kind, PublicKey, Timestamp, MAX_ENVELOPE_LEN};
 
 use crate::accounting::check_label;
-use crate::acknowledged::{self, AckFile, Tally};
+use crate::acknowledged::{self, AckFile, Recorder, Tally};
 use crate::claim::check_claim_id;
 use crate::codec::{
     ad_key, decode, describe_ad_key, encode, expiry_key, hex, job_key, parse_job_key, AdRecord,
@@ -124,9 +124,9 @@ pub struct SledStore {
     favours: Tree,
     factors: Tree,
     claims: Tree,
-    /// Where acknowledged tallies go; `None` only while a store is being
+    /// Where acknowledged tallies go; unset only while a store is being
     /// examined, before it is handed out.
-    ack: Mutex<Option<AckFile>>,
+    ack: OnceLock<Recorder>,
 }
 
 impl std::fmt::Debug for SledStore {
@@ -185,7 +185,7 @@ impl SledStore {
             claims: tree(CLAIMS)?,
             db,
             path,
-            ack: Mutex::new(None),
+            ack: OnceLock::new(),
         };
         store.check_schema()?;
         let acknowledged = acknowledged::read(&store.ack_path()).map_err(|e| e.to_string());
@@ -215,7 +215,9 @@ impl SledStore {
         }
         .map_err(|e| self.ack_error(e))?;
         file.write(&tally).map_err(|e| self.ack_error(e))?;
-        *self.ack_file() = Some(file);
+        let recorder = Recorder::start(file).map_err(|e| self.ack_error(e))?;
+        // Set once, by open, before the store is handed out.
+        let _ = self.ack.set(recorder);
         Ok(())
     }
 
@@ -226,12 +228,6 @@ impl SledStore {
 
     pub(crate) fn ack_path(&self) -> PathBuf {
         self.path.join(acknowledged::FILE)
-    }
-
-    fn ack_file(&self) -> MutexGuard<'_, Option<AckFile>> {
-        // Nothing is left half-done under this lock by a panic: a write is
-        // recorded as written only after it succeeded.
-        self.ack.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn ack_error(&self, e: acknowledged::AckError) -> Error {
@@ -424,8 +420,8 @@ impl SledStore {
     /// call does last.
     fn acknowledge(&self, tally: &Tally) -> Result<(), Error> {
         self.flush()?;
-        if let Some(file) = self.ack_file().as_mut() {
-            file.write(tally).map_err(|e| self.ack_error(e))?;
+        if let Some(recorder) = self.ack.get() {
+            recorder.record(tally).map_err(|e| self.ack_error(e))?;
         }
         Ok(())
     }
