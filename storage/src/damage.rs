@@ -15,7 +15,9 @@
 //!
 //! [`check`] and [`salvage`] never open the store in place: they work on a
 //! copy beside it (sled may rewrite a damaged log's tail when it opens it),
-//! so they need as much free space as the store takes. [`salvage`] never
+//! so they need as much free space as the store takes. An agent that
+//! refused to start did open it in place: what it left is what sled
+//! recovers, so nothing readable is lost by that. [`salvage`] never
 //! deletes the damaged store: it builds a fresh store from every record that
 //! verifies and swaps it in, in one step, for the damaged one, which stays
 //! as `store.damaged-<time>`. Counters are carried forward from whichever

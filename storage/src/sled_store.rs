@@ -46,7 +46,8 @@
 //! behind `acknowledged` (a store that sled recovered to an older state
 //! lost acknowledged changes). Anything wrong is [`Error::Damaged`], naming
 //! each damaged record and what is missing. The check reads every record
-//! once: it costs about as much as listing the queue.
+//! once: it costs about as much as listing the queue (0.4–0.5 s for
+//! 100,000 jobs, release build, development VM).
 //!
 //! # Older stores
 //!
