@@ -15,6 +15,7 @@ mod id;
 mod jobs;
 mod matching;
 mod status;
+mod store;
 mod userprio;
 
 use std::path::{Path, PathBuf};
@@ -70,6 +71,9 @@ enum Command {
     Userprio(userprio::Args),
     /// Stop this machine taking jobs and make its jobs leave (like condor_drain).
     Drain(drain::Args),
+    /// Check a stopped agent's store for damage, or salvage what still reads.
+    #[command(subcommand)]
+    Store(store::Command),
     /// Started by the agent itself: ends its jobs when it dies.
     #[command(hide = true)]
     JobWatchdog(crate::execute::watchdog::Args),
@@ -132,6 +136,7 @@ pub fn main_with(extensions: &[&dyn Extension]) -> ExitCode {
         Command::Why(args) => jobs::why(args, data_dir),
         Command::Userprio(args) => userprio::run(args, data_dir),
         Command::Drain(args) => drain::run(args, data_dir),
+        Command::Store(command) => store::run(command, data_dir),
         Command::JobWatchdog(args) => Ok(crate::execute::watchdog::run(&args)),
         Command::JobReaper(args) => Ok(crate::execute::reaper::run(args)),
     };

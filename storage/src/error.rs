@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use starling_protocol::classad::ParseError;
 
+use crate::damage::Damage;
 use crate::job::JobId;
 
 /// A boxed cause, kept so that callers can print the whole chain.
@@ -37,10 +38,11 @@ pub enum Error {
         found: u32,
         supported: u32,
     },
-    /// The files are not a store, or a record in it does not decode.
+    /// A record does not decode although the store verified when it was
+    /// opened (it was damaged since), or a record is refused on its way in.
     #[error(
-        "store at {path} is corrupt ({what}): move it aside and restore a backup, \
-         or start afresh from an empty directory"
+        "store at {path} is corrupt ({what}): stop the agent, then `starling store check` \
+         lists the damage and `starling store salvage` recovers what still reads"
     )]
     Corrupt {
         path: PathBuf,
@@ -50,6 +52,13 @@ pub enum Error {
         #[source]
         source: Option<Source>,
     },
+    /// Records of the store are damaged or missing: found when it was
+    /// opened, before anything was read from it or written to it.
+    #[error(
+        "store at {path} is damaged: {damage}. `starling store check` lists the damage, `starling store salvage` keeps the damaged store aside and \
+         recovers every record that still verifies"
+    )]
+    Damaged { path: PathBuf, damage: Damage },
     /// The store could not be read or written.
     #[error(
         "store at {path} could not be read or written: check that the disk is \

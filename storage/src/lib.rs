@@ -19,9 +19,24 @@
 //! Everything goes through the [`Store`] trait. [`SledStore`] keeps it in a
 //! sled database; [`MemoryStore`] keeps it in memory for tests. Data flows
 //! caller → checks ([`Change`]s parsed, names and sizes bounded) → one
-//! atomic write → flush → `Ok`; reads decode with size bounds and report a
-//! damaged record as [`Error::Corrupt`] naming it, never a panic. The
-//! store's schema version is checked when it is opened ([`SCHEMA_VERSION`]).
+//! atomic write (the records and the store's tally of them) → flush → the
+//! tally recorded in the `acknowledged` file → `Ok`; reads decode with size
+//! bounds and report a damaged record as [`Error::Corrupt`] naming it, never
+//! a panic.
+//!
+//! # Damage is caught, never papered over
+//!
+//! Every value on disk is sealed with a checksum over its tree, key and
+//! bytes, and the store keeps its own record of what it acknowledged
+//! outside sled ([`SledStore`] documents the format). Opening a store checks
+//! every record and compares what is there with what was acknowledged: a
+//! flipped bit, a record gone, or a store that sled recovered to an older
+//! state (its files cut short) is [`Error::Damaged`], naming what is
+//! damaged and what is missing, and the store is not opened. [`damage`]
+//! has the check and the salvage behind `starling store check` and
+//! `starling store salvage`. The schema version is checked when a store is
+//! opened ([`SCHEMA_VERSION`]); a store of version 1 (before seals) is
+//! upgraded in place.
 //!
 //! A full filesystem is a state, not damage: [`space::Guarded`] wraps the
 //! sled store, keeps a reserve beside it, reports [`Error::DiskFull`] and
@@ -29,18 +44,22 @@
 //! leaves the state by itself once space returns.
 
 mod accounting;
+mod acknowledged;
 mod claim;
 mod codec;
+pub mod damage;
 pub mod datadir;
 mod error;
 mod job;
 mod memory;
+mod seal;
 mod sled_store;
 pub mod space;
 mod store;
 
 pub use accounting::{Factor, Favours, Usage, MAX_LABEL_LEN};
 pub use claim::{Claim, Side, MAX_CLAIM_ID_LEN};
+pub use damage::{Damage, Problem};
 pub use datadir::DataDir;
 pub use error::{Error, Source};
 pub use job::{
@@ -51,5 +70,6 @@ pub use sled_store::SledStore;
 pub use store::Store;
 
 /// The layout version this Starling writes and the newest it reads. A store
-/// with a newer version is refused at open with [`Error::NewerSchema`].
-pub const SCHEMA_VERSION: u32 = 1;
+/// with a newer version is refused at open with [`Error::NewerSchema`]; one
+/// with version 1 (values not sealed) is upgraded when opened.
+pub const SCHEMA_VERSION: u32 = 2;

@@ -1,13 +1,17 @@
 //! [`SledStore`]: the store on disk, in sled.
 //!
-//! # Layout
+//! # Layout (schema version 2)
 //!
 //! One sled database (a directory), one tree per kind of record. Keys are
-//! big-endian so that sled's byte order is numeric order; values are CBOR.
+//! big-endian so that sled's byte order is numeric order. Every value but
+//! `meta/schema` is sealed ([`crate::seal`]): a format byte and a 16-byte
+//! blake3 checksum over the tree's name, the key and the payload, then the
+//! payload, CBOR.
 //!
-//! | tree | key | value |
+//! | tree | key | payload |
 //! |---|---|---|
-//! | `meta` | `schema`, `next_cluster`, `history_seq` | `u32` / `u64` |
+//! | `meta` | `schema` | `u32`, not sealed (an older Starling must read it to refuse) |
+//! | `meta` | `tally` | [`Tally`]: version, next cluster, history count, sequences, records per tree |
 //! | `jobs` | cluster `u64` ‖ proc `u32` | `[[name, expression text], ...]` |
 //! | `history` | move number `u64` | `{cluster, proc, finished_at, attrs}` |
 //! | `ads` | kind `u16` ‖ signer key (32) | `{seq, expires_at, envelope}` |
@@ -16,42 +20,90 @@
 //! | `favours` | domain, UTF-8 | `{given, received, updated_at}` |
 //! | `factors` | user, UTF-8 | `{factor, set_at}` |
 //! | `claims` | claim id bytes | `{peer, cluster, proc, side, lease_expires}` |
-//! | `sequences` | kind `u16` | last number handed out, `u64` |
 //!
-//! Beside sled's files, a small `starling-store` file says that the
-//! directory holds a store with a schema version, so a store whose records
-//! sled lost is reported as corrupt instead of opening empty.
+//! Beside sled's files:
 //!
-//! A call that touches several records does it in one sled transaction
-//! (sled writes a transaction to its log as one batch that recovery replays
-//! whole or not at all), then flushes before returning.
+//! - `starling-store`, a line of text saying that the directory holds a
+//!   store, so a store whose records sled lost is reported as damaged
+//!   instead of opening empty;
+//! - `acknowledged` ([`crate::acknowledged`]), the tally as of the last
+//!   acknowledged change, written after sled's flush and before the call
+//!   returns, and flushed to disk within milliseconds.
+//!
+//! # Writing
+//!
+//! A call that changes anything does it in one sled transaction together
+//! with the tally in `meta` (its version goes up by one, the counts of the
+//! trees it touched follow), flushes sled, then writes the tally to
+//! `acknowledged` (see there for when that file is flushed), then returns. sled writes a transaction
+//! to its log as one batch that recovery replays whole or not at all.
+//!
+//! # Opening
+//!
+//! [`SledStore::open`] checks everything before it hands the store out:
+//! sled opens; every record's seal holds and its key has the right shape;
+//! each tree holds as many records as the tally says; and the tally is not
+//! behind `acknowledged` (a store that sled recovered to an older state
+//! lost acknowledged changes). Anything wrong is [`Error::Damaged`], naming
+//! each damaged record and what is missing. The check reads every record
+//! once: it costs about as much as listing the queue (0.4–0.5 s for
+//! 100,000 jobs, release build, development VM).
+//!
+//! # Older stores
+//!
+//! A store of schema version 1 (values not sealed, counters as separate
+//! `meta` records, a `sequences` tree) is upgraded in place on first open:
+//! the `acknowledged` file is written first, then every value is sealed and
+//! the tally written in one transaction, so a crash part-way leaves the old
+//! store, which upgrades again. What it held unsealed is trusted as it was.
 
 use std::fs::File;
 use std::io::Write;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use sled::transaction::{abort, ConflictableTransactionError, TransactionError, Transactional};
+use sled::transaction::{
+    abort, ConflictableTransactionError, TransactionError, Transactional, TransactionalTree,
+};
 use sled::Tree;
 use starling_protocol::classad::ClassAd;
 use starling_protocol::identity::{Envelope, Kind, PublicKey, Timestamp, MAX_ENVELOPE_LEN};
 
 use crate::accounting::check_label;
+use crate::acknowledged::{self, AckFile, Recorder, Tally};
 use crate::claim::check_claim_id;
 use crate::codec::{
     ad_key, decode, describe_ad_key, encode, expiry_key, hex, job_key, parse_job_key, AdRecord,
     ClaimRecord, FactorRecord, FavoursRecord, HistoryRecord, UsageRecord, MAX_AD_LEN,
     MAX_HISTORY_LEN, MAX_SMALL_LEN,
 };
+use crate::damage::{self, Damage, Keep, Problem, Records, Report};
 use crate::error::Source;
 use crate::job::{check_changes, Attrs, MAX_JOB_LEN, MAX_PROCS};
+use crate::seal::{seal, unseal};
 use crate::{
     Change, Claim, Error, Factor, Favours, HistoryEntry, JobId, Store, Usage, SCHEMA_VERSION,
 };
 
 const SCHEMA: &[u8] = b"schema";
-const NEXT_CLUSTER: &[u8] = b"next_cluster";
-const HISTORY_SEQ: &[u8] = b"history_seq";
+const TALLY: &[u8] = b"tally";
+/// Schema 1's counters, folded into the tally by the upgrade.
+const V1_NEXT_CLUSTER: &[u8] = b"next_cluster";
+const V1_HISTORY_SEQ: &[u8] = b"history_seq";
+const V1_SEQUENCES: &str = "sequences";
+
+/// The trees, by name.
+pub(crate) const META: &str = "meta";
+pub(crate) const JOBS: &str = "jobs";
+pub(crate) const HISTORY: &str = "history";
+pub(crate) const ADS: &str = "ads";
+pub(crate) const AD_EXPIRY: &str = "ad_expiry";
+pub(crate) const USAGE: &str = "usage";
+pub(crate) const FAVOURS: &str = "favours";
+pub(crate) const FACTORS: &str = "factors";
+pub(crate) const CLAIMS: &str = "claims";
 
 /// A file Starling writes beside sled's once a store has its schema version:
 /// if sled later reads no version, the store's records were lost (sled
@@ -73,7 +125,9 @@ pub struct SledStore {
     favours: Tree,
     factors: Tree,
     claims: Tree,
-    sequences: Tree,
+    /// Where acknowledged tallies go; unset only while a store is being
+    /// examined, before it is handed out.
+    ack: OnceLock<Recorder>,
 }
 
 impl std::fmt::Debug for SledStore {
@@ -84,34 +138,88 @@ impl std::fmt::Debug for SledStore {
     }
 }
 
+/// A tree's values, sealed, for the upgrade.
+type Sealed = Vec<(sled::IVec, Vec<u8>)>;
+
 /// A transaction's failure: ours, or sled's.
 type TxResult<T> = Result<T, ConflictableTransactionError<Error>>;
 
 impl SledStore {
-    /// Opens the store in directory `path`, creating it if needed. Fails with
-    /// [`Error::Locked`] if another process has it open,
-    /// [`Error::NewerSchema`] if a newer Starling wrote it, and
-    /// [`Error::Corrupt`] if it is not a store this Starling can read.
+    /// Opens the store in directory `path`, creating it if needed, and
+    /// checks it whole (see the module docs). Fails with [`Error::Locked`]
+    /// if another process has it open, [`Error::NewerSchema`] if a newer
+    /// Starling wrote it, and [`Error::Damaged`] if records are damaged or
+    /// acknowledged changes are missing: then nothing was changed, and
+    /// `starling store check` / `starling store salvage` take over.
     pub fn open(path: impl AsRef<Path>) -> Result<SledStore, Error> {
-        let path = path.as_ref().to_path_buf();
+        let (store, report) = SledStore::examine(path.as_ref(), &mut |_, _, _| {})?;
+        if !report.problems.is_empty() {
+            return Err(Error::Damaged {
+                path: store.path.clone(),
+                damage: Damage::new(report.problems),
+            });
+        }
+        store.start_acknowledging(report.acknowledged.as_ref())?;
+        Ok(store)
+    }
+
+    /// Opens the store at `path` (creating or upgrading it as
+    /// [`SledStore::open`] does) and checks every record, handing each one
+    /// that verifies to `keep` (its tree, key and payload). Damage that
+    /// leaves nothing to examine (sled cannot read its files, the schema
+    /// version is gone) is an [`Error::Damaged`]; any other is in the
+    /// report. The store does not acknowledge changes until
+    /// [`SledStore::start_acknowledging`].
+    pub(crate) fn examine(path: &Path, keep: &mut Keep<'_>) -> Result<(SledStore, Report), Error> {
+        let path = path.to_path_buf();
         let db = open_db(&path)?;
         let tree = |name: &str| db.open_tree(name).map_err(|e| open_error(&path, e));
         let store = SledStore {
-            meta: tree("meta")?,
-            jobs: tree("jobs")?,
-            history: tree("history")?,
-            ads: tree("ads")?,
-            ad_expiry: tree("ad_expiry")?,
-            usage: tree("usage")?,
-            favours: tree("favours")?,
-            factors: tree("factors")?,
-            claims: tree("claims")?,
-            sequences: tree("sequences")?,
+            meta: tree(META)?,
+            jobs: tree(JOBS)?,
+            history: tree(HISTORY)?,
+            ads: tree(ADS)?,
+            ad_expiry: tree(AD_EXPIRY)?,
+            usage: tree(USAGE)?,
+            favours: tree(FAVOURS)?,
+            factors: tree(FACTORS)?,
+            claims: tree(CLAIMS)?,
             db,
             path,
+            ack: OnceLock::new(),
         };
         store.check_schema()?;
-        Ok(store)
+        let acknowledged = acknowledged::read(&store.ack_path()).map_err(|e| e.to_string());
+        let tally = store.read_tally();
+        let scans = catch_unwind(AssertUnwindSafe(|| {
+            damage::KINDS
+                .iter()
+                .map(|kind| damage::scan(kind, store.tree(kind.tree), keep))
+                .collect::<Vec<_>>()
+        }))
+        .map_err(|panic| store.damaged("sled failed reading its files", panic_text(&panic)))?;
+        let report = damage::judge(&store.path, scans, tally, acknowledged);
+        Ok((store, report))
+    }
+
+    /// Starts writing acknowledged tallies, bringing the file up to the
+    /// store's tally (it lags after a crash between sled's flush and its
+    /// own) or making it if the store is new.
+    pub(crate) fn start_acknowledging(&self, acknowledged: Option<&Tally>) -> Result<(), Error> {
+        let tally = self
+            .read_tally()
+            .map_err(|what| self.damaged(&what, String::new()))?;
+        let path = self.ack_path();
+        let mut file = match acknowledged {
+            Some(_) => AckFile::open(&path),
+            None => AckFile::create(&path, &tally),
+        }
+        .map_err(|e| self.ack_error(e))?;
+        file.write(&tally).map_err(|e| self.ack_error(e))?;
+        let recorder = Recorder::start(file).map_err(|e| self.ack_error(e))?;
+        // Set once, by open, before the store is handed out.
+        let _ = self.ack.set(recorder);
+        Ok(())
     }
 
     /// The directory the store lives in.
@@ -119,11 +227,50 @@ impl SledStore {
         &self.path
     }
 
+    pub(crate) fn ack_path(&self) -> PathBuf {
+        self.path.join(acknowledged::FILE)
+    }
+
+    fn ack_error(&self, e: acknowledged::AckError) -> Error {
+        Error::Io {
+            path: self.ack_path(),
+            source: e.to_string().into(),
+        }
+    }
+
+    pub(crate) fn tree(&self, name: &str) -> &Tree {
+        match name {
+            JOBS => &self.jobs,
+            HISTORY => &self.history,
+            ADS => &self.ads,
+            AD_EXPIRY => &self.ad_expiry,
+            USAGE => &self.usage,
+            FAVOURS => &self.favours,
+            FACTORS => &self.factors,
+            CLAIMS => &self.claims,
+            _ => &self.meta,
+        }
+    }
+
+    /// The tally in `meta`, or what is wrong with it.
+    pub(crate) fn read_tally(&self) -> Result<Tally, String> {
+        let bytes = match self.meta.get(TALLY) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return Err("its tally (meta/tally) is missing".to_owned()),
+            Err(e) => return Err(format!("its tally (meta/tally) cannot be read: {e}")),
+        };
+        let payload =
+            unseal(META, TALLY, &bytes).map_err(|e| format!("its tally (meta/tally): {e}"))?;
+        decode(payload, acknowledged::SLOT_LEN, "tally")
+            .map_err(|e| format!("its tally (meta/tally) does not decode: {e}"))
+    }
+
+    /// Checks the schema version; makes a new store's, upgrades an old one.
     fn check_schema(&self) -> Result<(), Error> {
         match self.meta.get(SCHEMA).map_err(|e| self.io(e))? {
             Some(bytes) => {
                 let found: u32 = decode(&bytes, MAX_SMALL_LEN, "schema version")
-                    .map_err(|e| self.corrupt("meta/schema does not decode", Some(e.into())))?;
+                    .map_err(|e| self.damaged("meta/schema does not decode", e.to_string()))?;
                 if found > SCHEMA_VERSION {
                     return Err(Error::NewerSchema {
                         path: self.path.clone(),
@@ -131,16 +278,23 @@ impl SledStore {
                         supported: SCHEMA_VERSION,
                     });
                 }
-                if found == 0 {
-                    return Err(self.corrupt("meta/schema is 0", None));
+                match found {
+                    0 => return Err(self.damaged("meta/schema is 0", String::new())),
+                    1 => self.upgrade_from_1()?,
+                    _ => {}
                 }
                 self.write_marker()
             }
             None => {
-                if self.path.join(MARKER).exists() {
-                    return Err(self.corrupt(
-                        "its schema version and records are gone: sled found its log damaged",
-                        None,
+                let acked = acknowledged::read(&self.ack_path())
+                    .ok()
+                    .flatten()
+                    .is_some_and(|t| t.version > 0);
+                if self.path.join(MARKER).exists() || acked {
+                    return Err(self.damaged(
+                        "its schema version and records are gone: sled found its log \
+                         damaged",
+                        String::new(),
                     ));
                 }
                 // A new store; or one whose first open was cut short before
@@ -148,22 +302,93 @@ impl SledStore {
                 for name in self.db.tree_names() {
                     let tree = self.db.open_tree(&name).map_err(|e| self.io(e))?;
                     if !tree.is_empty() {
-                        return Err(self.corrupt(
-                            format!(
+                        return Err(self.damaged(
+                            &format!(
                                 "it has records in {} but no schema version",
                                 String::from_utf8_lossy(&name)
                             ),
-                            None,
+                            String::new(),
                         ));
                     }
                 }
-                self.meta
-                    .insert(SCHEMA, encode(&SCHEMA_VERSION))
-                    .map_err(|e| self.io(e))?;
+                let tally = Tally::default();
+                AckFile::create(&self.ack_path(), &tally).map_err(|e| self.ack_error(e))?;
+                let mut batch = sled::Batch::default();
+                batch.insert(TALLY, seal(META, TALLY, &encode(&tally)));
+                batch.insert(SCHEMA, encode(&SCHEMA_VERSION));
+                self.meta.apply_batch(batch).map_err(|e| self.io(e))?;
                 self.flush()?;
                 self.write_marker()
             }
         }
+    }
+
+    /// Seals every value of a schema 1 store and folds its counters into
+    /// the tally, in one transaction, after writing `acknowledged`.
+    fn upgrade_from_1(&self) -> Result<(), Error> {
+        let sequences = self.db.open_tree(V1_SEQUENCES).map_err(|e| self.io(e))?;
+        let counter = |tree: &Tree, key: &[u8], name: &str| -> Result<u64, Error> {
+            match tree.get(key).map_err(|e| self.io(e))? {
+                None => Ok(0),
+                Some(bytes) => decode::<u64>(&bytes, MAX_SMALL_LEN, "counter")
+                    .map_err(|e| self.damaged(&format!("{name} does not decode"), e.to_string())),
+            }
+        };
+        let mut tally = Tally {
+            version: 1,
+            next_cluster: counter(&self.meta, V1_NEXT_CLUSTER, "meta/next_cluster")?,
+            history_seq: counter(&self.meta, V1_HISTORY_SEQ, "meta/history_seq")?,
+            ..Tally::default()
+        };
+        for key in sequences.iter().keys() {
+            let key = key.map_err(|e| self.io(e))?;
+            let Ok(kind) = <[u8; 2]>::try_from(&key[..]) else {
+                return Err(self.damaged(
+                    &format!("sequences has a bad key {}", hex(&key)),
+                    String::new(),
+                ));
+            };
+            let name = format!("sequences/{}", hex(&key));
+            let last = counter(&sequences, &key, &name)?;
+            tally.sequences.insert(u16::from_be_bytes(kind), last);
+        }
+        let mut sealed: Vec<(&str, Sealed)> = Vec::new();
+        for kind in damage::KINDS {
+            let mut values = Vec::new();
+            for item in self.tree(kind.tree).iter() {
+                let (key, value) = item.map_err(|e| self.io(e))?;
+                let value = seal(kind.tree, &key, &value);
+                values.push((key, value));
+            }
+            tally.add(kind.tree, values.len() as i64);
+            sealed.push((kind.tree, values));
+        }
+        AckFile::create(&self.ack_path(), &tally).map_err(|e| self.ack_error(e))?;
+        let trees: Vec<&Tree> = std::iter::once(&self.meta)
+            .chain(sealed.iter().map(|(tree, _)| self.tree(tree)))
+            .chain(std::iter::once(&sequences))
+            .collect();
+        trees[..]
+            .transaction(|views| {
+                let meta = &views[0];
+                for (view, (_, values)) in views[1..].iter().zip(&sealed) {
+                    for (key, value) in values {
+                        view.insert(key, value.as_slice())?;
+                    }
+                }
+                if let Some(old) = views.last() {
+                    for kind in tally.sequences.keys() {
+                        old.remove(&kind.to_be_bytes()[..])?;
+                    }
+                }
+                meta.remove(V1_NEXT_CLUSTER)?;
+                meta.remove(V1_HISTORY_SEQ)?;
+                meta.insert(TALLY, seal(META, TALLY, &encode(&tally)))?;
+                meta.insert(SCHEMA, encode(&SCHEMA_VERSION))?;
+                Ok(())
+            })
+            .map_err(|e| self.tx_error(e))?;
+        self.flush()
     }
 
     /// Writes [`MARKER`] durably if it is not there yet.
@@ -179,7 +404,7 @@ impl SledStore {
         let mut file = File::create(&marker).map_err(io)?;
         writeln!(
             file,
-            "A Starling store (schema version {SCHEMA_VERSION}); sled keeps the data here."
+            "A Starling store; sled keeps the data here, `acknowledged` what it acknowledged."
         )
         .map_err(io)?;
         file.sync_all().map_err(io)?;
@@ -188,8 +413,18 @@ impl SledStore {
             .map_err(io)
     }
 
-    fn flush(&self) -> Result<(), Error> {
+    pub(crate) fn flush(&self) -> Result<(), Error> {
         self.db.flush().map(drop).map_err(|e| self.io(e))
+    }
+
+    /// Flushes, then records `tally` as acknowledged: what every mutating
+    /// call does last.
+    fn acknowledge(&self, tally: &Tally) -> Result<(), Error> {
+        self.flush()?;
+        if let Some(recorder) = self.ack.get() {
+            recorder.record(tally).map_err(|e| self.ack_error(e))?;
+        }
+        Ok(())
     }
 
     fn io(&self, e: sled::Error) -> Error {
@@ -210,6 +445,19 @@ impl SledStore {
         }
     }
 
+    /// Damage found while opening: the store is not handed out.
+    fn damaged(&self, what: &str, detail: String) -> Error {
+        let what = if detail.is_empty() {
+            what.to_owned()
+        } else {
+            format!("{what}: {detail}")
+        };
+        Error::Damaged {
+            path: self.path.clone(),
+            damage: Damage::new(vec![Problem::new("store", what)]),
+        }
+    }
+
     /// The error for an undecodable record, inside a transaction.
     fn tx_corrupt<T>(&self, what: String, source: impl Into<Source>) -> TxResult<T> {
         abort(self.corrupt(what, Some(source.into())))
@@ -222,18 +470,42 @@ impl SledStore {
         }
     }
 
-    fn decode_counter(&self, tree: &str, key: &[u8], bytes: Option<sled::IVec>) -> TxResult<u64> {
-        match bytes {
-            None => Ok(0),
-            Some(bytes) => match decode::<u64>(&bytes, MAX_SMALL_LEN, "counter") {
-                Ok(n) => Ok(n),
-                Err(e) => self.tx_corrupt(format!("{tree}/{} does not decode", hex(key)), e),
-            },
+    /// The tally, inside a transaction that includes `meta`.
+    fn tx_tally(&self, meta: &TransactionalTree) -> TxResult<Tally> {
+        let Some(bytes) = meta.get(TALLY)? else {
+            return abort(self.corrupt("meta/tally is missing", None));
+        };
+        let payload = match unseal(META, TALLY, &bytes) {
+            Ok(payload) => payload,
+            Err(e) => return abort(self.corrupt(format!("meta/tally: {e}"), None)),
+        };
+        match decode(payload, acknowledged::SLOT_LEN, "tally") {
+            Ok(tally) => Ok(tally),
+            Err(e) => self.tx_corrupt("meta/tally does not decode".to_owned(), e),
         }
     }
 
+    /// Writes `tally` one version on, inside the transaction that changed
+    /// the store; returns it.
+    fn tx_commit(&self, meta: &TransactionalTree, mut tally: Tally) -> TxResult<Tally> {
+        tally.version += 1;
+        meta.insert(TALLY, seal(META, TALLY, &encode(&tally)))?;
+        Ok(tally)
+    }
+
+    /// The payload of a sealed value, or an error naming the record.
+    fn unsealed<'a>(&self, tree: &str, key: &[u8], value: &'a [u8]) -> Result<&'a [u8], Error> {
+        unseal(tree, key, value)
+            .map_err(|e| self.corrupt(format!("record {}: {e}", damage::describe(tree, key)), None))
+    }
+
+    fn tx_unsealed<'a>(&self, tree: &str, key: &[u8], value: &'a [u8]) -> TxResult<&'a [u8]> {
+        self.unsealed(tree, key, value).or_else(abort)
+    }
+
     fn decode_job(&self, id: JobId, bytes: &[u8]) -> Result<Attrs, Error> {
-        decode(bytes, MAX_JOB_LEN, "job")
+        let payload = self.unsealed(JOBS, &job_key(id), bytes)?;
+        decode(payload, MAX_JOB_LEN, "job")
             .map_err(|e| self.corrupt(format!("record jobs/{id} does not decode"), Some(e.into())))
     }
 
@@ -242,6 +514,43 @@ impl SledStore {
             .to_ad(&format!("jobs/{id}"))
             .map_err(|what| self.corrupt(what, None))
     }
+
+    /// Writes a store afresh at `path` (which must not hold one) with the
+    /// given payloads, each checked already, and `tally` with its counts
+    /// made from them; `acknowledged` and the marker with it. For salvage.
+    pub(crate) fn rebuild(
+        path: &Path,
+        records: &[(&'static str, Records)],
+        mut tally: Tally,
+    ) -> Result<Tally, Error> {
+        let store = SledStore::open(path)?;
+        tally.records.clear();
+        for (tree, values) in records {
+            let mut batch = sled::Batch::default();
+            for (key, payload) in values {
+                batch.insert(key.as_slice(), seal(tree, key, payload));
+            }
+            store
+                .tree(tree)
+                .apply_batch(batch)
+                .map_err(|e| store.io(e))?;
+            tally.add(tree, values.len() as i64);
+        }
+        store
+            .meta
+            .insert(TALLY, seal(META, TALLY, &encode(&tally)))
+            .map_err(|e| store.io(e))?;
+        store.acknowledge(&tally)?;
+        Ok(tally)
+    }
+}
+
+fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "it panicked".to_owned())
 }
 
 /// How long [`SledStore::open`] waits for a lock held by someone else:
@@ -252,7 +561,17 @@ const LOCK_WAIT: Duration = Duration::from_secs(2);
 fn open_db(path: &Path) -> Result<sled::Db, Error> {
     let started = Instant::now();
     loop {
-        match sled::Config::new().path(path).open() {
+        // sled may panic on some damaged files rather than return an error.
+        let opened = catch_unwind(|| sled::Config::new().path(path).open()).map_err(|panic| {
+            Error::Damaged {
+                path: path.to_path_buf(),
+                damage: Damage::new(vec![Problem::new(
+                    "store",
+                    format!("sled cannot read its files: {}", panic_text(&panic)),
+                )]),
+            }
+        })?;
+        match opened {
             Ok(db) => return Ok(db),
             Err(e) => match open_error(path, e) {
                 Error::Locked { .. } if started.elapsed() < LOCK_WAIT => {
@@ -274,10 +593,12 @@ fn open_error(path: &Path, e: sled::Error) -> Error {
             path: path.to_path_buf(),
             source: Box::new(io),
         },
-        e => Error::Corrupt {
+        e => Error::Damaged {
             path: path.to_path_buf(),
-            what: "sled cannot read its files".to_owned(),
-            source: Some(Box::new(e)),
+            damage: Damage::new(vec![Problem::new(
+                "store",
+                format!("sled cannot read its files: {e}"),
+            )]),
         },
     }
 }
@@ -294,40 +615,33 @@ impl Store for SledStore {
             .iter()
             .map(Attrs::from_ad)
             .collect::<Result<Vec<_>, _>>()?;
-        let cluster = (&self.meta, &self.jobs)
+        let tally = (&self.meta, &self.jobs)
             .transaction(|(meta, jobs)| {
-                let cluster = self
-                    .decode_counter("meta", NEXT_CLUSTER, meta.get(NEXT_CLUSTER)?)?
-                    .max(1);
+                let mut tally = self.tx_tally(meta)?;
+                let cluster = tally.next_cluster.max(1);
                 for (proc, attrs) in attrs.iter().enumerate() {
                     // MAX_PROCS fits in a u32.
                     let id = JobId::new(cluster, proc as u32);
                     let mut attrs = attrs.clone();
                     attrs.stamp(id);
                     let bytes = attrs.encode().or_else(abort)?;
-                    jobs.insert(&job_key(id)[..], bytes)?;
+                    let key = job_key(id);
+                    if jobs.insert(&key[..], seal(JOBS, &key, &bytes))?.is_none() {
+                        tally.add(JOBS, 1);
+                    }
                 }
-                meta.insert(NEXT_CLUSTER, encode(&(cluster + 1)))?;
-                Ok(cluster)
+                tally.next_cluster = cluster + 1;
+                self.tx_commit(meta, tally)
             })
             .map_err(|e| self.tx_error(e))?;
-        self.flush()?;
-        Ok(cluster)
+        self.acknowledge(&tally)?;
+        Ok(tally.next_cluster - 1)
     }
 
     fn next_cluster(&self) -> Result<u64, Error> {
-        let stored = self.meta.get(NEXT_CLUSTER).map_err(|e| self.io(e))?;
-        match stored {
-            None => Ok(1),
-            Some(bytes) => decode::<u64>(&bytes, MAX_SMALL_LEN, "counter")
-                .map(|n| n.max(1))
-                .map_err(|e| {
-                    self.corrupt(
-                        "record meta/next_cluster does not decode".to_owned(),
-                        Some(e.into()),
-                    )
-                }),
-        }
+        self.read_tally()
+            .map(|t| t.next_cluster.max(1))
+            .map_err(|what| self.corrupt(what, None))
     }
 
     fn job(&self, id: JobId) -> Result<Option<ClassAd>, Error> {
@@ -355,18 +669,20 @@ impl Store for SledStore {
     fn update(&self, id: JobId, changes: &[Change]) -> Result<(), Error> {
         let changes = check_changes(changes)?;
         let key = job_key(id);
-        self.jobs
-            .transaction(|jobs| {
+        let tally = (&self.meta, &self.jobs)
+            .transaction(|(meta, jobs)| {
                 let Some(bytes) = jobs.get(key)? else {
                     return abort(Error::NoSuchJob { id });
                 };
                 let mut attrs = self.decode_job(id, &bytes).or_else(abort)?;
                 attrs.apply(&changes).or_else(abort)?;
-                jobs.insert(&key[..], attrs.encode().or_else(abort)?)?;
-                Ok(())
+                let bytes = attrs.encode().or_else(abort)?;
+                jobs.insert(&key[..], seal(JOBS, &key, &bytes))?;
+                let tally = self.tx_tally(meta)?;
+                self.tx_commit(meta, tally)
             })
             .map_err(|e| self.tx_error(e))?;
-        self.flush()
+        self.acknowledge(&tally)
     }
 
     fn move_to_history(
@@ -377,7 +693,7 @@ impl Store for SledStore {
     ) -> Result<(), Error> {
         let changes = check_changes(changes)?;
         let key = job_key(id);
-        (&self.meta, &self.jobs, &self.history)
+        let tally = (&self.meta, &self.jobs, &self.history)
             .transaction(|(meta, jobs, history)| {
                 let Some(bytes) = jobs.get(key)? else {
                     return abort(Error::NoSuchJob { id });
@@ -385,7 +701,8 @@ impl Store for SledStore {
                 let mut attrs = self.decode_job(id, &bytes).or_else(abort)?;
                 attrs.apply(&changes).or_else(abort)?;
                 attrs.encode().or_else(abort)?;
-                let seq = self.decode_counter("meta", HISTORY_SEQ, meta.get(HISTORY_SEQ)?)? + 1;
+                let mut tally = self.tx_tally(meta)?;
+                tally.history_seq += 1;
                 let record = HistoryRecord {
                     cluster: id.cluster,
                     proc: id.proc,
@@ -393,12 +710,18 @@ impl Store for SledStore {
                     attrs,
                 };
                 jobs.remove(&key[..])?;
-                history.insert(&seq.to_be_bytes()[..], encode(&record))?;
-                meta.insert(HISTORY_SEQ, encode(&seq))?;
-                Ok(())
+                tally.add(JOBS, -1);
+                let seq = tally.history_seq.to_be_bytes();
+                if history
+                    .insert(&seq[..], seal(HISTORY, &seq, &encode(&record)))?
+                    .is_none()
+                {
+                    tally.add(HISTORY, 1);
+                }
+                self.tx_commit(meta, tally)
             })
             .map_err(|e| self.tx_error(e))?;
-        self.flush()
+        self.acknowledge(&tally)
     }
 
     fn history(&self, limit: usize) -> Result<Vec<HistoryEntry>, Error> {
@@ -406,8 +729,9 @@ impl Store for SledStore {
         for item in self.history.iter().rev().take(limit) {
             let (key, bytes) = item.map_err(|e| self.io(e))?;
             let what = || format!("history/{}", hex(&key));
-            let record: HistoryRecord =
-                decode(&bytes, MAX_HISTORY_LEN, "history record").map_err(|e| {
+            let payload = self.unsealed(HISTORY, &key, &bytes)?;
+            let record: HistoryRecord = decode(payload, MAX_HISTORY_LEN, "history record")
+                .map_err(|e| {
                     self.corrupt(format!("record {} does not decode", what()), Some(e.into()))
                 })?;
             let ad = record
@@ -433,15 +757,22 @@ impl Store for SledStore {
             )));
         }
         let key = ad_key(header.kind, &header.signer);
-        let record = encode(&AdRecord {
-            seq: header.seq,
-            expires_at: header.expires_at.as_unix_millis(),
-            envelope: bytes,
-        });
-        let stored = (&self.ads, &self.ad_expiry)
-            .transaction(|(ads, expiry)| {
+        let record = seal(
+            ADS,
+            &key,
+            &encode(&AdRecord {
+                seq: header.seq,
+                expires_at: header.expires_at.as_unix_millis(),
+                envelope: bytes,
+            }),
+        );
+        let new_expiry = expiry_key(header.expires_at, &key);
+        let tally = (&self.meta, &self.ads, &self.ad_expiry)
+            .transaction(|(meta, ads, expiry)| {
+                let mut tally = self.tx_tally(meta)?;
                 if let Some(old) = ads.get(key)? {
-                    let old: AdRecord = match decode(&old, MAX_AD_LEN, "ad record") {
+                    let old = self.tx_unsealed(ADS, &key, &old)?;
+                    let old: AdRecord = match decode(old, MAX_AD_LEN, "ad record") {
                         Ok(old) => old,
                         Err(e) => {
                             return self.tx_corrupt(
@@ -451,20 +782,30 @@ impl Store for SledStore {
                         }
                     };
                     if old.seq >= header.seq {
-                        return Ok(false);
+                        return Ok(None);
                     }
                     let old_expiry = Timestamp::from_unix_millis(old.expires_at);
-                    expiry.remove(&expiry_key(old_expiry, &key)[..])?;
+                    if expiry.remove(&expiry_key(old_expiry, &key)[..])?.is_some() {
+                        tally.add(AD_EXPIRY, -1);
+                    }
                 }
-                ads.insert(&key[..], record.as_slice())?;
-                expiry.insert(&expiry_key(header.expires_at, &key)[..], &[][..])?;
-                Ok(true)
+                if ads.insert(&key[..], record.as_slice())?.is_none() {
+                    tally.add(ADS, 1);
+                }
+                let empty = seal(AD_EXPIRY, &new_expiry, &[]);
+                if expiry.insert(&new_expiry[..], empty)?.is_none() {
+                    tally.add(AD_EXPIRY, 1);
+                }
+                self.tx_commit(meta, tally).map(Some)
             })
             .map_err(|e| self.tx_error(e))?;
-        if stored {
-            self.flush()?;
+        match tally {
+            Some(tally) => {
+                self.acknowledge(&tally)?;
+                Ok(true)
+            }
+            None => Ok(false),
         }
-        Ok(stored)
     }
 
     fn ads(&self, kind: Kind) -> Result<Vec<Envelope>, Error> {
@@ -472,7 +813,8 @@ impl Store for SledStore {
         for item in self.ads.scan_prefix(kind.as_u16().to_be_bytes()) {
             let (key, bytes) = item.map_err(|e| self.io(e))?;
             let what = || format!("record {} does not decode", describe_ad_key(&key));
-            let record: AdRecord = decode(&bytes, MAX_AD_LEN, "ad record")
+            let payload = self.unsealed(ADS, &key, &bytes)?;
+            let record: AdRecord = decode(payload, MAX_AD_LEN, "ad record")
                 .map_err(|e| self.corrupt(what(), Some(e.into())))?;
             let envelope = Envelope::decode(&record.envelope)
                 .map_err(|e| self.corrupt(what(), Some(e.into())))?;
@@ -483,16 +825,21 @@ impl Store for SledStore {
 
     fn remove_ad(&self, kind: Kind, signer: &PublicKey) -> Result<bool, Error> {
         let key = ad_key(kind, signer);
-        let removed = (&self.ads, &self.ad_expiry)
-            .transaction(|(ads, expiry)| {
+        let tally = (&self.meta, &self.ads, &self.ad_expiry)
+            .transaction(|(meta, ads, expiry)| {
                 let Some(old) = ads.remove(&key[..])? else {
-                    return Ok(false);
+                    return Ok(None);
                 };
-                match decode::<AdRecord>(&old, MAX_AD_LEN, "ad record") {
+                let mut tally = self.tx_tally(meta)?;
+                tally.add(ADS, -1);
+                let old = self.tx_unsealed(ADS, &key, &old)?;
+                match decode::<AdRecord>(old, MAX_AD_LEN, "ad record") {
                     Ok(old) => {
                         let old_expiry = Timestamp::from_unix_millis(old.expires_at);
-                        expiry.remove(&expiry_key(old_expiry, &key)[..])?;
-                        Ok(true)
+                        if expiry.remove(&expiry_key(old_expiry, &key)[..])?.is_some() {
+                            tally.add(AD_EXPIRY, -1);
+                        }
+                        self.tx_commit(meta, tally).map(Some)
                     }
                     Err(e) => self.tx_corrupt(
                         format!("record {} does not decode", describe_ad_key(&key)),
@@ -501,10 +848,13 @@ impl Store for SledStore {
                 }
             })
             .map_err(|e| self.tx_error(e))?;
-        if removed {
-            self.flush()?;
+        match tally {
+            Some(tally) => {
+                self.acknowledge(&tally)?;
+                Ok(true)
+            }
+            None => Ok(false),
         }
-        Ok(removed)
     }
 
     fn expire(&self, now: Timestamp) -> Result<usize, Error> {
@@ -527,45 +877,61 @@ impl Store for SledStore {
         if expired.is_empty() {
             return Ok(0);
         }
-        let count = (&self.ads, &self.ad_expiry)
-            .transaction(|(ads, expiry)| {
+        let (count, tally) = (&self.meta, &self.ads, &self.ad_expiry)
+            .transaction(|(meta, ads, expiry)| {
+                let mut tally = self.tx_tally(meta)?;
                 let mut count = 0;
                 for key in &expired {
                     // Still there: the ad was not replaced since the scan.
                     if expiry.remove(key)?.is_some() {
-                        ads.remove(&key[8..])?;
+                        tally.add(AD_EXPIRY, -1);
+                        if ads.remove(&key[8..])?.is_some() {
+                            tally.add(ADS, -1);
+                        }
                         count += 1;
                     }
                 }
-                Ok(count)
+                if count == 0 {
+                    return Ok((0, None));
+                }
+                Ok((count, Some(self.tx_commit(meta, tally)?)))
             })
             .map_err(|e| self.tx_error(e))?;
-        self.flush()?;
+        if let Some(tally) = tally {
+            self.acknowledge(&tally)?;
+        }
         Ok(count)
     }
 
     fn update_usage(&self, user: &str, f: &dyn Fn(Option<Usage>) -> Usage) -> Result<Usage, Error> {
         check_label("user", user)?;
-        let usage = self
-            .usage
-            .transaction(|tree| {
+        let (usage, tally) = (&self.meta, &self.usage)
+            .transaction(|(meta, tree)| {
+                let mut tally = self.tx_tally(meta)?;
                 let old = match tree.get(user)? {
-                    None => None,
-                    Some(bytes) => match decode::<UsageRecord>(&bytes, MAX_SMALL_LEN, "usage") {
-                        Ok(r) => Some(Usage::from(r)),
-                        Err(e) => {
-                            return self
-                                .tx_corrupt(format!("record usage/{user} does not decode"), e)
+                    None => {
+                        tally.add(USAGE, 1);
+                        None
+                    }
+                    Some(bytes) => {
+                        let payload = self.tx_unsealed(USAGE, user.as_bytes(), &bytes)?;
+                        match decode::<UsageRecord>(payload, MAX_SMALL_LEN, "usage") {
+                            Ok(r) => Some(Usage::from(r)),
+                            Err(e) => {
+                                return self
+                                    .tx_corrupt(format!("record usage/{user} does not decode"), e)
+                            }
                         }
-                    },
+                    }
                 };
                 let new = f(old);
                 new.check(user).or_else(abort)?;
-                tree.insert(user.as_bytes(), encode(&UsageRecord::from(new)))?;
-                Ok(new)
+                let value = seal(USAGE, user.as_bytes(), &encode(&UsageRecord::from(new)));
+                tree.insert(user.as_bytes(), value)?;
+                Ok((new, self.tx_commit(meta, tally)?))
             })
             .map_err(|e| self.tx_error(e))?;
-        self.flush()?;
+        self.acknowledge(&tally)?;
         Ok(usage)
     }
 
@@ -574,7 +940,8 @@ impl Store for SledStore {
         for item in self.usage.iter() {
             let (key, bytes) = item.map_err(|e| self.io(e))?;
             let user = String::from_utf8_lossy(&key).into_owned();
-            let record: UsageRecord = decode(&bytes, MAX_SMALL_LEN, "usage").map_err(|e| {
+            let payload = self.unsealed(USAGE, &key, &bytes)?;
+            let record: UsageRecord = decode(payload, MAX_SMALL_LEN, "usage").map_err(|e| {
                 self.corrupt(
                     format!("record usage/{user} does not decode"),
                     Some(e.into()),
@@ -591,13 +958,17 @@ impl Store for SledStore {
         f: &dyn Fn(Option<Favours>) -> Favours,
     ) -> Result<Favours, Error> {
         check_label("domain", domain)?;
-        let favours = self
-            .favours
-            .transaction(|tree| {
+        let (favours, tally) = (&self.meta, &self.favours)
+            .transaction(|(meta, tree)| {
+                let mut tally = self.tx_tally(meta)?;
                 let old = match tree.get(domain)? {
-                    None => None,
+                    None => {
+                        tally.add(FAVOURS, 1);
+                        None
+                    }
                     Some(bytes) => {
-                        match decode::<FavoursRecord>(&bytes, MAX_SMALL_LEN, "favours") {
+                        let payload = self.tx_unsealed(FAVOURS, domain.as_bytes(), &bytes)?;
+                        match decode::<FavoursRecord>(payload, MAX_SMALL_LEN, "favours") {
                             Ok(r) => Some(Favours::from(r)),
                             Err(e) => {
                                 return self.tx_corrupt(
@@ -610,11 +981,16 @@ impl Store for SledStore {
                 };
                 let new = f(old);
                 new.check(domain).or_else(abort)?;
-                tree.insert(domain.as_bytes(), encode(&FavoursRecord::from(new)))?;
-                Ok(new)
+                let value = seal(
+                    FAVOURS,
+                    domain.as_bytes(),
+                    &encode(&FavoursRecord::from(new)),
+                );
+                tree.insert(domain.as_bytes(), value)?;
+                Ok((new, self.tx_commit(meta, tally)?))
             })
             .map_err(|e| self.tx_error(e))?;
-        self.flush()?;
+        self.acknowledge(&tally)?;
         Ok(favours)
     }
 
@@ -623,7 +999,8 @@ impl Store for SledStore {
         for item in self.favours.iter() {
             let (key, bytes) = item.map_err(|e| self.io(e))?;
             let domain = String::from_utf8_lossy(&key).into_owned();
-            let record: FavoursRecord = decode(&bytes, MAX_SMALL_LEN, "favours").map_err(|e| {
+            let payload = self.unsealed(FAVOURS, &key, &bytes)?;
+            let record: FavoursRecord = decode(payload, MAX_SMALL_LEN, "favours").map_err(|e| {
                 self.corrupt(
                     format!("record favours/{domain} does not decode"),
                     Some(e.into()),
@@ -637,10 +1014,21 @@ impl Store for SledStore {
     fn set_factor(&self, user: &str, factor: Factor) -> Result<(), Error> {
         check_label("user", user)?;
         factor.check(user)?;
-        self.factors
-            .insert(user.as_bytes(), encode(&FactorRecord::from(factor)))
-            .map_err(|e| self.io(e))?;
-        self.flush()
+        let value = seal(
+            FACTORS,
+            user.as_bytes(),
+            &encode(&FactorRecord::from(factor)),
+        );
+        let tally = (&self.meta, &self.factors)
+            .transaction(|(meta, tree)| {
+                let mut tally = self.tx_tally(meta)?;
+                if tree.insert(user.as_bytes(), value.as_slice())?.is_none() {
+                    tally.add(FACTORS, 1);
+                }
+                self.tx_commit(meta, tally)
+            })
+            .map_err(|e| self.tx_error(e))?;
+        self.acknowledge(&tally)
     }
 
     fn factors(&self) -> Result<Vec<(String, Factor)>, Error> {
@@ -648,7 +1036,8 @@ impl Store for SledStore {
         for item in self.factors.iter() {
             let (key, bytes) = item.map_err(|e| self.io(e))?;
             let user = String::from_utf8_lossy(&key).into_owned();
-            let record: FactorRecord = decode(&bytes, MAX_SMALL_LEN, "factors").map_err(|e| {
+            let payload = self.unsealed(FACTORS, &key, &bytes)?;
+            let record: FactorRecord = decode(payload, MAX_SMALL_LEN, "factors").map_err(|e| {
                 self.corrupt(
                     format!("record factors/{user} does not decode"),
                     Some(e.into()),
@@ -661,18 +1050,37 @@ impl Store for SledStore {
 
     fn put_claim(&self, claim: &Claim) -> Result<(), Error> {
         check_claim_id(&claim.id)?;
-        self.claims
-            .insert(&claim.id[..], encode(&ClaimRecord::from(claim)))
-            .map_err(|e| self.io(e))?;
-        self.flush()
+        let value = seal(CLAIMS, &claim.id, &encode(&ClaimRecord::from(claim)));
+        let tally = (&self.meta, &self.claims)
+            .transaction(|(meta, tree)| {
+                let mut tally = self.tx_tally(meta)?;
+                if tree.insert(&claim.id[..], value.as_slice())?.is_none() {
+                    tally.add(CLAIMS, 1);
+                }
+                self.tx_commit(meta, tally)
+            })
+            .map_err(|e| self.tx_error(e))?;
+        self.acknowledge(&tally)
     }
 
     fn remove_claim(&self, id: &[u8]) -> Result<bool, Error> {
-        let removed = self.claims.remove(id).map_err(|e| self.io(e))?.is_some();
-        if removed {
-            self.flush()?;
+        let tally = (&self.meta, &self.claims)
+            .transaction(|(meta, tree)| {
+                if tree.remove(id)?.is_none() {
+                    return Ok(None);
+                }
+                let mut tally = self.tx_tally(meta)?;
+                tally.add(CLAIMS, -1);
+                self.tx_commit(meta, tally).map(Some)
+            })
+            .map_err(|e| self.tx_error(e))?;
+        match tally {
+            Some(tally) => {
+                self.acknowledge(&tally)?;
+                Ok(true)
+            }
+            None => Ok(false),
         }
-        Ok(removed)
     }
 
     fn claims(&self) -> Result<Vec<Claim>, Error> {
@@ -680,7 +1088,8 @@ impl Store for SledStore {
         for item in self.claims.iter() {
             let (key, bytes) = item.map_err(|e| self.io(e))?;
             let what = || format!("record claims/{} does not decode", hex(&key));
-            let record: ClaimRecord = decode(&bytes, MAX_SMALL_LEN, "claim")
+            let payload = self.unsealed(CLAIMS, &key, &bytes)?;
+            let record: ClaimRecord = decode(payload, MAX_SMALL_LEN, "claim")
                 .map_err(|e| self.corrupt(what(), Some(e.into())))?;
             let claim = record
                 .into_claim(key.to_vec())
@@ -691,16 +1100,15 @@ impl Store for SledStore {
     }
 
     fn next_sequence(&self, kind: Kind) -> Result<u64, Error> {
-        let key = kind.as_u16().to_be_bytes();
-        let seq = self
-            .sequences
-            .transaction(|tree| {
-                let seq = self.decode_counter("sequences", &key, tree.get(key)?)? + 1;
-                tree.insert(&key[..], encode(&seq))?;
-                Ok(seq)
+        let tally = self
+            .meta
+            .transaction(|meta| {
+                let mut tally = self.tx_tally(meta)?;
+                *tally.sequences.entry(kind.as_u16()).or_insert(0) += 1;
+                self.tx_commit(meta, tally)
             })
             .map_err(|e| self.tx_error(e))?;
-        self.flush()?;
-        Ok(seq)
+        self.acknowledge(&tally)?;
+        Ok(tally.sequences.get(&kind.as_u16()).copied().unwrap_or(1))
     }
 }

@@ -1,5 +1,5 @@
 //! Opening a store on disk: what survives a reopen, and the clear refusals
-//! for a newer, corrupt or already open store. None of them may panic.
+//! for a newer, damaged or already open store. None of them may panic.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -47,18 +47,18 @@ fn noise(seed: u64, len: usize) -> Vec<u8> {
         .collect()
 }
 
-fn expect_corrupt(result: Result<SledStore, Error>, path: &Path, mentions: &str) {
+fn expect_damaged(result: Result<SledStore, Error>, path: &Path, mentions: &str) {
     match result {
-        Err(err @ Error::Corrupt { .. }) => {
+        Err(err @ Error::Damaged { .. }) => {
             let text = err.to_string();
             assert!(
-                text.starts_with(&format!("store at {} is corrupt", path.display())),
+                text.starts_with(&format!("store at {} is damaged", path.display())),
                 "{text}"
             );
             assert!(text.contains(mentions), "{text} should mention {mentions}");
-            assert!(text.contains("move it aside"), "{text}");
+            assert!(text.contains("starling store salvage"), "{text}");
         }
-        Err(other) => panic!("expected a corrupt store, got {other}"),
+        Err(other) => panic!("expected a damaged store, got {other}"),
         Ok(_) => panic!("a damaged store at {path:?} opened"),
     }
 }
@@ -159,7 +159,7 @@ fn a_newer_schema_is_refused_with_what_to_do() {
 }
 
 #[test]
-fn an_undecodable_schema_version_is_corrupt() {
+fn an_undecodable_schema_version_is_damage() {
     let (_dir, path) = scratch();
     drop(SledStore::open(&path).unwrap());
     {
@@ -170,17 +170,17 @@ fn an_undecodable_schema_version_is_corrupt() {
             .unwrap();
         db.flush().unwrap();
     }
-    expect_corrupt(SledStore::open(&path), &path, "meta/schema does not decode");
+    expect_damaged(SledStore::open(&path), &path, "meta/schema does not decode");
 }
 
 #[test]
-fn garbage_files_are_corrupt() {
+fn garbage_files_are_damage() {
     for seed in 1..8 {
         let (_dir, path) = scratch();
         std::fs::create_dir(&path).unwrap();
         std::fs::write(path.join("conf"), noise(seed, 64)).unwrap();
         std::fs::write(path.join("db"), noise(seed + 100, 3 * 4096)).unwrap();
-        expect_corrupt(SledStore::open(&path), &path, "sled cannot read its files");
+        expect_damaged(SledStore::open(&path), &path, "sled cannot read its files");
     }
     // A file where the directory should be.
     let (_dir, path) = scratch();
@@ -194,7 +194,7 @@ fn garbage_files_are_corrupt() {
 }
 
 #[test]
-fn a_store_whose_records_were_lost_is_corrupt_not_new() {
+fn a_store_whose_records_were_lost_is_damaged_not_new() {
     for damage in ["truncated", "overwritten"] {
         let (_dir, path) = scratch();
         {
@@ -207,12 +207,12 @@ fn a_store_whose_records_were_lost_is_corrupt_not_new() {
             "truncated" => std::fs::write(&data, b"").unwrap(),
             _ => std::fs::write(&data, noise(7, len)).unwrap(),
         }
-        expect_corrupt(SledStore::open(&path), &path, "records are gone");
+        expect_damaged(SledStore::open(&path), &path, "records are gone");
     }
 }
 
 #[test]
-fn records_without_a_schema_version_are_corrupt() {
+fn records_without_a_schema_version_are_damage() {
     let (_dir, path) = scratch();
     {
         let db = raw(&path);
@@ -222,7 +222,7 @@ fn records_without_a_schema_version_are_corrupt() {
             .unwrap();
         db.flush().unwrap();
     }
-    expect_corrupt(
+    expect_damaged(
         SledStore::open(&path),
         &path,
         "records in jobs but no schema version",
@@ -250,12 +250,14 @@ fn a_damaged_record_is_an_error_naming_it() {
     }
     {
         let db = raw(&path);
+        // One bit of a job's expression flipped.
         let mut job_key = 1u64.to_be_bytes().to_vec();
         job_key.extend(0u32.to_be_bytes());
-        db.open_tree("jobs")
-            .unwrap()
-            .insert(job_key, &b"\x82\x01"[..])
-            .unwrap();
+        let jobs = db.open_tree("jobs").unwrap();
+        let mut value = jobs.get(&job_key).unwrap().unwrap().to_vec();
+        let last = value.len() - 1;
+        value[last] ^= 0x01;
+        jobs.insert(job_key, value).unwrap();
         let mut ad_key = Kind::MACHINE_AD.as_u16().to_be_bytes().to_vec();
         ad_key.extend(key.public().as_bytes());
         db.open_tree("ads")
@@ -265,37 +267,38 @@ fn a_damaged_record_is_an_error_naming_it() {
         // A job whose expression text no longer parses.
         let mut other = 2u64.to_be_bytes().to_vec();
         other.extend(0u32.to_be_bytes());
-        let attrs = vec![("A".to_owned(), "1 +".to_owned())];
+        let attrs = vec![("Attribute".to_owned(), "1 + 2 + 3".to_owned())];
         db.open_tree("jobs")
             .unwrap()
             .insert(other, cbor::encode(&attrs))
             .unwrap();
         db.flush().unwrap();
     }
-    let store = SledStore::open(&path).unwrap();
-    let named = |err: Error, what: &str| {
-        let text = err.to_string();
-        assert!(matches!(err, Error::Corrupt { .. }), "{text}");
-        assert!(text.contains(what), "{text} should name {what}");
+    // Found when the store is opened, before anything reads it: each
+    // record named, the extra one counted.
+    let err = SledStore::open(&path).unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, Error::Damaged { .. }), "{text}");
+    let Error::Damaged { damage, .. } = err else {
+        unreachable!()
     };
-    named(
-        store.job(JobId::new(1, 0)).unwrap_err(),
-        "record jobs/1.0 does not decode",
-    );
-    named(store.jobs().unwrap_err(), "record jobs/1.0 does not decode");
-    named(
-        store
-            .update(JobId::new(1, 0), &[Change::set("A", "2")])
-            .unwrap_err(),
-        "record jobs/1.0",
-    );
-    named(
-        store.job(JobId::new(2, 0)).unwrap_err(),
-        "record jobs/2.0: attribute \"A\" does not parse",
-    );
-    named(
-        store.ads(Kind::MACHINE_AD).unwrap_err(),
-        "record ads/machine ad/",
+    let problems: Vec<String> = damage.problems().iter().map(ToString::to_string).collect();
+    for expected in [
+        "queue: job 1.0: checksum mismatch",
+        "queue: job 2.0: unknown value format 129",
+        "queue: 1 jobs more than its tally records (1)",
+    ] {
+        assert!(
+            problems.iter().any(|p| p == expected),
+            "{problems:?} should hold {expected}"
+        );
+    }
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.starts_with("view: ads/machine ad/")
+                && p.ends_with("too short to be a sealed value")),
+        "{problems:?}"
     );
 }
 

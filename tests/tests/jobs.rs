@@ -179,7 +179,13 @@ fn a_job_whose_machine_is_killed_runs_again_elsewhere() {
         .filter(|l| l.contains(" (001.000.000) "))
         .map(|l| &l[..3])
         .collect();
-    assert_eq!(events, vec!["000", "001", "004", "001", "005"], "{log}");
+    // Disconnected, reconnection failed once the lease lapsed, evicted,
+    // executing elsewhere, terminated.
+    assert_eq!(
+        events,
+        vec!["000", "001", "022", "024", "004", "001", "005"],
+        "{log}"
+    );
     assert!(
         log.contains("(1) Normal termination (return value 0)"),
         "{log}"
@@ -214,12 +220,18 @@ fn a_killed_and_restarted_submit_agent_loses_nothing_and_runs_nothing_twice() {
             .then_some(())
     });
     pool.wait_queue_empty(SUBMITTER, Duration::from_secs(180));
-    let done = pool.af(SUBMITTER, true, &["ProcId", "JobStatus", "ExitCode"]);
+    let done = pool.af(
+        SUBMITTER,
+        true,
+        &["ProcId", "JobStatus", "ExitCode", "NumJobStarts"],
+    );
     let ids: BTreeSet<String> = done.iter().map(|r| r[0].clone()).collect();
     assert_eq!(done.len(), procs, "each job once in the history: {done:?}");
     assert_eq!(ids.len(), procs);
     for row in &done {
         assert_eq!(row[1], "4");
+        // Reconnected to, not run again.
+        assert_eq!(row[3], "1", "{row:?}");
     }
     check_outputs(work.path(), procs);
 }

@@ -110,9 +110,26 @@ async fn run_agent(config: Config) -> anyhow::Result<ExitCode> {
     // the store's filesystem, beside it.
     let reserve = dir.join(RESERVE_FILE);
     let disk = Arc::new(
-        tokio::task::spawn_blocking(move || Guarded::open(store_path, reserve))
-            .await?
-            .with_context(|| format!("opening the store in {}", dir.display()))?,
+        match tokio::task::spawn_blocking(move || Guarded::open(store_path, reserve)).await? {
+            Ok(store) => store,
+            // What is damaged, and what to run.
+            Err(starling_storage::Error::Damaged { path, damage }) => {
+                anyhow::bail!(
+                    "the store at {} is damaged:\n{}\n{}",
+                    path.display(),
+                    damage
+                        .problems()
+                        .iter()
+                        .map(|p| format!("  {p}\n"))
+                        .collect::<String>()
+                        .trim_end(),
+                    super::store::damaged_hint(&dir)
+                )
+            }
+            Err(e) => {
+                return Err(e).with_context(|| format!("opening the store in {}", dir.display()))
+            }
+        },
     );
     let span = tracing::info_span!("agent", id = %key.agent_id().short());
     serve(key, trust, config, dir, disk).instrument(span).await
