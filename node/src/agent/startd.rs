@@ -895,7 +895,10 @@ impl StartdState {
     /// and carves the claims held (taken on again) out of it.
     fn set_totals(&mut self, machine: &ClassAd) {
         let totals = Resources::totals_of(machine);
-        if self.slots.total() == totals {
+        // Only while unknown, or with nothing carved: a claim's slot keeps
+        // its place.
+        let unknown = self.slots.total() == Resources::default();
+        if self.slots.total() == totals || !(unknown || self.claims.is_empty()) {
             return;
         }
         // The totals were not known when the startd started (the
@@ -1374,6 +1377,7 @@ impl StartdState {
         let Some(machine) = current_ad(&self.args.supervisor).await else {
             return;
         };
+        self.set_totals(&machine);
         let now = unix_now();
         if self.claims.is_empty() && self.drain.as_ref().is_some_and(|d| d.resume_on_completion) {
             tracing::info!("drained: taking claims again");
