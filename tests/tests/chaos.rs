@@ -6,9 +6,10 @@
 //! HOST PID` to it when it starts and, as its very last action, `end ID`.
 //!
 //! What a user is promised (issue 27, HTCondor's job lease and reconnect):
-//! every job completes exactly once in its submitter's history, exactly
-//! one run of it ends (none lost, none completed twice) and its output is
-//! right. A killed run may start again only if it never ended.
+//! every job completes exactly once in its submitter's history (none
+//! held, none left in the queue), exactly one run of it ends (none lost,
+//! none completed twice) and its output is right. A killed run may start
+//! again only if it never ended.
 //!
 //! The schedule is reproducible: the seed is printed, and
 //! `STARLING_CHAOS_SEED=N` replays it.
@@ -163,16 +164,18 @@ fn running_with(needle: &str) -> bool {
     })
 }
 
-/// A test panic message's worth of `starling q` (or `history`) of agent
-/// `i`, empty if the agent does not answer.
-fn queue_of(pool: &Pool, i: usize, history: bool) -> Vec<Vec<String>> {
+/// `starling q -af ATTRS` (or `history`) of agent `i`, one row per job;
+/// `None` if the agent does not answer.
+fn queue_of(pool: &Pool, i: usize, history: bool, attrs: &[&str]) -> Option<Vec<Vec<String>>> {
     let mut args = vec![if history { "history" } else { "q" }, "-af"];
-    args.extend(["ProcId", "JobStatus", "ExitCode", "NumJobStarts"]);
+    args.extend(attrs);
     let out = pool.run(i, &std::env::temp_dir(), &args);
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| l.split_whitespace().map(str::to_owned).collect())
-        .collect()
+    out.status.success().then(|| {
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| l.split_whitespace().map(str::to_owned).collect())
+            .collect()
+    })
 }
 
 #[test]
@@ -252,21 +255,29 @@ fn killing_agents_while_jobs_run_loses_no_job_and_completes_none_twice() {
         kills.len()
     );
 
-    // Every agent runs again: the queues empty, and no run is left.
+    // Every agent runs again: the queues empty (but for held jobs, which
+    // wait for their user), and no run is left.
     let settle_until = Instant::now() + SETTLE;
     let mut stuck = String::new();
-    for (i, _) in SUBMITTERS {
+    let mut held = Vec::new();
+    for (i, name) in SUBMITTERS {
         loop {
-            let left = queue_of(&pool, i, false);
-            let answered = pool.run(i, &std::env::temp_dir(), &["q"]).status.success();
-            if answered && left.is_empty() {
+            let left = queue_of(&pool, i, false, &["ProcId", "JobStatus", "HoldReason"]);
+            if left.as_ref().is_some_and(|rows| {
+                rows.iter()
+                    .all(|r| r.get(1).map(String::as_str) == Some("5"))
+            }) {
+                held.extend(
+                    left.unwrap_or_default()
+                        .iter()
+                        .map(|r| format!("{name}.{}: {}", r[0], r[2..].join(" "))),
+                );
                 break;
             }
             if Instant::now() >= settle_until {
                 let _ = writeln!(
                     stuck,
-                    "agent-{i:02} still has {} jobs after the chaos: {left:?}",
-                    left.len()
+                    "agent-{i:02} still has jobs {SETTLE:?} after the chaos: {left:?}"
                 );
                 break;
             }
@@ -293,7 +304,7 @@ fn killing_agents_while_jobs_run_loses_no_job_and_completes_none_twice() {
     let mut restarted = Vec::new();
     let mut not_once_in_history = Vec::new();
     for ((i, name), dir) in SUBMITTERS.iter().zip(&dirs) {
-        let history = queue_of(&pool, *i, true);
+        let history = queue_of(&pool, *i, true, &["ProcId", "JobStatus"]).unwrap_or_default();
         let mut completed: BTreeMap<usize, usize> = BTreeMap::new();
         for row in &history {
             if row.get(1).map(String::as_str) == Some("4") {
@@ -312,7 +323,9 @@ fn killing_agents_while_jobs_run_loses_no_job_and_completes_none_twice() {
                     completed.get(&proc).unwrap_or(&0)
                 ));
             }
-            if ends == 0 {
+            // Held (its output never came back, say) is lost to its user
+            // until they act.
+            if ends == 0 || !completed.contains_key(&proc) {
                 lost.push(id.clone());
             }
             if ends > 1 {
@@ -332,13 +345,14 @@ fn killing_agents_while_jobs_run_loses_no_job_and_completes_none_twice() {
     let report = format!(
         "chaos (seed {seed}): {total} jobs, {} kills, {started} runs started, {ended} runs \
          completed, {} completed twice or more, {} lost, {} wrong outputs, {} started more \
-         than once, {} not completed exactly once in history, {:.0} s",
+         than once, {} not completed exactly once in history, {} held, {:.0} s",
         kills.len(),
         twice.len(),
         lost.len(),
         wrong.len(),
         restarted.len(),
         not_once_in_history.len(),
+        held.len(),
         began.elapsed().as_secs_f64()
     );
     eprintln!("{report}");
@@ -364,6 +378,7 @@ fn killing_agents_while_jobs_run_loses_no_job_and_completes_none_twice() {
         for (what, rows) in [
             ("wrong outputs", &wrong),
             ("not once in history", &not_once_in_history),
+            ("held", &held),
             ("ledger lines no job wrote whole", &junk),
         ] {
             let _ = writeln!(text, "--- {what}: {}", rows.len());
