@@ -1,5 +1,6 @@
-//! `starling testnet up | status | down`: many agents on this machine, in
-//! several domains, as real processes on loopback.
+//! `starling testnet up | status | down | kill | start`: many agents on this
+//! machine, in several domains, as real processes on loopback; one of them
+//! killed as a crash would and started again, for chaos tests.
 //!
 //! Arguments and output only; the work is `starling_testnet`'s.
 
@@ -38,6 +39,44 @@ enum Command {
         #[arg(long, default_value_t = processes::DEFAULT_DOWN_TIMEOUT.as_secs())]
         timeout: u64,
     },
+    /// Kill one agent as a crash would (SIGKILL by default): nothing is
+    /// cleaned up, its jobs, pid file and socket are left as they are.
+    /// Returns once its process is gone; an agent not running is no error.
+    Kill {
+        /// The testnet's directory.
+        #[arg(long)]
+        dir: PathBuf,
+        /// The agent (agent-00, agent-01, ...).
+        name: String,
+        /// The signal: KILL (a crash) or TERM (a clean stop).
+        #[arg(long, value_enum, default_value_t = Signal::Kill, ignore_case = true)]
+        signal: Signal,
+        /// Seconds to wait for its process to be gone.
+        #[arg(long, value_name = "SECS", default_value_t = processes::DEFAULT_DOWN_TIMEOUT.as_secs())]
+        timeout: u64,
+    },
+    /// Start one stopped or killed agent again with its data directory and
+    /// agent.toml, its bootstrap peers first set to agents still running
+    /// (it may listen on a new port). Returns once it answers with a peer.
+    Start {
+        /// The testnet's directory.
+        #[arg(long)]
+        dir: PathBuf,
+        /// The agent (agent-00, agent-01, ...).
+        name: String,
+        /// Seconds to wait for it to answer with a peer.
+        #[arg(long, value_name = "SECS", default_value_t = processes::DEFAULT_UP_TIMEOUT.as_secs())]
+        timeout: u64,
+    },
+}
+
+/// The signals `testnet kill` sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Signal {
+    /// SIGKILL: the agent dies at once, as in a crash.
+    Kill,
+    /// SIGTERM: the agent stops cleanly.
+    Term,
 }
 
 #[derive(Debug, clap::Args)]
@@ -87,6 +126,15 @@ impl starling_node::cli::Extension for Testnet {
             Command::Up(args) => up(args),
             Command::Status { dir } => status(&dir),
             Command::Down { dir, timeout } => down(&dir, Duration::from_secs(timeout)),
+            Command::Kill {
+                dir,
+                name,
+                signal,
+                timeout,
+            } => kill(&dir, &name, signal, Duration::from_secs(timeout)),
+            Command::Start { dir, name, timeout } => {
+                start(&dir, &name, Duration::from_secs(timeout))
+            }
         }
     }
 }
@@ -260,6 +308,31 @@ fn down(dir: &Path, timeout: Duration) -> anyhow::Result<ExitCode> {
             n => format!(", {n} other processes of the testnet killed"),
         },
         dir.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn kill(dir: &Path, name: &str, signal: Signal, timeout: Duration) -> anyhow::Result<ExitCode> {
+    let (sig, word) = match signal {
+        Signal::Kill => (starling_testnet::Signal::Kill, "killed"),
+        Signal::Term => (starling_testnet::Signal::Term, "stopped"),
+    };
+    match starling_testnet::kill(dir, name, sig, timeout)? {
+        Some(pid) => println!("{name}: {word} (pid {pid})"),
+        None => println!("{name}: was not running"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn start(dir: &Path, name: &str, timeout: Duration) -> anyhow::Result<ExitCode> {
+    let starling = std::env::current_exe().context("finding the starling binary to run")?;
+    let report = starling_testnet::start(dir, name, &starling, timeout)?;
+    println!(
+        "{name}: started (pid {}) at {}, {} peers, in {:.1} s",
+        report.pid,
+        listen_address(&report.info.listen),
+        report.info.peers,
+        report.elapsed.as_secs_f64()
     );
     Ok(ExitCode::SUCCESS)
 }

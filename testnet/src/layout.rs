@@ -468,6 +468,33 @@ pub fn write_agent_config(
     Ok(path)
 }
 
+/// Sets `[network] bootstrap` in the agent configuration at `path` to
+/// `peers`, keeping the rest of the file (its opening comment included),
+/// and checks it with the agent's own loader.
+pub fn set_bootstrap(path: &Path, peers: &[String]) -> anyhow::Result<()> {
+    let text = fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut file: toml::Table = text
+        .parse()
+        .with_context(|| format!("parsing {}", path.display()))?;
+    let network = file
+        .entry("network")
+        .or_insert_with(|| toml::Table::new().into())
+        .as_table_mut()
+        .with_context(|| format!("{}: [network] is not a table", path.display()))?;
+    network.insert("bootstrap".into(), peers.to_vec().into());
+    let comment: String = text
+        .lines()
+        .take_while(|l| l.starts_with('#'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let encoded = toml::to_string(&file).context("encoding an agent configuration")?;
+    fs::write(path, format!("{comment}\n{encoded}"))
+        .with_context(|| format!("writing {}", path.display()))?;
+    Config::load(Some(path))
+        .with_context(|| format!("the agent would refuse {}", path.display()))?;
+    Ok(())
+}
+
 fn to_toml_int(n: u64) -> anyhow::Result<i64> {
     i64::try_from(n).with_context(|| format!("{n} is too large"))
 }
@@ -705,6 +732,36 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(err.contains("lifetime_secs"), "{err}");
+    }
+
+    #[test]
+    fn new_bootstrap_peers_keep_the_rest_of_an_agent_config() {
+        let tmp = tempfile::tempdir().unwrap();
+        let layout = prepare(tmp.path(), 2, 1).unwrap();
+        let agent = &layout.agents[1];
+        let settings = AgentSettings {
+            jobs: [parse_jobs_setting("cgroups=off").unwrap()]
+                .into_iter()
+                .collect(),
+            ..AgentSettings::default()
+        };
+        let old = vec!["/ip4/127.0.0.1/tcp/4001/p2p/x".to_owned()];
+        let path =
+            write_agent_config(&layout, agent, "/ip4/127.0.0.1/tcp/0", &old, &settings).unwrap();
+        let new = vec![format!(
+            "/ip4/127.0.0.1/tcp/4555/p2p/{}",
+            layout.agents[0].id
+        )];
+        set_bootstrap(&path, &new).unwrap();
+        let config = Config::load(Some(&path)).unwrap();
+        assert_eq!(config.network.bootstrap, new);
+        assert_eq!(config.network.listen, ["/ip4/127.0.0.1/tcp/0"]);
+        assert_eq!(config.jobs.cgroups, "off");
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(
+            text.starts_with("# agent-01 of the Starling testnet"),
+            "{text}"
+        );
     }
 
     #[test]

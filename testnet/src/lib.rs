@@ -6,7 +6,8 @@
 //! - As processes on loopback: `starling testnet up --dir DIR --agents N
 //!   --domains D` makes D domains and N agents in DIR and starts each agent
 //!   as a process of the `starling` binary; `status` shows them; `down`
-//!   stops them.
+//!   stops them; `kill` kills one agent as a crash would and `start` runs
+//!   it again on its data directory.
 //!   - [`layout`] makes the files, as administrators would: a key per
 //!     domain, a data directory per agent with its key, a certificate from
 //!     its domain and its domain's policy trusting every other domain, and
@@ -36,5 +37,6 @@ mod procfs;
 
 pub use layout::{Agent, AgentSettings, Layout};
 pub use processes::{
-    down, status, up, AgentState, AgentStatus, DownReport, Progress, Stopped, UpOptions, UpReport,
+    down, kill, start, status, up, AgentState, AgentStatus, DownReport, Progress, Signal,
+    StartReport, Stopped, UpOptions, UpReport,
 };

@@ -1,5 +1,7 @@
 //! A testnet's agents as processes: starting them ([`up`]), reading their
-//! state ([`status`]) and stopping them ([`down`]).
+//! state ([`status`]) and stopping them ([`down`]); one agent at a time,
+//! killing it as a crash would ([`kill`]) and starting it again with its
+//! data directory ([`start`]), for chaos tests.
 //!
 //! Each agent is a process of the `starling` binary (`starling agent
 //! --data-dir DIR/agent-XX --config DIR/agent-XX/agent.toml`), started
@@ -30,6 +32,14 @@
 //! or has not written its pid file yet is still found, and a stale pid
 //! file is never believed. `down` also clears what is left in the
 //! testnet's process group, so nothing an agent started outlives it.
+//!
+//! `kill` sends one agent a signal (SIGKILL by default) and waits until its
+//! process is gone, cleaning nothing up: its jobs, pid file and socket are
+//! left as a crash leaves them. `start` runs a stopped agent again with its
+//! data directory and `agent.toml`, whose bootstrap peers it first points
+//! at agents still running (the agent may come back on another port, and
+//! the agents it knew may be the ones down), and returns once the agent
+//! answers and has a peer.
 
 use std::collections::HashMap;
 use std::fs;
@@ -322,6 +332,7 @@ pub fn up(options: &UpOptions, progress: &mut dyn FnMut(Progress)) -> anyhow::Re
                 agent,
                 &config,
                 layout.process_group,
+                "up",
             )?;
             if i == 0 {
                 // The first agent leads the testnet's process group.
@@ -554,6 +565,176 @@ pub fn down(
     })
 }
 
+/// The signals [`kill`] sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signal {
+    /// SIGKILL: the agent dies at once, as in a crash.
+    Kill,
+    /// SIGTERM: the agent stops cleanly.
+    Term,
+}
+
+/// What [`start`] did.
+#[derive(Debug, Clone)]
+pub struct StartReport {
+    /// The agent's process.
+    pub pid: i32,
+    /// Its answer to `Info` once it had a peer.
+    pub info: Info,
+    /// The bootstrap peers written into its `agent.toml` (none when no
+    /// other agent was running: the file's are kept).
+    pub bootstrap: Vec<String>,
+    /// From the start of `start` until the agent answered with a peer.
+    pub elapsed: Duration,
+}
+
+/// Sends `signal` to agent `name` of the testnet in `dir` and waits up to
+/// `timeout` for its process to be gone. With SIGKILL this is a crash:
+/// nothing is cleaned up, its jobs, cgroups, sandboxes, pid file and
+/// socket are left as they are. Returns the pid it had, or `None` if it
+/// was not running.
+pub fn kill(
+    dir: &Path,
+    name: &str,
+    signal: Signal,
+    timeout: Duration,
+) -> anyhow::Result<Option<i32>> {
+    let layout = existing(dir)?;
+    let _lock = lock(layout.dir())?;
+    let i = agent_index(&layout, name)?;
+    let Some(&pid) = find_agents(&layout).get(&i) else {
+        return Ok(None);
+    };
+    procfs::signal(
+        pid,
+        match signal {
+            Signal::Kill => rustix::process::Signal::KILL,
+            Signal::Term => rustix::process::Signal::TERM,
+        },
+    );
+    let data_dir = layout.agent_dir(&layout.agents[i]);
+    let deadline = Instant::now() + timeout;
+    let mut pause = POLL_FIRST;
+    while procfs::is_agent_of(pid, &data_dir) {
+        if Instant::now() >= deadline {
+            bail!(
+                "{name} (pid {pid}) still runs {} s after the signal; `starling testnet \
+                 kill --dir {} {name}` kills it",
+                timeout.as_secs(),
+                layout.dir().display()
+            );
+        }
+        std::thread::sleep(pause.min(deadline.saturating_duration_since(Instant::now())));
+        pause = (pause * 2).min(POLL_MAX);
+    }
+    Ok(Some(pid))
+}
+
+/// Starts agent `name` of the testnet in `dir` again, after [`kill`] or a
+/// crash: `starling agent` on its own data directory and `agent.toml`, in
+/// the testnet's process group (or, if every agent of that group is gone,
+/// in a new group it leads, which the layout then records). Its bootstrap
+/// peers in `agent.toml` are first set to the addresses of up to
+/// [`MAX_BOOTSTRAP`] running agents, the rest of the file kept. Returns
+/// once it answers and, unless it is the only agent running, has a peer;
+/// fails if it is already running, exits, or `timeout` passes.
+pub fn start(
+    dir: &Path,
+    name: &str,
+    starling: &Path,
+    timeout: Duration,
+) -> anyhow::Result<StartReport> {
+    let started = Instant::now();
+    let deadline = started + timeout;
+    let mut layout = existing(dir)?;
+    let _lock = lock(layout.dir())?;
+    let i = agent_index(&layout, name)?;
+    let running = find_agents(&layout);
+    if let Some(pid) = running.get(&i) {
+        bail!("{name} is running already (pid {pid})");
+    }
+    let mut others: Vec<usize> = running.keys().copied().collect();
+    others.sort_unstable();
+    let mut bootstrap = Vec::new();
+    for (j, answer) in ask_info(&layout, &others, answer_timeout(deadline)) {
+        if bootstrap.len() < MAX_BOOTSTRAP {
+            if let Ok(address) = answer.and_then(|info| dial_address(&layout.agents[j], &info)) {
+                bootstrap.push(address);
+            }
+        }
+    }
+    let agent = layout.agents[i].clone();
+    let config = layout.agent_dir(&agent).join(layout::CONFIG_FILE);
+    if !bootstrap.is_empty() {
+        layout::set_bootstrap(&config, &bootstrap)?;
+    }
+    let group = layout
+        .process_group
+        .filter(|&g| !procfs::group_members(g, layout.dir()).is_empty());
+    let mut child = spawn(starling, &layout, &agent, &config, group, "start")?;
+    let pid = i32::try_from(child.id()).context("a pid beyond i32")?;
+    if group.is_none() {
+        layout.process_group = Some(pid);
+        layout.save()?;
+    }
+    let log = layout.agent_dir(&agent).join(LOG_FILE);
+    let mut pause = POLL_FIRST;
+    loop {
+        if let Some(status) = child
+            .try_wait()
+            .with_context(|| format!("waiting for {name}"))?
+        {
+            bail!(
+                "{name} exited ({status}) as it started; the end of {}:\n{}",
+                log.display(),
+                log_tail(&log)
+            );
+        }
+        let info = ask_info(&layout, &[i], answer_timeout(deadline))
+            .pop()
+            .and_then(|(_, answer)| answer.ok());
+        if let Some(info) = info.filter(|info| others.is_empty() || info.peers >= 1) {
+            return Ok(StartReport {
+                pid,
+                info,
+                bootstrap,
+                elapsed: started.elapsed(),
+            });
+        }
+        if Instant::now() >= deadline {
+            bail!(
+                "{name} (pid {pid}) did not answer with a peer within {} s; it is left \
+                 running; the end of {}:\n{}",
+                timeout.as_secs(),
+                log.display(),
+                log_tail(&log)
+            );
+        }
+        std::thread::sleep(pause.min(deadline.saturating_duration_since(Instant::now())));
+        pause = (pause * 2).min(POLL_MAX);
+    }
+}
+
+/// The index of agent `name` in `layout`, or an error naming the agents.
+fn agent_index(layout: &Layout, name: &str) -> anyhow::Result<usize> {
+    layout
+        .agents
+        .iter()
+        .position(|a| a.name == name)
+        .with_context(|| {
+            let names: Vec<&str> = layout.agents.iter().map(|a| a.name.as_str()).collect();
+            let shown = match names.as_slice() {
+                [] => "none".to_owned(),
+                [one] => (*one).to_owned(),
+                [first, .., last] => format!("{first} to {last}"),
+            };
+            format!(
+                "no agent {name:?} in the testnet in {} (its agents: {shown})",
+                layout.dir().display()
+            )
+        })
+}
+
 /// The layout of the testnet in `dir`, which must exist.
 fn existing(dir: &Path) -> anyhow::Result<Layout> {
     let dir = dir
@@ -590,6 +771,7 @@ fn spawn(
     agent: &Agent,
     config: &Path,
     group: Option<i32>,
+    why: &str,
 ) -> anyhow::Result<Child> {
     let dir = layout.agent_dir(agent);
     let log_path = dir.join(LOG_FILE);
@@ -602,7 +784,7 @@ fn spawn(
     // Logs are appended across runs; a marker shows where each run starts.
     writeln!(
         log,
-        "==== starling testnet up: {} starts at {} ====",
+        "==== starling testnet {why}: {} starts at {} ====",
         agent.name,
         Timestamp::now()
     )

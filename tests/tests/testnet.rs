@@ -225,3 +225,120 @@ fn a_larger_pool_keeps_few_connections_and_still_sees_everything() {
     }
     ok(&["testnet", "down", "--dir", d]);
 }
+
+/// Agent `i`'s row of `testnet status`: AGENT ID DOMAIN PID STATE PEERS ADS
+/// LISTEN.
+fn status_row(d: &str, i: usize) -> Vec<String> {
+    let status =
+        String::from_utf8_lossy(&starling(&["testnet", "status", "--dir", d]).stdout).into_owned();
+    status
+        .lines()
+        .find(|l| l.starts_with(&format!("agent-{i:02} ")))
+        .unwrap_or_else(|| panic!("no agent-{i:02} in\n{status}"))
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect()
+}
+
+fn group_of(pid: i32) -> i32 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    stat[stat.rfind(')').unwrap() + 1..]
+        .split_whitespace()
+        .nth(2)
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn one_agent_killed_as_in_a_crash_starts_again_on_its_data_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("net");
+    let _cleanup = Cleanup(&dir);
+    let d = dir.to_str().unwrap();
+    ok(&[
+        "testnet",
+        "up",
+        "--dir",
+        d,
+        "--agents",
+        "3",
+        "--timeout",
+        "180",
+    ]);
+    let id = status_row(d, 0)[1].clone();
+    let first: i32 = status_row(d, 0)[3].parse().unwrap();
+    let group = Layout::load(&dir).unwrap().unwrap().process_group;
+    assert_eq!(group, Some(first), "the first agent leads the group");
+
+    // SIGKILL, no cleanup: the pid file stays as a crash leaves it.
+    let killed = ok(&["testnet", "kill", "--dir", d, "agent-00"]);
+    assert_eq!(killed.trim(), format!("agent-00: killed (pid {first})"));
+    assert!(!alive(first));
+    assert!(dir.join("agent-00/agent.pid").exists());
+    assert_eq!(status_row(d, 0)[4], "down");
+    let again = ok(&["testnet", "kill", "--dir", d, "agent-00"]);
+    assert_eq!(again.trim(), "agent-00: was not running");
+
+    // Started again: same identity, in the testnet's process group, and it
+    // finds the others although its own bootstrap list was empty.
+    let started = ok(&["testnet", "start", "--dir", d, "agent-00"]);
+    assert!(started.starts_with("agent-00: started (pid "), "{started}");
+    let row = wait_for_row(d, 0, |row| row[4] == "running" && row[6] == "3/3");
+    assert_eq!(row[1], id, "the same agent id");
+    let pid: i32 = row[3].parse().unwrap();
+    assert_ne!(pid, first);
+    assert_eq!(group_of(pid), first, "in the testnet's process group");
+    let config = std::fs::read_to_string(dir.join("agent-00/agent.toml")).unwrap();
+    assert!(
+        config.contains("bootstrap = [\"/ip4/127.0.0.1/tcp/"),
+        "{config}"
+    );
+
+    let refused = starling(&["testnet", "start", "--dir", d, "agent-00"]);
+    assert!(!refused.status.success());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("agent-00 is running already"), "{err}");
+    let refused = starling(&["testnet", "kill", "--dir", d, "agent-07"]);
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        !refused.status.success() && err.contains("agent-00 to agent-02"),
+        "{err}"
+    );
+
+    // SIGTERM stops cleanly (its pid file goes). With every agent gone,
+    // one started alone leads a new group, which `down` then clears.
+    let term = ok(&[
+        "testnet", "kill", "--dir", d, "agent-01", "--signal", "term",
+    ]);
+    assert!(term.starts_with("agent-01: stopped (pid"), "{term}");
+    assert!(!dir.join("agent-01/agent.pid").exists());
+    ok(&["testnet", "kill", "--dir", d, "agent-00"]);
+    ok(&["testnet", "kill", "--dir", d, "agent-02"]);
+    ok(&["testnet", "start", "--dir", d, "agent-02"]);
+    let pid: i32 = status_row(d, 2)[3].parse().unwrap();
+    assert_eq!(group_of(pid), pid);
+    assert_eq!(
+        Layout::load(&dir).unwrap().unwrap().process_group,
+        Some(pid)
+    );
+    let down = ok(&["testnet", "down", "--dir", d]);
+    assert!(
+        down.contains("1 stopped, 0 killed, 2 were not running"),
+        "{down}"
+    );
+    assert!(!alive(pid));
+}
+
+/// Polls agent `i`'s status row until `good` holds (60 s at most).
+fn wait_for_row(d: &str, i: usize, good: impl Fn(&[String]) -> bool) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let row = status_row(d, i);
+        if good(&row) {
+            return row;
+        }
+        assert!(Instant::now() < deadline, "agent-{i:02}: {row:?}");
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}

@@ -362,6 +362,41 @@ impl Pool {
         )
     }
 
+    /// Kills agent `i` as a crash would (`starling testnet kill`: SIGKILL,
+    /// nothing cleaned up) and returns once its process is gone.
+    pub(crate) fn crash(&self, i: usize) -> String {
+        let name = format!("agent-{i:02}");
+        ok_in(
+            &std::env::temp_dir(),
+            &[
+                "testnet",
+                "kill",
+                "--dir",
+                self.dir.to_str().unwrap(),
+                &name,
+            ],
+        )
+    }
+
+    /// Starts agent `i` again on its data directory (`starling testnet
+    /// start`), in the testnet's process group; returns once it answers
+    /// with a peer.
+    pub(crate) fn restart(&self, i: usize) -> String {
+        let name = format!("agent-{i:02}");
+        ok_in(
+            &std::env::temp_dir(),
+            &[
+                "testnet",
+                "start",
+                "--dir",
+                self.dir.to_str().unwrap(),
+                &name,
+                "--timeout",
+                "60",
+            ],
+        )
+    }
+
     /// Attribute values of agent `i`'s own machine ad, as `status` shows
     /// them.
     pub(crate) fn machine_af(&self, i: usize, attrs: &[&str]) -> Vec<String> {
