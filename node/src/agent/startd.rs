@@ -360,6 +360,9 @@ impl Actor for Startd {
                     state.account_end(&finished);
                     state.hand_over_or_reuse(claim, &finished).await;
                 }
+                // A claim taken on again has its slot ad once the machine
+                // ad is known: the job reads it.
+                state.learn_totals().await;
                 // A drained machine starts no job on a claim it kept.
                 if state.drain.is_some()
                     && state.claims.get(&claim).is_some_and(|h| h.job.is_none())
@@ -904,26 +907,30 @@ impl StartdState {
         // The totals were not known when the startd started (the
         // advertiser may not have measured the machine yet).
         self.slots = Partitionable::new(totals);
-        let host = machine_name(machine);
-        for (claim, held) in &mut self.claims {
+        for (claim, held) in &self.claims {
             let _ = self.slots.carve(*claim, &held.resources);
-            if held.machine.is_empty() {
-                held.slot = format!("{}@{host}", held.slot);
-                held.machine = slot_ad(machine, &held.slot, &held.resources);
-            }
         }
     }
 
-    /// Learns the machine's totals while claims taken on again wait for
-    /// them.
+    /// Learns the machine's totals and the slot ads of claims taken on
+    /// again (both wait for the machine ad), before anything needs them.
     async fn learn_totals(&mut self) {
-        if self.claims.is_empty() || self.slots.total() != Resources::default() {
+        let waiting = self.claims.values().any(|h| h.machine.is_empty());
+        if !waiting && (self.claims.is_empty() || self.slots.total() != Resources::default()) {
             return;
         }
-        if let Some(machine) = current_ad(&self.args.supervisor).await {
-            self.set_totals(&machine);
-            self.advertise();
+        let Some(machine) = current_ad(&self.args.supervisor).await else {
+            return;
+        };
+        self.set_totals(&machine);
+        let host = machine_name(&machine);
+        for held in self.claims.values_mut() {
+            if held.machine.is_empty() {
+                held.slot = format!("{}@{host}", held.slot);
+                held.machine = slot_ad(&machine, &held.slot, &held.resources);
+            }
         }
+        self.advertise();
     }
 
     /// Kills the jobs of lapsed leases and frees their slots.
