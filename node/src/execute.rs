@@ -134,8 +134,13 @@ pub struct Reaping {
     /// The program whose `job-reaper` subcommand is the reaper (the
     /// agent's own).
     pub program: PathBuf,
-    /// Where the reaper writes the job's status.
-    pub status: PathBuf,
+    /// The run's directory ([`runs`]): its record is written there before
+    /// the reaper starts, and the reaper writes its pids and the job's
+    /// status there.
+    pub run_dir: PathBuf,
+    /// The run's record, but for how its processes are found (filled in
+    /// here).
+    pub record: Box<runs::Record>,
     /// A descriptor the reaper keeps open while the job lives (the slot
     /// account's lock), so that the account is not handed to another job
     /// while the agent is away.
@@ -485,8 +490,8 @@ fn start_blocking(spec: Spec) -> Result<Running, StartError> {
         let write_fd = write.as_raw_fd();
         command
             .arg("job-reaper")
-            .arg("--status")
-            .arg(&reaping.status)
+            .arg("--run-dir")
+            .arg(&reaping.run_dir)
             .arg("--report-fd")
             .arg(write_fd.to_string())
             .arg("--marker")
@@ -554,6 +559,30 @@ fn start_blocking(spec: Spec) -> Result<Running, StartError> {
     if let Some(account) = &spec.account {
         command.env("USER", &account.name).env("HOME", &spec.cwd);
     }
+    let tracking = match (&group, &spec.isolation.cgroups) {
+        (Some(_), Some(cgroups)) => runs::Tracking::Cgroup {
+            agent: cgroups.name().to_owned(),
+            job: spec.name.clone(),
+        },
+        _ => runs::Tracking::Found {
+            marker: tag.clone(),
+            uid: credentials.map_or_else(|| rustix::process::geteuid().as_raw(), |(uid, _)| uid),
+            dedicated: spec.isolation.dedicated_account && credentials.is_some(),
+        },
+    };
+    if let Some(reaping) = &spec.reaper {
+        // Before anything starts: an agent that dies from here on leaves
+        // a run that can be found.
+        let mut record = (*reaping.record).clone();
+        record.tracking = tracking.clone();
+        runs::write_record(&reaping.run_dir, &record).map_err(|e| {
+            start_error(
+                HoldCode::FailedToCreateProcess,
+                "cannot record the run".to_owned(),
+                &e,
+            )
+        })?;
+    }
     let started = Instant::now();
     let spawned = spawn_retrying_busy_text(&mut command);
     let failed = |e: &io::Error| {
@@ -606,28 +635,6 @@ fn start_blocking(spec: Spec) -> Result<Running, StartError> {
             dedicated: spec.isolation.dedicated_account && credentials.is_some(),
         },
     });
-    let tracking = match &*family {
-        family::Family::Cgroup(_) => runs::Tracking::Cgroup {
-            agent: spec
-                .isolation
-                .cgroups
-                .as_ref()
-                .map(|c| c.name().to_owned())
-                .unwrap_or_default(),
-            job: spec.name.clone(),
-        },
-        family::Family::Found {
-            pgid,
-            uid,
-            dedicated,
-            ..
-        } => runs::Tracking::Found {
-            pgid: *pgid,
-            marker: tag.clone(),
-            uid: *uid,
-            dedicated: *dedicated,
-        },
-    };
     tracing::debug!(pid, tracking = family.kind(), "job started");
     let peak_kib = Arc::new(AtomicU64::new(0));
     let finished = Arc::new(AtomicBool::new(false));
@@ -646,7 +653,10 @@ fn start_blocking(spec: Spec) -> Result<Running, StartError> {
     spawn_watch(watch.clone());
     let (tx, rx) = oneshot::channel();
     let limit_mib = spec.request_memory_mib;
-    let status_path = spec.reaper.as_ref().map(|r| r.status.clone());
+    let status_path = spec
+        .reaper
+        .as_ref()
+        .map(|r| r.run_dir.join(reaper::STATUS_FILE));
     std::thread::Builder::new()
         .name(format!("job-{pid}"))
         .spawn(move || {
@@ -744,17 +754,17 @@ fn start_blocking(spec: Spec) -> Result<Running, StartError> {
 /// recorded. Must be called within the tokio runtime.
 pub fn adopt(found: &runs::Found, isolation: &Isolation, status: PathBuf) -> Option<Running> {
     let record = found.record.as_ref()?;
+    let pids = found.pids?;
     let family = Arc::new(match &record.tracking {
         runs::Tracking::Cgroup { job, .. } => {
             family::Family::Cgroup(isolation.cgroups.as_ref()?.job(job))
         }
         runs::Tracking::Found {
-            pgid,
             marker,
             uid,
             dedicated,
         } => family::Family::Found {
-            pgid: *pgid,
+            pgid: i32::try_from(pids.job).unwrap_or(0),
             marker: format!("{}={marker}", family::MARKER_ENV).into_bytes(),
             uid: *uid,
             dedicated: *dedicated,
@@ -780,11 +790,11 @@ pub fn adopt(found: &runs::Found, isolation: &Isolation, status: PathBuf) -> Opt
     });
     spawn_watch(watch.clone());
     let (tx, rx) = oneshot::channel();
-    let reaper = record.reaper;
+    let reaper = pids.reaper;
     let limit_mib = record.memory_limit_mib;
     let started_ms = record.started_ms;
     std::thread::Builder::new()
-        .name(format!("adopted-{}", record.job_pid))
+        .name(format!("adopted-{}", pids.job))
         .spawn(move || {
             wait_for_exit(&reaper);
             let recorded = reaper::Status::read(&status).ok().flatten();
@@ -828,7 +838,7 @@ pub fn adopt(found: &runs::Found, isolation: &Isolation, status: PathBuf) -> Opt
         })
         .ok()?;
     Some(Running {
-        pid: record.job_pid,
+        pid: pids.job,
         reaper: Some(reaper),
         tracking: record.tracking.clone(),
         ended: Some(rx),

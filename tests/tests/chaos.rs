@@ -12,7 +12,8 @@
 //! again only if it never ended.
 //!
 //! The schedule is reproducible: the seed is printed, and
-//! `STARLING_CHAOS_SEED=N` replays it.
+//! `STARLING_CHAOS_SEED=N` replays it. `STARLING_CHAOS_KEEP=DIR` keeps the
+//! agents' whole logs and the ledger there when the test fails.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -388,6 +389,14 @@ fn killing_agents_while_jobs_run_loses_no_job_and_completes_none_twice() {
         }
         for i in 0..AGENTS {
             let _ = writeln!(text, "--- agent-{i:02} log\n{}", pool.log_tail(i));
+        }
+        if let Ok(keep) = std::env::var("STARLING_CHAOS_KEEP") {
+            let _ = std::fs::create_dir_all(&keep);
+            for i in 0..AGENTS {
+                let to = format!("{keep}/agent-{i:02}.log");
+                let _ = std::fs::copy(pool.agent(i).join("agent.log"), to);
+            }
+            let _ = std::fs::copy(&ledger, format!("{keep}/ledger"));
         }
         panic!("{text}");
     }

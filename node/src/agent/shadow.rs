@@ -60,6 +60,11 @@ pub const OFFER_QUEUE: usize = 4;
 /// lease a few times a second.
 pub const LEASE_SLACK: Duration = Duration::from_secs(1);
 
+/// Pulls of a job's output that fail (the execute agent or the network
+/// went away mid-transfer) before the job is held for it: each time the
+/// execute agent offers the output again.
+pub const MAX_PULL_FAILURES: u32 = 5;
+
 /// How often a reconnecting shadow asks again.
 pub const RECONNECT_EVERY: Duration = Duration::from_secs(1);
 
@@ -293,6 +298,7 @@ async fn run(args: ShadowArgs, mut stopped: oneshot::Receiver<ReleaseReason>) {
         // counts it from when it sent it, a little earlier.
         let mut answered = tokio::time::Instant::now();
         let mut disconnected = false;
+        let mut pull_failures = 0;
         loop {
             tokio::select! {
                 reason = &mut stopped => {
@@ -347,7 +353,18 @@ async fn run(args: ShadowArgs, mut stopped: oneshot::Receiver<ReleaseReason>) {
                     withdraw(&args, input).await;
                     let peer = offer.peer;
                     let transfer_id = offer.transfer;
-                    let output = receive(&args, offer, &placement.ad).await;
+                    let output = match receive(&args, offer, &placement.ad).await {
+                        Err(Received::PullFailed(e)) if pull_failures < MAX_PULL_FAILURES => {
+                            // The execute agent went away mid-transfer (or
+                            // the network did): it offers the output again,
+                            // once it is back if it crashed.
+                            pull_failures += 1;
+                            tracing::info!(error = %e, tries = pull_failures, "pulling the output failed; waiting for it to be offered again");
+                            continue;
+                        }
+                        Err(Received::PullFailed(e) | Received::NotPlaced(e)) => Err(e),
+                        Ok(()) => Ok(()),
+                    };
                     let (next_tx, next_rx) = oneshot::channel();
                     emit(&args, ShadowEvent::Ended {
                         job: placement.job,
@@ -703,13 +720,21 @@ pub(super) fn resolve(iwd: &Path, path: &str) -> PathBuf {
 /// file where the job wants it (stdout and stderr to `Out` and `Err`, the
 /// rest into `Iwd`) with the job owner's rights. The error names the file
 /// that could not be written.
-async fn receive(args: &ShadowArgs, offer: OutputOffer, ad: &ClassAd) -> Result<(), String> {
+/// Why the output is not in place.
+enum Received {
+    /// It could not be pulled (try again when it is offered again).
+    PullFailed(String),
+    /// It could not be put where the job wants it.
+    NotPlaced(String),
+}
+
+async fn receive(args: &ShadowArgs, offer: OutputOffer, ad: &ClassAd) -> Result<(), Received> {
     let _ = offer.answer.send(transfer::Response::Accepted {
         transfer: offer.transfer,
     });
-    let rights = job_files::rights_of(ad)?;
+    let rights = job_files::rights_of(ad).map_err(Received::NotPlaced)?;
     let staging = args.staging.join(format!("output-{}", offer.transfer));
-    make_private_dir(&staging)?;
+    make_private_dir(&staging).map_err(Received::NotPlaced)?;
     let budget = offer.files.iter().map(|f| f.size).sum::<u64>();
     let pulled = fetch::pull(
         &args.network,
@@ -721,7 +746,7 @@ async fn receive(args: &ShadowArgs, offer: OutputOffer, ad: &ClassAd) -> Result<
     )
     .await;
     let placed = match pulled {
-        Err(e) => Err(e),
+        Err(e) => Err(Received::PullFailed(e)),
         Ok(_) => {
             let moves: Vec<(PathBuf, PathBuf)> = offer
                 .files
@@ -738,6 +763,7 @@ async fn receive(args: &ShadowArgs, offer: OutputOffer, ad: &ClassAd) -> Result<
             })
             .await
             .unwrap_or_else(|e| Err(format!("placing the output failed: {e}")))
+            .map_err(Received::NotPlaced)
         }
     };
     let _ = std::fs::remove_dir_all(&staging);

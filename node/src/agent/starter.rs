@@ -422,15 +422,41 @@ async fn run_in(
     };
     // Through a reaper, with a record of the run outside the agent, so
     // that the job outlives a crash of the agent.
-    let runs = args.isolation.runs();
-    if let Some(runs) = runs {
+    if let Some(runs) = args.isolation.runs() {
         let lease = crate::execute::runs::Lease::from_now(args.lease);
         match (runs.begin(name, &lease), std::env::current_exe()) {
-            (Ok(status), Ok(program)) => {
+            (Ok(_), Ok(program)) => {
+                let record = crate::execute::runs::Record {
+                    claim: args.claim.to_string(),
+                    peer: args.peer.to_string(),
+                    run: args.run,
+                    job: long_form(&args.job),
+                    cpus: args.resources.cpus,
+                    memory_mib: args.resources.memory_mib,
+                    disk_kib: args.resources.disk_kib,
+                    own_domain: args.own_domain,
+                    domain: args.domain.clone(),
+                    lease_ms: u64::try_from(args.lease.as_millis()).unwrap_or(u64::MAX),
+                    sandbox: sandbox.path().to_path_buf(),
+                    inputs: sandbox.inputs(),
+                    account: run_as
+                        .account
+                        .as_ref()
+                        .map(|a| (a.name.clone(), a.uid, a.gid)),
+                    // Filled in as the job starts.
+                    tracking: crate::execute::runs::Tracking::Cgroup {
+                        agent: String::new(),
+                        job: String::new(),
+                    },
+                    started_ms: starling_protocol::identity::Timestamp::now().as_unix_millis(),
+                    memory_limit_mib: spec.request_memory_mib,
+                    disk_limit_kib: spec.request_disk_kib,
+                };
                 spec.reaper = Some(execute::Reaping {
                     program,
-                    status,
+                    run_dir: runs.dir_of(name),
                     hold_fd: run_as.lease.as_ref().map(|l| l.lock_fd()),
+                    record: Box::new(record),
                 });
             }
             (Err(e), _) | (_, Err(e)) => {
@@ -438,8 +464,6 @@ async fn run_in(
             }
         }
     }
-    let memory_limit_mib = spec.request_memory_mib;
-    let disk_limit_kib = spec.request_disk_kib;
     let running = match execute::start(spec).await {
         Ok(r) => r,
         Err(e) => {
@@ -448,35 +472,6 @@ async fn run_in(
             return;
         }
     };
-    if let (Some(runs), Some(reaper)) = (runs, running.reaper) {
-        let record = crate::execute::runs::Record {
-            claim: args.claim.to_string(),
-            peer: args.peer.to_string(),
-            run: args.run,
-            job: long_form(&args.job),
-            cpus: args.resources.cpus,
-            memory_mib: args.resources.memory_mib,
-            disk_kib: args.resources.disk_kib,
-            own_domain: args.own_domain,
-            domain: args.domain.clone(),
-            lease_ms: u64::try_from(args.lease.as_millis()).unwrap_or(u64::MAX),
-            sandbox: sandbox.path().to_path_buf(),
-            inputs: sandbox.inputs(),
-            account: run_as
-                .account
-                .as_ref()
-                .map(|a| (a.name.clone(), a.uid, a.gid)),
-            reaper,
-            job_pid: running.pid,
-            tracking: running.tracking.clone(),
-            started_ms: starling_protocol::identity::Timestamp::now().as_unix_millis(),
-            memory_limit_mib,
-            disk_limit_kib,
-        };
-        if let Err(e) = runs.record(name, &record) {
-            tracing::warn!(error = %e, "cannot record the run; the job dies with the agent");
-        }
-    }
     finish_run(args, run_as.account.clone(), sandbox, running, stopped).await;
 }
 

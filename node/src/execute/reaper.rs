@@ -33,9 +33,10 @@ use super::family;
 /// `starling job-reaper` (hidden: the agent starts it).
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Where to write how the job ended.
+    /// The run's directory ([`super::runs`]): the reaper writes its own
+    /// and the job's pid there, then how the job ended.
     #[arg(long)]
-    pub status: PathBuf,
+    pub run_dir: PathBuf,
     /// The descriptor to tell the agent on that the job started.
     #[arg(long)]
     pub report_fd: RawFd,
@@ -72,6 +73,9 @@ pub struct Status {
     /// The largest resident size of the job's processes, in KiB.
     pub max_rss_kib: u64,
 }
+
+/// The status file's name in the run's directory.
+pub const STATUS_FILE: &str = "status";
 
 /// The status file's first word: its format.
 const FORMAT: &str = "starling-job-status-1";
@@ -215,6 +219,12 @@ pub fn run(args: Args) -> ExitCode {
         let fd = unsafe { BorrowedFd::borrow_raw(fd) };
         let _ = rustix::io::fcntl_setfd(fd, rustix::io::FdFlags::CLOEXEC);
     }
+    // Written before the job starts: whoever looks after the run finds
+    // the reaper, and through it the job.
+    let reaper = super::runs::ProcessId::of(std::process::id());
+    if let Some(reaper) = reaper {
+        let _ = super::runs::Pids { reaper, job: 0 }.write(&args.run_dir);
+    }
     let started = match start(&args) {
         Ok(child) => child,
         Err(e) => {
@@ -228,13 +238,17 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
     let pid = started.id();
+    if let Some(reaper) = reaper {
+        let _ = super::runs::Pids { reaper, job: pid }.write(&args.run_dir);
+    }
     let _ = writeln!(report, "ok {pid}");
     drop(report);
     let status = wait(pid);
-    if let Err(e) = status.write(&args.status) {
+    let path = args.run_dir.join(STATUS_FILE);
+    if let Err(e) = status.write(&path) {
         eprintln!(
             "starling job-reaper: cannot record the end of job process {pid} in {}: {e}",
-            args.status.display()
+            path.display()
         );
         return ExitCode::FAILURE;
     }

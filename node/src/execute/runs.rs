@@ -6,7 +6,11 @@
 //! closed to jobs:
 //!
 //! - `record`: what the run is (its claim, its submitter, its job, its
-//!   sandbox, how its processes are found), written when it starts.
+//!   sandbox, how its processes are found), written before its reaper is
+//!   started.
+//! - `pids`: the reaper and the job's process, written by the reaper
+//!   before it starts the job and again once it has: no job runs that an
+//!   agent coming back, or the watchdog, could not find.
 //! - `lease`: until when the claim's lease holds, on the machine's
 //!   monotonic clock, with the boot it counts from; rewritten at each
 //!   renewal. Past it the run is dead: the watchdog kills it, and no
@@ -91,9 +95,9 @@ impl ProcessId {
 pub enum Tracking {
     /// In the job cgroup of this name under the agent's cgroups.
     Cgroup { agent: String, job: String },
-    /// By process group, marker and account.
+    /// By marker and account (and process group: the job's pid, in
+    /// [`Pids`]).
     Found {
-        pgid: i32,
         marker: String,
         uid: u32,
         dedicated: bool,
@@ -127,13 +131,28 @@ pub struct Record {
     pub inputs: Vec<(String, u64, Option<u128>)>,
     /// The account the job runs as, if not the agent's.
     pub account: Option<(String, u32, u32)>,
-    pub reaper: ProcessId,
-    pub job_pid: u32,
     pub tracking: Tracking,
     /// When the job started, in milliseconds since the epoch.
     pub started_ms: u64,
     pub memory_limit_mib: u64,
     pub disk_limit_kib: u64,
+}
+
+/// A run's processes, as its reaper wrote them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pids {
+    pub reaper: ProcessId,
+    /// The job's first process (it leads its process group); 0 until it
+    /// was started.
+    pub job: u32,
+}
+
+impl Pids {
+    /// Writes `pids` into the run directory `dir` (the reaper does).
+    pub fn write(&self, dir: &Path) -> io::Result<()> {
+        let bytes = serde_json::to_vec(self).map_err(io::Error::other)?;
+        replace(&dir.join("pids"), &bytes)
+    }
 }
 
 /// A lease: until `deadline_ms` on the monotonic clock of boot `boot`.
@@ -186,6 +205,7 @@ pub struct Found {
     /// while starting it).
     pub record: Option<Record>,
     pub lease: Option<Lease>,
+    pub pids: Option<Pids>,
     pub status: Option<super::reaper::Status>,
 }
 
@@ -193,11 +213,11 @@ impl Found {
     /// Whether an agent may take this run on: its lease holds, and its
     /// job still runs or has ended with a recorded status.
     pub fn adoptable(&self) -> bool {
-        let Some(record) = &self.record else {
+        let (Some(_), Some(pids)) = (&self.record, &self.pids) else {
             return false;
         };
         let holds = self.lease.as_ref().is_some_and(|l| !l.lapsed());
-        holds && (self.status.is_some() || record.reaper.alive())
+        holds && (self.status.is_some() || pids.reaper.alive())
     }
 }
 
@@ -241,10 +261,9 @@ impl Runs {
         self.run_dir(name).join("status")
     }
 
-    /// Writes run `name`'s record.
-    pub fn record(&self, name: &str, record: &Record) -> io::Result<()> {
-        let bytes = serde_json::to_vec(record).map_err(io::Error::other)?;
-        replace(&self.run_dir(name).join("record"), &bytes)
+    /// The directory of run `name`.
+    pub fn dir_of(&self, name: &str) -> PathBuf {
+        self.run_dir(name)
     }
 
     /// Writes run `name`'s lease.
@@ -280,6 +299,8 @@ impl Runs {
             let record = read_bounded(&dir.join("record"))
                 .and_then(|bytes| serde_json::from_slice::<Record>(&bytes).ok());
             let lease = self.lease(&name);
+            let pids = read_bounded(&dir.join("pids"))
+                .and_then(|bytes| serde_json::from_slice::<Pids>(&bytes).ok());
             let status = super::reaper::Status::read(&dir.join("status"))
                 .ok()
                 .flatten();
@@ -289,12 +310,19 @@ impl Runs {
                     name,
                     record,
                     lease,
+                    pids,
                     status,
                 },
             );
         }
         found
     }
+}
+
+/// Writes a run's record into its directory `dir`.
+pub fn write_record(dir: &Path, record: &Record) -> io::Result<()> {
+    let bytes = serde_json::to_vec(record).map_err(io::Error::other)?;
+    replace(&dir.join("record"), &bytes)
 }
 
 fn read_bounded(path: &Path) -> Option<Vec<u8>> {
@@ -318,10 +346,12 @@ fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// Ends run `found`: its reaper first (so it records nothing), then every
 /// process of the job. Blocking.
 pub fn kill(found: &Found) {
+    if let Some(pids) = &found.pids {
+        pids.reaper.kill();
+    }
     let Some(record) = &found.record else {
         return;
     };
-    record.reaper.kill();
     match &record.tracking {
         Tracking::Cgroup { agent, job } => {
             for cgroups in super::cgroup::Cgroups::existing(agent) {
@@ -329,13 +359,15 @@ pub fn kill(found: &Found) {
             }
         }
         Tracking::Found {
-            pgid,
             marker,
             uid,
             dedicated,
         } => {
             let family = super::family::Family::Found {
-                pgid: *pgid,
+                pgid: found
+                    .pids
+                    .and_then(|p| i32::try_from(p.job).ok())
+                    .unwrap_or(0),
                 marker: format!("{}={marker}", super::family::MARKER_ENV).into_bytes(),
                 uid: *uid,
                 dedicated: *dedicated,

@@ -114,9 +114,17 @@ pub fn run(args: &Args) -> std::process::ExitCode {
     // Nothing is ever written: a read returns only at the agent's end.
     while matches!(stdin.read(&mut sink), Ok(n) if n > 0) {}
     let runs = args.runs.as_deref().and_then(|d| Runs::open(d).ok());
+    // A run without a record was being started when the agent died:
+    // nobody could take it on, so its job goes now.
     let names: Vec<String> = runs
         .as_ref()
-        .map(|r| r.list().into_keys().collect())
+        .map(|r| {
+            r.list()
+                .into_values()
+                .filter(|f| f.record.is_some())
+                .map(|f| f.name)
+                .collect()
+        })
         .unwrap_or_default();
     let killed = end_strays(&args.cgroups, args.agent_pid, &names);
     if killed > 0 {
@@ -136,10 +144,10 @@ fn look_after(runs: &Runs, agent_pid: u32) {
     loop {
         let mut running = 0;
         for found in runs.list().values() {
-            let Some(record) = &found.record else {
+            let (Some(_), Some(pids)) = (&found.record, &found.pids) else {
                 continue;
             };
-            if !record.reaper.alive() {
+            if !pids.reaper.alive() {
                 continue;
             }
             if found.lease.as_ref().is_none_or(runs::Lease::lapsed) {
