@@ -22,6 +22,14 @@
 //! its own ad is back in it. The network loop is not restarted: if it
 //! ends, the agent stops.
 //!
+//! # Layout
+//!
+//! By side, as the agent plays each: [`submit`] (the negotiator and its
+//! shadows), [`execute`] (the startd and its starters), [`pool`] (the
+//! view, the advertiser, trust and usage); beside them what every side
+//! uses: the [`network`] loop, [`transfers`] and [`fetch`] for files, the
+//! control requests about jobs ([`jobs_control`]) and the [`disk`] state.
+//!
 //! # Stopping
 //!
 //! [`Agent::shutdown`] withdraws the ad (publishes an already-expired copy
@@ -29,21 +37,18 @@
 //! a moment, stops the actors and flushes the store. `starling agent` calls
 //! it on SIGINT, SIGTERM or a control `shutdown` request.
 
-pub mod advertiser;
 pub mod disk;
+pub mod execute;
 pub mod fetch;
-pub mod job_files;
 pub mod jobs_control;
-pub mod negotiator;
 pub mod network;
-pub mod shadow;
-pub mod startd;
-pub mod starter;
+pub mod pool;
+pub mod submit;
 pub mod transfers;
-pub mod trust;
-pub mod usage;
-pub mod view;
-pub mod view_actor;
+
+pub use execute::{startd, starter};
+pub use pool::{advertiser, trust, usage, view, view_actor};
+pub use submit::{job_files, negotiator, shadow};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -37,29 +37,53 @@ pub async fn pull(
     files: &[File],
     dir: &Path,
     budget: u64,
-) -> Result<u64, String> {
-    let mut assembler = Assembler::new(dir, files.to_vec(), budget).map_err(|e| e.to_string())?;
+) -> Result<u64, PullError> {
+    let mut assembler =
+        Assembler::new(dir, files.to_vec(), budget).map_err(|e| PullError::Here(e.to_string()))?;
     let mut total = 0u64;
     while let Some((index, offset, len)) = assembler.next_request() {
         let name = files.get(index).map(|f| f.name.as_str()).unwrap_or("?");
-        let index_u32 = u32::try_from(index).map_err(|_| "too many files".to_owned())?;
+        let index_u32 =
+            u32::try_from(index).map_err(|_| PullError::Here("too many files".to_owned()))?;
         // An empty file (or an empty tail) needs nothing from the peer.
         let data = if len == 0 {
             Vec::new()
         } else {
             chunk(network, peer, transfer, index_u32, offset, len)
                 .await
-                .map_err(|e| format!("{name}: {e}"))?
+                .map_err(|e| PullError::Peer(format!("{name}: {e}")))?
         };
         total += data.len() as u64;
         assembler
             .chunk(index, offset, &data)
-            .map_err(|e| format!("{name}: {e}"))?;
+            .map_err(|e| PullError::Here(format!("{name}: {e}")))?;
     }
     if !assembler.is_complete() {
-        return Err("the transfer ended before every file arrived".to_owned());
+        return Err(PullError::Peer(
+            "the transfer ended before every file arrived".to_owned(),
+        ));
     }
     Ok(total)
+}
+
+/// Why a pull failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PullError {
+    /// The files could not be had from the peer: it is gone, restarted
+    /// (and forgot the transfer), busy, or answered nonsense. Asking again
+    /// later, or running the job again, may well work.
+    Peer(String),
+    /// They could not be kept here: more than the budget, a file that
+    /// cannot be written.
+    Here(String),
+}
+
+impl std::fmt::Display for PullError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PullError::Peer(e) | PullError::Here(e) => f.write_str(e),
+        }
+    }
 }
 
 /// Tells the offerer it may forget the files.

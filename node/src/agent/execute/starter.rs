@@ -27,9 +27,9 @@ use starling_protocol::classad::{ClassAd, Evaluator, Name, Side, Value};
 use starling_protocol::transfer::{self, File, FileName, Hold, Report, TransferId};
 use tokio::sync::{mpsc, oneshot};
 
-use super::fetch;
-use super::network::Command;
-use super::transfers::{Offer, Router};
+use crate::agent::fetch;
+use crate::agent::network::Command;
+use crate::agent::transfers::{Offer, Router};
 use crate::execute::{self, Sandbox, Spec};
 
 /// HTCondor's hold reason codes the starter reports.
@@ -356,14 +356,27 @@ async fn run_in(
         }
     };
     fetch::close(&args.network, args.peer, args.transfer).await;
-    if let Err(e) = pulled {
-        let report = held(
-            hold_codes::TRANSFER_INPUT_ERROR,
-            0,
-            format!("transferring the input failed: {e}"),
-        );
-        deliver(args, Some(sandbox), Vec::new(), report, stopped).await;
-        return;
+    match pulled {
+        Ok(_) => {}
+        // The submit agent went away (or restarted and forgot the
+        // transfer): no fault of the job's, which runs again.
+        Err(fetch::PullError::Peer(e)) => {
+            let mut report = Report::default();
+            report.evicted = Some(format!(
+                "the input could not be fetched from the submit agent: {e}"
+            ));
+            deliver(args, Some(sandbox), Vec::new(), report, stopped).await;
+            return;
+        }
+        Err(fetch::PullError::Here(e)) => {
+            let report = held(
+                hold_codes::TRANSFER_INPUT_ERROR,
+                0,
+                format!("transferring the input failed: {e}"),
+            );
+            deliver(args, Some(sandbox), Vec::new(), report, stopped).await;
+            return;
+        }
     }
     // HTCondor's hand-over of the ads: files the job can read, named by
     // `_CONDOR_MACHINE_AD` and `_CONDOR_JOB_AD`.

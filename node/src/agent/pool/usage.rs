@@ -36,8 +36,8 @@ use starling_protocol::classad::{
 use starling_protocol::identity::Timestamp;
 use starling_storage::{Factor, Favours, Store, Usage};
 
-use super::view_actor::MachineAd;
-use super::SupervisorMsg;
+use crate::agent::view_actor::MachineAd;
+use crate::agent::SupervisorMsg;
 use ractor::ActorRef;
 
 /// How often changed figures are written to the store.

@@ -20,8 +20,8 @@ use starling_protocol::identity::{
 use starling_protocol::view::{Request as PullRequest, Response as PullResponse};
 use tokio::sync::mpsc;
 
-use super::network::Command;
-use super::view::{Rejection, Verdict, View};
+use crate::agent::network::Command;
+use crate::agent::view::{Rejection, Verdict, View};
 
 /// How often expired ads are dropped.
 pub const EXPIRY_TICK: Duration = Duration::from_secs(1);

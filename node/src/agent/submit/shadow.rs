@@ -26,7 +26,7 @@
 //!
 //! The shadow decides nothing about the queue: it reports events and the
 //! schedd changes job states. It touches the job's files with the job
-//! owner's rights ([`super::job_files`]): the input is opened as the owner
+//! owner's rights ([`crate::agent::job_files`]): the input is opened as the owner
 //! and offered open; the output is pulled into the agent's private staging
 //! directory and placed as the owner.
 
@@ -43,9 +43,9 @@ use starling_protocol::transfer::{self, Report, TransferId};
 use starling_storage::JobId;
 use tokio::sync::{mpsc, oneshot};
 
-use super::network::Command;
-use super::transfers::{Offer, OutputOffer, Router};
-use super::{fetch, job_files};
+use crate::agent::network::Command;
+use crate::agent::transfers::{Offer, OutputOffer, Router};
+use crate::agent::{fetch, job_files};
 use crate::queue::userlog;
 
 /// How long a signed job is valid: long enough for the claim and hand-over.
@@ -518,7 +518,7 @@ async fn claim_request(
     peer: PeerId,
     request: claim::Request,
 ) -> Result<claim::Response, String> {
-    super::network::jobs::ask(network, |reply| Command::Claim {
+    crate::agent::network::jobs::ask(network, |reply| Command::Claim {
         peer,
         request,
         reply,
@@ -695,7 +695,7 @@ pub fn text(job: &ClassAd, name: &str) -> Option<String> {
     }
 }
 
-pub(super) fn boolean(job: &ClassAd, name: &str) -> Option<bool> {
+pub(in crate::agent) fn boolean(job: &ClassAd, name: &str) -> Option<bool> {
     let name = Name::new(name).ok()?;
     match Evaluator::with_ads(Some(job), None).eval_attr(Side::My, name.folded()) {
         Value::Bool(b) => Some(b),
@@ -704,11 +704,11 @@ pub(super) fn boolean(job: &ClassAd, name: &str) -> Option<bool> {
 }
 
 /// The job's initial directory.
-pub(super) fn iwd(job: &ClassAd) -> PathBuf {
+pub(in crate::agent) fn iwd(job: &ClassAd) -> PathBuf {
     PathBuf::from(text(job, "Iwd").unwrap_or_else(|| "/".to_owned()))
 }
 
-pub(super) fn resolve(iwd: &Path, path: &str) -> PathBuf {
+pub(in crate::agent) fn resolve(iwd: &Path, path: &str) -> PathBuf {
     if Path::new(path).is_absolute() {
         PathBuf::from(path)
     } else {
@@ -746,7 +746,8 @@ async fn receive(args: &ShadowArgs, offer: OutputOffer, ad: &ClassAd) -> Result<
     )
     .await;
     let placed = match pulled {
-        Err(e) => Err(Received::PullFailed(e)),
+        Err(fetch::PullError::Peer(e)) => Err(Received::PullFailed(e)),
+        Err(fetch::PullError::Here(e)) => Err(Received::NotPlaced(e)),
         Ok(_) => {
             let moves: Vec<(PathBuf, PathBuf)> = offer
                 .files

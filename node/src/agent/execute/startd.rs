@@ -9,7 +9,7 @@
 //!                   ──▶ Granted {claim, lease, slot} | Rejected {code, reason}
 //! keepalive     ──▶ lease renewed | UnknownClaim
 //! Job           ──▶ a starter task pulls the input, runs the process and
-//!                   offers the output back ([`super::starter`])
+//!                   offers the output back ([`crate::agent::starter`])
 //! lease lapses  ──▶ the job is killed, its sandbox removed, the slot freed
 //! policy tick   ──▶ the owner policy (policies::owner_policy) against the
 //!                   live machine ad and each running job: suspend,
@@ -33,7 +33,7 @@
 //! served as resources free, in the order of
 //! [`starling_policies::arbitration`]: the machine's `RANK`, domains this
 //! one owes favours, then user priority computed from the domain's gossiped
-//! usage ([`super::usage`]). When a job ends under a claim and a waiting
+//! usage ([`crate::agent::usage`]). When a job ends under a claim and a waiting
 //! user comes first, the claim is handed to that user instead of being
 //! reused. A waiting job the machine ranks higher than a running one (or,
 //! where `PREEMPTION_REQUIREMENTS` allows, of a user with a better
@@ -67,13 +67,13 @@ use starling_protocol::transfer::{self, File, TransferId};
 use starling_storage::{Claim, JobId, Side, Store};
 use tokio::sync::mpsc;
 
-use super::advertiser::Occupancy;
-use super::network::jobs::Answer;
-use super::network::Command;
-use super::starter::{self, Control, StarterArgs, StarterHandle};
-use super::transfers::Router;
-use super::usage::{self, Accounting, Priorities};
-use super::SupervisorMsg;
+use crate::agent::advertiser::Occupancy;
+use crate::agent::network::jobs::Answer;
+use crate::agent::network::Command;
+use crate::agent::starter::{self, Control, StarterArgs, StarterHandle};
+use crate::agent::transfers::Router;
+use crate::agent::usage::{self, Accounting, Priorities};
+use crate::agent::SupervisorMsg;
 use crate::control::DrainStatus;
 
 /// Shortest lease granted: a submitter asking for less gets this.
@@ -470,7 +470,7 @@ async fn respond(network: &mpsc::Sender<Command>, id: u64, answer: Answer) {
 /// The machine ad as the advertiser would publish it now.
 async fn current_ad(supervisor: &ActorRef<SupervisorMsg>) -> Option<ClassAd> {
     match supervisor
-        .call(SupervisorMsg::MachineAd, Some(super::QUERY_TIMEOUT))
+        .call(SupervisorMsg::MachineAd, Some(crate::agent::QUERY_TIMEOUT))
         .await
     {
         Ok(ractor::rpc::CallResult::Success(ad)) => ad,
@@ -1009,7 +1009,7 @@ impl StartdState {
             .as_ref()
             .is_none_or(|(.., at)| at.elapsed() >= PRIORITIES_FRESH);
         if stale {
-            let ads = super::machine_ads(&self.args.supervisor).await;
+            let ads = crate::agent::machine_ads(&self.args.supervisor).await;
             let (p, f) = usage::priorities(
                 &ads,
                 &self.args.own_domain,

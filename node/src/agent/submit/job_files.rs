@@ -26,8 +26,8 @@ use std::path::{Path, PathBuf};
 use starling_protocol::classad::ClassAd;
 use starling_protocol::transfer::{File, FileName, MODE_MASK};
 
-use super::shadow::{boolean, iwd, resolve, text};
-use super::starter::{STDERR_FILE, STDOUT_FILE};
+use crate::agent::shadow::{boolean, iwd, resolve, text};
+use crate::agent::starter::{STDERR_FILE, STDOUT_FILE};
 use crate::users::Rights;
 
 /// Most input files one job may name.

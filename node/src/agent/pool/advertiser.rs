@@ -10,7 +10,7 @@
 //! withdrawal: the same ad with a window that has already closed, which
 //! every view takes as "remove this agent".
 //!
-//! The agent's disk state ([`super::disk`]) goes into every ad it builds:
+//! The agent's disk state ([`crate::agent::disk`]) goes into every ad it builds:
 //! while the data directory is full the ad says `StarlingDiskFull` and
 //! why, and `START` and `Requirements` are false, so no submitter matches
 //! it and the startd shows the Owner state. An ad the store cannot number
@@ -28,8 +28,8 @@ use starling_storage::space::Space;
 use starling_storage::Store;
 use tokio::sync::{mpsc, watch};
 
-use super::network::Command;
-use super::view_actor::ViewMsg;
+use crate::agent::network::Command;
+use crate::agent::view_actor::ViewMsg;
 use crate::config;
 use crate::machine::{self, Identity, Probe, Status};
 
@@ -127,9 +127,9 @@ pub struct AdvertiserArgs {
     /// A probe to use instead of reading the machine (many agents in one
     /// process share one, and skip the benchmark).
     pub probe: Option<Probe>,
-    /// The usage books, summarised into the ad ([`super::usage`]).
-    pub accounting: Option<super::usage::Accounting>,
-    /// Whether the data directory is full ([`super::disk`]).
+    /// The usage books, summarised into the ad ([`crate::agent::usage`]).
+    pub accounting: Option<crate::agent::usage::Accounting>,
+    /// Whether the data directory is full ([`crate::agent::disk`]).
     pub disk: watch::Receiver<Space>,
 }
 

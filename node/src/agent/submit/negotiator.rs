@@ -43,10 +43,10 @@ use starling_protocol::identity::{AgentId, Envelope, Keypair};
 use starling_storage::JobId;
 use tokio::sync::{mpsc, oneshot};
 
-use super::network::Command;
-use super::shadow::{self, Placement, ShadowArgs, ShadowEvent, ShadowHandle};
-use super::transfers::Router;
-use super::view_actor::MachineAd;
+use crate::agent::network::Command;
+use crate::agent::shadow::{self, Placement, ShadowArgs, ShadowEvent, ShadowHandle};
+use crate::agent::transfers::Router;
+use crate::agent::view_actor::MachineAd;
 use crate::queue::{Action, Completion, Event, Queue, Selection, Target};
 use starling_policies::job_policy::{self, OnExit, Periodic};
 
@@ -138,13 +138,13 @@ pub struct Negotiator;
 pub struct NegotiatorArgs {
     pub queue: Queue,
     /// For the current view (it may be restarted).
-    pub supervisor: ActorRef<super::SupervisorMsg>,
+    pub supervisor: ActorRef<crate::agent::SupervisorMsg>,
     pub network: mpsc::Sender<Command>,
     pub router: Router,
     pub key: Arc<Keypair>,
     pub certificates: Vec<Envelope>,
     /// Favours received from foreign domains are booked here.
-    pub accounting: super::usage::Accounting,
+    pub accounting: crate::agent::usage::Accounting,
     pub own_domain: String,
     /// The agent's private directory where shadows pull output.
     pub staging: std::path::PathBuf,
@@ -629,7 +629,7 @@ impl NegotiatorState {
         for (id, ad) in &idle {
             by_user.entry(user_of(ad)).or_default().push((*id, ad));
         }
-        let (priorities, factors) = super::usage::priorities(
+        let (priorities, factors) = crate::agent::usage::priorities(
             &machines,
             &self.args.own_domain,
             &BTreeMap::new(),
@@ -839,7 +839,7 @@ impl NegotiatorState {
     }
 
     async fn machines(&self) -> Vec<MachineAd> {
-        super::machine_ads(&self.args.supervisor).await
+        crate::agent::machine_ads(&self.args.supervisor).await
     }
 
     async fn rtts(&self) -> HashMap<PeerId, Duration> {
@@ -847,7 +847,7 @@ impl NegotiatorState {
         if self.args.network.send(Command::Peers(reply)).await.is_err() {
             return HashMap::new();
         }
-        match tokio::time::timeout(super::QUERY_TIMEOUT, answer).await {
+        match tokio::time::timeout(crate::agent::QUERY_TIMEOUT, answer).await {
             Ok(Ok(peers)) => peers
                 .into_iter()
                 .filter_map(|p| Some((p.peer, p.rtt?)))

@@ -1,0 +1,8 @@
+//! The execute side of an agent, as HTCondor's startd and starters: the
+//! startd grants claims on this machine and keeps their leases and the
+//! owner policy, and a starter per job pulls its input, runs it (through
+//! [`crate::execute`]) and offers its output back, or takes on a job an
+//! earlier run of the agent left running.
+
+pub mod startd;
+pub mod starter;

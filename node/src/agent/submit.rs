@@ -1,0 +1,9 @@
+//! The submit side of an agent, as HTCondor's schedd and shadows: the
+//! negotiator matches this agent's idle jobs to machines in the view and
+//! claims them, a shadow per claim hands jobs over, keeps the claim's lease,
+//! brings the output back and reconnects after a restart, and the job's
+//! files are read and placed with its owner's rights.
+
+pub mod job_files;
+pub mod negotiator;
+pub mod shadow;
