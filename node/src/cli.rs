@@ -95,6 +95,18 @@ pub trait Extension {
 /// Runs the command line with this crate's commands and `extensions`; the
 /// exit code says whether it succeeded.
 pub fn main_with(extensions: &[&dyn Extension]) -> ExitCode {
+    // A job's reaper starts with every job: it skips building the whole
+    // command line.
+    if std::env::args_os().nth(1).as_deref() == Some(std::ffi::OsStr::new("job-reaper")) {
+        #[derive(Parser)]
+        #[command(name = "starling job-reaper")]
+        struct Reaper {
+            #[command(flatten)]
+            args: crate::execute::reaper::Args,
+        }
+        let reaper = Reaper::parse_from(std::env::args_os().skip(1));
+        return crate::execute::reaper::run(reaper.args);
+    }
     // Parsed in two steps so that commands whose options depend on their
     // order (`domain policy`) can read the raw matches.
     // `status` also takes condor_status's single-dash long options.

@@ -515,20 +515,17 @@ fn start_blocking(spec: Spec) -> Result<Running, StartError> {
                 .arg(gid.to_string());
         }
         command.arg("--").arg(&spec.executable).args(&spec.args);
-        let inherited: Vec<std::os::fd::RawFd> =
-            std::iter::once(write_fd).chain(reaping.hold_fd).collect();
-        // SAFETY: between fork and exec the child only clears the
-        // close-on-exec flag of descriptors that stay open until then.
-        #[allow(unsafe_code)]
-        unsafe {
-            command.pre_exec(move || {
-                for fd in &inherited {
-                    let fd = std::os::fd::BorrowedFd::borrow_raw(*fd);
-                    rustix::io::fcntl_setfd(fd, rustix::io::FdFlags::empty())?;
-                }
-                Ok(())
-            })
-        };
+        // Handed down by leaving them open across exec, with no code run
+        // between fork and exec: the agent, a large process, starts the
+        // reaper with posix_spawn rather than copying itself with fork.
+        // Another thread's child may inherit them meanwhile; the reaper
+        // closes what it did not ask for, and reads its report by line.
+        for fd in std::iter::once(write_fd).chain(reaping.hold_fd) {
+            // SAFETY: both stay open until the spawn below returns.
+            #[allow(unsafe_code)]
+            let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+            let _ = rustix::io::fcntl_setfd(fd, rustix::io::FdFlags::empty());
+        }
         report = Some(read);
         report_write = Some(write);
     } else {
@@ -597,6 +594,12 @@ fn start_blocking(spec: Spec) -> Result<Running, StartError> {
     };
     // Only the reaper holds its end now: the report ends when it closes it.
     drop(report_write);
+    if let Some(fd) = spec.reaper.as_ref().and_then(|r| r.hold_fd) {
+        // SAFETY: the slot account's lock stays open while the job runs.
+        #[allow(unsafe_code)]
+        let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+        let _ = rustix::io::fcntl_setfd(fd, rustix::io::FdFlags::CLOEXEC);
+    }
     let mut child = spawned.map_err(|e| failed(&e))?;
     let pid = match report {
         None => child.id(),

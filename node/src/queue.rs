@@ -698,7 +698,9 @@ impl Queue {
     /// A machine granted a claim for the job: it is recorded as running
     /// there (`RemoteHost`, `ClaimId`, the execute agent) before it is
     /// handed over, so that a submit agent that restarts reconnects to it
-    /// rather than run it a second time.
+    /// rather than run it a second time. The start is counted now
+    /// (`NumJobStarts`), in the same write, and taken back by
+    /// [`Queue::unclaimed`] if the hand-over fails.
     pub async fn claimed(
         &self,
         id: JobId,
@@ -708,10 +710,8 @@ impl Queue {
         domain: &str,
     ) -> Result<(), QueueError> {
         let now = self.now();
-        let shadows = self
-            .job(id)
-            .and_then(|ad| int(&ad, "NumShadowStarts"))
-            .unwrap_or(0);
+        let ad = self.job(id);
+        let count = |name: &str| ad.as_ref().and_then(|ad| int(ad, name)).unwrap_or(0);
         let mut c = self.status_changes(status::RUNNING);
         c.extend([
             Change::set("RemoteHost", quote(host)),
@@ -719,41 +719,38 @@ impl Queue {
             Change::set(EXECUTE_AGENT, quote(agent)),
             Change::set(EXECUTE_DOMAIN, quote(domain)),
             Change::set("JobCurrentStartDate", now.to_string()),
-            Change::set("NumShadowStarts", (shadows + 1).to_string()),
-            Change::remove("JobCurrentStartExecutingDate"),
-        ]);
-        self.update(id, c).await
-    }
-
-    /// The job was handed over and runs on `host`.
-    pub async fn started(&self, id: JobId, host: &str) -> Result<(), QueueError> {
-        let now = self.now();
-        let starts = self
-            .job(id)
-            .and_then(|ad| int(&ad, "NumJobStarts"))
-            .unwrap_or(0);
-        let mut c = vec![
             Change::set("JobCurrentStartExecutingDate", now.to_string()),
-            Change::set("NumJobStarts", (starts + 1).to_string()),
-        ];
-        if self
-            .job(id)
+            Change::set(
+                "NumShadowStarts",
+                (count("NumShadowStarts") + 1).to_string(),
+            ),
+            Change::set("NumJobStarts", (count("NumJobStarts") + 1).to_string()),
+        ]);
+        if ad
+            .as_ref()
             .is_some_and(|ad| ad.get("JobStartDate").is_none())
         {
             c.push(Change::set("JobStartDate", now.to_string()));
         }
-        self.update(id, c).await?;
+        self.update(id, c).await
+    }
+
+    /// The job was handed over and runs on `host`: the user log says so.
+    pub async fn started(&self, id: JobId, host: &str) {
         if let Some(ad) = self.job(id) {
             let headline = format!("Job executing on host: <{host}>");
             self.log(id, &ad, userlog::codes::EXECUTE, &headline, Vec::new())
                 .await;
         }
-        Ok(())
     }
 
-    /// A claim was granted but the job never ran under it (the hand-over
-    /// failed): back to idle, with nothing to log.
+    /// A claim was granted but the job was never handed over under it: back
+    /// to idle, its start not counted, with nothing to log.
     pub async fn unclaimed(&self, id: JobId) -> Result<(), QueueError> {
+        let starts = self
+            .job(id)
+            .and_then(|ad| int(&ad, "NumJobStarts"))
+            .unwrap_or(0);
         let mut c = self.status_changes(status::IDLE);
         c.extend([
             Change::remove("RemoteHost"),
@@ -761,17 +758,17 @@ impl Queue {
             Change::remove(EXECUTE_AGENT),
             Change::remove(EXECUTE_DOMAIN),
             Change::remove("JobCurrentStartDate"),
+            Change::remove("JobCurrentStartExecutingDate"),
         ]);
+        if starts <= 1 {
+            c.extend([
+                Change::remove("NumJobStarts"),
+                Change::remove("JobStartDate"),
+            ]);
+        } else {
+            c.push(Change::set("NumJobStarts", (starts - 1).to_string()));
+        }
         self.update(id, c).await
-    }
-
-    /// Whether the job, recorded as running, was handed over (it may have
-    /// run), rather than only claimed for.
-    pub fn executing(&self, id: JobId) -> bool {
-        self.job(id).is_some_and(|ad| {
-            status_of(&ad) == Some(status::RUNNING)
-                && ad.get("JobCurrentStartExecutingDate").is_some()
-        })
     }
 
     /// Writes a reconnection event in the job's user log: the submit agent
@@ -1001,19 +998,20 @@ mod tests {
         assert_eq!(q.idle().len(), 2);
         q.claimed(a, "slot1_1@m", "c", "peer", "d").await.unwrap();
         assert_eq!(q.running(), vec![a]);
-        assert!(!q.executing(a), "claimed, not yet handed over");
+        assert_eq!(int(&q.job(a).unwrap(), "NumJobStarts"), Some(1));
+        // The hand-over failed: as if it had never been claimed.
         q.unclaimed(a).await.unwrap();
         assert_eq!(status_of(&q.job(a).unwrap()), Some(status::IDLE));
         assert_eq!(int(&q.job(a).unwrap(), "NumJobStarts"), None);
+        assert!(q.job(a).unwrap().get("JobStartDate").is_none());
         q.claimed(a, "slot1_1@m", "c", "peer", "d").await.unwrap();
-        q.started(a, "slot1_1@m").await.unwrap();
-        assert!(q.executing(a));
+        q.started(a, "slot1_1@m").await;
         assert_eq!(int(&q.job(a).unwrap(), "NumJobStarts"), Some(1));
         q.evicted(a, "machine lost").await.unwrap();
         assert_eq!(status_of(&q.job(a).unwrap()), Some(status::IDLE));
         assert!(q.job(a).unwrap().get("ClaimId").is_none());
         q.claimed(a, "slot1_2@m", "c2", "peer", "d").await.unwrap();
-        q.started(a, "slot1_2@m").await.unwrap();
+        q.started(a, "slot1_2@m").await;
         assert_eq!(int(&q.job(a).unwrap(), "NumJobStarts"), Some(2));
         assert_eq!(int(&q.job(a).unwrap(), "NumShadowStarts"), Some(3));
         q.completed(

@@ -9,8 +9,8 @@
 //! again. So the agent starts `starling job-reaper`, and the reaper starts
 //! the job: it confines it ([`super::confine`]: cgroups, private `/tmp`,
 //! the job's account) in its child, waits for it, and writes how it ended
-//! and what it used into a status file (fsynced, then renamed into place),
-//! which whichever agent runs then reads ([`Status`]).
+//! and what it used into a status file (renamed into place whole), which
+//! whichever agent runs then reads ([`Status`]).
 //!
 //! The reaper stays root (it is outside the job's cgroup, its account and
 //! its process group), ignores the signals a job's family is sent, and
@@ -152,8 +152,9 @@ impl Status {
         })
     }
 
-    /// Writes it to `path` so that it is there whole or not at all, and
-    /// survives a crash of the machine.
+    /// Writes it to `path` so that it is there whole or not at all. Not
+    /// fsynced: it must outlive the agent, not the machine (a reboot ends
+    /// the run's lease with it, and the job runs again).
     fn write(&self, path: &Path) -> io::Result<()> {
         use std::os::unix::fs::OpenOptionsExt as _;
         let tmp = path.with_extension("tmp");
@@ -165,12 +166,7 @@ impl Status {
             .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
             .open(&tmp)?;
         file.write_all(self.render().as_bytes())?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)?;
-        if let Some(dir) = path.parent() {
-            std::fs::File::open(dir)?.sync_all()?;
-        }
-        Ok(())
+        std::fs::rename(&tmp, path)
     }
 }
 
@@ -205,6 +201,30 @@ fn shield_signals() {
     }
 }
 
+/// Closes every descriptor above the standard streams but `keep`: the
+/// agent hands its descriptors down without a chance to close the rest,
+/// and another job's lock or pipe must not live on in this one.
+fn close_strays(keep: &[RawFd]) {
+    let Ok(entries) = std::fs::read_dir("/proc/self/fd") else {
+        return;
+    };
+    let open: Vec<RawFd> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse().ok())
+        .collect();
+    for fd in open {
+        if fd > 2 && !keep.contains(&fd) {
+            // SAFETY: nothing in this process uses a descriptor it did not
+            // open itself, and it has opened none yet but the listing's,
+            // which is closed by now or fails harmlessly.
+            #[allow(unsafe_code)]
+            unsafe {
+                libc::close(fd);
+            }
+        }
+    }
+}
+
 /// Runs the reaper: starts the job, waits for it, records its end.
 pub fn run(args: Args) -> ExitCode {
     shield_signals();
@@ -212,6 +232,12 @@ pub fn run(args: Args) -> ExitCode {
     #[allow(unsafe_code)]
     let report = unsafe { OwnedFd::from_raw_fd(args.report_fd) };
     let mut report = std::fs::File::from(report);
+    close_strays(
+        &[args.report_fd]
+            .into_iter()
+            .chain(args.hold_fd)
+            .collect::<Vec<_>>(),
+    );
     for fd in std::iter::once(args.report_fd).chain(args.hold_fd) {
         // The job inherits neither.
         // SAFETY: the descriptor is open for the life of this process.

@@ -19,10 +19,11 @@
 //! - `status`: how the job ended, written by its reaper
 //!   ([`super::reaper`]).
 //!
-//! Only `status` is fsynced: the rest matters only while the machine is
-//! up (a reboot ends every job), and a write to the page cache outlives
-//! the process that made it. The record and the lease are therefore cheap
-//! enough to write on every start and renewal.
+//! None of it is fsynced: it matters only while the machine is up (a
+//! reboot ends every job, and every lease with the boot it counted from),
+//! and a write to the page cache outlives the process that made it. The
+//! record and the lease are therefore cheap enough to write on every start
+//! and renewal.
 
 use std::collections::BTreeMap;
 use std::io;

@@ -414,9 +414,7 @@ impl NegotiatorState {
             }
             ShadowEvent::Started { job, slot, .. } => {
                 if self.placed.get(&job) == Some(&id) {
-                    if let Err(e) = self.args.queue.started(job, &slot).await {
-                        tracing::warn!(%job, error = %e, "could not record the start");
-                    }
+                    self.args.queue.started(job, &slot).await;
                 }
             }
             ShadowEvent::Ended {
@@ -500,7 +498,11 @@ impl NegotiatorState {
                 }
                 let _ = next.send(following);
             }
-            ShadowEvent::Lost { job, reason } => {
+            ShadowEvent::Lost {
+                job,
+                reason,
+                handed_over,
+            } => {
                 if self.placed.get(&job) == Some(&id) {
                     self.placed.remove(&job);
                     // A job lost before it was handed over (the claim ended
@@ -511,7 +513,7 @@ impl NegotiatorState {
                         .is_some_and(|ad| crate::queue::status_of(&ad) == Some(2));
                     if !running {
                         tracing::debug!(%job, %reason, "lost before it was claimed; placing it again");
-                    } else if !queue.executing(job) {
+                    } else if !handed_over {
                         tracing::debug!(%job, %reason, "lost before it started; placing it again");
                         if let Err(e) = queue.unclaimed(job).await {
                             tracing::warn!(%job, error = %e, "could not return the job to idle");

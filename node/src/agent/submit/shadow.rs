@@ -119,8 +119,13 @@ pub enum ShadowEvent {
         next: oneshot::Sender<Option<Placement>>,
     },
     /// The job could not run here through no fault of its own (the claim
-    /// lapsed, the machine vanished): it goes back to idle.
-    Lost { job: JobId, reason: String },
+    /// lapsed, the machine vanished): it goes back to idle. `handed_over`:
+    /// it may have run (else its start is not counted).
+    Lost {
+        job: JobId,
+        reason: String,
+        handed_over: bool,
+    },
     /// The job must be held before it ran (its input is missing).
     Unrunnable {
         job: JobId,
@@ -202,7 +207,10 @@ pub fn spawn(args: ShadowArgs) -> ShadowHandle {
 
 async fn run(args: ShadowArgs, mut stopped: oneshot::Receiver<ReleaseReason>) {
     let job = args.first.job;
-    let (claim, slot, lease, mut resumed) = match &args.reconnect {
+    // `resumed`: the job runs under the claim already; `recorded`: the
+    // queue has it running under the claim (counted) though it was never
+    // handed over.
+    let (claim, slot, lease, mut resumed, mut recorded) = match &args.reconnect {
         Some(r) => {
             let found = tokio::select! {
                 f = reconnect(&args, r.claim) => f,
@@ -217,9 +225,9 @@ async fn run(args: ShadowArgs, mut stopped: oneshot::Receiver<ReleaseReason>) {
                         "The submit agent restarted; the job ran on",
                     )
                     .await;
-                    (r.claim, r.slot.clone(), args.lease, true)
+                    (r.claim, r.slot.clone(), args.lease, true, true)
                 }
-                Found::Idle => (r.claim, r.slot.clone(), args.lease, false),
+                Found::Idle => (r.claim, r.slot.clone(), args.lease, false, true),
                 Found::Gone(reason) => {
                     lost(&args, job, &reason).await;
                     finish(&args, None).await;
@@ -236,7 +244,7 @@ async fn run(args: ShadowArgs, mut stopped: oneshot::Receiver<ReleaseReason>) {
                 finish(&args, None).await;
                 return;
             };
-            (claim, slot, lease, false)
+            (claim, slot, lease, false, false)
         }
     };
     let (offers_tx, mut offers) = mpsc::channel(OFFER_QUEUE);
@@ -247,10 +255,21 @@ async fn run(args: ShadowArgs, mut stopped: oneshot::Receiver<ReleaseReason>) {
             break ReleaseReason::NoMoreWork;
         };
         let input = if std::mem::take(&mut resumed) {
+            recorded = false;
             None
         } else {
-            if !record_claim(&args, placement.job, claim, &slot).await {
-                lost(&args, placement.job, "the claim could not be recorded").await;
+            if !std::mem::take(&mut recorded)
+                && !record_claim(&args, placement.job, claim, &slot).await
+            {
+                emit(
+                    &args,
+                    ShadowEvent::Lost {
+                        job: placement.job,
+                        reason: "the claim could not be recorded".to_owned(),
+                        handed_over: false,
+                    },
+                )
+                .await;
                 break ReleaseReason::NoMoreWork;
             }
             let input = match hand_over(&args, claim, &placement).await {
@@ -274,6 +293,7 @@ async fn run(args: ShadowArgs, mut stopped: oneshot::Receiver<ReleaseReason>) {
                         ShadowEvent::Lost {
                             job: placement.job,
                             reason,
+                            handed_over: false,
                         },
                     )
                     .await;
@@ -479,12 +499,14 @@ async fn finish(args: &ShadowArgs, claim: Option<ClaimId>) {
     .await;
 }
 
+/// The run of a job that was handed over is given up.
 async fn lost(args: &ShadowArgs, job: JobId, reason: &str) {
     emit(
         args,
         ShadowEvent::Lost {
             job,
             reason: reason.to_owned(),
+            handed_over: true,
         },
     )
     .await;
