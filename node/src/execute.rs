@@ -639,21 +639,14 @@ fn start_blocking(spec: Spec) -> Result<Running, StartError> {
         },
     });
     tracing::debug!(pid, tracking = family.kind(), "job started");
-    let peak_kib = Arc::new(AtomicU64::new(0));
-    let finished = Arc::new(AtomicBool::new(false));
-    let watch = Arc::new(Watch {
-        family: family.clone(),
-        memory_limit_kib: spec.request_memory_mib.saturating_mul(1024),
+    let watch = Watch::spawn(
+        family.clone(),
         kernel_limits_memory,
-        sandbox: spec.cwd.clone(),
-        disk_limit_kib: spec.request_disk_kib.max(DISK_FLOOR_KIB),
-        peak_kib: peak_kib.clone(),
-        disk_kib: AtomicU64::new(0),
-        finished: finished.clone(),
-        memory_exceeded: AtomicBool::new(false),
-        disk_exceeded: AtomicBool::new(false),
-    });
-    spawn_watch(watch.clone());
+        spec.request_memory_mib,
+        spec.cwd.clone(),
+        spec.request_disk_kib,
+    );
+    let (peak_kib, finished) = (watch.peak_kib.clone(), watch.finished.clone());
     let (tx, rx) = oneshot::channel();
     let limit_mib = spec.request_memory_mib;
     let status_path = spec
@@ -777,21 +770,14 @@ pub fn adopt(found: &runs::Found, isolation: &Isolation, status: PathBuf) -> Opt
         family::Family::Cgroup(group) => group.limits_memory(),
         family::Family::Found { .. } => false,
     };
-    let peak_kib = Arc::new(AtomicU64::new(0));
-    let finished = Arc::new(AtomicBool::new(false));
-    let watch = Arc::new(Watch {
-        family: family.clone(),
-        memory_limit_kib: record.memory_limit_mib.saturating_mul(1024),
+    let watch = Watch::spawn(
+        family.clone(),
         kernel_limits_memory,
-        sandbox: record.sandbox.clone(),
-        disk_limit_kib: record.disk_limit_kib.max(DISK_FLOOR_KIB),
-        peak_kib: peak_kib.clone(),
-        disk_kib: AtomicU64::new(0),
-        finished: finished.clone(),
-        memory_exceeded: AtomicBool::new(false),
-        disk_exceeded: AtomicBool::new(false),
-    });
-    spawn_watch(watch.clone());
+        record.memory_limit_mib,
+        record.sandbox.clone(),
+        record.disk_limit_kib,
+    );
+    let (peak_kib, finished) = (watch.peak_kib.clone(), watch.finished.clone());
     let (tx, rx) = oneshot::channel();
     let reaper = pids.reaper;
     let limit_mib = record.memory_limit_mib;
@@ -896,6 +882,31 @@ struct Watch {
 }
 
 impl Watch {
+    /// Starts measuring a job's `family` against its limits; see
+    /// [`spawn_watch`].
+    fn spawn(
+        family: Arc<family::Family>,
+        kernel_limits_memory: bool,
+        memory_mib: u64,
+        sandbox: PathBuf,
+        disk_kib: u64,
+    ) -> Arc<Watch> {
+        let watch = Arc::new(Watch {
+            family,
+            memory_limit_kib: memory_mib.saturating_mul(1024),
+            kernel_limits_memory,
+            sandbox,
+            disk_limit_kib: disk_kib.max(DISK_FLOOR_KIB),
+            peak_kib: Arc::new(AtomicU64::new(0)),
+            disk_kib: AtomicU64::new(0),
+            finished: Arc::new(AtomicBool::new(false)),
+            memory_exceeded: AtomicBool::new(false),
+            disk_exceeded: AtomicBool::new(false),
+        });
+        spawn_watch(watch.clone());
+        watch
+    }
+
     /// One look at memory (and, when `disk`, the sandbox). Returns false
     /// once the job must go.
     fn look(&self, disk: bool) -> bool {

@@ -615,7 +615,7 @@ pub fn kill(
     let data_dir = layout.agent_dir(&layout.agents[i]);
     let deadline = Instant::now() + timeout;
     let mut pause = POLL_FIRST;
-    while procfs::is_agent_of(pid, &data_dir) {
+    while procfs::is_agent_of_or_exiting(pid, &data_dir) {
         if Instant::now() >= deadline {
             bail!(
                 "{name} (pid {pid}) still runs {} s after the signal; `starling testnet \

@@ -88,6 +88,14 @@ pub(crate) fn is_agent_of(pid: i32, data_dir: &Path) -> bool {
         })
 }
 
+/// Whether `pid` is an agent of `data_dir`, or a process on its way out
+/// (its memory, command line included, already gone, but not yet a
+/// zombie): a killed agent is gone only once it is neither.
+pub(crate) fn is_agent_of_or_exiting(pid: i32, data_dir: &Path) -> bool {
+    is_agent_of(pid, data_dir)
+        || (is_alive(pid) && fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c.is_empty()))
+}
+
 /// The running agents among `dirs`: for each index into `dirs` whose agent
 /// runs, its pid (the lowest, should two run on one directory).
 pub(crate) fn find_agents(dirs: &[PathBuf]) -> HashMap<usize, i32> {
