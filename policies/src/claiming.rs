@@ -12,6 +12,10 @@
 //! machine as it would be advertised now (free resources in `Cpus`,
 //! `Memory`, `Disk`). The caller carves the slot on a grant.
 //!
+//! How long a claim's lease is ([`lease_for`]) is decided here too: the
+//! job's `JobLeaseDuration` (HTCondor's `job_lease_duration`) within
+//! bounds, else the submit agent's default.
+//!
 //! A job whose `Requirements` fail only because of what is carved now (they
 //! hold against the machine idle) is told the machine is busy, not that it
 //! does not match: its submitter may come back later, and `why` counts the
@@ -174,8 +178,51 @@ fn failing_requirements(my: &ClassAd, target: &ClassAd, now: i64) -> Option<Stri
     }
 }
 
+/// The shortest and longest `JobLeaseDuration` taken.
+pub const MIN_JOB_LEASE: std::time::Duration = std::time::Duration::from_secs(2);
+pub const MAX_JOB_LEASE: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// The lease to ask for `job`'s claim: its `JobLeaseDuration` in seconds,
+/// held within [`MIN_JOB_LEASE`] and [`MAX_JOB_LEASE`], or `default` when
+/// it has none that is a positive finite number.
+pub fn lease_for(job: &ClassAd, default: std::time::Duration) -> std::time::Duration {
+    let seconds = Name::new("JobLeaseDuration").ok().and_then(|name| {
+        match Evaluator::with_ads(Some(job), None).eval_attr(Side::My, name.folded()) {
+            starling_protocol::classad::Value::Int(n) => Some(n as f64),
+            starling_protocol::classad::Value::Real(r) => Some(r),
+            _ => None,
+        }
+    });
+    match seconds {
+        Some(s) if s.is_finite() && s > 0.0 => {
+            std::time::Duration::from_secs_f64(s.min(MAX_JOB_LEASE.as_secs_f64()))
+                .max(MIN_JOB_LEASE)
+        }
+        _ => default,
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_lease_is_the_jobs_within_bounds_or_the_default() {
+        use std::time::Duration;
+        let default = Duration::from_secs(20);
+        let lease = |attr: &str| {
+            let ad = starling_protocol::classad::parse_ad(&format!("[{attr}]")).unwrap();
+            super::lease_for(&ad, default)
+        };
+        assert_eq!(lease("Owner = \"u\""), default);
+        assert_eq!(lease("JobLeaseDuration = 600"), Duration::from_secs(600));
+        assert_eq!(lease("JobLeaseDuration = 2.5"), Duration::from_millis(2500));
+        assert_eq!(lease("JobLeaseDuration = 0"), default);
+        assert_eq!(lease("JobLeaseDuration = -5"), default);
+        assert_eq!(lease("JobLeaseDuration = \"long\""), default);
+        assert_eq!(lease("JobLeaseDuration = 1.0/0.0"), default);
+        assert_eq!(lease("JobLeaseDuration = 1"), super::MIN_JOB_LEASE);
+        assert_eq!(lease("JobLeaseDuration = 1e300"), super::MAX_JOB_LEASE);
+    }
+
     use super::*;
     use starling_protocol::classad::parse_ad;
 

@@ -36,6 +36,12 @@ use serde::{Deserialize, Serialize};
 /// The longest record read.
 const MAX_RECORD_LEN: u64 = 1 << 20;
 
+/// The name of the `run`th job a claim runs on this agent: its sandbox's,
+/// its cgroup's and its run directory's.
+pub fn run_name(claim: &impl std::fmt::Display, run: u64) -> String {
+    format!("{claim}-{run}")
+}
+
 /// Milliseconds on the machine's monotonic clock (it counts from boot and
 /// never goes back; every process on the machine reads the same one).
 pub fn monotonic_ms() -> u64 {
@@ -406,5 +412,33 @@ mod tests {
         assert!(!found["a"].adoptable());
         runs.finish("a");
         assert!(runs.list().is_empty());
+    }
+
+    #[test]
+    fn damaged_run_files_make_a_run_nobody_takes_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let runs = Runs::open(&dir.path().join("runs")).unwrap();
+        runs.begin("b", &Lease::from_now(Duration::from_secs(60)))
+            .unwrap();
+        let run = runs.dir_of("b");
+        for (record, pids, lease) in [
+            ("{", "{}", "x"),
+            ("null", "[1,2]", ""),
+            (
+                &"9".repeat(4 << 20) as &str,
+                "\u{0}",
+                "boot 99999999999999999999999",
+            ),
+        ] {
+            std::fs::write(run.join("record"), record).unwrap();
+            std::fs::write(run.join("pids"), pids).unwrap();
+            std::fs::write(run.join("lease"), lease).unwrap();
+            let found = runs.list();
+            let b = &found["b"];
+            assert!(b.record.is_none() && b.pids.is_none() && b.lease.is_none());
+            assert!(!b.adoptable());
+            // Killing what cannot be found kills nothing, and never panics.
+            kill(b);
+        }
     }
 }

@@ -436,7 +436,7 @@ impl Actor for Startd {
             if let Some(job) = held.job {
                 if let Some(runs) = state.args.isolation.runs() {
                     let _ = runs.renew(
-                        &format!("{claim}-{}", job.run),
+                        &crate::execute::runs::run_name(&claim, job.run),
                         &crate::execute::runs::Lease::from_now(Duration::ZERO),
                     );
                 }
@@ -528,7 +528,8 @@ impl StartdState {
                         // The watchdog and the next run of this agent read
                         // the lease there.
                         let lease = crate::execute::runs::Lease::from_now(held.lease);
-                        let _ = runs.renew(&format!("{claim}-{}", job.run), &lease);
+                        let _ =
+                            runs.renew(&crate::execute::runs::run_name(&claim, job.run), &lease);
                     }
                     claim::Response::KeptAlive {
                         claim,

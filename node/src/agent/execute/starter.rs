@@ -224,7 +224,7 @@ fn short(claim: &ClaimId) -> String {
 }
 
 async fn run(args: StarterArgs, mut stopped: Stopped, done: &AtomicBool) {
-    let name = format!("{}-{}", args.claim, args.run);
+    let name = crate::execute::runs::run_name(&args.claim, args.run);
     // Held until the sandbox is gone: a slot account is then free again.
     let run_as = {
         let (isolation, job, own) = (args.isolation.clone(), args.job.clone(), args.own_domain);

@@ -80,28 +80,9 @@ pub const MAX_SHADOWS: usize = 4096;
 /// and so how long an agent may be away and find its jobs again.
 pub const LEASE: Duration = Duration::from_secs(20);
 
-/// The shortest and longest `JobLeaseDuration` taken.
-pub const MIN_JOB_LEASE: Duration = Duration::from_secs(2);
-pub const MAX_JOB_LEASE: Duration = Duration::from_secs(3600);
-
 /// The lease to ask for `job`'s claim.
 fn lease_of(job: &ClassAd) -> Duration {
-    let name = starling_protocol::classad::Name::new("JobLeaseDuration").ok();
-    let seconds = name.and_then(|name| {
-        match starling_protocol::classad::Evaluator::with_ads(Some(job), None)
-            .eval_attr(starling_protocol::classad::Side::My, name.folded())
-        {
-            starling_protocol::classad::Value::Int(n) => Some(n as f64),
-            starling_protocol::classad::Value::Real(r) => Some(r),
-            _ => None,
-        }
-    });
-    match seconds {
-        Some(s) if s.is_finite() && s > 0.0 => {
-            Duration::from_secs_f64(s.min(MAX_JOB_LEASE.as_secs_f64())).max(MIN_JOB_LEASE)
-        }
-        _ => LEASE,
-    }
+    starling_policies::claiming::lease_for(job, LEASE)
 }
 
 /// How long a request may wait at a busy machine.
