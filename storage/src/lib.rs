@@ -10,6 +10,8 @@
 //! - Claims and their leases, on either side.
 //! - A sequence counter per kind of envelope the agent signs, so a number is
 //!   never reused after a restart.
+//! - The checkpoint chunks this agent keeps for others as a store peer, in
+//!   a sled database of their own ([`chunks`]), apart from the store.
 //! - Outside the store, in plain files of the data directory ([`datadir`]):
 //!   the agent's secret key (mode 0600, made on first use), the domain
 //!   certificates installed for it and its domain's trust policy, so
@@ -45,6 +47,7 @@
 
 mod accounting;
 mod acknowledged;
+pub mod chunks;
 mod claim;
 mod codec;
 pub mod damage;
