@@ -34,10 +34,10 @@ use crate::codec::{
     decode, describe_ad_key, expiry_key, hex, parse_job_key, AdRecord, ClaimRecord, FactorRecord,
     FavoursRecord, HistoryRecord, UsageRecord, MAX_AD_LEN, MAX_HISTORY_LEN, MAX_SMALL_LEN,
 };
-use crate::job::{Attrs, MAX_JOB_LEN};
+use crate::job::{Attrs, MAX_CHECKPOINT_LEN, MAX_JOB_LEN};
 use crate::seal::unseal;
 use crate::sled_store::{
-    SledStore, ADS, AD_EXPIRY, CLAIMS, FACTORS, FAVOURS, HISTORY, JOBS, USAGE,
+    SledStore, ADS, AD_EXPIRY, CHECKPOINTS, CLAIMS, FACTORS, FAVOURS, HISTORY, JOBS, USAGE,
 };
 use crate::Error;
 
@@ -149,6 +149,23 @@ pub(crate) const KINDS: &[RecordKind] = &[
             Ok(())
         },
     },
+    RecordKind {
+        tree: CHECKPOINTS,
+        store: "checkpoints",
+        unit: "records",
+        check: |key, payload| {
+            parse_job_key(key)
+                .filter(|_| key.len() == 12)
+                .ok_or("a bad key")?;
+            if payload.len() > MAX_CHECKPOINT_LEN {
+                return Err(format!(
+                    "{} bytes, more than the limit of {MAX_CHECKPOINT_LEN}",
+                    payload.len()
+                ));
+            }
+            Ok(())
+        },
+    },
 ];
 
 /// A record's name in messages: `job 7.0`, `history record 12`.
@@ -169,6 +186,10 @@ pub(crate) fn describe(tree: &str, key: &[u8]) -> String {
         FAVOURS => format!("favours with {}", text()),
         FACTORS => format!("priority factor of {}", text()),
         CLAIMS => format!("claim {}", hex(key)),
+        CHECKPOINTS => match parse_job_key(key).filter(|_| key.len() == 12) {
+            Some(id) => format!("checkpoint of job {id}"),
+            None => format!("checkpoint with bad key {}", hex(key)),
+        },
         _ => format!("{tree}/{}", hex(key)),
     }
 }

@@ -24,6 +24,20 @@ pub const MAX_NAME_LEN: usize = 256;
 pub const MAX_EXPR_LEN: usize = 256 * 1024;
 /// Largest encoded job record, in bytes.
 pub const MAX_JOB_LEN: usize = 1024 * 1024;
+/// Largest checkpoint record of a job ([`crate::Store::put_checkpoint`]).
+pub const MAX_CHECKPOINT_LEN: usize = 4 * 1024 * 1024;
+
+/// Refuses a checkpoint record over [`MAX_CHECKPOINT_LEN`].
+pub(crate) fn check_checkpoint(id: JobId, record: &[u8]) -> Result<(), crate::Error> {
+    if record.len() > MAX_CHECKPOINT_LEN {
+        return Err(crate::Error::invalid(format!(
+            "the checkpoint record of job {id} is {} bytes, more than the limit of \
+             {MAX_CHECKPOINT_LEN}",
+            record.len()
+        )));
+    }
+    Ok(())
+}
 
 /// The attribute the queue sets to a job's cluster id.
 const CLUSTER_ID: &str = "ClusterId";

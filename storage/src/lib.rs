@@ -8,6 +8,8 @@
 //!   until they expire.
 //! - Accounting: usage per user, favours given and received per domain.
 //! - Claims and their leases, on either side.
+//! - Each job's latest checkpoint record (the manifest the node signs,
+//!   opaque here), kept until its chunks are released.
 //! - A sequence counter per kind of envelope the agent signs, so a number is
 //!   never reused after a restart.
 //! - The checkpoint chunks this agent keeps for others as a store peer, in
@@ -66,7 +68,8 @@ pub use damage::{Damage, Problem};
 pub use datadir::DataDir;
 pub use error::{Error, Source};
 pub use job::{
-    Change, HistoryEntry, JobId, MAX_ATTRS, MAX_EXPR_LEN, MAX_JOB_LEN, MAX_NAME_LEN, MAX_PROCS,
+    Change, HistoryEntry, JobId, MAX_ATTRS, MAX_CHECKPOINT_LEN, MAX_EXPR_LEN, MAX_JOB_LEN,
+    MAX_NAME_LEN, MAX_PROCS,
 };
 pub use memory::MemoryStore;
 pub use sled_store::SledStore;

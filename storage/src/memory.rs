@@ -8,7 +8,7 @@ use starling_protocol::identity::{Envelope, Kind, PublicKey, Timestamp, MAX_ENVE
 
 use crate::accounting::check_label;
 use crate::claim::check_claim_id;
-use crate::job::{check_changes, Attrs, MAX_PROCS};
+use crate::job::{check_changes, check_checkpoint, Attrs, MAX_PROCS};
 use crate::{Change, Claim, Error, Factor, Favours, HistoryEntry, JobId, Store, Usage};
 
 /// The store in memory: the same behaviour as [`crate::SledStore`], with
@@ -29,6 +29,7 @@ struct State {
     favours: BTreeMap<String, Favours>,
     factors: BTreeMap<String, Factor>,
     claims: BTreeMap<Vec<u8>, Claim>,
+    checkpoints: BTreeMap<JobId, Vec<u8>>,
     sequences: BTreeMap<u16, u64>,
 }
 
@@ -252,6 +253,33 @@ impl Store for MemoryStore {
 
     fn claims(&self) -> Result<Vec<Claim>, Error> {
         Ok(self.state().claims.values().cloned().collect())
+    }
+
+    fn put_checkpoint(&self, id: JobId, record: &[u8]) -> Result<(), Error> {
+        check_checkpoint(id, record)?;
+        let mut state = self.state();
+        if !state.jobs.contains_key(&id) {
+            return Err(Error::NoSuchJob { id });
+        }
+        state.checkpoints.insert(id, record.to_vec());
+        Ok(())
+    }
+
+    fn checkpoint(&self, id: JobId) -> Result<Option<Vec<u8>>, Error> {
+        Ok(self.state().checkpoints.get(&id).cloned())
+    }
+
+    fn remove_checkpoint(&self, id: JobId) -> Result<bool, Error> {
+        Ok(self.state().checkpoints.remove(&id).is_some())
+    }
+
+    fn checkpoints(&self) -> Result<Vec<(JobId, Vec<u8>)>, Error> {
+        Ok(self
+            .state()
+            .checkpoints
+            .iter()
+            .map(|(id, record)| (*id, record.clone()))
+            .collect())
     }
 
     fn next_sequence(&self, kind: Kind) -> Result<u64, Error> {

@@ -20,6 +20,7 @@
 //! | `favours` | domain, UTF-8 | `{given, received, updated_at}` |
 //! | `factors` | user, UTF-8 | `{factor, set_at}` |
 //! | `claims` | claim id bytes | `{peer, cluster, proc, side, lease_expires}` |
+//! | `checkpoints` | cluster `u64` ‖ proc `u32` | the record as given (bytes, not CBOR) |
 //!
 //! Beside sled's files:
 //!
@@ -81,7 +82,7 @@ use crate::codec::{
 };
 use crate::damage::{self, Damage, Keep, Problem, Records, Report};
 use crate::error::Source;
-use crate::job::{check_changes, Attrs, MAX_JOB_LEN, MAX_PROCS};
+use crate::job::{check_changes, check_checkpoint, Attrs, MAX_JOB_LEN, MAX_PROCS};
 use crate::seal::{seal, unseal};
 use crate::{
     Change, Claim, Error, Factor, Favours, HistoryEntry, JobId, Store, Usage, SCHEMA_VERSION,
@@ -104,6 +105,7 @@ pub(crate) const USAGE: &str = "usage";
 pub(crate) const FAVOURS: &str = "favours";
 pub(crate) const FACTORS: &str = "factors";
 pub(crate) const CLAIMS: &str = "claims";
+pub(crate) const CHECKPOINTS: &str = "checkpoints";
 
 /// A file Starling writes beside sled's once a store has its schema version:
 /// if sled later reads no version, the store's records were lost (sled
@@ -125,6 +127,7 @@ pub struct SledStore {
     favours: Tree,
     factors: Tree,
     claims: Tree,
+    checkpoints: Tree,
     /// Where acknowledged tallies go; unset only while a store is being
     /// examined, before it is handed out.
     ack: OnceLock<Recorder>,
@@ -184,6 +187,7 @@ impl SledStore {
             favours: tree(FAVOURS)?,
             factors: tree(FACTORS)?,
             claims: tree(CLAIMS)?,
+            checkpoints: tree(CHECKPOINTS)?,
             db,
             path,
             ack: OnceLock::new(),
@@ -248,6 +252,7 @@ impl SledStore {
             FAVOURS => &self.favours,
             FACTORS => &self.factors,
             CLAIMS => &self.claims,
+            CHECKPOINTS => &self.checkpoints,
             _ => &self.meta,
         }
     }
@@ -1095,6 +1100,69 @@ impl Store for SledStore {
                 .into_claim(key.to_vec())
                 .map_err(|e| self.corrupt(format!("{}: {e}", what()), None))?;
             out.push(claim);
+        }
+        Ok(out)
+    }
+
+    fn put_checkpoint(&self, id: JobId, record: &[u8]) -> Result<(), Error> {
+        check_checkpoint(id, record)?;
+        let key = job_key(id);
+        let value = seal(CHECKPOINTS, &key, record);
+        let tally = (&self.meta, &self.jobs, &self.checkpoints)
+            .transaction(|(meta, jobs, checkpoints)| {
+                if jobs.get(key)?.is_none() {
+                    return abort(Error::NoSuchJob { id });
+                }
+                let mut tally = self.tx_tally(meta)?;
+                if checkpoints.insert(&key[..], value.as_slice())?.is_none() {
+                    tally.add(CHECKPOINTS, 1);
+                }
+                self.tx_commit(meta, tally)
+            })
+            .map_err(|e| self.tx_error(e))?;
+        self.acknowledge(&tally)
+    }
+
+    fn checkpoint(&self, id: JobId) -> Result<Option<Vec<u8>>, Error> {
+        let key = job_key(id);
+        match self.checkpoints.get(key).map_err(|e| self.io(e))? {
+            None => Ok(None),
+            Some(bytes) => Ok(Some(self.unsealed(CHECKPOINTS, &key, &bytes)?.to_vec())),
+        }
+    }
+
+    fn remove_checkpoint(&self, id: JobId) -> Result<bool, Error> {
+        let key = job_key(id);
+        let tally = (&self.meta, &self.checkpoints)
+            .transaction(|(meta, checkpoints)| {
+                if checkpoints.remove(&key[..])?.is_none() {
+                    return Ok(None);
+                }
+                let mut tally = self.tx_tally(meta)?;
+                tally.add(CHECKPOINTS, -1);
+                self.tx_commit(meta, tally).map(Some)
+            })
+            .map_err(|e| self.tx_error(e))?;
+        match tally {
+            Some(tally) => {
+                self.acknowledge(&tally)?;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn checkpoints(&self) -> Result<Vec<(JobId, Vec<u8>)>, Error> {
+        let mut out = Vec::new();
+        for item in self.checkpoints.iter() {
+            let (key, bytes) = item.map_err(|e| self.io(e))?;
+            let id = parse_job_key(&key)
+                .filter(|_| key.len() == 12)
+                .ok_or_else(|| {
+                    self.corrupt(format!("checkpoints has a bad key {}", hex(&key)), None)
+                })?;
+            let payload = self.unsealed(CHECKPOINTS, &key, &bytes)?;
+            out.push((id, payload.to_vec()));
         }
         Ok(out)
     }

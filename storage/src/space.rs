@@ -568,6 +568,22 @@ impl Store for Guarded {
         self.call(SledStore::claims)
     }
 
+    fn put_checkpoint(&self, id: JobId, record: &[u8]) -> Result<(), Error> {
+        self.call(|s| s.put_checkpoint(id, record))
+    }
+
+    fn checkpoint(&self, id: JobId) -> Result<Option<Vec<u8>>, Error> {
+        self.call(|s| s.checkpoint(id))
+    }
+
+    fn remove_checkpoint(&self, id: JobId) -> Result<bool, Error> {
+        self.call(|s| s.remove_checkpoint(id))
+    }
+
+    fn checkpoints(&self) -> Result<Vec<(JobId, Vec<u8>)>, Error> {
+        self.call(SledStore::checkpoints)
+    }
+
     fn next_sequence(&self, kind: Kind) -> Result<u64, Error> {
         self.call(|s| s.next_sequence(kind))
     }

@@ -121,6 +121,23 @@ pub trait Store: Send + Sync {
     /// a lapsed claim is the caller's decision.
     fn claims(&self) -> Result<Vec<Claim>, Error>;
 
+    /// Records the job's latest checkpoint (opaque bytes: the node's signed
+    /// manifest, at most [`crate::MAX_CHECKPOINT_LEN`]), replacing the one
+    /// before it. The job must be in the queue ([`Error::NoSuchJob`]
+    /// otherwise). On disk before `Ok`, as every change.
+    fn put_checkpoint(&self, id: JobId, record: &[u8]) -> Result<(), Error>;
+
+    /// The job's latest checkpoint record, if one was put and not removed.
+    /// It outlives the job's move to the history, so that its chunks can
+    /// still be released: remove it when they are.
+    fn checkpoint(&self, id: JobId) -> Result<Option<Vec<u8>>, Error>;
+
+    /// Forgets the job's checkpoint record; `false` if there was none.
+    fn remove_checkpoint(&self, id: JobId) -> Result<bool, Error>;
+
+    /// Every checkpoint record, by job id.
+    fn checkpoints(&self) -> Result<Vec<(JobId, Vec<u8>)>, Error>;
+
     /// The next sequence number for envelopes of `kind` this agent signs:
     /// 1, 2, 3... and never one handed out before, even after a crash.
     fn next_sequence(&self, kind: Kind) -> Result<u64, Error>;

@@ -5,6 +5,7 @@ use starling_protocol::classad::{parse_ad, ClassAd};
 use starling_protocol::identity::{Envelope, Keypair, Kind, Timestamp};
 use starling_storage::{
     Change, Claim, Error, Factor, Favours, JobId, MemoryStore, Side, SledStore, Store, Usage,
+    MAX_CHECKPOINT_LEN,
 };
 
 macro_rules! suite {
@@ -45,6 +46,7 @@ suite!(
     bad_accounting_changes_nothing,
     claims_are_kept_replaced_and_removed,
     sequences_count_up_per_kind,
+    checkpoint_records_are_kept_replaced_and_removed,
 );
 
 fn ad(text: &str) -> ClassAd {
@@ -466,6 +468,47 @@ fn sequences_count_up_per_kind(store: &dyn Store) {
 
 /// The store is usable as a shared trait object from several threads, and
 /// concurrent submits never hand out the same cluster id.
+fn checkpoint_records_are_kept_replaced_and_removed(store: &dyn Store) {
+    let id = JobId::new(1, 0);
+    // Only a job in the queue takes a checkpoint record.
+    let err = store.put_checkpoint(id, b"manifest 1").unwrap_err();
+    assert!(matches!(err, Error::NoSuchJob { .. }), "{err}");
+    store.submit(&[ad("[ A = 1 ]"), ad("[ A = 2 ]")]).unwrap();
+    let other = JobId::new(1, 1);
+    assert_eq!(store.checkpoint(id).unwrap(), None);
+    store.put_checkpoint(id, b"manifest 1").unwrap();
+    store.put_checkpoint(other, b"").unwrap();
+    store.put_checkpoint(id, b"manifest 2").unwrap();
+    assert_eq!(
+        store.checkpoint(id).unwrap().as_deref(),
+        Some(&b"manifest 2"[..])
+    );
+    // Too large: refused, naming the job; the record before it stands.
+    let err = store
+        .put_checkpoint(id, &vec![7; MAX_CHECKPOINT_LEN + 1])
+        .unwrap_err();
+    assert!(err.to_string().contains("job 1.0"), "{err}");
+    let largest = vec![9; MAX_CHECKPOINT_LEN];
+    store.put_checkpoint(other, &largest).unwrap();
+    assert_eq!(
+        store.checkpoints().unwrap(),
+        [(id, b"manifest 2".to_vec()), (other, largest)]
+    );
+    // The record outlives the job's move to the history, until removed.
+    store
+        .move_to_history(id, &[], Timestamp::from_unix_secs(5))
+        .unwrap();
+    assert_eq!(
+        store.checkpoint(id).unwrap().as_deref(),
+        Some(&b"manifest 2"[..])
+    );
+    assert!(store.put_checkpoint(id, b"manifest 3").is_err());
+    assert!(store.remove_checkpoint(id).unwrap());
+    assert!(!store.remove_checkpoint(id).unwrap());
+    assert_eq!(store.checkpoint(id).unwrap(), None);
+    assert_eq!(store.checkpoints().unwrap().len(), 1);
+}
+
 #[test]
 fn concurrent_submits_get_distinct_clusters() {
     let dir = tempfile::tempdir().unwrap();

@@ -266,6 +266,57 @@ fn a_version_1_store_is_upgraded_on_first_open() {
     assert_eq!(report.counts[0].intact, 3);
 }
 
+#[test]
+fn a_damaged_checkpoint_record_is_named_and_salvage_keeps_the_others() {
+    let (_dir, path, _) = seeded();
+    {
+        let store = open(&path).unwrap();
+        store
+            .put_checkpoint(JobId::new(1, 0), b"manifest of 1.0")
+            .unwrap();
+        store
+            .put_checkpoint(JobId::new(2, 3), b"manifest of 2.3")
+            .unwrap();
+        store
+            .put_checkpoint(JobId::new(4, 1), b"manifest of 4.1")
+            .unwrap();
+        store.remove_checkpoint(JobId::new(4, 1)).unwrap();
+    }
+    {
+        let db = sled::open(&path).unwrap();
+        let tree = db.open_tree("checkpoints").unwrap();
+        let mut key = 2u64.to_be_bytes().to_vec();
+        key.extend(3u32.to_be_bytes());
+        let mut value = tree.get(&key).unwrap().unwrap().to_vec();
+        let last = value.len() - 1;
+        value[last] ^= 0x04;
+        tree.insert(key, value).unwrap();
+        db.flush().unwrap();
+    }
+    let text = damage_text(open(&path));
+    assert!(
+        text.contains("checkpoints: checkpoint of job 2.3: checksum mismatch"),
+        "{text}"
+    );
+    let report = check(&path).unwrap();
+    let counts = report
+        .counts
+        .iter()
+        .find(|c| c.store == "checkpoints")
+        .unwrap();
+    assert_eq!(
+        (counts.intact, counts.damaged, counts.acknowledged),
+        (1, 1, Some(2))
+    );
+    salvage(&path, Timestamp::from_unix_secs(1_800_000_000)).unwrap();
+    let store = open(&path).unwrap();
+    assert_eq!(
+        store.checkpoints().unwrap(),
+        [(JobId::new(1, 0), b"manifest of 1.0".to_vec())]
+    );
+    assert_eq!(store.jobs().unwrap().len(), 300);
+}
+
 /// Deterministic noise.
 fn noise(seed: u64, len: usize) -> Vec<u8> {
     let mut x = seed | 1;

@@ -103,6 +103,9 @@ fn everything_survives_a_reopen() {
             })
             .unwrap();
         store.put_claim(&claim).unwrap();
+        store
+            .put_checkpoint(JobId::new(1, 1), b"signed manifest")
+            .unwrap();
         assert_eq!(store.next_sequence(Kind::MACHINE_AD).unwrap(), 1);
     }
     let store = SledStore::open(&path).unwrap();
@@ -129,6 +132,10 @@ fn everything_survives_a_reopen() {
     assert_eq!(store.usage().unwrap()[0].1.accumulated, 2.0);
     assert_eq!(store.favours().unwrap()[0].1.received, 3.0);
     assert_eq!(store.claims().unwrap(), [claim]);
+    assert_eq!(
+        store.checkpoints().unwrap(),
+        [(JobId::new(1, 1), b"signed manifest".to_vec())]
+    );
     assert_eq!(store.next_sequence(Kind::MACHINE_AD).unwrap(), 2);
     assert_eq!(store.submit(&[parse_ad("[]").unwrap()]).unwrap(), 2);
 }
