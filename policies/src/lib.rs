@@ -19,6 +19,8 @@
 //! - [`why`]: why a job is idle, machine by machine.
 //! - [`run_as`]: which local account a job runs as on the execute agent.
 //! - [`control_access`]: who may do what through the control socket.
+//! - [`replicas`]: which store peers keep a checkpoint's replicas, and
+//!   which replica a restore reads first.
 
 pub mod arbitration;
 pub mod autocluster;
@@ -30,6 +32,7 @@ pub mod matchmaking;
 pub mod negotiation;
 pub mod owner_policy;
 pub mod priority;
+pub mod replicas;
 pub mod run_as;
 pub mod slots;
 pub mod why;
