@@ -640,14 +640,6 @@ impl ChunkStore {
         Ok(out)
     }
 
-    /// Writes `bytes` under `hash` as they are, bypassing every check: for
-    /// tests of damage only.
-    #[doc(hidden)]
-    pub fn write_raw_for_tests(&self, hash: &ChunkHash, bytes: &[u8]) -> Result<(), Error> {
-        self.chunks.insert(hash, bytes).map_err(|e| self.io(e))?;
-        self.flush()
-    }
-
     // ---- internals -------------------------------------------------------
 
     fn lock(&self) -> MutexGuard<'_, ()> {
