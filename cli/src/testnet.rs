@@ -107,6 +107,10 @@ struct UpArgs {
     /// a bare word a string. Repeat for more keys.
     #[arg(long = "jobs", value_name = "KEY=VALUE", value_parser = starling_testnet::layout::parse_jobs_setting)]
     jobs: Vec<(String, toml::Value)>,
+    /// Sets `[store] KEY` in every agent's configuration (the disk lent to
+    /// checkpoints: `lend_mib=64`, `lease_secs=120`, ...), as `--jobs`.
+    #[arg(long = "store", value_name = "KEY=VALUE", value_parser = starling_testnet::layout::parse_jobs_setting)]
+    store: Vec<(String, toml::Value)>,
     /// Seconds to wait for every agent to join before giving up.
     #[arg(long, value_name = "SECS", default_value_t = processes::DEFAULT_UP_TIMEOUT.as_secs())]
     timeout: u64,
@@ -148,6 +152,7 @@ fn up(args: UpArgs) -> anyhow::Result<ExitCode> {
             refresh_secs: args.refresh_secs,
             lifetime_secs: args.lifetime_secs,
             jobs: args.jobs.into_iter().collect(),
+            store: args.store.into_iter().collect(),
         },
         timeout: Duration::from_secs(args.timeout),
         ..UpOptions::new(&args.dir, args.agents, starling)

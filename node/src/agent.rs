@@ -25,8 +25,9 @@
 //! # Layout
 //!
 //! By side, as the agent plays each: [`submit`] (the negotiator and its
-//! shadows), [`execute`] (the startd and its starters), [`pool`] (the
-//! view, the advertiser, trust and usage); beside them what every side
+//! shadows), [`execute`] (the startd and its starters), [`store`] (other
+//! agents' checkpoint chunks, and putting checkpoints on store peers),
+//! [`pool`] (the view, the advertiser, trust and usage); beside them what every side
 //! uses: the [`network`] loop, [`transfers`] and [`fetch`] for files, the
 //! control requests about jobs ([`jobs_control`]) and the [`disk`] state.
 //!
@@ -43,6 +44,7 @@ pub mod fetch;
 pub mod jobs_control;
 pub mod network;
 pub mod pool;
+pub mod store;
 pub mod submit;
 pub mod transfers;
 
@@ -369,7 +371,9 @@ pub enum Stopped {
     Failed(String),
 }
 
-async fn current_view(supervisor: &ActorRef<SupervisorMsg>) -> Result<ActorRef<ViewMsg>, String> {
+pub(crate) async fn current_view(
+    supervisor: &ActorRef<SupervisorMsg>,
+) -> Result<ActorRef<ViewMsg>, String> {
     match supervisor
         .call(SupervisorMsg::View, Some(QUERY_TIMEOUT))
         .await
@@ -392,7 +396,7 @@ async fn machine_ads(supervisor: &ActorRef<SupervisorMsg>) -> Vec<view_actor::Ma
 
 /// Asks the network loop something, waiting at most [`QUERY_TIMEOUT`];
 /// `None` when the loop has stopped or did not answer in time.
-async fn ask_network<T>(
+pub(crate) async fn ask_network<T>(
     network: &mpsc::Sender<Command>,
     command: impl FnOnce(oneshot::Sender<T>) -> Command,
 ) -> Option<T> {
@@ -526,6 +530,9 @@ struct SupervisorState {
     /// The disk watch ([`disk::watch`]), aborted on the way out: it holds
     /// the store open.
     disk_task: Option<tokio::task::JoinHandle<()>>,
+    /// The checkpoint keeper ([`submit::checkpoints`]), aborted on the way
+    /// out: it holds the queue.
+    keeper_task: tokio::task::JoinHandle<()>,
 }
 
 /// What a (re)started negotiator is given.
@@ -557,6 +564,7 @@ struct StartdSetup {
     isolation: Arc<crate::execute::isolation::Setup>,
     policy_interval: Duration,
     accounting: AccountingSetup,
+    checkpoints: Arc<execute::checkpoint::Context>,
 }
 
 impl Actor for Supervisor {
@@ -620,6 +628,13 @@ impl Actor for Supervisor {
         let (disk, disk_task) = disk::watch(args.disk, myself.clone());
         let mut machine = args.config.machine.clone();
         machine.attributes.extend(isolation.attributes());
+        let place = store::place_of_this(&args.config.store, &args.trust.domain);
+        machine.attributes.extend(store::place_attributes(&place));
+        let lending = store::open_lent(
+            &args.config.store,
+            args.trust.roles,
+            args.data_dir.as_deref(),
+        )?;
         let advertiser_args = AdvertiserArgs {
             key: args.key.clone(),
             certificates: args.trust.certificates.clone(),
@@ -635,6 +650,7 @@ impl Actor for Supervisor {
             probe: args.probe,
             accounting: Some(accounting.accounting.clone()),
             disk: disk.clone(),
+            lent: lending.as_ref().map(|(_, stats)| stats.subscribe()),
         };
         let (advertiser, _) =
             Actor::spawn_linked(None, Advertiser, advertiser_args.clone(), myself.get_cell())
@@ -648,14 +664,46 @@ impl Actor for Supervisor {
             isolation: isolation.clone(),
             policy_interval: Duration::from_secs(args.config.machine.policy_interval_secs),
             accounting: accounting.clone(),
+            checkpoints: Arc::new(execute::checkpoint::Context {
+                network: net.commands.clone(),
+                supervisor: myself.clone(),
+                key: args.key.clone(),
+                place,
+                lease_secs: args.config.store.lease_secs,
+            }),
         };
+        let store_server = lending.map(|(chunks, stats)| {
+            store::server::spawn(store::server::ServerArgs {
+                chunks,
+                network: net.commands.clone(),
+                view: view.clone(),
+                me: net.peer_id,
+                own_domain: args.trust.domain.clone(),
+                refuse_domains: args.config.store.refuse_domains.clone(),
+                stats,
+            })
+        });
         let startd =
             spawn_startd(&myself, &startd_args, net.commands.clone(), router.clone()).await?;
         // The router lives as long as the network loop: it ends when the
         // loop drops its sender of inbound requests.
-        let _router_task =
-            transfers::spawn(router_rx, args.jobs, net.commands.clone(), startd.clone());
+        let _router_task = transfers::spawn(
+            router_rx,
+            args.jobs,
+            net.commands.clone(),
+            startd.clone(),
+            store_server,
+        );
         let queue = crate::queue::Queue::open(advertiser_args.store.clone()).await?;
+        let keeper_task = submit::checkpoints::spawn_keeper(submit::checkpoints::Keeper {
+            queue: queue.clone(),
+            network: net.commands.clone(),
+            supervisor: myself.clone(),
+            me: args.key.agent_id(),
+            place: startd_args.checkpoints.place.clone(),
+            domain: args.trust.domain.clone(),
+            lease_secs: args.config.store.lease_secs,
+        });
         let negotiator_args = NegotiatorSetup {
             key: args.key.clone(),
             certificates: args.trust.certificates.clone(),
@@ -714,6 +762,7 @@ impl Actor for Supervisor {
             occupancy: advertiser::Occupancy::default(),
             restarts: BTreeMap::new(),
             disk_task,
+            keeper_task,
         })
     }
 
@@ -725,6 +774,7 @@ impl Actor for Supervisor {
         if let Some(task) = state.disk_task.take() {
             task.abort();
         }
+        state.keeper_task.abort();
         Ok(())
     }
 
@@ -989,6 +1039,7 @@ async fn spawn_startd(
             accounting: setup.accounting.accounting.clone(),
             own_domain: setup.accounting.own_domain.clone(),
             foreign_factors: setup.accounting.foreign_factors.clone(),
+            checkpoints: setup.checkpoints.clone(),
         },
         supervisor.get_cell(),
     )

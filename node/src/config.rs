@@ -90,6 +90,57 @@ pub struct Config {
     pub priority: Priority,
     /// Who may do what through the control socket.
     pub control: Control,
+    /// Disk lent to other agents' checkpoints, and where this machine is.
+    pub store: StoreConfig,
+}
+
+/// The `[store]` section: how much disk this agent lends for checkpoint
+/// replicas (only with the `store` role), to whom, and where the machine
+/// stands for placing replicas near and apart.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct StoreConfig {
+    /// MiB of disk lent to checkpoint chunks, at most. Default: 4096; 0
+    /// lends none (the agent is then no store peer, whatever its role).
+    pub lend_mib: u64,
+    /// MiB each named domain's jobs may use, at most. Default: none.
+    pub domain_quota_mib: BTreeMap<String, u64>,
+    /// MiB the jobs of a domain not named in `domain_quota_mib` may use.
+    /// Default: unset, meaning only `lend_mib` bounds them.
+    pub other_domains_mib: Option<u64>,
+    /// MiB one user's jobs may use, at most. Default: unset.
+    pub user_quota_mib: Option<u64>,
+    /// Domains whose jobs' checkpoints this agent does not keep, though
+    /// it trusts them. Default: none.
+    pub refuse_domains: Vec<String>,
+    /// The machine's site and rack: replicas go near (same site) and apart
+    /// (other racks). Advertised as `StarlingSite` and `StarlingRack`.
+    pub site: Option<String>,
+    pub rack: Option<String>,
+    /// The host this agent runs on, as far as failures go: two replicas of
+    /// a checkpoint never share one, nor the host the job ran on.
+    /// Advertised as `StarlingHost`. Default: unset, meaning the machine's
+    /// host name (a testnet gives each agent a host of its own).
+    pub host: Option<String>,
+    /// How long a store peer keeps a checkpoint its submit agent stopped
+    /// renewing, in seconds. Default: 3600.
+    pub lease_secs: u32,
+}
+
+impl Default for StoreConfig {
+    fn default() -> Self {
+        Self {
+            lend_mib: 4096,
+            domain_quota_mib: BTreeMap::new(),
+            other_domains_mib: None,
+            user_quota_mib: None,
+            refuse_domains: Vec::new(),
+            site: None,
+            rack: None,
+            host: None,
+            lease_secs: 3600,
+        }
+    }
 }
 
 /// The `[control]` section: who may use the control socket for what.
@@ -526,6 +577,50 @@ impl Config {
                 ));
             }
         }
+        let st = &self.store;
+        let lease = starling_protocol::checkpoint::MIN_LEASE_SECS
+            ..=starling_protocol::checkpoint::MAX_LEASE_SECS;
+        if !lease.contains(&st.lease_secs) {
+            return Err(invalid(
+                "store.lease_secs",
+                format!(
+                    "{} is not between {} and {}",
+                    st.lease_secs,
+                    lease.start(),
+                    lease.end()
+                ),
+            ));
+        }
+        const MAX_MIB: u64 = 1 << 40;
+        for (key, mib) in [
+            ("store.lend_mib", Some(st.lend_mib)),
+            ("store.other_domains_mib", st.other_domains_mib),
+            ("store.user_quota_mib", st.user_quota_mib),
+        ] {
+            if mib.is_some_and(|m| m > MAX_MIB) {
+                return Err(invalid(key, format!("more than {MAX_MIB} MiB")));
+            }
+        }
+        for (key, label) in [
+            ("store.site", &st.site),
+            ("store.rack", &st.rack),
+            ("store.host", &st.host),
+        ] {
+            if let Some(label) = label {
+                if label.trim().is_empty() || label.len() > 64 || label.contains('"') {
+                    return Err(invalid(
+                        key,
+                        format!("{label:?}: 1 to 64 characters without quotes expected"),
+                    ));
+                }
+            }
+        }
+        if st.domain_quota_mib.len() > 1024 || st.refuse_domains.len() > 1024 {
+            return Err(invalid(
+                "store.domain_quota_mib",
+                "more than 1024 domains".to_owned(),
+            ));
+        }
         if !(1..=10 * 365 * 86_400).contains(&self.priority.halflife_secs) {
             return Err(invalid(
                 "priority.halflife_secs",
@@ -682,6 +777,16 @@ mod tests {
             "execute_dir",
             "[control]",
             "administrators",
+            "[store]",
+            "lend_mib",
+            "domain_quota_mib",
+            "other_domains_mib",
+            "user_quota_mib",
+            "refuse_domains",
+            "site",
+            "rack",
+            "host",
+            "lease_secs",
         ] {
             assert!(text.contains(key), "examples/agent.toml lacks {key}");
         }

@@ -433,7 +433,7 @@ fn read_text(path: &str) -> Option<String> {
     std::fs::read_to_string(path).ok()
 }
 
-fn hostname() -> String {
+pub fn hostname() -> String {
     let uname = rustix::system::uname();
     let name = uname.nodename().to_string_lossy().into_owned();
     if name.is_empty() {

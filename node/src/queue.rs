@@ -306,6 +306,39 @@ pub const EXECUTE_AGENT: &str = "StarlingExecuteAgent";
 /// The domain that admitted that agent.
 pub const EXECUTE_DOMAIN: &str = "StarlingExecuteDomain";
 
+/// The latest checkpoint's number, size, replicas (how many, and on which
+/// hosts) and whether no store peer keeps it.
+pub const CKPT_SEQUENCE: &str = "StarlingCkptSequence";
+pub const CKPT_BYTES: &str = "StarlingCkptBytes";
+pub const CKPT_REPLICAS: &str = "StarlingCkptReplicas";
+pub const CKPT_HOSTS: &str = "StarlingCkptHosts";
+pub const CKPT_LOCAL_ONLY: &str = "StarlingCkptLocalOnly";
+
+/// Seconds of work lost to runs that ended early, since their last
+/// checkpoint (badput).
+pub const BADPUT: &str = "StarlingBadputTime";
+
+/// A checkpoint the execute agent took, as the queue records it.
+#[derive(Debug, Clone)]
+pub struct Checkpointed {
+    pub sequence: u64,
+    pub taken_secs: i64,
+    /// Wall time of work it saves beyond the previous one.
+    pub run_ms: u64,
+    pub bytes: u64,
+    /// The hosts of the store peers keeping it.
+    pub replicas: Vec<String>,
+}
+
+fn replica_changes(sequence: u64, hosts: &[String]) -> Vec<Change> {
+    vec![
+        Change::set(CKPT_SEQUENCE, sequence.to_string()),
+        Change::set(CKPT_REPLICAS, hosts.len().to_string()),
+        Change::set(CKPT_HOSTS, quote(&hosts.join(","))),
+        Change::set(CKPT_LOCAL_ONLY, hosts.is_empty().to_string()),
+    ]
+}
+
 fn unix_now() -> i64 {
     i64::try_from(Timestamp::now().as_unix_millis() / 1000).unwrap_or(i64::MAX)
 }
@@ -806,6 +839,7 @@ impl Queue {
         };
         let mut c = self.status_changes(status::IDLE);
         c.extend(self.run_time(&ad));
+        c.extend(self.badput(&ad));
         c.extend([
             Change::set("LastVacateReason", quote(reason)),
             Change::set(
@@ -828,12 +862,111 @@ impl Queue {
             userlog::codes::EVICTED,
             "Job was evicted.",
             vec![
-                "(0) Job was not checkpointed.".to_owned(),
+                if int(&ad, "NumCkpts").unwrap_or(0) > 0 {
+                    "(1) Job was checkpointed.".to_owned()
+                } else {
+                    "(0) Job was not checkpointed.".to_owned()
+                },
                 reason.to_owned(),
             ],
         )
         .await;
         Ok(())
+    }
+
+    /// The job's latest checkpoint record, as [`Queue::checkpointed`] kept
+    /// it.
+    pub async fn checkpoint(&self, id: JobId) -> Option<Vec<u8>> {
+        let store = self.inner.store.clone();
+        blocking(move || store.checkpoint(id)).await.ok()?.ok()?
+    }
+
+    /// Every checkpoint record, by job (jobs that left the queue too,
+    /// until [`Queue::forget_checkpoint`]).
+    pub async fn checkpoints(&self) -> Vec<(JobId, Vec<u8>)> {
+        let store = self.inner.store.clone();
+        blocking(move || store.checkpoints())
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .unwrap_or_default()
+    }
+
+    /// Drops the job's checkpoint record.
+    pub async fn forget_checkpoint(&self, id: JobId) {
+        let store = self.inner.store.clone();
+        let _ = blocking(move || store.remove_checkpoint(id)).await;
+    }
+
+    /// Records a checkpoint the job took: `record` (durable before this
+    /// returns, when `restorable`: the job restarts from it) and HTCondor's
+    /// attributes (`NumCkpts`, `LastCkptTime`, `CommittedTime`,
+    /// `CommittedSlotTime`) with ours (`StarlingCkpt*`). A checkpoint kept
+    /// by no store peer is counted but does not replace a restorable one.
+    pub async fn checkpointed(
+        &self,
+        id: JobId,
+        checkpoint: &Checkpointed,
+        record: Option<Vec<u8>>,
+    ) -> Result<(), QueueError> {
+        let Some(ad) = self.job(id) else {
+            return Err(QueueError::NoSuchJob(id));
+        };
+        if let Some(record) = record {
+            let store = self.inner.store.clone();
+            blocking(move || store.put_checkpoint(id, &record)).await??;
+        }
+        let count = |name: &str| int(&ad, name).unwrap_or(0);
+        let saved = i64::try_from(checkpoint.run_ms / 1000).unwrap_or(i64::MAX);
+        let cpus = int(&ad, "RequestCpus").unwrap_or(1).max(1);
+        let mut c = vec![
+            Change::set("NumCkpts", (count("NumCkpts") + 1).to_string()),
+            Change::set("LastCkptTime", checkpoint.taken_secs.to_string()),
+            Change::set(
+                "CommittedTime",
+                (count("CommittedTime") + saved).to_string(),
+            ),
+            Change::set(
+                "CommittedSlotTime",
+                (count("CommittedSlotTime") + saved * cpus).to_string(),
+            ),
+            Change::set(CKPT_BYTES, checkpoint.bytes.to_string()),
+            Change::set(CKPT_LOCAL_ONLY, checkpoint.replicas.is_empty().to_string()),
+        ];
+        if !checkpoint.replicas.is_empty() {
+            c.extend(replica_changes(checkpoint.sequence, &checkpoint.replicas));
+        }
+        self.update(id, c).await
+    }
+
+    /// The job's checkpoint moved to other store peers (repair).
+    pub async fn replicas_moved(
+        &self,
+        id: JobId,
+        sequence: u64,
+        replicas: &[String],
+        record: Vec<u8>,
+    ) -> Result<(), QueueError> {
+        let store = self.inner.store.clone();
+        blocking(move || store.put_checkpoint(id, &record)).await??;
+        if self.job(id).is_none() {
+            return Ok(());
+        }
+        self.update(id, replica_changes(sequence, replicas)).await
+    }
+
+    /// Work the current run did since its last checkpoint (or its start),
+    /// lost now that it ends early: added to `StarlingBadputTime`.
+    fn badput(&self, ad: &ClassAd) -> Vec<Change> {
+        let Some(start) = int(ad, "JobCurrentStartDate") else {
+            return Vec::new();
+        };
+        let since = int(ad, "LastCkptTime").map_or(start, |c| c.max(start));
+        let lost = (self.now() - since).max(0);
+        vec![Change::set(
+            BADPUT,
+            (int(ad, BADPUT).unwrap_or(0) + lost).to_string(),
+        )]
     }
 
     /// Wall time of the current run, added to `RemoteWallClockTime`.
@@ -852,6 +985,22 @@ impl Queue {
         };
         let secs = |ms: u64| format!("{:.3}", ms as f64 / 1000.0);
         let mut c = self.status_changes(status::COMPLETED);
+        // The work since the last checkpoint is committed by completion.
+        if let Some(start) = int(&ad, "JobCurrentStartDate") {
+            let since = int(&ad, "LastCkptTime").map_or(start, |c| c.max(start));
+            let done = (self.now() - since).max(0);
+            let cpus = int(&ad, "RequestCpus").unwrap_or(1).max(1);
+            c.extend([
+                Change::set(
+                    "CommittedTime",
+                    (int(&ad, "CommittedTime").unwrap_or(0) + done).to_string(),
+                ),
+                Change::set(
+                    "CommittedSlotTime",
+                    (int(&ad, "CommittedSlotTime").unwrap_or(0) + done * cpus).to_string(),
+                ),
+            ]);
+        }
         c.extend([
             Change::set("CompletionDate", self.now().to_string()),
             Change::set("RemoteUserCpu", secs(how.user_cpu_ms)),

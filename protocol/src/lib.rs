@@ -16,6 +16,8 @@
 //!   releasing it.
 //! - [`transfer`]: handing a job to its execute agent and moving files
 //!   between agents in chunks.
+//! - [`checkpoint`]: a checkpoint's signed manifest and the store protocol
+//!   that keeps its chunks on store peers.
 //!
 //! Data flows: an agent describes itself as a [`classad::ClassAd`], seals it
 //! with [`gossip::seal`] into an [`identity::Envelope`] and gossips the
@@ -28,6 +30,7 @@
 //! and node crates can build on it and test it without a network.
 
 pub mod cbor;
+pub mod checkpoint;
 pub mod claim;
 pub mod classad;
 pub mod gossip;

@@ -262,6 +262,8 @@ const COMMANDS: &[&str] = &[
     "on_exit_hold_subcode",
     "job_max_vacate_time",
     "checkpoint_exit_code",
+    "transfer_checkpoint_files",
+    "checkpoint_replicas",
     "description",
 ];
 
@@ -280,6 +282,9 @@ const EXPRESSIONS: &[(&str, &str)] = &[
     ("checkpoint_exit_code", "CheckpointExitCode"),
     ("max_retries", "MaxRetries"),
 ];
+
+/// Most store peers a job may ask to keep its checkpoint.
+pub const MAX_CHECKPOINT_REPLICAS: i64 = crate::checkpoint::MAX_REPLICAS as i64;
 
 /// Parses a submit file. `file` names it in errors.
 pub fn parse(file: &str, text: &str) -> Result<Description, SubmitError> {
@@ -922,6 +927,36 @@ impl Description {
         if let Some(list) = get("transfer_output_files")? {
             set_str(&mut ad, "TransferOutput", &comma_list(&list));
         }
+        if let Some(list) = get("transfer_checkpoint_files")? {
+            let list = comma_list(&list);
+            // Checkpoint files are the sandbox's: named from inside it.
+            for name in list.split(',').filter(|n| !n.is_empty()) {
+                let inside = std::path::Path::new(name)
+                    .components()
+                    .all(|c| matches!(c, std::path::Component::Normal(_)));
+                if !inside {
+                    return Err(bad(
+                        "transfer_checkpoint_files",
+                        format!("{name:?} is not a path inside the job's sandbox"),
+                    ));
+                }
+            }
+            set_str(&mut ad, "TransferCheckpoint", &list);
+        }
+        if let Some(k) = get("checkpoint_replicas")? {
+            let replicas = k
+                .trim()
+                .parse::<i64>()
+                .ok()
+                .filter(|k| (1..=MAX_CHECKPOINT_REPLICAS).contains(k))
+                .ok_or_else(|| {
+                    bad(
+                        "checkpoint_replicas",
+                        format!("{k:?} is not a whole number from 1 to {MAX_CHECKPOINT_REPLICAS}"),
+                    )
+                })?;
+            set(&mut ad, "CheckpointReplicas", Value::Int(replicas));
+        }
         if let Some(t) = get("transfer_executable")? {
             set(
                 &mut ad,
@@ -1087,6 +1122,7 @@ const ATTRIBUTE_COMMANDS: &[(&str, &[&str])] = &[
     ("UserLog", &["log"]),
     ("TransferInput", &["transfer_input_files"]),
     ("TransferOutput", &["transfer_output_files"]),
+    ("TransferCheckpoint", &["transfer_checkpoint_files"]),
     ("JobBatchName", &["batch_name"]),
     ("AcctGroup", &["accounting_group"]),
     ("AcctGroupUser", &["accounting_group_user"]),

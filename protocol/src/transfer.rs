@@ -370,6 +370,9 @@ pub enum Request {
         transfer: TransferId,
         /// The input files, to pull with [`Request::Chunk`].
         files: Vec<File>,
+        /// The job's latest checkpoint, to restore before it starts.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        checkpoint: Option<Box<Restore>>,
     },
     /// Files ready for the receiver to pull: output or a checkpoint of the
     /// job running under `claim`.
@@ -396,6 +399,14 @@ pub enum Request {
         /// How many bytes, 1 to [`MAX_CHUNK_LEN`]; fewer come back at the end
         /// of the file.
         len: u32,
+    },
+    /// Execute agent to submit agent: the job running under `claim` took a
+    /// checkpoint, replicated as the signed manifest says. Answered
+    /// [`Response::Recorded`] once the submit agent recorded it durably.
+    Checkpoint {
+        claim: ClaimId,
+        #[serde(with = "envelope_bytes")]
+        manifest: Box<Envelope>,
     },
     /// The puller has everything it wanted; the offerer may forget the files.
     Close {
@@ -440,6 +451,17 @@ pub enum Response {
         /// The transfer.
         transfer: TransferId,
     },
+    /// The checkpoint is recorded: it is the one the job restarts from.
+    Recorded { sequence: u64 },
+}
+
+/// A checkpoint to restore: its signed manifest and the store peers that
+/// hold it now (repair may have moved it since it was taken).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Restore {
+    #[serde(with = "envelope_bytes")]
+    pub manifest: Box<Envelope>,
+    pub replicas: Vec<crate::checkpoint::Replica>,
 }
 
 impl Message for Request {
@@ -449,7 +471,12 @@ impl Message for Request {
 
     fn check(&self) -> Result<(), Error> {
         match self {
-            Request::Job { job, files, .. } => {
+            Request::Job {
+                job,
+                files,
+                checkpoint,
+                ..
+            } => {
                 let len = job.to_bytes().len();
                 if len > MAX_SIGNED_AD_LEN {
                     return Err(Error::TooLarge {
@@ -458,7 +485,28 @@ impl Message for Request {
                         limit: MAX_SIGNED_AD_LEN,
                     });
                 }
+                if let Some(restore) = checkpoint {
+                    wire::check_count(
+                        "replica list",
+                        &restore.replicas,
+                        crate::checkpoint::MAX_REPLICAS,
+                    )?;
+                    for replica in &restore.replicas {
+                        replica.check()?;
+                    }
+                }
                 check_files(files)
+            }
+            Request::Checkpoint { manifest, .. } => {
+                let len = manifest.to_bytes().len();
+                if len > crate::identity::MAX_ENVELOPE_LEN {
+                    return Err(Error::TooLarge {
+                        what: "checkpoint manifest",
+                        size: len,
+                        limit: crate::identity::MAX_ENVELOPE_LEN,
+                    });
+                }
+                Ok(())
             }
             Request::Offer { files, report, .. } => {
                 if let Some(report) = report {

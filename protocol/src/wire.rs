@@ -65,6 +65,8 @@ pub enum Protocol {
     Claim,
     /// Handing a job to its execute agent and moving files ([`crate::transfer`]).
     Transfer,
+    /// Keeping checkpoint chunks on store peers ([`crate::checkpoint`]).
+    Store,
 }
 
 /// `/starling/view/1`
@@ -73,9 +75,16 @@ pub const VIEW_V1: &str = "/starling/view/1";
 pub const CLAIM_V1: &str = "/starling/claim/1";
 /// `/starling/transfer/1`
 pub const TRANSFER_V1: &str = "/starling/transfer/1";
+/// `/starling/store/1`
+pub const STORE_V1: &str = "/starling/store/1";
 
 impl Protocol {
-    pub const ALL: [Protocol; 3] = [Protocol::View, Protocol::Claim, Protocol::Transfer];
+    pub const ALL: [Protocol; 4] = [
+        Protocol::View,
+        Protocol::Claim,
+        Protocol::Transfer,
+        Protocol::Store,
+    ];
 
     /// The libp2p protocol string, e.g. `/starling/claim/1`.
     pub const fn name(self, version: ProtocolVersion) -> &'static str {
@@ -83,6 +92,7 @@ impl Protocol {
             (Protocol::View, ProtocolVersion::V1) => VIEW_V1,
             (Protocol::Claim, ProtocolVersion::V1) => CLAIM_V1,
             (Protocol::Transfer, ProtocolVersion::V1) => TRANSFER_V1,
+            (Protocol::Store, ProtocolVersion::V1) => STORE_V1,
         }
     }
 
@@ -103,6 +113,7 @@ impl fmt::Display for Protocol {
             Protocol::View => "view",
             Protocol::Claim => "claim",
             Protocol::Transfer => "transfer",
+            Protocol::Store => "store",
         })
     }
 }

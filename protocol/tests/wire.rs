@@ -292,8 +292,11 @@ fn transfer_request() -> impl Strategy<Value = transfer::Request> {
                 job,
                 transfer: TransferId(transfer),
                 files,
+                checkpoint: None,
             }
         ),
+        (claim_id(), boxed_envelope())
+            .prop_map(|(claim, manifest)| { transfer::Request::Checkpoint { claim, manifest } }),
         (
             claim_id(),
             any::<u64>(),
@@ -1004,6 +1007,7 @@ fn golden_messages() -> Vec<(&'static str, Vec<u8>)> {
                 job: Box::new(job()),
                 transfer: TransferId(7),
                 files: files.clone(),
+                checkpoint: None,
             }),
         ),
         (

@@ -104,6 +104,10 @@ pub struct AgentSettings {
     pub lifetime_secs: Option<u64>,
     /// Keys of the `[jobs]` section (how jobs are isolated), as TOML.
     pub jobs: toml::Table,
+    /// Keys of the `[store]` section (disk lent to checkpoints), as TOML.
+    /// Each agent's `host` is its own name unless set here: agents of a
+    /// testnet stand for separate machines.
+    pub store: toml::Table,
 }
 
 /// Parses `KEY=VALUE` into a `[jobs]` setting: VALUE is TOML (`false`,
@@ -115,7 +119,7 @@ pub fn parse_jobs_setting(text: &str) -> anyhow::Result<(String, toml::Value)> {
     let key = key.trim();
     anyhow::ensure!(
         !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'),
-        "{key:?} is not a [jobs] key"
+        "{key:?} is not a configuration key"
     );
     let value = value.trim();
     let parsed = format!("v = {value}")
@@ -394,6 +398,14 @@ pub fn check_settings(settings: &AgentSettings) -> anyhow::Result<()> {
             .validate("--jobs")
             .map_err(|e| anyhow::anyhow!("{e}"))?;
     }
+    if !settings.store.is_empty() {
+        config.store = toml::Value::Table(settings.store.clone())
+            .try_into()
+            .map_err(|e| anyhow::anyhow!("--store: {e}"))?;
+        config
+            .validate("--store")
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
     apply_settings(&mut config, settings);
     config
         .validate("testnet options")
@@ -451,6 +463,11 @@ pub fn write_agent_config(
     if !settings.jobs.is_empty() {
         file.insert("jobs".into(), settings.jobs.clone().into());
     }
+    let mut store = settings.store.clone();
+    store
+        .entry("host")
+        .or_insert_with(|| format!("{}.{}", agent.name, agent.domain).into());
+    file.insert("store".into(), store.into());
     file.insert("machine".into(), machine.into());
     let text = format!(
         "# {} of the Starling testnet in {}, written by `starling testnet up`\n\
@@ -711,6 +728,7 @@ mod tests {
             jobs: [parse_jobs_setting("cgroups=off").unwrap()]
                 .into_iter()
                 .collect(),
+            store: toml::Table::new(),
         };
         check_settings(&settings).unwrap();
         let path =

@@ -2,7 +2,10 @@
 //! startd grants claims on this machine and keeps their leases and the
 //! owner policy, and a starter per job pulls its input, runs it (through
 //! [`crate::execute`]) and offers its output back, or takes on a job an
-//! earlier run of the agent left running.
+//! earlier run of the agent left running; a job that checkpoints has its
+//! checkpoint taken and replicated, and restored where it starts again
+//! ([`checkpoint`]).
 
+pub mod checkpoint;
 pub mod startd;
 pub mod starter;

@@ -28,9 +28,10 @@
 //! - **request-response** on `/starling/view/1`: a newcomer pulls the
 //!   current view from its first peers instead of waiting a refresh
 //!   interval (anti-entropy), and the loop serves such pulls from the view;
-//! - **request-response** on `/starling/claim/1` and `/starling/transfer/1`
-//!   for claims, job hand-over and files ([`jobs`]): the loop carries them
-//!   between actors and peers and decides nothing about them.
+//! - **request-response** on `/starling/claim/1`, `/starling/transfer/1`
+//!   and `/starling/store/1` for claims, job hand-over, files and
+//!   checkpoint chunks ([`jobs`]): the loop carries them between actors
+//!   and peers and decides nothing about them.
 
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
@@ -51,7 +52,7 @@ use ractor::ActorRef;
 use starling_protocol::gossip::{self as signed_ads, Topic};
 use starling_protocol::identity::{Envelope, Kind};
 use starling_protocol::view::{self, Request, Response, MAX_PAGE_ADS};
-use starling_protocol::wire::{CLAIM_V1, TRANSFER_V1, VIEW_V1};
+use starling_protocol::wire::{CLAIM_V1, STORE_V1, TRANSFER_V1, VIEW_V1};
 use tokio::sync::{mpsc, oneshot};
 
 use super::view_actor::ViewMsg;
@@ -252,6 +253,12 @@ pub enum Command {
         request: starling_protocol::transfer::Request,
         reply: oneshot::Sender<jobs::Outcome<starling_protocol::transfer::Response>>,
     },
+    /// Sends a store request to `peer`.
+    Store {
+        peer: PeerId,
+        request: starling_protocol::checkpoint::Request,
+        reply: oneshot::Sender<jobs::Outcome<starling_protocol::checkpoint::Response>>,
+    },
     /// The agent's answer to an [`jobs::Inbound`] request.
     Respond {
         id: u64,
@@ -280,6 +287,9 @@ struct Behaviour {
     >,
     transfer: request_response::Behaviour<
         WireCodec<starling_protocol::transfer::Request, starling_protocol::transfer::Response>,
+    >,
+    store: request_response::Behaviour<
+        WireCodec<starling_protocol::checkpoint::Request, starling_protocol::checkpoint::Response>,
     >,
 }
 
@@ -531,6 +541,13 @@ fn make_behaviour(
             .with_request_timeout(Duration::from_secs(30))
             .with_max_concurrent_streams(256),
     );
+    let store = request_response::Behaviour::with_codec(
+        WireCodec::default(),
+        [(StreamProtocol::new(STORE_V1), ProtocolSupport::Full)],
+        request_response::Config::default()
+            .with_request_timeout(Duration::from_secs(30))
+            .with_max_concurrent_streams(256),
+    );
     Ok(Behaviour {
         limits: connection_limits::Behaviour::new(limits),
         blocked: allow_block_list::Behaviour::default(),
@@ -542,6 +559,7 @@ fn make_behaviour(
         view,
         claim,
         transfer,
+        store,
     })
 }
 
@@ -762,11 +780,31 @@ impl Loop {
                     .send_request(&peer, request);
                 self.pending_jobs.transfer_sent(id, reply);
             }
+            Command::Store {
+                peer,
+                request,
+                reply,
+            } => {
+                let me = *self.swarm.local_peer_id();
+                if peer == me {
+                    self.pending_jobs
+                        .store_to_self(me, &self.jobs, request, reply);
+                    return;
+                }
+                self.note_job_traffic(peer);
+                let id = self
+                    .swarm
+                    .behaviour_mut()
+                    .store
+                    .send_request(&peer, request);
+                self.pending_jobs.store_sent(id, reply);
+            }
             Command::Respond { id, answer } => {
                 let behaviour = self.swarm.behaviour_mut();
                 self.pending_jobs.respond(
                     &mut behaviour.claim,
                     &mut behaviour.transfer,
+                    &mut behaviour.store,
                     id,
                     answer,
                 );
@@ -1126,6 +1164,13 @@ impl Loop {
                 }
                 let behaviour = &mut self.swarm.behaviour_mut().transfer;
                 self.pending_jobs.on_transfer(behaviour, &self.jobs, event);
+            }
+            BehaviourEvent::Store(event) => {
+                if let request_response::Event::Message { peer, .. } = &event {
+                    self.note_job_traffic(*peer);
+                }
+                let behaviour = &mut self.swarm.behaviour_mut().store;
+                self.pending_jobs.on_store(behaviour, &self.jobs, event);
             }
             BehaviourEvent::View(request_response::Event::Message { peer, message, .. }) => {
                 self.on_view_message(peer, message)

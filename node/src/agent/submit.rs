@@ -2,8 +2,11 @@
 //! negotiator matches this agent's idle jobs to machines in the view and
 //! claims them, a shadow per claim hands jobs over, keeps the claim's lease,
 //! brings the output back and reconnects after a restart, and the job's
-//! files are read and placed with its owner's rights.
+//! files are read and placed with its owner's rights. The submit agent
+//! owns its jobs' checkpoints: it records them, hands them to the next
+//! machine, and keeps them replicated ([`checkpoints`]).
 
+pub mod checkpoints;
 pub mod job_files;
 pub mod negotiator;
 pub mod shadow;

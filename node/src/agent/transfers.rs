@@ -12,9 +12,11 @@
 //!   `Close` (or [`RouterCmd::Withdraw`]) forgets the offer and tells whoever
 //!   offered it.
 //! - the **shadows**: which submit-side claim task waits for the outcome of
-//!   which claim, so that an execute agent's `Offer` reaches it.
+//!   which claim, so that an execute agent's `Offer` and `Checkpoint`
+//!   reach it.
 //!
-//! Claim requests and `Job` hand-overs go to the startd unchanged. Requests
+//! Claim requests and `Job` hand-overs go to the startd unchanged, store
+//! requests to the store server (or are refused when there is none). Requests
 //! for an unknown transfer or claim are answered with the matching error
 //! code; nothing a peer sends can make the tables grow past their bounds.
 
@@ -61,6 +63,23 @@ pub struct OutputOffer {
     pub answer: oneshot::Sender<transfer::Response>,
 }
 
+/// An execute agent's checkpoint of the job running under a claim, for
+/// the shadow that holds it.
+#[derive(Debug)]
+pub struct CheckpointOffer {
+    pub peer: PeerId,
+    pub manifest: Box<starling_protocol::identity::Envelope>,
+    /// Answered [`transfer::Response::Recorded`] once recorded.
+    pub answer: oneshot::Sender<transfer::Response>,
+}
+
+/// What reaches a shadow from its execute agent.
+#[derive(Debug)]
+pub enum FromExecute {
+    Output(OutputOffer),
+    Checkpoint(CheckpointOffer),
+}
+
 /// What the agent's own tasks ask of the router.
 pub enum RouterCmd {
     /// Offer files under `transfer`.
@@ -77,7 +96,7 @@ pub enum RouterCmd {
     /// Send `Offer`s for `claim` to this shadow.
     Shadow {
         claim: ClaimId,
-        to: mpsc::Sender<OutputOffer>,
+        to: mpsc::Sender<FromExecute>,
     },
     /// The shadow of `claim` is gone.
     Unshadow { claim: ClaimId },
@@ -121,7 +140,7 @@ impl Router {
         let _ = self.commands.send(RouterCmd::Withdraw { transfer }).await;
     }
 
-    pub async fn shadow(&self, claim: ClaimId, to: mpsc::Sender<OutputOffer>) {
+    pub async fn shadow(&self, claim: ClaimId, to: mpsc::Sender<FromExecute>) {
         let _ = self.commands.send(RouterCmd::Shadow { claim, to }).await;
     }
 
@@ -142,10 +161,12 @@ pub fn spawn(
     inbound: mpsc::Receiver<Inbound>,
     network: mpsc::Sender<Command>,
     startd: ActorRef<StartdMsg>,
+    store: Option<mpsc::Sender<super::store::server::Inbound>>,
 ) -> tokio::task::JoinHandle<()> {
     let state = RouterLoop {
         network,
         startd,
+        store,
         offers: HashMap::new(),
         opened: HashMap::new(),
         shadows: HashMap::new(),
@@ -159,10 +180,12 @@ pub fn spawn(
 struct RouterLoop {
     network: mpsc::Sender<Command>,
     startd: ActorRef<StartdMsg>,
+    /// The store server, when this agent is a store peer.
+    store: Option<mpsc::Sender<super::store::server::Inbound>>,
     offers: HashMap<TransferId, Offer>,
     /// The open files of offers made with [`Router::offer_opened`].
     opened: HashMap<TransferId, std::sync::Arc<Vec<std::fs::File>>>,
-    shadows: HashMap<ClaimId, mpsc::Sender<OutputOffer>>,
+    shadows: HashMap<ClaimId, mpsc::Sender<FromExecute>>,
     reads: std::sync::Arc<tokio::sync::Semaphore>,
 }
 
@@ -255,12 +278,14 @@ impl RouterLoop {
             Inbound::Claim { peer, id, request } => {
                 let _ = self.startd.cast(StartdMsg::Claim { peer, id, request });
             }
+            Inbound::Store { peer, id, request } => self.on_store(peer, id, request).await,
             Inbound::Transfer { peer, id, request } => match request {
                 transfer::Request::Job {
                     claim,
                     job,
                     transfer,
                     files,
+                    checkpoint,
                 } => {
                     let _ = self.startd.cast(StartdMsg::Job {
                         peer,
@@ -269,7 +294,11 @@ impl RouterLoop {
                         job,
                         transfer,
                         files,
+                        checkpoint,
                     });
+                }
+                transfer::Request::Checkpoint { claim, manifest } => {
+                    self.on_checkpoint(peer, id, claim, manifest).await
                 }
                 transfer::Request::Offer {
                     claim,
@@ -316,6 +345,94 @@ impl RouterLoop {
         }
     }
 
+    async fn on_store(
+        &mut self,
+        peer: PeerId,
+        id: u64,
+        request: starling_protocol::checkpoint::Request,
+    ) {
+        use starling_protocol::checkpoint::{ErrorCode, Response};
+        let refused = |code, reason: &str| Response::Error {
+            code,
+            reason: reason.to_owned(),
+        };
+        let answer = match &self.store {
+            None => refused(
+                ErrorCode::NotStore,
+                "this agent keeps no checkpoints (no store role, or no disk lent)",
+            ),
+            Some(store) => {
+                match store.try_send(super::store::server::Inbound { peer, id, request }) {
+                    Ok(()) => return,
+                    Err(_) => refused(ErrorCode::Busy, "the store is busy; ask again"),
+                }
+            }
+        };
+        let _ = self
+            .network
+            .send(Command::Respond {
+                id,
+                answer: Answer::Store(answer),
+            })
+            .await;
+    }
+
+    async fn on_checkpoint(
+        &mut self,
+        peer: PeerId,
+        id: u64,
+        claim: ClaimId,
+        manifest: Box<starling_protocol::identity::Envelope>,
+    ) {
+        let error = |code, reason: String| transfer::Response::Error {
+            transfer: TransferId(0),
+            code,
+            reason,
+        };
+        let Some(shadow) = self.shadows.get(&claim).cloned() else {
+            self.respond(
+                id,
+                error(
+                    ErrorCode::UnknownClaim,
+                    format!("no job of this agent runs under claim {claim}"),
+                ),
+            )
+            .await;
+            return;
+        };
+        let (answer, answered) = oneshot::channel();
+        let offer = FromExecute::Checkpoint(CheckpointOffer {
+            peer,
+            manifest,
+            answer,
+        });
+        if shadow.try_send(offer).is_err() {
+            self.respond(
+                id,
+                error(
+                    ErrorCode::Busy,
+                    "the job's shadow is busy; send again".to_owned(),
+                ),
+            )
+            .await;
+            return;
+        }
+        let network = self.network.clone();
+        tokio::spawn(async move {
+            let response = answered.await.unwrap_or(transfer::Response::Error {
+                transfer: TransferId(0),
+                code: ErrorCode::UnknownClaim,
+                reason: "the job's shadow went away".to_owned(),
+            });
+            let _ = network
+                .send(Command::Respond {
+                    id,
+                    answer: Answer::Transfer(response),
+                })
+                .await;
+        });
+    }
+
     async fn on_offer(
         &mut self,
         peer: PeerId,
@@ -338,13 +455,13 @@ impl RouterLoop {
             return;
         };
         let (answer, answered) = oneshot::channel();
-        let offer = OutputOffer {
+        let offer = FromExecute::Output(OutputOffer {
             peer,
             transfer,
             files,
             report,
             answer,
-        };
+        });
         if shadow.try_send(offer).is_err() {
             self.respond(
                 id,
@@ -555,7 +672,7 @@ mod tests {
     ) -> mpsc::Receiver<Command> {
         let (network, answers) = mpsc::channel(16);
         let (startd, _) = Actor::spawn(None, IdleStartd, ()).await.unwrap();
-        spawn(commands, inbound, network, startd);
+        spawn(commands, inbound, network, startd, None);
         answers
     }
 

@@ -98,6 +98,15 @@ impl Sandbox {
         Ok(())
     }
 
+    /// Counts these files as the job's own rather than input: a restored
+    /// checkpoint's files go back in the next checkpoint and the output
+    /// even when the job did not change them.
+    pub fn forget_inputs(&mut self, names: &[String]) {
+        for name in names {
+            self.inputs.remove(name);
+        }
+    }
+
     /// The files to send back: those in `wanted` (relative to the sandbox;
     /// a missing one is an error naming it), or else each top-level file
     /// new or changed since [`Self::snapshot_inputs`], without the standard

@@ -120,6 +120,7 @@ pub enum StartdMsg {
         job: Box<Envelope>,
         transfer: TransferId,
         files: Vec<File>,
+        checkpoint: Option<Box<transfer::Restore>>,
     },
     /// A claim's starter finished (its report was delivered or given up).
     Ended { claim: ClaimId, run: u64 },
@@ -179,6 +180,8 @@ pub struct StartdArgs {
     /// trusted domains' users.
     pub own_domain: String,
     pub foreign_factors: std::collections::BTreeMap<String, f64>,
+    /// What starters need to take and restore checkpoints.
+    pub checkpoints: Arc<super::checkpoint::Context>,
 }
 
 pub struct StartdState {
@@ -354,6 +357,7 @@ impl Actor for Startd {
                 job,
                 transfer,
                 files,
+                checkpoint,
             } => {
                 if let Some(finished) = state.take_finished(peer, claim) {
                     // Its end crossed the next job on the way here.
@@ -369,7 +373,8 @@ impl Actor for Startd {
                 {
                     state.drop_claim(claim).await;
                 }
-                let response = state.on_job(&myself, peer, claim, *job, transfer, files);
+                let response =
+                    state.on_job(&myself, peer, claim, *job, transfer, files, checkpoint);
                 respond(&state.args.network, id, Answer::Transfer(response)).await;
             }
             StartdMsg::Ended { claim, run } => {
@@ -693,6 +698,7 @@ impl StartdState {
         Ok((signed.ad, domain))
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn on_job(
         &mut self,
         myself: &ActorRef<StartdMsg>,
@@ -701,6 +707,7 @@ impl StartdState {
         job: Envelope,
         transfer: TransferId,
         files: Vec<File>,
+        restore: Option<Box<transfer::Restore>>,
     ) -> transfer::Response {
         let error = |code, reason: String| transfer::Response::Error {
             transfer,
@@ -772,6 +779,8 @@ impl StartdState {
                 domain: domain.clone(),
                 lease: held.lease,
                 run,
+                checkpoints: self.args.checkpoints.clone(),
+                restore,
             },
             move || {
                 let _ = me.cast(StartdMsg::Ended { claim, run });
@@ -850,6 +859,8 @@ impl StartdState {
                 domain: record.domain.clone(),
                 lease,
                 run,
+                checkpoints: self.args.checkpoints.clone(),
+                restore: None,
             },
             found,
             move || {

@@ -27,6 +27,7 @@ use starling_protocol::classad::{ClassAd, Evaluator, Name, Side, Value};
 use starling_protocol::transfer::{self, File, FileName, Hold, Report, TransferId};
 use tokio::sync::{mpsc, oneshot};
 
+use super::checkpoint;
 use crate::agent::fetch;
 use crate::agent::network::Command;
 use crate::agent::transfers::{Offer, Router};
@@ -94,6 +95,10 @@ pub struct StarterArgs {
     /// The run's number on this agent: the claim's next job may start
     /// while this one's sandbox is still being removed.
     pub run: u64,
+    /// What taking and restoring checkpoints needs.
+    pub checkpoints: Arc<checkpoint::Context>,
+    /// The job's latest checkpoint, to restore before it starts.
+    pub restore: Option<Box<transfer::Restore>>,
 }
 
 /// What the startd tells a starter while its job runs: the owner policy's
@@ -311,7 +316,9 @@ async fn run_adopted(
     match execute::adopt(&found, &isolation, status) {
         Some(running) => {
             tracing::info!(run = %name, pid = running.pid, "took on a job started before this agent's restart");
-            finish_run(&args, account, &mut sandbox, running, &mut stopped).await;
+            // A job taken on checkpoints no more under this run: its
+            // sequence numbers were the lost agent's.
+            finish_run(&args, account, &mut sandbox, running, &mut stopped, None).await;
         }
         None => tracing::warn!(run = %name, "cannot take on the job; dropping it"),
     }
@@ -378,6 +385,27 @@ async fn run_in(
             return;
         }
     }
+    // The job's latest checkpoint goes in beside its input: it resumes
+    // from there.
+    let mut plan = checkpoint::Plan::of(&args.job, &args.peer, &args.domain);
+    let mut restored = Vec::new();
+    if let (Some(plan), Some(restore)) = (plan.as_mut(), args.restore.as_deref()) {
+        let fetched = tokio::select! {
+            r = checkpoint::restore(&args.checkpoints, plan, restore, sandbox.path()) => r,
+            () = stopped.stopped() => return,
+        };
+        match fetched {
+            Ok(names) => restored = names,
+            Err(e) => {
+                // Not the job's fault, and starting over would throw its
+                // progress away: it waits for its replicas elsewhere.
+                let mut report = Report::default();
+                report.evicted = Some(format!("the job's checkpoint could not be restored: {e}"));
+                deliver(args, Some(sandbox), Vec::new(), report, stopped).await;
+                return;
+            }
+        }
+    }
     // HTCondor's hand-over of the ads: files the job can read, named by
     // `_CONDOR_MACHINE_AD` and `_CONDOR_JOB_AD`.
     let ads = [(MACHINE_AD_FILE, &args.machine), (JOB_AD_FILE, &args.job)];
@@ -425,14 +453,45 @@ async fn run_in(
         deliver(args, Some(sandbox), Vec::new(), report, stopped).await;
         return;
     }
+    sandbox.forget_inputs(&restored);
+    // A job that checkpoints by exiting is started again in the same
+    // sandbox until it exits otherwise.
+    loop {
+        match start_once(args, name, run_as, sandbox, stopped, plan.as_mut()).await {
+            Ran::Again => {
+                if let Some(runs) = args.isolation.runs() {
+                    runs.finish(name);
+                }
+            }
+            Ran::Done => return,
+        }
+    }
+}
+
+/// Whether the job runs again after its checkpoint.
+enum Ran {
+    Again,
+    Done,
+}
+
+/// Starts the job once and watches it to its end.
+async fn start_once(
+    args: &StarterArgs,
+    name: &str,
+    run_as: &crate::execute::isolation::RunAsAccount,
+    sandbox: &mut Sandbox,
+    stopped: &mut Stopped,
+    plan: Option<&mut checkpoint::Plan>,
+) -> Ran {
     let mut spec = match spec_of(args, run_as, sandbox) {
         Ok(spec) => spec,
         Err(reason) => {
             let report = held(hold_codes::FAILED_TO_CREATE_PROCESS, 0, reason);
             deliver(args, Some(sandbox), Vec::new(), report, stopped).await;
-            return;
+            return Ran::Done;
         }
     };
+    let executable = spec.executable.clone();
     // Through a reaper, with a record of the run outside the agent, so
     // that the job outlives a crash of the agent.
     if let Some(runs) = args.isolation.runs() {
@@ -482,10 +541,19 @@ async fn run_in(
         Err(e) => {
             let report = held(e.hold_code().code(), e.hold_subcode(), e.to_string());
             deliver(args, Some(sandbox), Vec::new(), report, stopped).await;
-            return;
+            return Ran::Done;
         }
     };
-    finish_run(args, run_as.account.clone(), sandbox, running, stopped).await;
+    let checkpointing = plan.map(|plan| (plan, executable.as_path()));
+    finish_run(
+        args,
+        run_as.account.clone(),
+        sandbox,
+        running,
+        stopped,
+        checkpointing,
+    )
+    .await
 }
 
 /// The job's ad in the long form, as the run's record keeps it.
@@ -496,26 +564,55 @@ fn long_form(ad: &ClassAd) -> String {
 }
 
 /// Watches the running job to its end, then reports it and offers its
-/// output.
+/// output; or, when it exited to checkpoint, takes the checkpoint and
+/// says to start it again.
 async fn finish_run(
     args: &StarterArgs,
     account: Option<crate::execute::account::Account>,
     sandbox: &mut Sandbox,
     mut running: execute::Running,
     stopped: &mut Stopped,
-) {
+    checkpointing: Option<(&mut checkpoint::Plan, &Path)>,
+) -> Ran {
     let Some((outcome, evicted)) = watch(&mut running, stopped).await else {
         running.terminate(STOP_GRACE).await;
-        return;
+        return Ran::Done;
     };
     let mut report = outcome.report();
+    if let Some((plan, executable)) = checkpointing {
+        let this_start = report.clone();
+        report = plan.whole(report);
+        let checkpointed = report.exit_code.is_some()
+            && (report.exit_code == plan.exit_code || (evicted.is_some() && plan.on_evict));
+        if checkpointed && report.hold.is_none() {
+            let taken = tokio::select! {
+                t = checkpoint::take(
+                    &args.checkpoints,
+                    plan,
+                    args.claim,
+                    args.peer,
+                    sandbox,
+                    account.as_ref(),
+                    executable,
+                ) => t,
+                () = stopped.stopped() => return Ran::Done,
+            };
+            if let Err(e) = taken {
+                tracing::warn!(error = %e, "the job's checkpoint was not taken");
+            }
+            if evicted.is_none() {
+                plan.ran(&this_start);
+                return Ran::Again;
+            }
+        }
+    }
     if let Some(reason) = evicted {
         // Evicted jobs leave no output behind (HTCondor's ON_EXIT): they
-        // run again from the start elsewhere.
+        // run again elsewhere, from their checkpoint if they took one.
         report.evicted = Some(reason);
         report.hold = None;
         deliver(args, Some(sandbox), Vec::new(), report, stopped).await;
-        return;
+        return Ran::Done;
     }
     let wanted = transfer_output_files(&args.job);
     let listed = sandbox
@@ -543,6 +640,7 @@ async fn finish_run(
         }
     };
     deliver(args, Some(sandbox), outputs, report, stopped).await;
+    Ran::Done
 }
 
 /// Waits for the job's end while carrying out the startd's actions.
@@ -723,6 +821,52 @@ fn open_outputs(
     account: Option<&crate::execute::account::Account>,
     outputs: Vec<(FileName, PathBuf)>,
 ) -> Result<Vec<(File, PathBuf, std::fs::File)>, String> {
+    let (rights, options) = reading_as(account);
+    outputs
+        .into_iter()
+        .map(|(name, path)| {
+            let opened = rights
+                .open(&path, &options)
+                .and_then(|f| crate::execute::files::describe(&name, &f).map(|d| (d, f)));
+            match opened {
+                Ok((described, file)) => Ok((described, path, file)),
+                Err(e) => Err(format!("{}: {e}", name.as_str())),
+            }
+        })
+        .collect()
+}
+
+/// Opens a checkpoint's files as [`open_outputs`] opens the output: with
+/// the job's account's rights, never through a link. Returns each with its
+/// permission bits. Blocking.
+pub fn open_checkpoint(
+    account: Option<&crate::execute::account::Account>,
+    files: Vec<(FileName, PathBuf)>,
+) -> Result<Vec<(FileName, std::fs::File, u32)>, String> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let (rights, options) = reading_as(account);
+    files
+        .into_iter()
+        .map(|(name, path)| {
+            let file = rights
+                .open(&path, &options)
+                .map_err(|e| format!("{}: {e}", name.as_str()))?;
+            let meta = file
+                .metadata()
+                .map_err(|e| format!("{}: {e}", name.as_str()))?;
+            if !meta.is_file() {
+                return Err(format!("{}: not a regular file", name.as_str()));
+            }
+            let mode = meta.permissions().mode() & transfer::MODE_MASK;
+            Ok((name, file, mode))
+        })
+        .collect()
+}
+
+/// The rights and open options job files are read with.
+fn reading_as(
+    account: Option<&crate::execute::account::Account>,
+) -> (crate::users::Rights, std::fs::OpenOptions) {
     use std::os::unix::fs::OpenOptionsExt as _;
     let rights = match account {
         Some(a) if rustix::process::geteuid().is_root() => {
@@ -739,18 +883,7 @@ fn open_outputs(
     options
         .read(true)
         .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
-    outputs
-        .into_iter()
-        .map(|(name, path)| {
-            let opened = rights
-                .open(&path, &options)
-                .and_then(|f| crate::execute::files::describe(&name, &f).map(|d| (d, f)));
-            match opened {
-                Ok((described, file)) => Ok((described, path, file)),
-                Err(e) => Err(format!("{}: {e}", name.as_str())),
-            }
-        })
-        .collect()
+    (rights, options)
 }
 
 /// The sandbox files to send back, each under its name relative to the

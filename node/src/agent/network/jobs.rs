@@ -1,5 +1,6 @@
-//! The job protocols on the swarm: claims (`/starling/claim/1`) and job
-//! hand-over and file transfer (`/starling/transfer/1`).
+//! The job protocols on the swarm: claims (`/starling/claim/1`), job
+//! hand-over and file transfer (`/starling/transfer/1`), and checkpoint
+//! chunks on store peers (`/starling/store/1`).
 //!
 //! The loop only carries these messages. Outbound requests come in as
 //! [`super::Command::Claim`] / [`super::Command::Transfer`] with a oneshot for
@@ -20,6 +21,7 @@ use std::marker::PhantomData;
 
 use libp2p::request_response::{self, OutboundRequestId, ResponseChannel};
 use libp2p::{PeerId, StreamProtocol};
+use starling_protocol::checkpoint as store;
 use starling_protocol::claim;
 use starling_protocol::transfer;
 use starling_protocol::wire::Message;
@@ -46,6 +48,11 @@ pub enum Inbound {
         id: u64,
         request: transfer::Request,
     },
+    Store {
+        peer: PeerId,
+        id: u64,
+        request: store::Request,
+    },
 }
 
 /// An answer to an [`Inbound`] request.
@@ -53,6 +60,7 @@ pub enum Inbound {
 pub enum Answer {
     Claim(claim::Response),
     Transfer(transfer::Response),
+    Store(store::Response),
 }
 
 /// What a failed outbound request says: the peer could not be reached, did
@@ -69,7 +77,32 @@ pub struct Pending {
     /// Requests to ourselves, by inbound number.
     local_claims: HashMap<u64, oneshot::Sender<Outcome<claim::Response>>>,
     local_transfers: HashMap<u64, oneshot::Sender<Outcome<transfer::Response>>>,
+    stores: Lane<store::Response>,
     next_inbound: u64,
+}
+
+/// One protocol's requests: those sent and waiting for their answer, those
+/// received and waiting for the agent's, and those to this agent itself.
+pub struct Lane<Resp> {
+    sent: HashMap<OutboundRequestId, oneshot::Sender<Outcome<Resp>>>,
+    inbound: HashMap<u64, ResponseChannel<Resp>>,
+    local: HashMap<u64, oneshot::Sender<Outcome<Resp>>>,
+}
+
+impl<Resp> Default for Lane<Resp> {
+    fn default() -> Self {
+        Lane {
+            sent: HashMap::new(),
+            inbound: HashMap::new(),
+            local: HashMap::new(),
+        }
+    }
+}
+
+impl<Resp> Lane<Resp> {
+    fn waiting(&self) -> usize {
+        self.inbound.len() + self.local.len()
+    }
 }
 
 impl Pending {
@@ -89,12 +122,106 @@ impl Pending {
         self.transfers.insert(id, reply);
     }
 
+    pub fn store_sent(
+        &mut self,
+        id: OutboundRequestId,
+        reply: oneshot::Sender<Outcome<store::Response>>,
+    ) {
+        self.stores.sent.insert(id, reply);
+    }
+
     fn inbound_full(&self) -> bool {
         self.inbound_claims.len()
             + self.inbound_transfers.len()
             + self.local_claims.len()
             + self.local_transfers.len()
+            + self.stores.waiting()
             >= MAX_INBOUND_PENDING
+    }
+
+    /// A store request from this agent to itself.
+    pub fn store_to_self(
+        &mut self,
+        me: PeerId,
+        inbound: &mpsc::Sender<Inbound>,
+        request: store::Request,
+        reply: oneshot::Sender<Outcome<store::Response>>,
+    ) {
+        if self.inbound_full() {
+            let _ = reply.send(Err("the agent has too many requests in hand".to_owned()));
+            return;
+        }
+        let id = self.next_id();
+        match inbound.try_send(Inbound::Store {
+            peer: me,
+            id,
+            request,
+        }) {
+            Ok(()) => {
+                self.stores.local.insert(id, reply);
+            }
+            Err(_) => {
+                let _ = reply.send(Err("the agent's job router is busy".to_owned()));
+            }
+        }
+    }
+
+    /// Hands a store event to the agent, or answers it.
+    pub fn on_store(
+        &mut self,
+        behaviour: &mut request_response::Behaviour<WireCodec<store::Request, store::Response>>,
+        inbound: &mpsc::Sender<Inbound>,
+        event: request_response::Event<store::Request, store::Response>,
+    ) {
+        use request_response::{Event, Message};
+        match event {
+            Event::Message {
+                peer,
+                message:
+                    Message::Request {
+                        request, channel, ..
+                    },
+                ..
+            } => {
+                let busy = store::Response::Error {
+                    code: store::ErrorCode::Busy,
+                    reason: "the agent has too many requests in hand".to_owned(),
+                };
+                if self.inbound_full() {
+                    let _ = behaviour.send_response(channel, busy);
+                    return;
+                }
+                let id = self.next_id();
+                match inbound.try_send(Inbound::Store { peer, id, request }) {
+                    Ok(()) => {
+                        self.stores.inbound.insert(id, channel);
+                    }
+                    Err(_) => {
+                        let _ = behaviour.send_response(channel, busy);
+                    }
+                }
+            }
+            Event::Message {
+                message:
+                    Message::Response {
+                        request_id,
+                        response,
+                    },
+                ..
+            } => {
+                if let Some(reply) = self.stores.sent.remove(&request_id) {
+                    let _ = reply.send(Ok(response));
+                }
+            }
+            Event::OutboundFailure {
+                request_id, error, ..
+            } => {
+                if let Some(reply) = self.stores.sent.remove(&request_id) {
+                    let _ = reply.send(Err(error.to_string()));
+                }
+            }
+            Event::InboundFailure { .. } | Event::ResponseSent { .. } => {}
+        }
     }
 
     /// A claim request from this agent to itself.
@@ -293,6 +420,7 @@ impl Pending {
         transfers: &mut request_response::Behaviour<
             WireCodec<transfer::Request, transfer::Response>,
         >,
+        stores: &mut request_response::Behaviour<WireCodec<store::Request, store::Response>>,
         id: u64,
         answer: Answer,
     ) {
@@ -308,6 +436,13 @@ impl Pending {
                 if let Some(channel) = self.inbound_transfers.remove(&id) {
                     let _ = transfers.send_response(channel, response);
                 } else if let Some(reply) = self.local_transfers.remove(&id) {
+                    let _ = reply.send(Ok(response));
+                }
+            }
+            Answer::Store(response) => {
+                if let Some(channel) = self.stores.inbound.remove(&id) {
+                    let _ = stores.send_response(channel, response);
+                } else if let Some(reply) = self.stores.local.remove(&id) {
                     let _ = reply.send(Ok(response));
                 }
             }

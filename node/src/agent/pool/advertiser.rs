@@ -58,6 +58,7 @@ pub const VOLATILE: &[&str] = &[
     "TotalDisk",
     "ClockMin",
     "ClockDay",
+    "StarlingStoreFree",
 ];
 
 /// Messages the advertiser handles.
@@ -131,6 +132,9 @@ pub struct AdvertiserArgs {
     pub accounting: Option<crate::agent::usage::Accounting>,
     /// Whether the data directory is full ([`crate::agent::disk`]).
     pub disk: watch::Receiver<Space>,
+    /// The figures of the disk lent to checkpoints, when this agent is a
+    /// store peer ([`crate::agent::store::server`]).
+    pub lent: Option<watch::Receiver<Option<starling_storage::chunks::Stats>>>,
 }
 
 pub struct AdvertiserState {
@@ -355,6 +359,16 @@ impl AdvertiserState {
         if let Some(accounting) = &self.args.accounting {
             for (name, expr) in accounting.attributes() {
                 ad.insert(starling_protocol::classad::Name::known(name), expr);
+            }
+        }
+        if let Some(stats) = self.args.lent.as_ref().and_then(|l| l.borrow().clone()) {
+            for (name, kib) in crate::agent::store::server::attributes(&stats) {
+                ad.insert(
+                    starling_protocol::classad::Name::known(name),
+                    starling_protocol::classad::Expr::from(starling_protocol::classad::Value::Int(
+                        kib,
+                    )),
+                );
             }
         }
         Ok(ad)

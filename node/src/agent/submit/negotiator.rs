@@ -516,6 +516,10 @@ impl NegotiatorState {
                     tracing::warn!(%job, error = %e, "could not hold the job");
                 }
             }
+            ShadowEvent::Checkpointed { job, offer } => {
+                let answer = self.record_checkpoint(job, &offer).await;
+                let _ = offer.answer.send(answer);
+            }
             ShadowEvent::Done { .. } => {
                 if let Some(shadow) = self.shadows.remove(&id) {
                     if let Some(job) = shadow.job {
@@ -526,6 +530,76 @@ impl NegotiatorState {
                 }
                 self.soon(myself);
             }
+        }
+    }
+
+    /// Records a checkpoint the job's execute agent took, and has its store
+    /// peers drop the one it replaces; the answer goes to that agent.
+    async fn record_checkpoint(
+        &self,
+        job: JobId,
+        offer: &crate::agent::transfers::CheckpointOffer,
+    ) -> starling_protocol::transfer::Response {
+        use crate::agent::submit::checkpoints::{self, Record};
+        use starling_protocol::transfer::{ErrorCode, Response, TransferId};
+        let refuse = |code, reason: String| Response::Error {
+            transfer: TransferId(0),
+            code,
+            reason,
+        };
+        let queue = &self.args.queue;
+        let me = self.args.key.agent_id();
+        let previous = match queue.checkpoint(job).await {
+            Some(bytes) => Record::decode(&bytes).ok(),
+            None => None,
+        };
+        let recorded = previous
+            .as_ref()
+            .and_then(|r| r.manifest().ok())
+            .map(|(_, m)| m.sequence);
+        let manifest = match checkpoints::accept(&offer.manifest, &offer.peer, &me, job, recorded) {
+            Ok(m) => m,
+            Err(reason) => {
+                tracing::warn!(%job, %reason, "refused a checkpoint");
+                return refuse(ErrorCode::BadRequest, reason);
+            }
+        };
+        let restorable = !manifest.replicas.is_empty();
+        let record = restorable.then(|| {
+            Record {
+                manifest: offer.manifest.to_bytes(),
+                replicas: manifest.replicas.clone(),
+            }
+            .encode()
+        });
+        let figures = crate::queue::Checkpointed {
+            sequence: manifest.sequence,
+            taken_secs: i64::try_from(manifest.taken_at.as_unix_millis() / 1000)
+                .unwrap_or(i64::MAX),
+            run_ms: manifest.run_ms,
+            bytes: manifest.size(),
+            replicas: manifest
+                .replicas
+                .iter()
+                .map(|r| r.machine.clone())
+                .collect(),
+        };
+        if let Err(e) = queue.checkpointed(job, &figures, record).await {
+            tracing::warn!(%job, error = %e, "could not record the checkpoint");
+            return refuse(ErrorCode::BadRequest, format!("could not record it: {e}"));
+        }
+        tracing::info!(%job, sequence = manifest.sequence, replicas = manifest.replicas.len(), "recorded the job's checkpoint");
+        if restorable {
+            let network = self.args.network.clone();
+            let key = checkpoints::job_key(&me, job);
+            let old = previous.map(|r| r.replicas).unwrap_or_default();
+            let (sequence, new) = (manifest.sequence, manifest.replicas.clone());
+            tokio::spawn(async move {
+                checkpoints::release_older(&network, &key, sequence, &new, &old).await;
+            });
+        }
+        Response::Recorded {
+            sequence: manifest.sequence,
         }
     }
 
@@ -749,6 +823,7 @@ impl NegotiatorState {
             id,
             staging: self.args.staging.clone(),
             reconnect: None,
+            queue: self.args.queue.clone(),
         });
         self.placed.insert(job, id);
         self.shadows.insert(
@@ -791,6 +866,7 @@ impl NegotiatorState {
                 claim: r.claim,
                 slot: r.host,
             }),
+            queue: self.args.queue.clone(),
         });
         self.placed.insert(r.job, id);
         self.shadows.insert(

@@ -44,7 +44,7 @@ use starling_storage::JobId;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::agent::network::Command;
-use crate::agent::transfers::{Offer, OutputOffer, Router};
+use crate::agent::transfers::{CheckpointOffer, FromExecute, Offer, OutputOffer, Router};
 use crate::agent::{fetch, job_files};
 use crate::queue::userlog;
 
@@ -133,6 +133,9 @@ pub enum ShadowEvent {
         subcode: i32,
         reason: String,
     },
+    /// The execute agent took a checkpoint of the job: record it (see
+    /// [`crate::agent::submit::checkpoints`]) and answer the execute agent.
+    Checkpointed { job: JobId, offer: CheckpointOffer },
     /// The shadow is finished.
     Done {
         peer: PeerId,
@@ -164,6 +167,8 @@ pub struct ShadowArgs {
     /// Reconnect to this claim (the submit agent restarted while `first`
     /// ran under it) instead of asking for one.
     pub reconnect: Option<Reconnect>,
+    /// The queue, read for the checkpoint a job restarts from.
+    pub queue: crate::queue::Queue,
 }
 
 /// A claim to reconnect to.
@@ -360,7 +365,14 @@ async fn run(args: ShadowArgs, mut stopped: oneshot::Receiver<ReleaseReason>) {
                     }
                 }
                 offer = offers.recv() => {
-                    let Some(offer) = offer else { break 'claim ReleaseReason::NoMoreWork };
+                    let offer = match offer {
+                        None => break 'claim ReleaseReason::NoMoreWork,
+                        Some(FromExecute::Checkpoint(offer)) => {
+                            emit(&args, ShadowEvent::Checkpointed { job: placement.job, offer }).await;
+                            continue;
+                        }
+                        Some(FromExecute::Output(offer)) => offer,
+                    };
                     let Some(report) = offer.report.clone() else {
                         // Files while the job runs (a checkpoint): not yet.
                         let _ = offer.answer.send(transfer::Response::Error {
@@ -397,7 +409,14 @@ async fn run(args: ShadowArgs, mut stopped: oneshot::Receiver<ReleaseReason>) {
                     fetch::close(&args.network, peer, transfer_id).await;
                     // Later offers of the same output are duplicates.
                     while let Ok(dup) = offers.try_recv() {
-                        let _ = dup.answer.send(transfer::Response::Accepted { transfer: dup.transfer });
+                        match dup {
+                            FromExecute::Output(dup) => {
+                                let _ = dup.answer.send(transfer::Response::Accepted { transfer: dup.transfer });
+                            }
+                            FromExecute::Checkpoint(offer) => {
+                                emit(&args, ShadowEvent::Checkpointed { job: placement.job, offer }).await;
+                            }
+                        }
                     }
                     current = next;
                     continue 'claim;
@@ -688,6 +707,7 @@ async fn hand_over(
         job: Box::new(envelope),
         transfer,
         files: listed.into_iter().map(|(f, _)| f).collect(),
+        checkpoint: super::checkpoints::restore_for(&args.queue, placement.job).await,
     };
     match fetch::request(&args.network, args.peer, request).await {
         Ok(transfer::Response::Accepted { .. }) => Ok(transfer),
@@ -713,6 +733,15 @@ pub fn text(job: &ClassAd, name: &str) -> Option<String> {
     };
     match Evaluator::with_ads(Some(job), None).eval_attr(Side::My, name.folded()) {
         Value::String(s) => Some(s.to_string()),
+        _ => None,
+    }
+}
+
+/// The integer value of `name` in the job ad.
+pub(in crate::agent) fn integer(job: &ClassAd, name: &str) -> Option<i64> {
+    let name = Name::new(name).ok()?;
+    match Evaluator::with_ads(Some(job), None).eval_attr(Side::My, name.folded()) {
+        Value::Int(i) => Some(i),
         _ => None,
     }
 }

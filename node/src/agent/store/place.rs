@@ -1,0 +1,108 @@
+//! The store peers this agent knows of, as candidates for a checkpoint's
+//! replicas ([`starling_policies::replicas`]): from the machine ads of the
+//! view (a store peer advertises `StarlingRoles` with `store`, its free
+//! space in `StarlingStoreFree`, and its `StarlingSite` and
+//! `StarlingRack`) and the round-trip times the network measured.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use libp2p::PeerId;
+use ractor::ActorRef;
+use starling_policies::replicas::{Candidate, Place};
+use starling_protocol::classad::{ClassAd, Evaluator, Name, Side, Value};
+use tokio::sync::mpsc;
+
+use crate::agent::network::Command;
+use crate::agent::view_actor::ViewMsg;
+
+/// A store peer and what the placement rule needs of it.
+#[derive(Debug, Clone)]
+pub struct StorePeer {
+    pub peer: PeerId,
+    pub candidate: Candidate,
+}
+
+fn attr(ad: &ClassAd, name: &str) -> Value {
+    match Name::new(name) {
+        Ok(name) => Evaluator::with_ads(Some(ad), None).eval_attr(Side::My, name.folded()),
+        Err(_) => Value::Undefined,
+    }
+}
+
+fn text(ad: &ClassAd, name: &str) -> Option<String> {
+    match attr(ad, name) {
+        Value::String(s) => Some(s.to_string()),
+        _ => None,
+    }
+}
+
+fn int(ad: &ClassAd, name: &str) -> Option<i64> {
+    match attr(ad, name) {
+        Value::Int(i) => Some(i),
+        _ => None,
+    }
+}
+
+/// Where the machine of `ad` stands: its `StarlingHost` (else its
+/// `Machine`), domain, site and rack.
+pub fn place_of(ad: &ClassAd, domain: &str) -> Place {
+    Place {
+        machine: text(ad, "StarlingHost")
+            .or_else(|| text(ad, "Machine"))
+            .unwrap_or_default(),
+        domain: domain.to_owned(),
+        site: text(ad, "StarlingSite"),
+        rack: text(ad, "StarlingRack"),
+    }
+}
+
+/// Whether the machine ad is a store peer's.
+pub fn is_store(ad: &ClassAd) -> bool {
+    text(ad, "StarlingRoles").is_some_and(|roles| roles.split(',').any(|r| r.trim() == "store"))
+        && int(ad, "StarlingStoreLent").is_some_and(|lent| lent > 0)
+}
+
+/// Every store peer of the view, with its measured round-trip time when
+/// it is connected.
+pub async fn store_peers(
+    view: &ActorRef<ViewMsg>,
+    network: &mpsc::Sender<Command>,
+) -> Vec<StorePeer> {
+    let machines = match view
+        .call(ViewMsg::Machines, Some(crate::agent::QUERY_TIMEOUT))
+        .await
+    {
+        Ok(ractor::rpc::CallResult::Success(m)) => m,
+        _ => return Vec::new(),
+    };
+    let rtts: HashMap<PeerId, Duration> = crate::agent::ask_network(network, Command::Peers)
+        .await
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|p| Some((p.peer, p.rtt?)))
+        .collect();
+    let mut seen = std::collections::HashSet::new();
+    machines
+        .into_iter()
+        .filter(|m| is_store(&m.ad))
+        .filter_map(|m| {
+            let peer = PeerId::from_bytes(&m.signer.to_peer_id_bytes()).ok()?;
+            // One entry per agent (a partitionable machine has one ad).
+            if !seen.insert(peer) {
+                return None;
+            }
+            let free_kib = int(&m.ad, "StarlingStoreFree").unwrap_or(0).max(0);
+            Some(StorePeer {
+                peer,
+                candidate: Candidate {
+                    peer: peer.to_string(),
+                    place: place_of(&m.ad, &m.domain),
+                    rtt: rtts.get(&peer).copied(),
+                    free_bytes: u64::try_from(free_kib).unwrap_or(0).saturating_mul(1024),
+                    allowed: true,
+                },
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,392 @@
+//! Answers `/starling/store/1`: keeps chunks of other agents' checkpoints
+//! in this agent's chunk store.
+//!
+//! Who may do what:
+//! - putting, committing and reading chunks: an agent of a domain this one
+//!   trusts (its machine ad is in the view), for a job whose domain is
+//!   trusted and not refused by `[store] refuse_domains`;
+//! - renewing and releasing a job's chunks: only the job's submit agent,
+//!   the one its [`JobKey`] names.
+//!
+//! Every request is answered, with a code and a reason when refused. The
+//! chunk store's work (sled, hashing) runs off the async threads, at most
+//! [`MAX_WORKERS`] requests at once; more are answered busy. Every
+//! [`COLLECT_EVERY`] the chunks of jobs whose lease ran out are dropped,
+//! and the store's figures go to the advertiser for the machine ad.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use libp2p::PeerId;
+use ractor::ActorRef;
+use starling_protocol::checkpoint::{ErrorCode, JobKey, Owner, Request, Response};
+use starling_protocol::identity::{AgentId, Timestamp};
+use starling_storage::chunks::{ChunkStore, Refusal, Stats};
+use tokio::sync::{mpsc, watch};
+
+use crate::agent::network::jobs::Answer;
+use crate::agent::network::Command;
+use crate::agent::view_actor::{agent_of, ViewMsg};
+
+/// Store requests handled at once, at most.
+pub const MAX_WORKERS: usize = 32;
+
+/// How often expired chunks are collected and the figures refreshed.
+pub const COLLECT_EVERY: Duration = Duration::from_secs(30);
+
+/// How long the view's list of trusted agents is reused before it is read
+/// again (a request from an agent not on it reads it at once, at most
+/// this often).
+pub const TRUSTED_REFRESH: Duration = Duration::from_secs(2);
+
+/// Capacity of the server's request channel.
+pub const QUEUE: usize = 256;
+
+/// A request for the server, as the router hands it on.
+#[derive(Debug)]
+pub struct Inbound {
+    pub peer: PeerId,
+    pub id: u64,
+    pub request: Request,
+}
+
+/// What the server is configured with.
+pub struct ServerArgs {
+    pub chunks: Arc<ChunkStore>,
+    pub network: mpsc::Sender<Command>,
+    pub view: ActorRef<ViewMsg>,
+    pub me: PeerId,
+    pub own_domain: String,
+    pub refuse_domains: Vec<String>,
+    /// Where the store's figures go (the advertiser puts them in the ad).
+    pub stats: watch::Sender<Option<Stats>>,
+}
+
+/// Starts the server; requests go to the returned sender.
+pub fn spawn(args: ServerArgs) -> mpsc::Sender<Inbound> {
+    let (tx, rx) = mpsc::channel(QUEUE);
+    tokio::spawn(tracing::Instrument::in_current_span(run(args, rx)));
+    tx
+}
+
+/// Agents trusted here, as the view has them: agent → (domain, roles).
+struct Trusted {
+    agents: HashMap<AgentId, String>,
+    domains: HashSet<String>,
+    read: Option<Instant>,
+}
+
+async fn run(args: ServerArgs, mut requests: mpsc::Receiver<Inbound>) {
+    let workers = Arc::new(tokio::sync::Semaphore::new(MAX_WORKERS));
+    let mut trusted = Trusted {
+        agents: HashMap::new(),
+        domains: HashSet::new(),
+        read: None,
+    };
+    let mut collect = tokio::time::interval(COLLECT_EVERY);
+    loop {
+        tokio::select! {
+            request = requests.recv() => {
+                let Some(request) = request else { return };
+                let Ok(permit) = workers.clone().try_acquire_owned() else {
+                    respond(&args.network, request.id, refused(ErrorCode::Busy, "the store has too many requests in hand; ask again")).await;
+                    continue;
+                };
+                let verdict = admit(&args, &mut trusted, &request).await;
+                let chunks = args.chunks.clone();
+                let network = args.network.clone();
+                tokio::spawn(async move {
+                    let response = match verdict {
+                        Err(response) => response,
+                        Ok(()) => tokio::task::spawn_blocking(move || serve(&chunks, request.request))
+                            .await
+                            .unwrap_or_else(|e| refused(ErrorCode::Failed, &format!("the store failed: {e}"))),
+                    };
+                    respond(&network, request.id, response).await;
+                    drop(permit);
+                });
+            }
+            _ = collect.tick() => {
+                let chunks = args.chunks.clone();
+                let figures = tokio::task::spawn_blocking(move || {
+                    let now = Timestamp::now().as_unix_millis();
+                    match chunks.collect(now) {
+                        Ok(c) if c.jobs > 0 => tracing::info!(jobs = c.jobs, chunks = c.chunks, bytes = c.bytes, "dropped checkpoints whose lease ran out"),
+                        Ok(_) => {}
+                        Err(e) => tracing::warn!(error = %e, "collecting expired checkpoints failed"),
+                    }
+                    chunks.stats().ok()
+                })
+                .await
+                .ok()
+                .flatten();
+                if figures.is_some() {
+                    let _ = args.stats.send(figures);
+                }
+            }
+        }
+    }
+}
+
+async fn respond(network: &mpsc::Sender<Command>, id: u64, response: Response) {
+    let _ = network
+        .send(Command::Respond {
+            id,
+            answer: Answer::Store(response),
+        })
+        .await;
+}
+
+fn refused(code: ErrorCode, reason: &str) -> Response {
+    Response::Error {
+        code,
+        reason: reason.to_owned(),
+    }
+}
+
+/// Whether `request.peer` may make this request; the answer when not.
+async fn admit(
+    args: &ServerArgs,
+    trusted: &mut Trusted,
+    request: &Inbound,
+) -> Result<(), Response> {
+    let peer = request.peer;
+    let Some(agent) = agent_of(&peer) else {
+        return Err(refused(ErrorCode::Refused, "not an agent's peer id"));
+    };
+    let domain = if peer == args.me {
+        Some(args.own_domain.clone())
+    } else {
+        trusted_domain(args, trusted, &agent).await
+    };
+    let Some(domain) = domain else {
+        return Err(refused(
+            ErrorCode::Refused,
+            "this store keeps checkpoints only for agents of domains it trusts",
+        ));
+    };
+    match &request.request {
+        Request::Renew { jobs, .. } => {
+            if let Some(job) = jobs.iter().find(|j| j.submitter().as_ref() != Some(&agent)) {
+                return Err(not_owner(job));
+            }
+        }
+        Request::Release { job, .. } => {
+            if job.submitter().as_ref() != Some(&agent) {
+                return Err(not_owner(job));
+            }
+        }
+        Request::Missing { owner, .. } | Request::Put { owner, .. } => {
+            check_owner(args, trusted, owner, &domain)?;
+        }
+        Request::Commit { .. } | Request::Get { .. } => {}
+        _ => {
+            return Err(refused(
+                ErrorCode::BadRequest,
+                "this store does not know that request",
+            ))
+        }
+    }
+    Ok(())
+}
+
+fn not_owner(job: &JobKey) -> Response {
+    refused(
+        ErrorCode::NotOwner,
+        &format!("only the submit agent of job {job} may renew or release its checkpoints"),
+    )
+}
+
+fn check_owner(
+    args: &ServerArgs,
+    trusted: &Trusted,
+    owner: &Owner,
+    asker_domain: &str,
+) -> Result<(), Response> {
+    if args.refuse_domains.iter().any(|d| d == &owner.domain) {
+        return Err(refused(
+            ErrorCode::Refused,
+            &format!(
+                "this store keeps no checkpoints of domain {:?}",
+                owner.domain
+            ),
+        ));
+    }
+    if owner.domain != args.own_domain
+        && owner.domain != asker_domain
+        && !trusted.domains.contains(&owner.domain)
+    {
+        return Err(refused(
+            ErrorCode::Refused,
+            &format!("domain {:?} is not trusted here", owner.domain),
+        ));
+    }
+    Ok(())
+}
+
+/// The domain of a trusted agent, from the view's machine ads (read again
+/// when the agent is not among them and the list is older than
+/// [`TRUSTED_REFRESH`]).
+async fn trusted_domain(
+    args: &ServerArgs,
+    trusted: &mut Trusted,
+    agent: &AgentId,
+) -> Option<String> {
+    if let Some(domain) = trusted.agents.get(agent) {
+        return Some(domain.clone());
+    }
+    if trusted
+        .read
+        .is_some_and(|at| at.elapsed() < TRUSTED_REFRESH)
+    {
+        return None;
+    }
+    trusted.read = Some(Instant::now());
+    let machines = match args
+        .view
+        .call(ViewMsg::Machines, Some(crate::agent::QUERY_TIMEOUT))
+        .await
+    {
+        Ok(ractor::rpc::CallResult::Success(m)) => m,
+        _ => return None,
+    };
+    trusted.agents = machines
+        .iter()
+        .map(|m| (m.signer, m.domain.clone()))
+        .collect();
+    trusted.domains = machines.into_iter().map(|m| m.domain).collect();
+    trusted.agents.get(agent).cloned()
+}
+
+/// How long a lease the request asks for ends, in unix ms.
+fn lease_until(lease_secs: u32) -> u64 {
+    Timestamp::now()
+        .saturating_add_millis(u64::from(lease_secs) * 1000)
+        .as_unix_millis()
+}
+
+fn hash_bytes(hash: &starling_protocol::transfer::Hash) -> [u8; 32] {
+    *hash.as_bytes()
+}
+
+/// Carries out an admitted request. Blocking.
+fn serve(chunks: &ChunkStore, request: Request) -> Response {
+    match request {
+        Request::Missing {
+            job,
+            owner,
+            sequence,
+            hashes,
+            lease_secs,
+        } => {
+            let hashes: Vec<[u8; 32]> = hashes.iter().map(hash_bytes).collect();
+            match chunks.missing(
+                &owner_of(&job, &owner),
+                sequence,
+                &hashes,
+                lease_until(lease_secs),
+            ) {
+                Ok(indices) => Response::Missing { indices },
+                Err(e) => refusal(e),
+            }
+        }
+        Request::Put {
+            job,
+            owner,
+            sequence,
+            hash,
+            data,
+            lease_secs,
+        } => match chunks.put(
+            &owner_of(&job, &owner),
+            sequence,
+            hash.as_bytes(),
+            &data,
+            lease_until(lease_secs),
+        ) {
+            Ok(()) => Response::Stored,
+            Err(e) => refusal(e),
+        },
+        Request::Commit {
+            job,
+            sequence,
+            hashes,
+        } => {
+            let hashes: Vec<[u8; 32]> = hashes.iter().map(hash_bytes).collect();
+            match chunks.commit(job.as_str(), sequence, &hashes) {
+                Ok(()) => Response::Committed,
+                Err(e) => refusal(e),
+            }
+        }
+        Request::Get { job, hash } => match chunks.holds(job.as_str(), hash.as_bytes()) {
+            Ok(true) => match chunks.get(hash.as_bytes()) {
+                Ok(Some(data)) => Response::Chunk { data },
+                Ok(None) => refused(ErrorCode::NoSuchChunk, &format!("no chunk {hash} here")),
+                Err(e) => refused(ErrorCode::Corrupt, &format!("chunk {hash}: {e}")),
+            },
+            Ok(false) => refused(
+                ErrorCode::NoSuchChunk,
+                &format!("this store holds no chunk {hash} of job {job}"),
+            ),
+            Err(e) => refused(ErrorCode::Failed, &e.to_string()),
+        },
+        Request::Renew { jobs, lease_secs } => {
+            let until = lease_until(lease_secs);
+            let mut unknown = Vec::new();
+            for (i, job) in jobs.iter().enumerate() {
+                match chunks.renew(job.as_str(), until) {
+                    Ok(true) => {}
+                    Ok(false) => unknown.push(u32::try_from(i).unwrap_or(u32::MAX)),
+                    Err(e) => return refused(ErrorCode::Failed, &e.to_string()),
+                }
+            }
+            Response::Renewed { unknown }
+        }
+        Request::Release { job, keep } => match chunks.release(job.as_str(), keep) {
+            Ok(freed) => Response::Released { freed },
+            Err(e) => refused(ErrorCode::Failed, &e.to_string()),
+        },
+        _ => refused(
+            ErrorCode::BadRequest,
+            "this store does not know that request",
+        ),
+    }
+}
+
+fn owner_of(job: &JobKey, owner: &Owner) -> starling_storage::chunks::Owner {
+    starling_storage::chunks::Owner {
+        job: job.as_str().to_owned(),
+        domain: owner.domain.clone(),
+        user: owner.user.clone(),
+    }
+}
+
+fn refusal(refusal: Refusal) -> Response {
+    let code = match &refusal {
+        Refusal::NoSpace { .. } => ErrorCode::NoSpace,
+        Refusal::DomainQuota { .. } | Refusal::UserQuota { .. } => ErrorCode::Quota,
+        Refusal::BadHash => ErrorCode::BadHash,
+        Refusal::TooLarge { .. } => ErrorCode::TooLarge,
+        Refusal::Unknown(_) => ErrorCode::Incomplete,
+        Refusal::Invalid(_) => ErrorCode::BadRequest,
+        _ => ErrorCode::Failed,
+    };
+    let mut reason = refusal.to_string();
+    reason.truncate(starling_protocol::wire::MAX_REASON_LEN);
+    refused(code, &reason)
+}
+
+/// The store's figures as machine ad attributes (KiB, as `Disk`).
+pub fn attributes(stats: &Stats) -> BTreeMap<&'static str, i64> {
+    let kib = |bytes: u64| i64::try_from(bytes / 1024).unwrap_or(i64::MAX);
+    BTreeMap::from([
+        ("StarlingStoreLent", kib(stats.lend_bytes)),
+        ("StarlingStoreUsed", kib(stats.used_bytes)),
+        ("StarlingStoreFree", kib(stats.free_bytes)),
+        (
+            "StarlingStoreChunks",
+            i64::try_from(stats.chunks).unwrap_or(i64::MAX),
+        ),
+    ])
+}

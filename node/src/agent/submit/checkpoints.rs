@@ -1,0 +1,363 @@
+//! The submit side of checkpoints: the submit agent owns its jobs'
+//! checkpoints wherever they are kept.
+//!
+//! - **Recording** ([`accept`], [`Record`]): a manifest from the execute
+//!   agent running the job is checked (signed by that agent, for this job,
+//!   a later sequence than the one recorded) and recorded durably in the
+//!   queue's store before the execute agent is told; only then does the
+//!   older checkpoint's chunks go ([`release_older`]).
+//! - **Restoring** ([`restore_for`]): the record goes with the job when it
+//!   is handed over, so the execute agent restores it before it starts.
+//! - **Keeping** ([`spawn_keeper`]): every [`KEEP_EVERY`] the keeper renews
+//!   the chunks' leases on their store peers (so a submit agent that
+//!   vanished for good leaks no disk: the leases run out), re-replicates a
+//!   checkpoint whose replica holder left the pool (its ad expired) from a
+//!   survivor, to keep k, and releases every chunk of a job that left the
+//!   queue.
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures::FutureExt as _;
+use libp2p::PeerId;
+use ractor::ActorRef;
+use serde::{Deserialize, Serialize};
+use starling_policies::replicas::{self, Place};
+use starling_protocol::checkpoint::{JobKey, Manifest, Owner, Replica};
+use starling_protocol::identity::{AgentId, Envelope, Timestamp};
+use starling_protocol::transfer::Restore;
+use starling_storage::JobId;
+use tokio::sync::mpsc;
+
+use crate::agent::network::Command;
+use crate::agent::store::{client, place};
+use crate::agent::SupervisorMsg;
+use crate::queue::Queue;
+
+/// How often the keeper looks at the checkpoints.
+pub const KEEP_EVERY: Duration = Duration::from_secs(5);
+
+/// Largest record, in bytes.
+pub const MAX_RECORD_LEN: usize = 4 << 20;
+
+/// A job's latest checkpoint as the submit agent keeps it: the manifest as
+/// the execute agent signed it, and the store peers that hold it now.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Record {
+    #[serde(with = "serde_bytes")]
+    pub manifest: Vec<u8>,
+    pub replicas: Vec<Replica>,
+}
+
+impl Record {
+    pub fn encode(&self) -> Vec<u8> {
+        starling_protocol::cbor::encode(self)
+    }
+
+    pub fn decode(bytes: &[u8]) -> Result<Record, String> {
+        starling_protocol::cbor::decode(bytes, MAX_RECORD_LEN, "checkpoint record")
+            .map_err(|e| e.to_string())
+    }
+
+    /// The manifest, checked again (the record is ours, but on disk).
+    pub fn manifest(&self) -> Result<(Envelope, Manifest), String> {
+        let envelope = Envelope::decode(&self.manifest).map_err(|e| e.to_string())?;
+        let manifest = Manifest::open(&envelope, Timestamp::now()).map_err(|e| e.to_string())?;
+        Ok((envelope, manifest))
+    }
+}
+
+/// The key this agent's job `id` has on store peers.
+pub fn job_key(me: &AgentId, id: JobId) -> JobKey {
+    JobKey::new(me, id.cluster, id.proc)
+}
+
+/// Checks a manifest an execute agent sent for job `id`: signed by `from`
+/// (the agent running the job), for this job, later than `recorded`.
+pub fn accept(
+    envelope: &Envelope,
+    from: &PeerId,
+    me: &AgentId,
+    id: JobId,
+    recorded: Option<u64>,
+) -> Result<Manifest, String> {
+    let manifest = Manifest::open(envelope, Timestamp::now())
+        .map_err(|e| format!("the manifest is not valid: {e}"))?;
+    let signer = AgentId::from_public_key(envelope.header().signer);
+    if PeerId::from_bytes(&signer.to_peer_id_bytes()).ok().as_ref() != Some(from) {
+        return Err("the manifest is not signed by the agent running the job".to_owned());
+    }
+    if manifest.job != job_key(me, id) {
+        return Err(format!(
+            "the manifest is for job {}, not {}",
+            manifest.job,
+            job_key(me, id)
+        ));
+    }
+    if recorded.is_some_and(|r| manifest.sequence <= r) {
+        return Err(format!(
+            "checkpoint {} is not later than the recorded {}",
+            manifest.sequence,
+            recorded.unwrap_or(0)
+        ));
+    }
+    Ok(manifest)
+}
+
+/// What the job restarts from, when it has a checkpoint some store peer
+/// keeps.
+pub async fn restore_for(queue: &Queue, id: JobId) -> Option<Box<Restore>> {
+    let record = Record::decode(&queue.checkpoint(id).await?).ok()?;
+    if record.replicas.is_empty() {
+        return None;
+    }
+    let envelope = Envelope::decode(&record.manifest).ok()?;
+    Some(Box::new(Restore {
+        manifest: Box::new(envelope),
+        replicas: record.replicas,
+    }))
+}
+
+/// The recorded checkpoint's sequence number, if any.
+pub async fn recorded_sequence(queue: &Queue, id: JobId) -> Option<u64> {
+    let record = Record::decode(&queue.checkpoint(id).await?).ok()?;
+    record.manifest().ok().map(|(_, m)| m.sequence)
+}
+
+/// Tells the store peers of the new checkpoint and of the one it replaces
+/// to keep only the new one.
+pub async fn release_older(
+    network: &mpsc::Sender<Command>,
+    job: &JobKey,
+    sequence: u64,
+    new: &[Replica],
+    old: &[Replica],
+) {
+    let holders: HashSet<&str> = new.iter().chain(old).map(|r| r.peer.as_str()).collect();
+    for peer in holders {
+        let Ok(peer_id) = peer.parse::<PeerId>() else {
+            continue;
+        };
+        let keep = new.iter().any(|r| r.peer == peer).then_some(sequence);
+        if let Err(e) = client::release(network, peer_id, job, keep).await {
+            tracing::debug!(%peer, error = %e, "could not release an older checkpoint; its lease will");
+        }
+    }
+}
+
+/// What the keeper needs.
+pub struct Keeper {
+    pub queue: Queue,
+    pub network: mpsc::Sender<Command>,
+    pub supervisor: ActorRef<SupervisorMsg>,
+    pub me: AgentId,
+    pub place: Place,
+    pub domain: String,
+    pub lease_secs: u32,
+}
+
+/// Starts the keeper task.
+pub fn spawn_keeper(keeper: Keeper) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(tracing::Instrument::in_current_span(async move {
+        let mut tick = tokio::time::interval(KEEP_EVERY);
+        let mut renewed: Option<Instant> = None;
+        loop {
+            tick.tick().await;
+            let renew = renewed.is_none_or(|at| {
+                at.elapsed() >= Duration::from_secs(u64::from(keeper.lease_secs) / 4)
+            });
+            keeper.round(renew).await;
+            if renew {
+                renewed = Some(Instant::now());
+            }
+        }
+    }))
+}
+
+impl Keeper {
+    async fn round(&self, renew: bool) {
+        let records = self.queue.checkpoints().await;
+        if records.is_empty() {
+            return;
+        }
+        let peers = match crate::agent::current_view(&self.supervisor).await {
+            Ok(view) => place::store_peers(&view, &self.network).await,
+            Err(_) => return,
+        };
+        let live: HashSet<String> = peers.iter().map(|p| p.candidate.peer.clone()).collect();
+        let mut renewals: BTreeMap<String, Vec<JobKey>> = BTreeMap::new();
+        for (id, bytes) in records {
+            let key = job_key(&self.me, id);
+            let Ok(record) = Record::decode(&bytes) else {
+                tracing::warn!(%id, "a checkpoint record cannot be read; forgetting it");
+                self.queue.forget_checkpoint(id).await;
+                continue;
+            };
+            if self.queue.job(id).is_none() {
+                // The job left the queue: its chunks go everywhere.
+                for replica in &record.replicas {
+                    if let Ok(peer) = replica.peer.parse() {
+                        let _ = client::release(&self.network, peer, &key, None).await;
+                    }
+                }
+                self.queue.forget_checkpoint(id).await;
+                continue;
+            }
+            let record = self.repair(id, &key, record, &peers, &live).await;
+            if renew {
+                for replica in &record.replicas {
+                    renewals
+                        .entry(replica.peer.clone())
+                        .or_default()
+                        .push(key.clone());
+                }
+            }
+        }
+        for (peer, jobs) in renewals {
+            let Ok(peer_id) = peer.parse::<PeerId>() else {
+                continue;
+            };
+            for batch in jobs.chunks(starling_protocol::checkpoint::MAX_RENEW_JOBS) {
+                match client::renew(&self.network, peer_id, batch.to_vec(), self.lease_secs).await {
+                    Ok(unknown) if !unknown.is_empty() => {
+                        tracing::warn!(%peer, jobs = unknown.len(), "a store peer no longer holds some checkpoints");
+                    }
+                    Ok(_) => {}
+                    Err(e) => tracing::debug!(%peer, error = %e, "renewing checkpoints failed"),
+                }
+            }
+        }
+    }
+
+    /// Brings the record back to the replicas the job wants when holders
+    /// left the pool: copies from a survivor to new store peers.
+    async fn repair(
+        &self,
+        id: JobId,
+        key: &JobKey,
+        record: Record,
+        peers: &[place::StorePeer],
+        live: &HashSet<String>,
+    ) -> Record {
+        let (survivors, gone): (Vec<Replica>, Vec<Replica>) = record
+            .replicas
+            .iter()
+            .cloned()
+            .partition(|r| live.contains(&r.peer));
+        if gone.is_empty() {
+            return record;
+        }
+        if survivors.is_empty() {
+            tracing::warn!(%id, "every store peer of the job's checkpoint left the pool; it restarts from it only if one comes back");
+            return record;
+        }
+        let Ok((_, manifest)) = record.manifest() else {
+            return record;
+        };
+        let Some(ad) = self.queue.job(id) else {
+            return record;
+        };
+        let wanted =
+            replicas::replicas_for(crate::agent::shadow::integer(&ad, "CheckpointReplicas"));
+        let candidates: Vec<replicas::Candidate> =
+            peers.iter().map(|p| p.candidate.clone()).collect();
+        let keep: Vec<replicas::Candidate> = survivors
+            .iter()
+            .filter_map(|s| candidates.iter().find(|c| c.peer == s.peer).cloned())
+            .collect();
+        let exclude: Vec<String> = gone.iter().map(|g| g.peer.clone()).collect();
+        let request = replicas::Request {
+            replicas: wanted,
+            bytes: manifest.size(),
+            // The job's own machine is not a concern here: place near the
+            // survivors' owner, this agent.
+            from: &self.place,
+            keep: &keep,
+            exclude: &exclude,
+        };
+        let chosen = replicas::choose(&request, &candidates);
+        if chosen.is_empty() {
+            return record;
+        }
+        let sources: Vec<PeerId> = survivors
+            .iter()
+            .filter_map(|s| s.peer.parse().ok())
+            .collect();
+        let distinct = Arc::new(manifest.distinct_chunks());
+        let source: client::Source = {
+            let (network, key, sources, distinct) = (
+                self.network.clone(),
+                key.clone(),
+                sources.clone(),
+                distinct.clone(),
+            );
+            Arc::new(move |index| {
+                let (network, key, sources, distinct) = (
+                    network.clone(),
+                    key.clone(),
+                    sources.clone(),
+                    distinct.clone(),
+                );
+                async move {
+                    let (hash, len) = *distinct.get(index).ok_or("no such chunk")?;
+                    client::get_chunk(&network, &sources, &key, hash, len).await
+                }
+                .boxed()
+            })
+        };
+        let owner = Owner {
+            domain: self.domain.clone(),
+            user: crate::agent::shadow::text(&ad, "Owner").unwrap_or_else(|| "nobody".to_owned()),
+        };
+        let checkpoint = client::Checkpoint {
+            job: key,
+            owner: &owner,
+            sequence: manifest.sequence,
+            manifest: &manifest,
+            lease_secs: self.lease_secs,
+        };
+        let mut replicas = survivors;
+        for index in chosen {
+            let target = &peers[index];
+            match client::replicate(&self.network, target.peer, &checkpoint, &source).await {
+                Ok(sent) => {
+                    tracing::info!(%id, peer = %target.peer, bytes = sent.bytes, "re-replicated the job's checkpoint");
+                    replicas.push(Replica {
+                        peer: target.candidate.peer.clone(),
+                        machine: target.candidate.place.machine.clone(),
+                    });
+                }
+                Err(e) => {
+                    tracing::info!(%id, peer = %target.peer, error = %e, "re-replicating the checkpoint failed")
+                }
+            }
+        }
+        // Replicas that left stay listed until enough new ones took it,
+        // in case they come back.
+        let kept_enough = replicas.len() >= wanted;
+        if !kept_enough {
+            replicas.extend(gone);
+            replicas.truncate(starling_protocol::checkpoint::MAX_REPLICAS);
+        }
+        let updated = Record {
+            manifest: record.manifest.clone(),
+            replicas,
+        };
+        let hosts: Vec<String> = updated
+            .replicas
+            .iter()
+            .filter(|r| live.contains(&r.peer))
+            .map(|r| r.machine.clone())
+            .collect();
+        if let Err(e) = self
+            .queue
+            .replicas_moved(id, manifest.sequence, &hosts, updated.encode())
+            .await
+        {
+            tracing::warn!(%id, error = %e, "could not record the checkpoint's new replicas");
+            return record;
+        }
+        updated
+    }
+}
