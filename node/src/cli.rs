@@ -63,6 +63,8 @@ enum Command {
     Hold(jobs::ActArgs),
     /// Release held jobs (like condor_release).
     Release(jobs::ActArgs),
+    /// Make running jobs leave their machines and run again (like condor_vacate_job).
+    Vacate(jobs::VacateArgs),
     /// Change an attribute of jobs (like condor_qedit).
     Qedit(jobs::EditArgs),
     /// Why a job is idle, machine by machine (like condor_q -better-analyze).
@@ -144,6 +146,7 @@ pub fn main_with(extensions: &[&dyn Extension]) -> ExitCode {
         Command::Rm(args) => jobs::act("remove", args, data_dir),
         Command::Hold(args) => jobs::act("hold", args, data_dir),
         Command::Release(args) => jobs::act("release", args, data_dir),
+        Command::Vacate(args) => jobs::vacate(args, data_dir),
         Command::Qedit(args) => jobs::qedit(args, data_dir),
         Command::Why(args) => jobs::why(args, data_dir),
         Command::Userprio(args) => userprio::run(args, data_dir),

@@ -1008,23 +1008,24 @@ impl Running {
         self.peak_kib.load(Ordering::SeqCst)
     }
 
-    /// Asks the job to leave: SIGTERM to its process group, after letting
-    /// it go on in case it is suspended (a stopped process would not see
-    /// the SIGTERM until continued).
-    pub fn ask_to_leave(&self) {
+    /// Asks the job to leave: `signal` (its `KillSig`,
+    /// [`job::kill_signal`]; SIGTERM by default) to its process group,
+    /// after letting it go on in case it is suspended (a stopped process
+    /// would not see the signal until continued).
+    pub fn ask_to_leave(&self, signal: Signal) {
         if self.ended() {
             return;
         }
         let _ = self.family.suspend(false);
-        let _ = self.family.signal_group(self.pid, Signal::TERM);
+        let _ = self.family.signal_group(self.pid, signal);
         let _ = self.family.signal_group(self.pid, Signal::CONT);
         // Daemons outside the job's process group get the warning too.
-        self.family.signal_all(Signal::TERM);
+        self.family.signal_all(signal);
     }
 
-    /// Asks the job to leave, then kills it after `grace`.
+    /// Asks the job to leave with SIGTERM, then kills it after `grace`.
     pub async fn terminate(&mut self, grace: Duration) {
-        self.ask_to_leave();
+        self.ask_to_leave(Signal::TERM);
         if tokio::time::timeout(grace, self.wait()).await.is_err() {
             self.kill();
             let _ = self.wait().await;

@@ -1090,7 +1090,8 @@ impl Queue {
     }
 }
 
-fn name_of(code: i64) -> &'static str {
+/// A job status in words ("idle", "held"), for messages.
+pub(crate) fn name_of(code: i64) -> &'static str {
     match code {
         status::IDLE => "idle",
         status::RUNNING => "running",

@@ -11,7 +11,17 @@
 //!        ◀─── Response::KeptAlive {claim, lease_ms, running} or UnknownClaim {claim}
 //!   Request::Release {claim, reason} ─▶
 //!        ◀─── Response::Released {claim} or UnknownClaim {claim}
+//!   Request::Vacate {claim, reason} ──▶  the job under the claim is sent its
+//!                                       KillSig and, after the machine's
+//!                                       MachineMaxVacateTime, killed; it is
+//!                                       reported evicted and the claim ends
+//!        ◀─── Response::Vacating {claim, running} or UnknownClaim {claim}
 //! ```
+//!
+//! `Vacate` is newer than the rest of version 1: an execute agent that
+//! predates it refuses it as a request it cannot decode, and the submit
+//! agent tells its user that the machine cannot vacate jobs (`starling
+//! vacate`); the job runs on.
 //!
 //! The job travels as its signed JOB envelope (a [`crate::gossip`] signed ad
 //! of kind [`crate::gossip::AdKind::Job`]), not as bare ad text: the execute
@@ -43,6 +53,10 @@ pub const MAX_RESPONSE_LEN: usize = 8192;
 
 /// Longest slot name, in bytes.
 pub const MAX_SLOT_NAME_LEN: usize = 256;
+
+/// Longest reason a [`Request::Vacate`] may give, in bytes: it is the
+/// evicted job's `LastVacateReason` and a line of its user log.
+pub const MAX_VACATE_REASON_LEN: usize = 256;
 
 /// The longest a claim request may ask to wait at a busy machine, in
 /// milliseconds (below the claim protocol's request timeout).
@@ -190,6 +204,18 @@ pub enum Request {
         /// Why, for the execute agent's accounting.
         reason: ReleaseReason,
     },
+    /// Make the job running under a claim leave now, as the machine's owner
+    /// policy would vacate it (`starling vacate`, HTCondor's
+    /// `condor_vacate_job`): it is sent its `KillSig` and given the
+    /// machine's `MachineMaxVacateTime`, then reported evicted, and the
+    /// claim ends with it. Only the claim's holder may ask.
+    Vacate {
+        /// The claim.
+        claim: ClaimId,
+        /// Why, in words for the job's user log: one line of at most
+        /// [`MAX_VACATE_REASON_LEN`] bytes.
+        reason: String,
+    },
 }
 
 /// An execute agent's answer to a [`Request`].
@@ -234,6 +260,15 @@ pub enum Response {
         /// The claim.
         claim: ClaimId,
     },
+    /// The answer to [`Request::Vacate`]: the job under the claim is made
+    /// to leave (or already was).
+    Vacating {
+        /// The claim.
+        claim: ClaimId,
+        /// A job ran under the claim and is leaving; false when none did
+        /// (it had ended, or none was handed over): nothing was vacated.
+        running: bool,
+    },
     /// No such claim here (never granted, expired, or already released).
     UnknownClaim {
         /// The claim asked about.
@@ -248,6 +283,22 @@ fn check_slot(slot: &str) -> Result<(), Error> {
             reason: format!(
                 "{:?} must be 1-{MAX_SLOT_NAME_LEN} bytes without control characters",
                 truncated(slot)
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// A vacate's reason: one line (it goes into the user log as one), at most
+/// [`MAX_VACATE_REASON_LEN`] bytes.
+fn check_vacate_reason(reason: &str) -> Result<(), Error> {
+    wire::check_text("vacate reason", reason, MAX_VACATE_REASON_LEN)?;
+    if reason.chars().any(char::is_control) {
+        return Err(Error::Invalid {
+            field: "vacate reason",
+            reason: format!(
+                "{:?} holds a control character (a newline, a tab)",
+                truncated(reason)
             ),
         });
     }
@@ -286,6 +337,7 @@ impl Message for Request {
                 slot.as_deref().map_or(Ok(()), check_slot)
             }
             Request::Keepalive { .. } | Request::Release { .. } => Ok(()),
+            Request::Vacate { reason, .. } => check_vacate_reason(reason),
         }
     }
 }
@@ -303,6 +355,7 @@ impl Message for Response {
             }
             Response::KeptAlive { .. }
             | Response::Released { .. }
+            | Response::Vacating { .. }
             | Response::UnknownClaim { .. } => Ok(()),
         }
     }
@@ -365,5 +418,47 @@ mod tests {
             err.to_string(),
             "invalid reason: 1025 bytes, more than the limit of 1024"
         );
+    }
+
+    #[test]
+    fn a_vacate_reason_is_one_bounded_line() {
+        let vacate = |reason: &str| Request::Vacate {
+            claim: ClaimId::from_bytes([7; 16]),
+            reason: reason.to_owned(),
+        };
+        let ok = vacate("vacated by user ann@lab via starling vacate");
+        assert_eq!(Request::decode(&ok.encode().unwrap()).unwrap(), ok);
+        let longest = vacate(&"x".repeat(MAX_VACATE_REASON_LEN));
+        assert!(longest.encode().is_ok());
+
+        let err = vacate(&"x".repeat(MAX_VACATE_REASON_LEN + 1))
+            .encode()
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid vacate reason: 257 bytes, more than the limit of 256"
+        );
+        let err = vacate("bye\nJob was held.").encode().unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("invalid vacate reason: \"bye\\nJob was held.\" holds"),
+            "{err}"
+        );
+        // Refused on the way in too, not only on the way out.
+        let bytes = crate::cbor::encode(&vacate("a\tb"));
+        assert!(Request::decode(&bytes).is_err());
+        let bytes = crate::cbor::encode(&vacate(&"y".repeat(MAX_VACATE_REASON_LEN + 1)));
+        assert!(Request::decode(&bytes).is_err());
+    }
+
+    #[test]
+    fn vacating_answers_round_trip() {
+        for running in [true, false] {
+            let answer = Response::Vacating {
+                claim: ClaimId::from_bytes([3; 16]),
+                running,
+            };
+            assert_eq!(Response::decode(&answer.encode().unwrap()).unwrap(), answer);
+        }
     }
 }

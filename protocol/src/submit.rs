@@ -23,6 +23,7 @@
 //! no directory.
 
 pub mod args;
+pub mod kill_sig;
 pub mod values;
 
 use std::collections::BTreeMap;
@@ -264,6 +265,7 @@ const COMMANDS: &[&str] = &[
     "checkpoint_exit_code",
     "transfer_checkpoint_files",
     "checkpoint_replicas",
+    "kill_sig",
     "description",
 ];
 
@@ -1057,6 +1059,10 @@ impl Description {
                 set_expr(&mut ad, key, name, &v)?;
             }
         }
+        if let Some(k) = get("kill_sig")? {
+            let signal = kill_sig::parse(&k).map_err(|e| bad("kill_sig", e))?;
+            set_str(&mut ad, "KillSig", signal);
+        }
         if let Some(h) = get("hold")? {
             if parse_bool(&h).ok_or_else(|| bad("hold", format!("{h:?} is not true or false")))? {
                 set(&mut ad, "JobStatus", Value::Int(5));
@@ -1135,6 +1141,7 @@ const ATTRIBUTE_COMMANDS: &[(&str, &[&str])] = &[
     ("HoldReason", &["hold"]),
     ("Arguments", &["arguments", "args"]),
     ("Args", &["arguments", "args"]),
+    ("KillSig", &["kill_sig"]),
 ];
 
 /// Who set job attribute `attribute` in the file: the `+Attr` that

@@ -1,10 +1,10 @@
 //! The job requests of the control API (`submit`, `q`, `history`, `rm`,
-//! `hold`, `release`, `qedit`, `why`), answered from the queue, the view and
-//! the negotiator.
+//! `hold`, `release`, `vacate`, `qedit`, `why`), answered from the queue,
+//! the view and the negotiator.
 //!
 //! Each request comes with its [`Caller`], as the socket says. Jobs are
 //! owned by the user who submits them (`Owner`, and `User` as
-//! `owner@domain`); `rm`, `hold`, `release` and `qedit` change only the
+//! `owner@domain`); `rm`, `hold`, `release`, `vacate` and `qedit` change only the
 //! jobs `control_access::job_access` allows the caller (the agent's
 //! control actor has already refused what the caller may not ask at all).
 //!
@@ -146,6 +146,9 @@ pub async fn handle(
                 Ok(s) => s,
                 Err(message) => return error(message),
             };
+            if action == "vacate" {
+                return vacate(supervisor, &queue, access, &selection, reason).await;
+            }
             let action = match action.as_str() {
                 "hold" => Action::Hold {
                     reason: reason.unwrap_or_else(|| "held by the user".to_owned()),
@@ -188,6 +191,91 @@ pub async fn handle(
         } => drain(supervisor, how, reason, resume_on_completion, cancel).await,
         _ => error("not a job request"),
     }
+}
+
+/// `vacate` (HTCondor's `condor_vacate_job`): each selected running job
+/// the caller may change is made to leave its machine (sent its
+/// `KillSig`, killed after the machine's `MachineMaxVacateTime`) and goes
+/// back to idle to run again; its user log and `LastVacateReason` say
+/// who vacated it. Jobs that are not running are reported, not changed.
+async fn vacate(
+    supervisor: &ActorRef<SupervisorMsg>,
+    queue: &Queue,
+    access: &Access<'_>,
+    selection: &Selection,
+    reason: Option<String>,
+) -> Response {
+    use starling_protocol::claim::MAX_VACATE_REASON_LEN;
+    let mut why = format!(
+        "vacated by user {} via starling vacate",
+        access.asker().display_name()
+    );
+    if let Some(reason) = reason {
+        if let Err(e) = submit::values::one_line(&reason) {
+            return error(format!("the reason {e}"));
+        }
+        why = format!("{why}: {reason}");
+    }
+    if why.len() > MAX_VACATE_REASON_LEN {
+        return error(format!(
+            "the reason is too long: the vacate's whole reason (\"{}\") is at most {MAX_VACATE_REASON_LEN} bytes",
+            submit::values::shorten(&why, 60)
+        ));
+    }
+    let mut acted = crate::queue::Acted::default();
+    let mut running = Vec::new();
+    for (id, ad) in queue.jobs(selection) {
+        match access.job(selection, id, &ad) {
+            JobAccess::Allowed => {}
+            JobAccess::Refused(refusal) => {
+                acted.skipped.push((id, refusal.to_string()));
+                continue;
+            }
+            JobAccess::Ignored => continue,
+        }
+        match crate::queue::status_of(&ad) {
+            Some(crate::queue::status::RUNNING) => running.push(id),
+            code => acted.skipped.push((
+                id,
+                format!(
+                    "it is {}, not running",
+                    crate::queue::name_of(code.unwrap_or(0))
+                ),
+            )),
+        }
+    }
+    if !running.is_empty() {
+        let negotiator: ActorRef<NegotiatorMsg> = match supervisor
+            .call(SupervisorMsg::Negotiator, Some(QUERY_TIMEOUT))
+            .await
+        {
+            Ok(ractor::rpc::CallResult::Success(n)) => n,
+            _ => return error("the agent is stopping"),
+        };
+        let wait = super::negotiator::VACATE_ANSWER + std::time::Duration::from_secs(1);
+        let jobs = running.clone();
+        let answers = match negotiator
+            .call(
+                |reply| NegotiatorMsg::Vacate {
+                    jobs,
+                    reason: why,
+                    reply,
+                },
+                Some(wait),
+            )
+            .await
+        {
+            Ok(ractor::rpc::CallResult::Success(answers)) => answers,
+            _ => return error("the negotiator did not answer; see starling q for the jobs"),
+        };
+        for (id, answer) in answers {
+            match answer {
+                Ok(()) => acted.changed.push(id),
+                Err(why) => acted.skipped.push((id, why)),
+            }
+        }
+    }
+    acted_response(selection, acted)
 }
 
 /// `userprio`: the priorities every agent of the domain computes from the

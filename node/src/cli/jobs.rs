@@ -1,5 +1,6 @@
 //! The job commands, shaped like HTCondor's: `submit` (condor_submit), `q`
-//! (condor_q), `history`, `rm`, `hold`, `release`, `qedit` and `why`
+//! (condor_q), `history`, `rm`, `hold`, `release`, `vacate`
+//! (condor_vacate_job), `qedit` and `why`
 //! (condor_q -better-analyze). Each asks the local agent over the control
 //! API and renders its answer.
 
@@ -70,6 +71,21 @@ pub(crate) struct ActArgs {
     #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
     constraint: Option<String>,
     /// Why (recorded as HoldReason or RemoveReason).
+    #[arg(long, value_name = "TEXT")]
+    reason: Option<String>,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct VacateArgs {
+    /// Job ids (12.0), cluster ids (12) or owners.
+    targets: Vec<String>,
+    #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
+    constraint: Option<String>,
+    /// Every running job you may vacate (your own; everyone's for the
+    /// queue's administrator).
+    #[arg(long, conflicts_with_all = ["targets", "constraint"])]
+    all: bool,
+    /// Why, added to the reason the job's user log records.
     #[arg(long, value_name = "TEXT")]
     reason: Option<String>,
 }
@@ -438,6 +454,32 @@ pub(crate) fn act(
             _ => "released",
         },
     )
+}
+
+/// `vacate` (like condor_vacate_job): running jobs leave their machines,
+/// sent their `kill_sig`, and go back to idle to run again.
+pub(crate) fn vacate(args: VacateArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
+    anyhow::ensure!(
+        args.all || !args.targets.is_empty() || args.constraint.is_some(),
+        "say which jobs: job ids (12.0), cluster ids (12), owners, -constraint EXPR or -all"
+    );
+    // `-all`: a constraint alone selects only the jobs the caller may
+    // change, silently skipping the rest.
+    let constraint = if args.all {
+        Some("true".to_owned())
+    } else {
+        args.constraint
+    };
+    let response = call(
+        data_dir,
+        &Request::Act {
+            action: "vacate".to_owned(),
+            targets: args.targets,
+            constraint,
+            reason: args.reason,
+        },
+    )?;
+    report_acted(response, "vacated")
 }
 
 fn report_acted(response: Response, verb: &str) -> anyhow::Result<ExitCode> {

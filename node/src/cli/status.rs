@@ -109,6 +109,7 @@ pub(crate) fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<Os
             "-limit",
         ],
         Some("rm" | "hold" | "release") => &["-constraint", "-reason"],
+        Some("vacate") => &["-constraint", "-reason", "-all"],
         Some("qedit") => &["-constraint"],
         Some("userprio") => &["-setfactor", "-json", "-allusers"],
         Some("drain") => super::drain::SINGLE_DASH,

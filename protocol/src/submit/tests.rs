@@ -406,3 +406,28 @@ proptest::proptest! {
         let _ = glob_match(&p, &n);
     }
 }
+
+#[test]
+fn kill_sig_becomes_the_signals_name_and_bad_ones_are_refused_naming_the_command() {
+    let ads = expand("executable = /bin/x\nkill_sig = usr1\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "KillSig"), "SIGUSR1");
+    let ads = expand("executable = /bin/x\nkill_sig = 2\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "KillSig"), "SIGINT");
+    // None asked for: the execute side sends its default.
+    let ads = expand("executable = /bin/x\nqueue\n").unwrap();
+    assert!(ads[0].get("KillSig").is_none());
+    for (body, key, value) in [
+        ("kill_sig = SIGKILL\n", "kill_sig", "SIGKILL"),
+        ("kill_sig = stop\n", "kill_sig", "stop"),
+        ("kill_sig = BOGUS\n", "kill_sig", "BOGUS"),
+        ("+KillSig = \"SIGKILL\"\n", "+KillSig", "SIGKILL"),
+    ] {
+        let text = format!("executable = /bin/x\n{body}queue\n");
+        let (line, e) = refused(&text);
+        assert_eq!(line, 2, "{e}");
+        assert!(
+            e.starts_with(&format!("job.sub:2: {key}: \"{value}\"")),
+            "{e}"
+        );
+    }
+}

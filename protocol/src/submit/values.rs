@@ -13,6 +13,8 @@
 //! - **Paths fit the system's limits**: at most [`MAX_PATH_LEN`] bytes
 //!   (Linux's `PATH_MAX`, 4096, counts the terminating NUL) and each name
 //!   between slashes at most [`MAX_FILE_NAME_LEN`] bytes (`NAME_MAX`).
+//! - **`KillSig` names a signal a job can catch** ([`super::kill_sig`]),
+//!   whether `kill_sig`, a `+KillSig` or `qedit` set it.
 //! - **Requests are finite amounts**: `request_cpus`, `request_memory` and
 //!   `request_disk` given as a number (or an expression of constants) must
 //!   be a finite number, zero or more, and at most [`MAX_REQUEST_CPUS`],
@@ -61,6 +63,10 @@ pub const PATH_LISTS: &[&str] = &["TransferInput", "TransferOutput"];
 
 /// Job attributes holding the arguments: one line, tabs allowed.
 pub const ARGUMENTS: &[&str] = &["Arguments", "Args"];
+
+/// The job attribute naming the signal the job is asked to leave with
+/// ([`super::kill_sig`]).
+pub const KILL_SIG: &str = "KillSig";
 
 /// How a character is named in a message.
 fn describe(c: char) -> String {
@@ -126,8 +132,9 @@ pub fn path(text: &str) -> Result<(), String> {
 }
 
 /// Checks the literal string value of job attribute `name` (any case) by
-/// its kind: [`NAMES`], [`PATHS`], [`PATH_LISTS`], [`ARGUMENTS`]; other
-/// attributes are not checked.
+/// its kind: [`NAMES`], [`PATHS`], [`PATH_LISTS`], [`ARGUMENTS`], and
+/// [`KILL_SIG`] (a signal a job can catch); other attributes are not
+/// checked.
 pub fn check_attribute(name: &str, value: &str) -> Result<(), String> {
     let is = |list: &[&str]| list.iter().any(|a| a.eq_ignore_ascii_case(name));
     if is(NAMES) {
@@ -143,6 +150,8 @@ pub fn check_attribute(name: &str, value: &str) -> Result<(), String> {
             .try_for_each(path)
     } else if is(ARGUMENTS) {
         printable(value, &['\t'])
+    } else if name.eq_ignore_ascii_case(KILL_SIG) {
+        super::kill_sig::parse(value).map(|_| ())
     } else {
         Ok(())
     }
@@ -152,7 +161,13 @@ pub fn check_attribute(name: &str, value: &str) -> Result<(), String> {
 /// problem. Only literal strings are checked; an expression is whatever
 /// it evaluates to where it is used.
 pub fn check_job(job: &ClassAd) -> Result<(), (&'static str, String)> {
-    for name in PATHS.iter().chain(PATH_LISTS).chain(NAMES).chain(ARGUMENTS) {
+    for name in PATHS
+        .iter()
+        .chain(PATH_LISTS)
+        .chain(NAMES)
+        .chain(ARGUMENTS)
+        .chain(&[KILL_SIG])
+    {
         if let Some(Expr::Literal(Value::String(s))) = job.get(name) {
             check_attribute(name, s).map_err(|problem| (*name, problem))?;
         }

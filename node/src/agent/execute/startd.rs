@@ -19,7 +19,9 @@
 //!
 //! A job the owner policy vacates or kills is reported evicted to its
 //! submitter, which puts it back to idle with its run time; its claim ends
-//! with it.
+//! with it. The claim's submitter may ask for the same
+//! ([`claim::Request::Vacate`], `starling vacate`): the job is vacated at
+//! once, with its `KillSig` and the machine's `MachineMaxVacateTime`.
 //!
 //! `starling drain` ([`StartdMsg::Drain`]) makes the machine refuse new
 //! claims (waiting requests are told at once), release claims with no job,
@@ -550,6 +552,10 @@ impl StartdState {
                     self.drop_claim(claim).await;
                     claim::Response::Released { claim }
                 }
+                _ => claim::Response::UnknownClaim { claim },
+            },
+            claim::Request::Vacate { claim, reason } => match self.claims.get(&claim) {
+                Some(held) if held.peer == peer => self.vacate_for_submitter(claim, reason).await,
                 _ => claim::Response::UnknownClaim { claim },
             },
             _ => claim::Response::UnknownClaim {
@@ -1328,6 +1334,64 @@ impl StartdState {
             held.preempted_for = Some(reason);
         }
         self.apply_policy().await;
+    }
+
+    /// The claim's submitter asks for its job to leave (`starling vacate`):
+    /// as the owner policy vacates a job, now, whatever retirement the
+    /// machine would allow and whatever its `WANT_VACATE` (the user asked
+    /// for the job's own signal): the job gets its `KillSig`, the
+    /// machine's `MachineMaxVacateTime` to go, and is then killed; it is
+    /// reported evicted for `reason`, and the claim ends with it. A job
+    /// already leaving is left to it.
+    async fn vacate_for_submitter(&mut self, claim: ClaimId, reason: String) -> claim::Response {
+        let running = self
+            .claims
+            .get(&claim)
+            .and_then(|h| h.job.as_ref())
+            .is_some_and(|j| !j.handle.is_done());
+        if !running {
+            return claim::Response::Vacating {
+                claim,
+                running: false,
+            };
+        }
+        let machine = current_ad(&self.args.supervisor).await;
+        let now = unix_now();
+        let Some(held) = self.claims.get_mut(&claim) else {
+            return claim::Response::UnknownClaim { claim };
+        };
+        let Some(job) = &held.job else {
+            return claim::Response::Vacating {
+                claim,
+                running: false,
+            };
+        };
+        let slot = machine.map_or_else(ClassAd::new, |m| policy_ad(&m, held));
+        let mut verdicts = owner_policy::must_leave(
+            owner_policy::evaluate(&slot, Some(&job.ad), now),
+            Some(DrainHow::Quick),
+        );
+        verdicts.want_vacate = true;
+        let (next, action) = owner_policy::step(&held.policy, &verdicts, now);
+        held.policy = next;
+        held.evicting = true;
+        if action == Action::Vacate {
+            tracing::info!(%claim, %reason, grace = verdicts.machine_max_vacate_time, "vacating the job as its submitter asks");
+            job.handle.send(Control::Vacate {
+                grace: Duration::from_secs(
+                    u64::try_from(verdicts.machine_max_vacate_time).unwrap_or(0),
+                ),
+                reason,
+            });
+        } else if action == Action::Kill {
+            // The machine's KILL holds already.
+            job.handle.send(Control::Kill { reason });
+        }
+        self.advertise();
+        claim::Response::Vacating {
+            claim,
+            running: true,
+        }
     }
 
     /// Starts (`Some`) or stops draining; answers how the machine stands.

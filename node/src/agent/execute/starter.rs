@@ -113,8 +113,9 @@ pub enum Control {
     Suspend,
     /// Let them go on (SIGCONT).
     Continue,
-    /// Ask the job to leave (SIGTERM, after SIGCONT if suspended) and kill
-    /// it once `grace` has passed; then report it evicted for `reason`.
+    /// Ask the job to leave (its `KillSig`, SIGTERM by default, after
+    /// SIGCONT if suspended) and kill it once `grace` has passed; then
+    /// report it evicted for `reason`.
     Vacate { grace: Duration, reason: String },
     /// Kill the job now (SIGKILL) and report it evicted for `reason`.
     Kill { reason: String },
@@ -574,7 +575,10 @@ async fn finish_run(
     stopped: &mut Stopped,
     checkpointing: Option<(&mut checkpoint::Plan, &Path)>,
 ) -> Ran {
-    let Some((outcome, evicted)) = watch(&mut running, stopped).await else {
+    // The job's own KillSig, also for a job taken on again (its ad is the
+    // run record's).
+    let kill_signal = crate::execute::job::kill_signal(&args.job);
+    let Some((outcome, evicted)) = watch(&mut running, stopped, kill_signal).await else {
         running.terminate(STOP_GRACE).await;
         return Ran::Done;
     };
@@ -643,12 +647,14 @@ async fn finish_run(
     Ran::Done
 }
 
-/// Waits for the job's end while carrying out the startd's actions.
-/// Returns how it ended and, when the startd vacated or killed it, why;
-/// `None` when the starter must stop without a report.
+/// Waits for the job's end while carrying out the startd's actions; a
+/// vacate sends the job `kill_signal`. Returns how it ended and, when the
+/// startd vacated or killed it, why; `None` when the starter must stop
+/// without a report.
 async fn watch(
     running: &mut execute::Running,
     controls: &mut Stopped,
+    kill_signal: rustix::process::Signal,
 ) -> Option<(execute::Outcome, Option<String>)> {
     let mut evicted: Option<String> = None;
     // Set while vacating: when SIGKILL follows the SIGTERM.
@@ -680,8 +686,8 @@ async fn watch(
                     }
                 }
                 Some(Control::Vacate { grace, reason }) => {
-                    tracing::info!(%reason, ?grace, "vacating the job");
-                    running.ask_to_leave();
+                    tracing::info!(%reason, ?grace, signal = kill_signal.as_raw(), "vacating the job");
+                    running.ask_to_leave(kill_signal);
                     evicted.get_or_insert(reason);
                     // MachineMaxVacateTime may be any number: at most an hour.
                     let grace = grace.min(MAX_VACATE_GRACE);

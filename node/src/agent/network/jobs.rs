@@ -307,7 +307,9 @@ impl Pending {
                         code: claim::RejectCode::Busy,
                         reason: "the agent has too many requests in hand".to_owned(),
                     },
-                    claim::Request::Keepalive { claim } | claim::Request::Release { claim, .. } => {
+                    claim::Request::Keepalive { claim }
+                    | claim::Request::Release { claim, .. }
+                    | claim::Request::Vacate { claim, .. } => {
                         claim::Response::UnknownClaim { claim: *claim }
                     }
                     _ => claim::Response::UnknownClaim {

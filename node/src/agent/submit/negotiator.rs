@@ -11,6 +11,7 @@
 //!                   evicted); an ended job's claim runs the next idle job
 //!                   of its autocluster and owner instead of being released
 //! queue events (held, removed) ──▶ the job's shadow is stopped
+//! vacate (starling vacate) ──▶ the job's shadow asks its execute agent
 //! ```
 //!
 //! Jobs left over when every matching machine is full wait at busy ones
@@ -104,7 +105,19 @@ pub enum NegotiatorMsg {
     Policy,
     /// The refusals recorded for a job, newest last.
     Rejections(JobId, RpcReplyPort<Vec<Rejection>>),
+    /// Vacate running jobs (`starling vacate`): each job's shadow asks its
+    /// execute agent to make it leave. Answered per job within
+    /// [`VACATE_ANSWER`]: `Ok` when its machine is vacating it, else why
+    /// not.
+    Vacate {
+        jobs: Vec<JobId>,
+        reason: String,
+        reply: RpcReplyPort<Vec<(JobId, Result<(), String>)>>,
+    },
 }
+
+/// How long a vacate waits for the execute agents' answers.
+pub const VACATE_ANSWER: Duration = Duration::from_secs(8);
 
 /// One machine's refusal of a job.
 #[derive(Debug, Clone)]
@@ -257,6 +270,11 @@ impl Actor for Negotiator {
             NegotiatorMsg::Policy => state.periodic_policy().await,
             NegotiatorMsg::Queue(event) => state.on_queue(&myself, event).await,
             NegotiatorMsg::Shadow(id, event) => state.on_shadow(&myself, id, event).await,
+            NegotiatorMsg::Vacate {
+                jobs,
+                reason,
+                reply,
+            } => state.vacate(jobs, reason, reply),
             NegotiatorMsg::Rejections(job, reply) => {
                 let list = state
                     .rejections
@@ -312,6 +330,61 @@ impl NegotiatorState {
                 }
             }
         }
+    }
+
+    /// Has each job's shadow ask its execute agent to vacate it; the answers
+    /// are gathered off the actor, so that slow machines hold nothing up.
+    fn vacate(
+        &mut self,
+        jobs: Vec<JobId>,
+        reason: String,
+        reply: RpcReplyPort<Vec<(JobId, Result<(), String>)>>,
+    ) {
+        let mut asked = Vec::with_capacity(jobs.len());
+        for job in jobs {
+            let handle = self
+                .placed
+                .get(&job)
+                .and_then(|id| self.shadows.get(id))
+                .and_then(|shadow| shadow.handle.as_ref());
+            let Some(handle) = handle else {
+                asked.push((job, Err("it is not running on a machine now".to_owned())));
+                continue;
+            };
+            let (answer, answered) = oneshot::channel();
+            let order = shadow::VacateOrder {
+                job,
+                reason: reason.clone(),
+                answer,
+            };
+            asked.push(match handle.vacate(order) {
+                Ok(()) => (job, Ok(answered)),
+                Err(mpsc::error::TrySendError::Full(_)) => {
+                    (job, Err("it is being vacated already".to_owned()))
+                }
+                Err(mpsc::error::TrySendError::Closed(_)) => {
+                    (job, Err("it is leaving its machine already".to_owned()))
+                }
+            });
+        }
+        tokio::spawn(async move {
+            let deadline = tokio::time::Instant::now() + VACATE_ANSWER;
+            let mut answers = Vec::with_capacity(asked.len());
+            for (job, asked) in asked {
+                let answer = match asked {
+                    Err(why) => Err(why),
+                    Ok(answered) => match tokio::time::timeout_at(deadline, answered).await {
+                        Ok(Ok(answer)) => answer,
+                        Ok(Err(_)) => Err("it left its machine before it was vacated".to_owned()),
+                        Err(_) => {
+                            Err("its machine has not answered yet; it may still leave".to_owned())
+                        }
+                    },
+                };
+                answers.push((job, answer));
+            }
+            let _ = reply.send(answers);
+        });
     }
 
     /// Stops the shadow running `id`, if one does; `true` if there was one.

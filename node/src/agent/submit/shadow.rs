@@ -12,6 +12,8 @@
 //!   Close ─▶                          only after the end is recorded
 //! Release ─▶                          when there is no next job
 //! keepalive every lease/3; UnknownClaim or silence past the lease → Lost
+//! Vacate ─▶ (starling vacate)         Vacating; the job's end comes back as
+//!                                     an evicted report
 //! ```
 //!
 //! Nothing runs twice (HTCondor's job lease): the job is recorded as
@@ -67,6 +69,13 @@ pub const MAX_PULL_FAILURES: u32 = 5;
 
 /// How often a reconnecting shadow asks again.
 pub const RECONNECT_EVERY: Duration = Duration::from_secs(1);
+
+/// Vacate orders waiting for a shadow, at most.
+pub const VACATE_QUEUE: usize = 4;
+
+/// How long a shadow waits for its execute agent to answer a vacate: it
+/// sends no keepalive meanwhile.
+pub const VACATE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A job to place, as the schedd hands it over.
 #[derive(Debug, Clone)]
@@ -189,10 +198,11 @@ enum Found {
 }
 
 /// Stops a shadow: its job is killed on the execute agent and the claim
-/// released.
+/// released. Or asks it to vacate its job ([`ShadowHandle::vacate`]).
 #[derive(Debug)]
 pub struct ShadowHandle {
     stop: Option<oneshot::Sender<ReleaseReason>>,
+    vacate: mpsc::Sender<VacateOrder>,
 }
 
 impl ShadowHandle {
@@ -201,16 +211,34 @@ impl ShadowHandle {
             let _ = stop.send(reason);
         }
     }
+
+    /// Asks the shadow to have its job vacated ([`VacateOrder`]); fails
+    /// when the shadow has [`VACATE_QUEUE`] orders in hand already or is
+    /// gone.
+    pub fn vacate(&self, order: VacateOrder) -> Result<(), mpsc::error::TrySendError<VacateOrder>> {
+        self.vacate.try_send(order)
+    }
 }
 
 pub fn spawn(args: ShadowArgs) -> ShadowHandle {
     let (stop, stopped) = oneshot::channel();
+    let (vacate, vacates) = mpsc::channel(VACATE_QUEUE);
     let span = tracing::info_span!("shadow", job = %args.first.job, machine = %args.machine);
-    tokio::spawn(tracing::Instrument::instrument(run(args, stopped), span));
-    ShadowHandle { stop: Some(stop) }
+    tokio::spawn(tracing::Instrument::instrument(
+        run(args, stopped, vacates),
+        span,
+    ));
+    ShadowHandle {
+        stop: Some(stop),
+        vacate,
+    }
 }
 
-async fn run(args: ShadowArgs, mut stopped: oneshot::Receiver<ReleaseReason>) {
+async fn run(
+    args: ShadowArgs,
+    mut stopped: oneshot::Receiver<ReleaseReason>,
+    mut vacates: mpsc::Receiver<VacateOrder>,
+) {
     let job = args.first.job;
     // `resumed`: the job runs under the claim already; `recorded`: the
     // queue has it running under the claim (counted) though it was never
@@ -329,6 +357,11 @@ async fn run(args: ShadowArgs, mut stopped: oneshot::Receiver<ReleaseReason>) {
                 reason = &mut stopped => {
                     withdraw(&args, input).await;
                     break 'claim reason.unwrap_or(ReleaseReason::JobRemoved);
+                }
+                Some(order) = vacates.recv() => {
+                    // The job's end comes back as an evicted report.
+                    let answer = vacate(&args, claim, placement.job, &order).await;
+                    let _ = order.answer.send(answer);
                 }
                 _ = keepalive.tick() => {
                     match keep_alive(&args, claim).await {
@@ -624,6 +657,61 @@ async fn claim(args: &ShadowArgs) -> Option<(ClaimId, String, Duration)> {
             .await;
             None
         }
+    }
+}
+
+/// An order to vacate the job a shadow runs (`starling vacate`), answered
+/// once its execute agent has been asked: `Ok` when the job was made to
+/// leave, else why not, for the user.
+#[derive(Debug)]
+pub struct VacateOrder {
+    /// The job meant: a shadow whose claim runs another job by now
+    /// refuses the order.
+    pub job: JobId,
+    /// For the job's user log and `LastVacateReason`.
+    pub reason: String,
+    pub answer: oneshot::Sender<Result<(), String>>,
+}
+
+/// Asks the execute agent to vacate `running`, the job under `claim`, for
+/// `order`: the agent sends the job its `KillSig` and reports it evicted.
+async fn vacate(
+    args: &ShadowArgs,
+    claim: ClaimId,
+    running: JobId,
+    order: &VacateOrder,
+) -> Result<(), String> {
+    if order.job != running {
+        return Err("it no longer runs".to_owned());
+    }
+    let request = claim::Request::Vacate {
+        claim,
+        reason: order.reason.clone(),
+    };
+    let answer = tokio::time::timeout(
+        VACATE_TIMEOUT,
+        claim_request(&args.network, args.peer, request),
+    )
+    .await
+    .unwrap_or_else(|_| Err(format!("no answer within {VACATE_TIMEOUT:?}")));
+    match answer {
+        Ok(claim::Response::Vacating { running: true, .. }) => {
+            tracing::info!(job = %running, reason = %order.reason, "the execute agent vacates the job");
+            Ok(())
+        }
+        Ok(claim::Response::Vacating { running: false, .. }) => {
+            Err("it has just ended on its machine".to_owned())
+        }
+        Ok(claim::Response::UnknownClaim { .. }) => Err(format!(
+            "{} no longer knows its claim; it goes back to idle",
+            args.machine
+        )),
+        Ok(other) => Err(format!("{} answered {other:?}", args.machine)),
+        // An execute agent older than `Vacate` cannot read it.
+        Err(e) => Err(format!(
+            "{} could not be asked to vacate it ({e}); an agent older than `starling vacate` cannot",
+            args.machine
+        )),
     }
 }
 
