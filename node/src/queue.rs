@@ -313,6 +313,8 @@ pub const CKPT_BYTES: &str = "StarlingCkptBytes";
 pub const CKPT_REPLICAS: &str = "StarlingCkptReplicas";
 pub const CKPT_HOSTS: &str = "StarlingCkptHosts";
 pub const CKPT_LOCAL_ONLY: &str = "StarlingCkptLocalOnly";
+/// Why the latest checkpoint was given up, when it was.
+pub const CKPT_LOST: &str = "StarlingCkptLost";
 
 /// Seconds of work lost to runs that ended early, since their last
 /// checkpoint (badput).
@@ -967,6 +969,17 @@ impl Queue {
             BADPUT,
             (int(ad, BADPUT).unwrap_or(0) + lost).to_string(),
         )]
+    }
+
+    /// The job's checkpoint is gone (every store peer keeping it left the
+    /// pool for longer than its lease): it starts over at its next run.
+    pub async fn checkpoint_lost(&self, id: JobId) -> Result<(), QueueError> {
+        let mut c = replica_changes(0, &[]);
+        c.push(Change::set(
+            CKPT_LOST,
+            quote("every store peer keeping it left the pool"),
+        ));
+        self.update(id, c).await
     }
 
     /// Wall time of the current run, added to `RemoteWallClockTime`.

@@ -476,3 +476,66 @@ fn full_store_peers_are_passed_over_and_none_at_all_leaves_checkpoints_local() {
     let steps: Vec<u32> = runs(&ledger).into_iter().map(|(step, _)| step).collect();
     assert_eq!(steps, vec![0, 4, 8]);
 }
+
+/// `starling vacate`: the job gets its kill signal, writes its checkpoint
+/// and exits with its checkpoint exit code within its vacate time; the
+/// checkpoint is kept and the job resumes from it.
+#[test]
+fn a_vacated_job_checkpoints_on_its_kill_signal_and_resumes_from_it() {
+    const AGENTS: usize = 3;
+    let pool = pool(AGENTS, &[]);
+    let work = tempfile::tempdir().unwrap();
+    let shared = shared_dir();
+    let ledger = shared.path().join("ledger");
+    let exe = work.path().join("steps.sh");
+    std::fs::write(
+        &exe,
+        format!(
+            "#!/bin/sh\nn=0\n[ -f state ] && n=$(cat state)\n\
+             echo \"start $n vacated\" >> \"$1\"\n\
+             trap 'echo $n > state; exit {CKPT}' USR1\n\
+             while [ $n -lt 40 ]; do n=$((n+1)); sleep 0.25 & wait $!; done\n\
+             echo $n > state\n"
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&exe, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    std::fs::write(
+        work.path().join("job.sub"),
+        format!(
+            "executable = steps.sh\narguments = \"{}\"\nlog = job.log\n\
+             checkpoint_exit_code = {CKPT}\nkill_sig = SIGUSR1\n\
+             transfer_output_files = state\nqueue\n",
+            ledger.display()
+        ),
+    )
+    .unwrap();
+    pool.ok(0, work.path(), &["submit", "job.sub"]);
+    wait_for(Duration::from_secs(60), "the job running a while", || {
+        (runs(&ledger).len() == 1).then_some(())
+    });
+    std::thread::sleep(Duration::from_secs(3));
+    pool.ok(0, work.path(), &["vacate", "1.0"]);
+    wait_for(Duration::from_secs(60), "the job started again", || {
+        (runs(&ledger).len() >= 2).then_some(())
+    });
+    let steps: Vec<u32> = runs(&ledger).into_iter().map(|(step, _)| step).collect();
+    assert_eq!(steps[0], 0);
+    assert!(
+        steps[1] >= 8,
+        "it did not resume from its checkpoint: {steps:?}"
+    );
+    let row = completed(
+        &pool,
+        &["NumCkpts", "NumJobStarts", "LastVacateReason"],
+        AGENTS,
+    );
+    assert_eq!(row[0], "1", "{row:?}");
+    assert_eq!(row[1], "2", "{row:?}");
+    assert_eq!(
+        std::fs::read_to_string(work.path().join("state"))
+            .unwrap()
+            .trim(),
+        "40"
+    );
+}

@@ -166,29 +166,38 @@ async fn admit(
             "this store keeps checkpoints only for agents of domains it trusts",
         ));
     };
+    owns(&request.request, &agent)?;
     match &request.request {
-        Request::Renew { jobs, .. } => {
-            if let Some(job) = jobs.iter().find(|j| j.submitter().as_ref() != Some(&agent)) {
-                return Err(not_owner(job));
-            }
-        }
-        Request::Release { job, .. } => {
-            if job.submitter().as_ref() != Some(&agent) {
-                return Err(not_owner(job));
-            }
-        }
         Request::Missing { owner, .. } | Request::Put { owner, .. } => {
-            check_owner(args, trusted, owner, &domain)?;
+            check_owner(args, trusted, owner, &domain)
         }
-        Request::Commit { .. } | Request::Get { .. } => {}
-        _ => {
-            return Err(refused(
-                ErrorCode::BadRequest,
-                "this store does not know that request",
-            ))
-        }
+        _ => Ok(()),
     }
-    Ok(())
+}
+
+/// Only a job's submit agent renews or releases its chunks; anyone the
+/// store trusts may put and read them.
+fn owns(request: &Request, agent: &AgentId) -> Result<(), Response> {
+    match request {
+        Request::Renew { jobs, .. } => {
+            match jobs.iter().find(|j| j.submitter().as_ref() != Some(agent)) {
+                Some(job) => Err(not_owner(job)),
+                None => Ok(()),
+            }
+        }
+        Request::Release { job, .. } if job.submitter().as_ref() != Some(agent) => {
+            Err(not_owner(job))
+        }
+        Request::Release { .. }
+        | Request::Missing { .. }
+        | Request::Put { .. }
+        | Request::Commit { .. }
+        | Request::Get { .. } => Ok(()),
+        _ => Err(refused(
+            ErrorCode::BadRequest,
+            "this store does not know that request",
+        )),
+    }
 }
 
 fn not_owner(job: &JobKey) -> Response {
@@ -389,4 +398,166 @@ pub fn attributes(stats: &Stats) -> BTreeMap<&'static str, i64> {
             i64::try_from(stats.chunks).unwrap_or(i64::MAX),
         ),
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use starling_protocol::checkpoint::chunk_hashes;
+    use starling_protocol::identity::Keypair;
+    use starling_protocol::transfer::Hash;
+    use starling_storage::chunks::Limits;
+
+    fn store(dir: &std::path::Path, lend: u64, per_user: Option<u64>) -> ChunkStore {
+        ChunkStore::open(
+            &dir.join("chunks"),
+            Limits {
+                lend_bytes: lend,
+                per_user,
+                ..Limits::default()
+            },
+        )
+        .unwrap()
+    }
+
+    fn key() -> JobKey {
+        let agent = AgentId::from_public_key(Keypair::generate().unwrap().public());
+        JobKey::new(&agent, 1, 0)
+    }
+
+    fn owner() -> Owner {
+        Owner {
+            domain: "d".into(),
+            user: "alice".into(),
+        }
+    }
+
+    fn put(job: &JobKey, hash: Hash, data: &[u8]) -> Request {
+        Request::Put {
+            job: job.clone(),
+            owner: owner(),
+            sequence: 1,
+            hash,
+            data: data.to_vec(),
+            lease_secs: 3600,
+        }
+    }
+
+    fn code(response: &Response) -> Option<ErrorCode> {
+        match response {
+            Response::Error { code, .. } => Some(*code),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_checkpoint_is_put_committed_and_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let chunks = store(dir.path(), 1 << 30, None);
+        let job = key();
+        let data = b"state 42".to_vec();
+        let hash = chunk_hashes(&data)[0];
+        let missing = serve(
+            &chunks,
+            Request::Missing {
+                job: job.clone(),
+                owner: owner(),
+                sequence: 1,
+                hashes: vec![hash],
+                lease_secs: 3600,
+            },
+        );
+        assert_eq!(missing, Response::Missing { indices: vec![0] });
+        assert_eq!(serve(&chunks, put(&job, hash, &data)), Response::Stored);
+        let commit = Request::Commit {
+            job: job.clone(),
+            sequence: 1,
+            hashes: vec![hash],
+        };
+        assert_eq!(serve(&chunks, commit), Response::Committed);
+        assert_eq!(
+            serve(&chunks, Request::Get { job, hash }),
+            Response::Chunk { data }
+        );
+    }
+
+    #[test]
+    fn bad_chunks_and_other_jobs_chunks_are_refused_with_a_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let chunks = store(dir.path(), 1 << 30, Some(16));
+        let job = key();
+        // Bytes that do not hash to the name they came under.
+        let wrong = serve(&chunks, put(&job, chunk_hashes(b"other")[0], b"these"));
+        assert_eq!(code(&wrong), Some(ErrorCode::BadHash), "{wrong:?}");
+        // Over the user's quota.
+        let big = vec![1u8; 64];
+        let over = serve(&chunks, put(&job, chunk_hashes(&big)[0], &big));
+        assert_eq!(code(&over), Some(ErrorCode::Quota), "{over:?}");
+        let Response::Error { reason, .. } = over else {
+            unreachable!()
+        };
+        assert!(reason.contains("alice"), "{reason}");
+        // A chunk held for one job is not given out under another's name.
+        let data = b"mine".to_vec();
+        let hash = chunk_hashes(&data)[0];
+        assert_eq!(serve(&chunks, put(&job, hash, &data)), Response::Stored);
+        let stranger = serve(&chunks, Request::Get { job: key(), hash });
+        assert_eq!(
+            code(&stranger),
+            Some(ErrorCode::NoSuchChunk),
+            "{stranger:?}"
+        );
+        // A commit naming a chunk never sent.
+        let incomplete = serve(
+            &chunks,
+            Request::Commit {
+                job: job.clone(),
+                sequence: 1,
+                hashes: vec![hash, chunk_hashes(b"never sent")[0]],
+            },
+        );
+        assert_eq!(
+            code(&incomplete),
+            Some(ErrorCode::Incomplete),
+            "{incomplete:?}"
+        );
+    }
+
+    #[test]
+    fn a_full_store_refuses() {
+        let dir = tempfile::tempdir().unwrap();
+        let chunks = store(dir.path(), 8, None);
+        let data = vec![3u8; 64];
+        let full = serve(&chunks, put(&key(), chunk_hashes(&data)[0], &data));
+        assert_eq!(code(&full), Some(ErrorCode::NoSpace), "{full:?}");
+    }
+
+    #[test]
+    fn only_the_jobs_submit_agent_renews_or_releases_it() {
+        let job = key();
+        let submitter = job.submitter().unwrap();
+        let stranger = AgentId::from_public_key(Keypair::generate().unwrap().public());
+        let release = Request::Release {
+            job: job.clone(),
+            keep: None,
+        };
+        let renew = Request::Renew {
+            jobs: vec![job.clone()],
+            lease_secs: 3600,
+        };
+        for request in [&release, &renew] {
+            assert!(owns(request, &submitter).is_ok());
+            let refused = owns(request, &stranger).unwrap_err();
+            assert_eq!(code(&refused), Some(ErrorCode::NotOwner), "{refused:?}");
+        }
+        // Anyone trusted may put and read.
+        assert!(owns(
+            &Request::Get {
+                job,
+                hash: chunk_hashes(b"x")[0]
+            },
+            &stranger
+        )
+        .is_ok());
+    }
 }

@@ -159,6 +159,7 @@ pub struct Keeper {
 
 /// Starts the keeper task.
 pub fn spawn_keeper(keeper: Keeper) -> tokio::task::JoinHandle<()> {
+    let mut orphaned: std::collections::HashMap<JobId, Instant> = Default::default();
     tokio::spawn(tracing::Instrument::in_current_span(async move {
         let mut tick = tokio::time::interval(KEEP_EVERY);
         let mut renewed: Option<Instant> = None;
@@ -167,7 +168,7 @@ pub fn spawn_keeper(keeper: Keeper) -> tokio::task::JoinHandle<()> {
             let renew = renewed.is_none_or(|at| {
                 at.elapsed() >= Duration::from_secs(u64::from(keeper.lease_secs) / 4)
             });
-            keeper.round(renew).await;
+            keeper.round(renew, &mut orphaned).await;
             if renew {
                 renewed = Some(Instant::now());
             }
@@ -176,7 +177,9 @@ pub fn spawn_keeper(keeper: Keeper) -> tokio::task::JoinHandle<()> {
 }
 
 impl Keeper {
-    async fn round(&self, renew: bool) {
+    /// One look at every record. `orphaned`: since when no holder of a
+    /// job's checkpoint has been in the pool.
+    async fn round(&self, renew: bool, orphaned: &mut std::collections::HashMap<JobId, Instant>) {
         let records = self.queue.checkpoints().await;
         if records.is_empty() {
             return;
@@ -204,6 +207,20 @@ impl Keeper {
                 self.queue.forget_checkpoint(id).await;
                 continue;
             }
+            if record.replicas.iter().all(|r| !live.contains(&r.peer)) {
+                // Every holder left: their copies may come back (a
+                // restart), but not after their lease ran out, when they
+                // dropped it. Then the job starts over.
+                let since = *orphaned.entry(id).or_insert_with(Instant::now);
+                if since.elapsed() >= Duration::from_secs(u64::from(self.lease_secs)) {
+                    tracing::warn!(%id, "every store peer of the job's checkpoint has been gone for its lease; the job starts over");
+                    self.queue.forget_checkpoint(id).await;
+                    let _ = self.queue.checkpoint_lost(id).await;
+                    orphaned.remove(&id);
+                }
+                continue;
+            }
+            orphaned.remove(&id);
             let record = self.repair(id, &key, record, &peers, &live).await;
             if renew {
                 for replica in &record.replicas {
@@ -246,10 +263,6 @@ impl Keeper {
             .cloned()
             .partition(|r| live.contains(&r.peer));
         if gone.is_empty() {
-            return record;
-        }
-        if survivors.is_empty() {
-            tracing::warn!(%id, "every store peer of the job's checkpoint left the pool; it restarts from it only if one comes back");
             return record;
         }
         let Ok((_, manifest)) = record.manifest() else {
@@ -359,5 +372,97 @@ impl Keeper {
             return record;
         }
         updated
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use starling_protocol::checkpoint::{chunk_hashes, ManifestFile};
+    use starling_protocol::identity::Keypair;
+    use starling_protocol::transfer::FileName;
+
+    fn peer_of(key: &Keypair) -> PeerId {
+        PeerId::from_bytes(&key.agent_id().to_peer_id_bytes()).unwrap()
+    }
+
+    fn manifest(me: &AgentId, id: JobId, sequence: u64, by: &Keypair) -> Envelope {
+        Manifest::new(
+            job_key(me, id),
+            sequence,
+            Timestamp::now(),
+            1000,
+            vec![ManifestFile {
+                name: FileName::new("state").unwrap(),
+                mode: 0o644,
+                size: 2,
+            }],
+            chunk_hashes(b"42"),
+            vec![Replica {
+                peer: "p1".into(),
+                machine: "m1".into(),
+            }],
+        )
+        .unwrap()
+        .sign(by, Timestamp::now())
+        .unwrap()
+    }
+
+    #[test]
+    fn a_manifest_is_taken_only_from_the_jobs_execute_agent_for_that_job_and_later() {
+        let me = Keypair::generate().unwrap().agent_id();
+        let execute = Keypair::generate().unwrap();
+        let other = Keypair::generate().unwrap();
+        let id = JobId::new(3, 0);
+        let good = manifest(&me, id, 2, &execute);
+        assert_eq!(
+            accept(&good, &peer_of(&execute), &me, id, Some(1))
+                .unwrap()
+                .sequence,
+            2
+        );
+        // Signed by another agent than the one running the job.
+        let err = accept(&good, &peer_of(&other), &me, id, None).unwrap_err();
+        assert!(
+            err.contains("not signed by the agent running the job"),
+            "{err}"
+        );
+        // For another job.
+        let err = accept(&good, &peer_of(&execute), &me, JobId::new(4, 0), None).unwrap_err();
+        assert!(err.contains("is for job"), "{err}");
+        // Not later than the one recorded.
+        let err = accept(&good, &peer_of(&execute), &me, id, Some(2)).unwrap_err();
+        assert!(err.contains("not later than the recorded 2"), "{err}");
+        // Another kind of envelope.
+        let job = Envelope::seal(
+            &execute,
+            1,
+            Timestamp::now(),
+            Timestamp::now().saturating_add_millis(60_000),
+            starling_protocol::identity::Kind::JOB,
+            vec![1, 2, 3],
+        );
+        assert!(accept(&job, &peer_of(&execute), &me, id, None).is_err());
+    }
+
+    #[test]
+    fn records_round_trip_and_damaged_ones_are_refused() {
+        let me = Keypair::generate().unwrap().agent_id();
+        let execute = Keypair::generate().unwrap();
+        let envelope = manifest(&me, JobId::new(1, 0), 1, &execute);
+        let record = Record {
+            manifest: envelope.to_bytes(),
+            replicas: vec![Replica {
+                peer: "p1".into(),
+                machine: "m1".into(),
+            }],
+        };
+        let back = Record::decode(&record.encode()).unwrap();
+        assert_eq!(back.manifest().unwrap().1.sequence, 1);
+        assert!(Record::decode(b"\xff\x00garbage").is_err());
+        let mut damaged = record.clone();
+        let last = damaged.manifest.len() - 1;
+        damaged.manifest[last] ^= 1;
+        assert!(damaged.manifest().is_err());
     }
 }
