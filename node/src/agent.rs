@@ -634,6 +634,7 @@ impl Actor for Supervisor {
             &args.config.store,
             args.trust.roles,
             args.data_dir.as_deref(),
+            &args.trust.store_quotas,
         )?;
         let advertiser_args = AdvertiserArgs {
             key: args.key.clone(),

@@ -101,6 +101,7 @@ fn trusted(i: usize) -> impl Strategy<Value = TrustedDomain> {
                         machines: machines.map(str::to_owned),
                         max_slots: export_slots,
                     },
+                    store_mib: None,
                 }
             },
         )
@@ -234,6 +235,7 @@ fn policy_encoding_is_pinned() {
                 machines: Some("Arch == \"X86_64\"".to_owned()),
                 max_slots: Some(8),
             },
+            store_mib: None,
         }],
     };
     golden(

@@ -761,6 +761,7 @@ mod tests {
                     max_fraction: None,
                     priority_factor: 1.0,
                     export: Default::default(),
+                    store_mib: None,
                 })
                 .collect(),
         }

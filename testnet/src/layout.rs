@@ -333,6 +333,7 @@ pub fn prepare(dir: &Path, agents: usize, domains: usize) -> anyhow::Result<Layo
                     max_fraction: None,
                     priority_factor: 1.0,
                     export: Export::default(),
+                    store_mib: None,
                 })
                 .collect(),
         };

@@ -193,6 +193,7 @@ impl Testnet {
             anchors,
             domains: names,
             foreign_factors: std::collections::BTreeMap::new(),
+            store_quotas: std::collections::BTreeMap::new(),
         })
     }
 

@@ -54,6 +54,22 @@ pub fn place_attributes(place: &Place) -> BTreeMap<String, String> {
     attributes
 }
 
+/// MiB each domain's jobs may keep here: the smaller of what this agent's
+/// configuration and its domain's signed policy say.
+pub fn domain_quotas(
+    config: &StoreConfig,
+    policy_quotas: &BTreeMap<String, u64>,
+) -> BTreeMap<String, u64> {
+    let mut quotas = config.domain_quota_mib.clone();
+    for (domain, mib) in policy_quotas {
+        quotas
+            .entry(domain.clone())
+            .and_modify(|q| *q = (*q).min(*mib))
+            .or_insert(*mib);
+    }
+    quotas
+}
+
 /// The chunk store this agent lends, when it is a store peer (the `store`
 /// role, disk lent, a data directory), with the channel its figures go
 /// out on.
@@ -62,6 +78,7 @@ pub fn open_lent(
     config: &StoreConfig,
     roles: Roles,
     data_dir: Option<&Path>,
+    policy_quotas: &BTreeMap<String, u64>,
 ) -> Result<Option<(Arc<ChunkStore>, watch::Sender<Option<Stats>>)>, starling_storage::chunks::Error>
 {
     let Some(data_dir) = data_dir else {
@@ -72,10 +89,9 @@ pub fn open_lent(
     }
     let limits = Limits {
         lend_bytes: config.lend_mib.saturating_mul(MIB),
-        per_domain: config
-            .domain_quota_mib
-            .iter()
-            .map(|(d, mib)| (d.clone(), mib.saturating_mul(MIB)))
+        per_domain: domain_quotas(config, policy_quotas)
+            .into_iter()
+            .map(|(d, mib)| (d, mib.saturating_mul(MIB)))
             .collect(),
         other_domains: config.other_domains_mib.map(|m| m.saturating_mul(MIB)),
         per_user: config.user_quota_mib.map(|m| m.saturating_mul(MIB)),
@@ -84,4 +100,52 @@ pub fn open_lent(
     let stats = chunks.stats().ok();
     let (tx, _) = watch::channel(stats);
     Ok(Some((Arc::new(chunks), tx)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_smaller_of_the_configuration_and_the_domain_policy_holds() {
+        let config = StoreConfig {
+            domain_quota_mib: BTreeMap::from([("a".to_owned(), 100), ("b".to_owned(), 10)]),
+            ..StoreConfig::default()
+        };
+        let policy = BTreeMap::from([
+            ("a".to_owned(), 50),
+            ("b".to_owned(), 20),
+            ("c".to_owned(), 0),
+        ]);
+        let quotas = domain_quotas(&config, &policy);
+        assert_eq!(quotas["a"], 50);
+        assert_eq!(quotas["b"], 10);
+        assert_eq!(
+            quotas["c"], 0,
+            "a domain the policy gives no room gets none"
+        );
+    }
+
+    #[test]
+    fn only_a_store_role_with_disk_lent_makes_a_store_peer() {
+        let dir = tempfile::tempdir().unwrap();
+        let none = BTreeMap::new();
+        let execute: Roles = "execute".parse().unwrap();
+        let store: Roles = "execute,store".parse().unwrap();
+        let config = StoreConfig::default();
+        assert!(open_lent(&config, execute, Some(dir.path()), &none)
+            .unwrap()
+            .is_none());
+        let lend_none = StoreConfig {
+            lend_mib: 0,
+            ..StoreConfig::default()
+        };
+        assert!(open_lent(&lend_none, store, Some(dir.path()), &none)
+            .unwrap()
+            .is_none());
+        let (chunks, _) = open_lent(&config, store, Some(dir.path()), &none)
+            .unwrap()
+            .unwrap();
+        assert_eq!(chunks.stats().unwrap().lend_bytes, 4096 * MIB);
+    }
 }

@@ -101,6 +101,10 @@ pub(super) struct PolicyArgs {
     /// Most slots advertised to it at once.
     #[arg(long, value_name = "N")]
     export_slots: Vec<u32>,
+    /// MiB of checkpoints each of this domain's store peers keeps for its
+    /// jobs, at most (0: none).
+    #[arg(long, value_name = "MIB")]
+    store_mib: Vec<u64>,
     /// How many days the policy is valid.
     #[arg(long, default_value_t = 365)]
     days: u64,
@@ -274,6 +278,7 @@ fn policy(args: &PolicyArgs, matches: &ArgMatches) -> anyhow::Result<ExitCode> {
             max_fraction: None,
             priority_factor: 1.0,
             export: Export::default(),
+            store_mib: None,
         });
     }
     // Which --trust an option occurrence belongs to: the last one before it.
@@ -319,6 +324,9 @@ fn policy(args: &PolicyArgs, matches: &ArgMatches) -> anyhow::Result<ExitCode> {
     assign!("export-slots", "export_slots", args.export_slots, |t, v| {
         t.export.max_slots = Some(v)
     });
+    assign!("store-mib", "store_mib", args.store_mib, |t, v| t
+        .store_mib =
+        Some(v));
 
     let policy = DomainPolicy { domain, trusts };
     let (issued_at, expires_at) = validity(args.days)?;
@@ -508,6 +516,9 @@ fn verify(
                 }
                 if let Some(n) = t.export.max_slots {
                     println!("    export slots     {n}");
+                }
+                if let Some(n) = t.store_mib {
+                    println!("    store            {n} MiB");
                 }
             }
         }

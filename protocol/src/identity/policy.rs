@@ -59,7 +59,15 @@ pub struct TrustedDomain {
     /// What this domain advertises to it.
     #[serde(default)]
     pub export: Export,
+    /// MiB of checkpoint chunks each store peer of this domain keeps for
+    /// its jobs, at most; 0 keeps none. Absent: as each store peer's
+    /// configuration says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store_mib: Option<u64>,
 }
+
+/// The largest `store_mib` a policy may give (1 EiB).
+pub const MAX_STORE_MIB: u64 = 1 << 40;
 
 /// The part of this domain advertised to a trusted domain.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -153,6 +161,16 @@ impl DomainPolicy {
                         ),
                     });
                 }
+            }
+            if trust.store_mib.is_some_and(|m| m > MAX_STORE_MIB) {
+                return Err(Error::Invalid {
+                    field: "store",
+                    reason: format!(
+                        "{} MiB for {:?}, more than the limit of {MAX_STORE_MIB}",
+                        trust.store_mib.unwrap_or(0),
+                        trust.name
+                    ),
+                });
             }
             if !(trust.priority_factor.is_finite() && trust.priority_factor > 0.0) {
                 return Err(Error::Invalid {
@@ -277,6 +295,7 @@ mod tests {
                 max_fraction: Some(0.25),
                 priority_factor: 10.0,
                 export: Export::default(),
+                store_mib: None,
             }],
         }
     }

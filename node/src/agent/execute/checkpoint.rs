@@ -83,6 +83,9 @@ pub struct Plan {
     /// When the work the next checkpoint saves began (the start, or the
     /// last checkpoint).
     pub since: Instant,
+    /// Where the next sequence number is remembered (the run's directory),
+    /// so that an agent that restarts and takes the job on goes on from it.
+    pub remember_in: Option<PathBuf>,
     /// What the job's earlier starts in this sandbox used (it exited to
     /// checkpoint and was started again): added to the final report, so
     /// that its wall and CPU time are the whole run's.
@@ -165,10 +168,39 @@ impl Plan {
             next_sequence: 1,
             last_files: Vec::new(),
             since: Instant::now(),
+            remember_in: None,
             earlier: transfer::Report::default(),
         })
     }
+
+    /// Goes on from what an earlier run of this agent remembered in `dir`.
+    pub fn recall(&mut self, dir: PathBuf) {
+        if let Ok(text) = std::fs::read_to_string(dir.join(REMEMBERED)) {
+            let mut lines = text.lines();
+            if let Some(next) = lines.next().and_then(|l| l.trim().parse().ok()) {
+                self.next_sequence = next;
+                self.last_files = lines.map(str::to_owned).collect();
+            }
+        }
+        self.remember_in = Some(dir);
+    }
+
+    fn remember(&self) {
+        if let Some(dir) = &self.remember_in {
+            let mut text = format!("{}\n", self.next_sequence);
+            for name in &self.last_files {
+                text.push_str(name);
+                text.push('\n');
+            }
+            if let Err(e) = std::fs::write(dir.join(REMEMBERED), text) {
+                tracing::warn!(error = %e, "cannot remember the checkpoint's sequence");
+            }
+        }
+    }
 }
+
+/// The file of a run's directory that remembers its checkpoints.
+pub const REMEMBERED: &str = "checkpoint";
 
 /// A checkpoint taken and recorded.
 #[derive(Debug)]
@@ -335,6 +367,7 @@ pub async fn take(
         .map(|f| f.name.as_str().to_owned())
         .collect();
     plan.since = Instant::now();
+    plan.remember();
     tracing::info!(
         job = %plan.job,
         sequence,

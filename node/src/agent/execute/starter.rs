@@ -317,9 +317,35 @@ async fn run_adopted(
     match execute::adopt(&found, &isolation, status) {
         Some(running) => {
             tracing::info!(run = %name, pid = running.pid, "took on a job started before this agent's restart");
-            // A job taken on checkpoints no more under this run: its
-            // sequence numbers were the lost agent's.
-            finish_run(&args, account, &mut sandbox, running, &mut stopped, None).await;
+            // A job taken on goes on checkpointing from where the lost
+            // agent's run left off; it is not started again here (its
+            // account and resources were the lost agent's), but elsewhere,
+            // from the checkpoint it just took.
+            let mut plan = checkpoint::Plan::of(&args.job, &args.peer, &args.domain);
+            if let (Some(plan), Some(runs)) = (plan.as_mut(), args.isolation.runs()) {
+                plan.recall(runs.dir_of(&name));
+            }
+            let executable = text(&args.job, "Cmd")
+                .and_then(|cmd| Some(sandbox.path().join(Path::new(&cmd).file_name()?)))
+                .unwrap_or_default();
+            let checkpointing = plan.as_mut().map(|p| (p, executable.as_path()));
+            let ran = finish_run(
+                &args,
+                account,
+                &mut sandbox,
+                running,
+                &mut stopped,
+                checkpointing,
+            )
+            .await;
+            if matches!(ran, Ran::Again) {
+                let mut report = Report::default();
+                report.evicted = Some(
+                    "the job checkpointed after its execute agent restarted; it runs again from its checkpoint"
+                        .to_owned(),
+                );
+                deliver(&args, Some(&sandbox), Vec::new(), report, &mut stopped).await;
+            }
         }
         None => tracing::warn!(run = %name, "cannot take on the job; dropping it"),
     }
@@ -389,6 +415,9 @@ async fn run_in(
     // The job's latest checkpoint goes in beside its input: it resumes
     // from there.
     let mut plan = checkpoint::Plan::of(&args.job, &args.peer, &args.domain);
+    if let (Some(plan), Some(runs)) = (plan.as_mut(), args.isolation.runs()) {
+        plan.remember_in = Some(runs.dir_of(name));
+    }
     let mut restored = Vec::new();
     if let (Some(plan), Some(restore)) = (plan.as_mut(), args.restore.as_deref()) {
         let fetched = tokio::select! {

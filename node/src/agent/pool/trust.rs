@@ -61,6 +61,9 @@ pub struct Trust {
     /// The priority factor the domain's policy gives each trusted domain's
     /// users (HTCondor's factor for foreign users); 1 when it says none.
     pub foreign_factors: std::collections::BTreeMap<String, f64>,
+    /// The MiB of checkpoints the domain's policy lets each store peer keep
+    /// for a trusted domain's jobs, where it says.
+    pub store_quotas: std::collections::BTreeMap<String, u64>,
 }
 
 /// Loads the agent's trust from its data directory, at `now`.
@@ -98,6 +101,7 @@ pub fn load(data: &DataDir, key: &Keypair, now: Timestamp) -> Result<Trust, Erro
     }
     let mut domains = vec![primary.domain.clone()];
     let mut foreign_factors = std::collections::BTreeMap::new();
+    let mut store_quotas = std::collections::BTreeMap::new();
     let path = data
         .policies_path()
         .join(format!("{}.policy", primary.domain));
@@ -111,6 +115,9 @@ pub fn load(data: &DataDir, key: &Keypair, now: Timestamp) -> Result<Trust, Erro
             for trusted in &policy.trusts {
                 anchors.insert(&trusted.name, trusted.key);
                 foreign_factors.insert(trusted.name.clone(), trusted.priority_factor);
+                if let Some(mib) = trusted.store_mib {
+                    store_quotas.insert(trusted.name.clone(), mib);
+                }
                 if !domains.contains(&trusted.name) {
                     domains.push(trusted.name.clone());
                 }
@@ -131,6 +138,7 @@ pub fn load(data: &DataDir, key: &Keypair, now: Timestamp) -> Result<Trust, Erro
         anchors,
         domains,
         foreign_factors,
+        store_quotas,
     })
 }
 
@@ -178,6 +186,7 @@ fn personal(key: &Keypair, now: Timestamp) -> Result<Trust, Error> {
         anchors,
         domains: vec![name],
         foreign_factors: std::collections::BTreeMap::new(),
+        store_quotas: std::collections::BTreeMap::new(),
     })
 }
 
