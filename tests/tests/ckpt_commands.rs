@@ -295,10 +295,10 @@ fn ckpt_ls_get_and_status_store_follow_a_checkpointing_job() {
     }
 
     // Removed: its checkpoint goes from every store peer, and the ads say
-    // so within seconds.
+    // so within seconds (well before the store's 30 s collection).
     pool.ok(0, work.path(), &["rm", "1.0", "2.0"]);
     wait_for(
-        Duration::from_secs(30),
+        Duration::from_secs(20),
         "the store peers holding no chunk",
         || {
             let figures = chunks_by_agent(&pool);
