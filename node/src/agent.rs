@@ -29,7 +29,8 @@
 //! agents' checkpoint chunks, and putting checkpoints on store peers),
 //! [`pool`] (the view, the advertiser, trust and usage); beside them what every side
 //! uses: the [`network`] loop, [`transfers`] and [`fetch`] for files, the
-//! control requests about jobs ([`jobs_control`]) and the [`disk`] state.
+//! control requests about jobs ([`jobs_control`]) and their checkpoints
+//! ([`ckpt_control`]), and the [`disk`] state.
 //!
 //! # Stopping
 //!
@@ -38,6 +39,7 @@
 //! a moment, stops the actors and flushes the store. `starling agent` calls
 //! it on SIGINT, SIGTERM or a control `shutdown` request.
 
+pub mod ckpt_control;
 pub mod disk;
 pub mod execute;
 pub mod fetch;
@@ -734,6 +736,8 @@ impl Actor for Supervisor {
                 shutdown_requested: args.shutdown_requested,
                 administrators: Arc::new(args.config.control.administrators.clone()),
                 disk,
+                place: startd_args.checkpoints.place.clone(),
+                checkpoint_gets: Arc::new(tokio::sync::Semaphore::new(ckpt_control::MAX_GETS)),
             }),
             _ => None,
         };
@@ -1103,6 +1107,11 @@ pub mod control_actor {
         /// Whether the data directory is full: submissions are refused
         /// meanwhile ([`super::disk`]).
         pub disk: super::disk::Receiver,
+        /// Where this machine stands, for fetching checkpoints from the
+        /// nearest replica.
+        pub place: starling_policies::replicas::Place,
+        /// Permits for the checkpoint fetches that run at once.
+        pub checkpoint_gets: Arc<tokio::sync::Semaphore>,
     }
 
     pub struct ControlState {
@@ -1272,6 +1281,19 @@ pub mod control_actor {
                 Request::Shutdown => {
                     args.shutdown_requested.notify_one();
                     Response::Done
+                }
+                checkpoints @ (Request::Checkpoints { .. } | Request::CheckpointGet { .. }) => {
+                    let staging = args.data_dir.join("transfer");
+                    let ctx = super::ckpt_control::Context {
+                        supervisor: &args.supervisor,
+                        network: &args.network,
+                        access: &access,
+                        me: &args.info.agent_id,
+                        place: &args.place,
+                        staging: &staging,
+                        gets: &args.checkpoint_gets,
+                    };
+                    super::ckpt_control::handle(&ctx, checkpoints).await
                 }
                 jobs => {
                     super::jobs_control::handle(&args.supervisor, &args.info, &access, jobs).await

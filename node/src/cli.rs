@@ -8,6 +8,7 @@
 //! [`Extension`]s that [`main_with`] adds to the command line.
 
 mod agent;
+mod ckpt;
 mod domain;
 mod drain;
 mod eval;
@@ -69,6 +70,9 @@ enum Command {
     Qedit(jobs::EditArgs),
     /// Why a job is idle, machine by machine (like condor_q -better-analyze).
     Why(jobs::WhyArgs),
+    /// Jobs' checkpoints on store peers: list them, or fetch one back.
+    #[command(subcommand)]
+    Ckpt(ckpt::Command),
     /// Users' fair-share priorities in this domain (like condor_userprio).
     Userprio(userprio::Args),
     /// Stop this machine taking jobs and make its jobs leave (like condor_drain).
@@ -149,6 +153,7 @@ pub fn main_with(extensions: &[&dyn Extension]) -> ExitCode {
         Command::Vacate(args) => jobs::vacate(args, data_dir),
         Command::Qedit(args) => jobs::qedit(args, data_dir),
         Command::Why(args) => jobs::why(args, data_dir),
+        Command::Ckpt(command) => ckpt::run(command, data_dir),
         Command::Userprio(args) => userprio::run(args, data_dir),
         Command::Drain(args) => drain::run(args, data_dir),
         Command::Store(command) => store::run(command, data_dir),

@@ -236,7 +236,33 @@ pub enum Request {
         #[serde(default)]
         cancel: bool,
     },
+    /// Jobs' latest checkpoints (`starling ckpt ls`): job ids or cluster
+    /// ids (none: every job with one), at most [`MAX_CHECKPOINT_JOBS`].
+    Checkpoints {
+        #[serde(default)]
+        jobs: Vec<String>,
+        /// List each checkpoint's files too (`-l`, `-json`).
+        #[serde(default)]
+        files: bool,
+    },
+    /// Fetch a job's latest checkpoint from its store peers, verify it,
+    /// and put its files in `dir` with the asker's rights (`starling
+    /// ckpt get`): for the job's owner or an administrator.
+    CheckpointGet {
+        job: String,
+        /// Absolute; made if missing.
+        dir: PathBuf,
+        /// Replace files of the same names already in `dir`.
+        #[serde(default)]
+        force: bool,
+    },
 }
+
+/// Most jobs one [`Request::Checkpoints`] names or answers.
+pub const MAX_CHECKPOINT_JOBS: usize = 1000;
+
+/// The longest directory path a [`Request::CheckpointGet`] takes, in bytes.
+pub const MAX_DIR_LEN: usize = 4096;
 
 /// The longest drain reason accepted, in bytes.
 pub const MAX_DRAIN_REASON_LEN: usize = 256;
@@ -357,6 +383,18 @@ enum WireRequest {
         #[serde(default)]
         cancel: bool,
     },
+    Checkpoints {
+        #[serde(default)]
+        jobs: Vec<String>,
+        #[serde(default)]
+        files: bool,
+    },
+    CheckpointGet {
+        job: String,
+        dir: PathBuf,
+        #[serde(default)]
+        force: bool,
+    },
 }
 
 impl From<WireRequest> for Request {
@@ -423,6 +461,10 @@ impl From<WireRequest> for Request {
                 resume_on_completion,
                 cancel,
             },
+            WireRequest::Checkpoints { jobs, files } => Request::Checkpoints { jobs, files },
+            WireRequest::CheckpointGet { job, dir, force } => {
+                Request::CheckpointGet { job, dir, force }
+            }
         }
     }
 }
@@ -470,10 +512,110 @@ pub enum Response {
     },
     /// The machine's drain after a [`Request::Drain`].
     Drain(DrainStatus),
+    /// Each job asked for, with its latest checkpoint; `missing` names the
+    /// jobs the agent does not know, with why.
+    Checkpoints {
+        jobs: Vec<JobCheckpoints>,
+        #[serde(default)]
+        missing: Vec<(String, String)>,
+    },
+    /// What a [`Request::CheckpointGet`] wrote.
+    CheckpointGot(CheckpointGot),
     /// The request was refused or failed; `message` says why, for a person.
     Error {
         message: String,
     },
+}
+
+/// A job and its latest checkpoint, for `starling ckpt ls`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobCheckpoints {
+    /// `cluster.proc`.
+    pub job: String,
+    /// Its `Owner`, when the agent still has its ad.
+    #[serde(default)]
+    pub owner: Option<String>,
+    /// `Idle`, `Running`, `Completed`…; `None` when its ad is gone from
+    /// both queue and history.
+    #[serde(default)]
+    pub status: Option<String>,
+    /// Whether it is still in the queue (else in the history).
+    pub in_queue: bool,
+    /// Checkpoints it took (`NumCkpts`).
+    pub num_ckpts: u64,
+    /// Its latest checkpoint was kept by no store peer, only on the machine
+    /// that ran it (`StarlingCkptLocalOnly`).
+    pub local_only: bool,
+    /// The latest checkpoint store peers keep; `None`: none.
+    #[serde(default)]
+    pub latest: Option<Checkpoint>,
+    /// Why the record of its checkpoint cannot be read, if it cannot.
+    #[serde(default)]
+    pub problem: Option<String>,
+}
+
+/// One checkpoint, as its signed manifest and the submit agent's record
+/// say.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    /// The job's key on store peers (`<submit agent>/<cluster>.<proc>`).
+    pub key: String,
+    pub sequence: u64,
+    /// When it was taken, in unix seconds.
+    pub taken_secs: i64,
+    /// The execute agent that took and signed it.
+    pub taken_by: String,
+    /// Wall time of work it saved beyond the one before, in seconds.
+    pub run_secs: f64,
+    /// Bytes of all its files.
+    pub bytes: u64,
+    pub file_count: usize,
+    /// Chunks of its files, and how many distinct ones the store peers keep.
+    pub chunks: usize,
+    pub distinct_chunks: usize,
+    /// Its files, when asked for (`files`).
+    #[serde(default)]
+    pub files: Vec<CheckpointFile>,
+    pub replicas: Vec<CheckpointReplica>,
+}
+
+/// A file of a checkpoint.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckpointFile {
+    /// Relative to the job's sandbox.
+    pub name: String,
+    pub size: u64,
+    /// Permission bits.
+    pub mode: u32,
+}
+
+/// A store peer keeping a checkpoint.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckpointReplica {
+    /// Its agent id.
+    pub peer: String,
+    /// Its host (`StarlingHost`).
+    pub host: String,
+    /// Whether its machine ad is in the view now.
+    pub live: bool,
+    /// Chunks it gave, for a [`CheckpointGot`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chunks: Option<u64>,
+}
+
+/// What `starling ckpt get` wrote.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckpointGot {
+    pub job: String,
+    pub sequence: u64,
+    /// Where the files went.
+    pub dir: PathBuf,
+    pub files: Vec<CheckpointFile>,
+    pub bytes: u64,
+    /// The replicas asked, nearest first, with the chunks each gave.
+    pub replicas: Vec<CheckpointReplica>,
+    /// How long fetching and placing took, in milliseconds.
+    pub elapsed_ms: u64,
 }
 
 /// Who an agent is and how it is connected.
@@ -606,6 +748,42 @@ mod tests {
         assert!(e.contains("`owner`"), "{e}");
         let e = request(r#"{"op":"why"}"#).unwrap_err();
         assert!(e.contains("job"), "{e}");
+    }
+
+    #[test]
+    fn checkpoint_requests_on_the_wire() {
+        let cases = [
+            (
+                Request::Checkpoints {
+                    jobs: vec!["1.0".into()],
+                    files: true,
+                },
+                r#"{"op":"checkpoints","jobs":["1.0"],"files":true}"#,
+            ),
+            (
+                Request::CheckpointGet {
+                    job: "1.0".into(),
+                    dir: "/tmp/out".into(),
+                    force: false,
+                },
+                r#"{"op":"checkpoint_get","job":"1.0","dir":"/tmp/out","force":false}"#,
+            ),
+        ];
+        for (request, json) in cases {
+            assert_eq!(serde_json::to_string(&request).unwrap(), json);
+            assert_eq!(serde_json::from_str::<Request>(json).unwrap(), request);
+        }
+        assert_eq!(
+            request(r#"{"op":"checkpoints"}"#),
+            Ok(Request::Checkpoints {
+                jobs: vec![],
+                files: false
+            })
+        );
+        let e = request(r#"{"op":"checkpoint_get","job":"1.0"}"#).unwrap_err();
+        assert!(e.contains("dir"), "{e}");
+        let e = request(r#"{"op":"checkpoint_get","job":"1.0","dir":"/d","uid":0}"#).unwrap_err();
+        assert!(e.contains("`uid`"), "{e}");
     }
 
     #[test]

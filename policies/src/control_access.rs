@@ -16,6 +16,9 @@
 //!   own jobs. A job named by its id, its cluster or its owner that belongs
 //!   to someone else is refused with a message saying so; a constraint alone
 //!   quietly selects among the asker's own jobs. Administrators change any.
+//! - **Checkpoints**: `ckpt ls` reads (open to everyone, as `q -l` is);
+//!   `ckpt get` hands out a job's files, so only its owner and
+//!   administrators may ([`checkpoint_access`]).
 //! - **The machine** (`drain`, `userprio -setfactor`, `shutdown`): only
 //!   administrators.
 //!
@@ -112,6 +115,12 @@ pub enum Refusal {
          their own jobs"
     )]
     NotOwner { owner: String, asker: String },
+    /// Someone else's job's checkpoint.
+    #[error(
+        "permission denied: the job belongs to {owner}; only its owner or an \
+         administrator may fetch its checkpoint, and {asker} is neither"
+    )]
+    NotCheckpointOwner { owner: String, asker: String },
 }
 
 /// Whether the asker is an administrator: root, the agent's own user, or
@@ -202,6 +211,23 @@ pub fn job_access(
     }
 }
 
+/// Whether `asker` may fetch the files of a checkpoint of a job whose
+/// `Owner` is `owner` (`starling ckpt get`): its owner and administrators
+/// only, since the files are the job's output so far.
+pub fn checkpoint_access(
+    asker: &Asker<'_>,
+    agent: &Agent<'_>,
+    owner: Option<&str>,
+) -> Result<(), Refusal> {
+    match job_access(asker, agent, owner, true) {
+        JobAccess::Allowed => Ok(()),
+        _ => Err(Refusal::NotCheckpointOwner {
+            owner: owner.unwrap_or("nobody").to_owned(),
+            asker: asker.display_name(),
+        }),
+    }
+}
+
 /// Whether `name` can be a local user's name in `[control]
 /// administrators`: what `useradd` accepts by default (a letter or `_`,
 /// then letters, digits, `_`, `-` and `.`, an optional final `$`), at
@@ -242,6 +268,33 @@ mod tests {
             uid: 0,
             administrators,
         }
+    }
+
+    #[test]
+    fn only_the_owner_and_administrators_fetch_a_checkpoint() {
+        let admins = ["carol".to_owned()];
+        let agent = root_agent(&admins);
+        assert_eq!(checkpoint_access(&ALICE, &agent, Some("alice")), Ok(()));
+        assert_eq!(checkpoint_access(&ROOT, &agent, Some("alice")), Ok(()));
+        let carol = Asker {
+            uid: 1003,
+            name: Some("carol"),
+        };
+        assert_eq!(checkpoint_access(&carol, &agent, Some("alice")), Ok(()));
+        let why = checkpoint_access(&BOB, &agent, Some("alice")).unwrap_err();
+        assert_eq!(
+            why.to_string(),
+            "permission denied: the job belongs to alice; only its owner or an \
+             administrator may fetch its checkpoint, and bob is neither"
+        );
+        // A nameless uid owns nothing, not even a job with no owner.
+        assert!(checkpoint_access(&NAMELESS, &agent, None).is_err());
+        // A non-root agent's own user is its administrator.
+        let own = Agent {
+            uid: 1002,
+            administrators: &[],
+        };
+        assert_eq!(checkpoint_access(&BOB, &own, Some("alice")), Ok(()));
     }
 
     #[test]

@@ -45,9 +45,14 @@ pub(crate) struct Args {
     /// Print the ads as a JSON array.
     #[arg(long)]
     json: bool,
-    /// Print only the summary by Arch/OpSys.
+    /// Print only the summary by Arch/OpSys (with -store: the totals).
     #[arg(long)]
     total: bool,
+    /// Only the store peers (agents with the `store` role that lend disk
+    /// to checkpoints): what each lends, uses and has free, and its chunks.
+    /// -af, -l and -json print their ads.
+    #[arg(long)]
+    store: bool,
 }
 
 /// The single-dash long options of `condor_status` that `status` accepts.
@@ -59,6 +64,7 @@ const SINGLE_DASH: &[&str] = &[
     "-long",
     "-json",
     "-total",
+    "-store",
 ];
 
 /// The global options that take a value (as a separate argument).
@@ -113,6 +119,7 @@ pub(crate) fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<Os
         Some("qedit") => &["-constraint"],
         Some("userprio") => &["-setfactor", "-json", "-allusers"],
         Some("drain") => super::drain::SINGLE_DASH,
+        Some("ckpt") => super::ckpt::SINGLE_DASH,
         _ => return args,
     };
     let mut prev_takes_value = false;
@@ -211,6 +218,9 @@ pub(crate) fn run(args: Args, data_dir: Option<&Path>) -> anyhow::Result<ExitCod
     if let Some(c) = &constraint {
         ads.retain(|ad| Evaluator::with_ads(Some(ad), None).eval(c).is_true());
     }
+    if args.store {
+        ads = store_ads(ads);
+    }
     ads.sort_by_cached_key(|ad| text_attr(ad, "Name").unwrap_or_default());
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -226,6 +236,9 @@ pub(crate) fn run(args: Args, data_dir: Option<&Path>) -> anyhow::Result<ExitCod
         }
     } else if args.json {
         formats::write_json_ads(&mut out, &ads)?;
+    } else if args.store {
+        let rows: Vec<StoreRow> = ads.iter().map(StoreRow::of).collect();
+        write!(out, "{}", store_table(&rows, args.total))?;
     } else {
         let now = unix_now();
         let rows: Vec<Row> = ads.iter().map(|ad| Row::of(ad, now)).collect();
@@ -314,6 +327,170 @@ impl Row {
             activity_time,
         }
     }
+}
+
+/// Bytes in binary units with one decimal: `512 B`, `1.5 KiB`, `2.0 GiB`.
+pub(crate) fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+/// The store peers among `ads`, one ad per agent.
+fn store_ads(ads: Vec<ClassAd>) -> Vec<ClassAd> {
+    let mut seen = std::collections::HashSet::new();
+    ads.into_iter()
+        .filter(crate::agent::store::place::is_store)
+        .filter(|ad| {
+            text_attr(ad, "StarlingAgentId")
+                .or_else(|| text_attr(ad, "Name"))
+                .is_none_or(|id| seen.insert(id))
+        })
+        .collect()
+}
+
+/// One store peer's line of `status -store`.
+struct StoreRow {
+    name: String,
+    host: String,
+    domain: String,
+    place: String,
+    /// KiB, as the ad has them.
+    lent: Option<i64>,
+    used: Option<i64>,
+    free: Option<i64>,
+    chunks: Option<i64>,
+}
+
+impl StoreRow {
+    fn of(ad: &ClassAd) -> StoreRow {
+        let text = |n: &str| text_attr(ad, n).unwrap_or_else(|| MISSING.into());
+        let int = |n: &str| attr(ad, n).as_int();
+        let place = match (text_attr(ad, "StarlingSite"), text_attr(ad, "StarlingRack")) {
+            (None, None) => "-".to_owned(),
+            (site, rack) => format!(
+                "{}/{}",
+                site.as_deref().unwrap_or("-"),
+                rack.as_deref().unwrap_or("-")
+            ),
+        };
+        StoreRow {
+            name: text("Name"),
+            host: text_attr(ad, "StarlingHost")
+                .or_else(|| text_attr(ad, "Machine"))
+                .unwrap_or_else(|| MISSING.into()),
+            domain: text("StarlingDomain"),
+            place,
+            lent: int("StarlingStoreLent"),
+            used: int("StarlingStoreUsed"),
+            free: int("StarlingStoreFree"),
+            chunks: int("StarlingStoreChunks"),
+        }
+    }
+}
+
+fn kib_cell(kib: Option<i64>) -> String {
+    match kib {
+        Some(k) => human_bytes(u64::try_from(k).unwrap_or(0).saturating_mul(1024)),
+        None => MISSING.into(),
+    }
+}
+
+/// `status -store`: a line per store peer, then the totals (only the
+/// totals with `totals_only`); nothing at all when there is no store peer,
+/// as `condor_status` prints nothing when nothing matches.
+fn store_table(rows: &[StoreRow], totals_only: bool) -> String {
+    if rows.is_empty() {
+        return String::new();
+    }
+    let heads = [
+        "Name",
+        "Host",
+        "Domain",
+        "Site/Rack",
+        "Lent",
+        "Used",
+        "Free",
+        "Chunks",
+    ]
+    .map(str::to_owned);
+    let sum = |f: fn(&StoreRow) -> Option<i64>| rows.iter().filter_map(f).sum::<i64>();
+    let totals = [
+        kib_cell(Some(sum(|r| r.lent))),
+        kib_cell(Some(sum(|r| r.used))),
+        kib_cell(Some(sum(|r| r.free))),
+        sum(|r| r.chunks).to_string(),
+    ];
+    let lines: Vec<[String; 8]> = rows
+        .iter()
+        .filter(|_| !totals_only)
+        .map(|r| {
+            [
+                r.name.clone(),
+                r.host.clone(),
+                r.domain.clone(),
+                r.place.clone(),
+                kib_cell(r.lent),
+                kib_cell(r.used),
+                kib_cell(r.free),
+                r.chunks.map_or_else(|| MISSING.into(), |c| c.to_string()),
+            ]
+        })
+        .collect();
+    let mut widths = heads.clone().map(|h| h.chars().count());
+    for line in &lines {
+        for (w, cell) in widths.iter_mut().zip(line) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    for (w, cell) in widths[4..].iter_mut().zip(&totals) {
+        *w = (*w).max(cell.chars().count());
+    }
+    // Text left, figures right.
+    let render = |cells: &[String; 8]| {
+        let mut s = String::new();
+        for (i, (cell, w)) in cells.iter().zip(widths).enumerate() {
+            if i > 0 {
+                s.push(' ');
+            }
+            if i >= 4 {
+                s.push_str(&format!("{cell:>w$}"));
+            } else {
+                s.push_str(&format!("{cell:<w$}"));
+            }
+        }
+        format!("{}\n", s.trim_end())
+    };
+    let mut out = render(&heads);
+    out.push('\n');
+    for line in &lines {
+        out.push_str(&render(line));
+    }
+    if !lines.is_empty() {
+        out.push('\n');
+    }
+    // The peer count spans Host, Domain and Site/Rack.
+    let span = widths[1] + widths[2] + widths[3] + 2;
+    let mut total = format!(
+        "{:<w$} {:<span$}",
+        "Total",
+        format!("{} store peers", rows.len()),
+        w = widths[0]
+    );
+    for (cell, w) in totals.iter().zip(&widths[4..]) {
+        total.push_str(&format!(" {cell:>w$}"));
+    }
+    out.push_str(total.trim_end());
+    out.push('\n');
+    out
 }
 
 /// Seconds as `condor_status` prints a duration: `d+hh:mm:ss` (negative
@@ -442,6 +619,64 @@ mod tests {
         assert_eq!(format_elapsed(86_399), "0+23:59:59");
         assert_eq!(format_elapsed(86_400), "1+00:00:00");
         assert_eq!(format_elapsed(12 * 86_400 + 5), "12+00:00:05");
+    }
+
+    #[test]
+    fn bytes_in_binary_units() {
+        assert_eq!(human_bytes(0), "0 B");
+        assert_eq!(human_bytes(1023), "1023 B");
+        assert_eq!(human_bytes(1024), "1.0 KiB");
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(human_bytes(4 << 30), "4.0 GiB");
+        assert_eq!(human_bytes(u64::MAX), "16.0 EiB");
+    }
+
+    #[test]
+    fn store_peers_are_listed_with_their_figures_and_totals() {
+        let ad = |name: &str, host: &str, site: &str, used_kib: i64, chunks: i64| {
+            parse_ad(&format!(
+                r#"[ Name = "{name}"; StarlingAgentId = "{name}-id"; StarlingHost = "{host}";
+                     StarlingDomain = "lab"; {site} StarlingRoles = "execute,submit,store";
+                     StarlingStoreLent = 4194304; StarlingStoreUsed = {used_kib};
+                     StarlingStoreFree = {}; StarlingStoreChunks = {chunks} ]"#,
+                4_194_304 - used_kib
+            ))
+            .unwrap()
+        };
+        let no_store =
+            parse_ad(r#"[ Name = "exec-only"; StarlingRoles = "execute"; StarlingStoreLent = 0 ]"#)
+                .unwrap();
+        let ads = store_ads(vec![
+            ad(
+                "agent-00",
+                "host-00",
+                r#"StarlingSite = "s1"; StarlingRack = "r2";"#,
+                12,
+                3,
+            ),
+            no_store,
+            ad("agent-01", "host-01", "", 1024, 1),
+            ad("agent-01", "host-01", "", 1024, 1),
+        ]);
+        assert_eq!(ads.len(), 2, "one line per store peer");
+        let rows: Vec<StoreRow> = ads.iter().map(StoreRow::of).collect();
+        let text = store_table(&rows, false);
+        let expected = "\
+Name     Host    Domain Site/Rack    Lent     Used    Free Chunks
+
+agent-00 host-00 lab    s1/r2     4.0 GiB 12.0 KiB 4.0 GiB      3
+agent-01 host-01 lab    -         4.0 GiB  1.0 MiB 4.0 GiB      1
+
+Total    2 store peers            8.0 GiB  1.0 MiB 8.0 GiB      4
+";
+        assert_eq!(text, expected, "\n{text}");
+        let totals = store_table(&rows, true);
+        assert_eq!(
+            totals,
+            "Name Host Domain Site/Rack    Lent    Used    Free Chunks\n\n\
+             Total 2 store peers         8.0 GiB 1.0 MiB 8.0 GiB      4\n"
+        );
+        assert_eq!(store_table(&[], false), "");
     }
 
     #[test]

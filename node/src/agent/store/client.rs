@@ -185,8 +185,21 @@ pub async fn get_chunk(
     hash: Hash,
     len: u32,
 ) -> Result<Vec<u8>, String> {
+    fetch_chunk(network, peers, job, hash, len)
+        .await
+        .map(|(data, _)| data)
+}
+
+/// [`get_chunk`], also saying which of `peers` (its index) gave the chunk.
+pub async fn fetch_chunk(
+    network: &mpsc::Sender<Command>,
+    peers: &[PeerId],
+    job: &JobKey,
+    hash: Hash,
+    len: u32,
+) -> Result<(Vec<u8>, usize), String> {
     let mut errors = Vec::new();
-    for peer in peers {
+    for (index, peer) in peers.iter().enumerate() {
         let asked = tokio::time::timeout(
             CHUNK_TIMEOUT,
             ask(
@@ -202,7 +215,7 @@ pub async fn get_chunk(
         match asked {
             Ok(Ok(Response::Chunk { data })) => {
                 if data.len() == len as usize && blake3::hash(&data).as_bytes() == hash.as_bytes() {
-                    return Ok(data);
+                    return Ok((data, index));
                 }
                 tracing::warn!(%peer, %hash, "a replica sent a chunk that does not match its hash");
                 errors.push(format!("{peer}: the chunk does not match its hash"));
@@ -215,10 +228,12 @@ pub async fn get_chunk(
 }
 
 /// What a restore wrote.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Restored {
     pub files: usize,
     pub bytes: u64,
+    /// How many chunks each of the peers gave, in the order given.
+    pub chunks_from: Vec<u64>,
 }
 
 /// Fetches the checkpoint from `peers` (in order of preference) into
@@ -253,14 +268,14 @@ pub async fn restore(
         let opened = opened.clone();
         let places = places.clone();
         async move {
-            let data = get_chunk(network, peers, &manifest.job, hash, len).await?;
+            let (data, from) = fetch_chunk(network, peers, &manifest.job, hash, len).await?;
             tokio::task::spawn_blocking(move || {
                 for (file, offset) in places.get(&hash).into_iter().flatten() {
                     opened[*file]
                         .write_all_at(&data, *offset)
                         .map_err(|e| format!("writing the checkpoint: {e}"))?;
                 }
-                Ok::<u64, String>(data.len() as u64)
+                Ok::<(u64, usize), String>((data.len() as u64, from))
             })
             .await
             .map_err(|e| e.to_string())?
@@ -270,9 +285,12 @@ pub async fn restore(
     let mut restored = Restored {
         files: manifest.files.len(),
         bytes: 0,
+        chunks_from: vec![0; peers.len()],
     };
     while let Some(fetched) = fetches.next().await {
-        restored.bytes += fetched?;
+        let (bytes, from) = fetched?;
+        restored.bytes += bytes;
+        restored.chunks_from[from] += 1;
     }
     drop(fetches);
     let modes: Vec<(PathBuf, u32)> = paths

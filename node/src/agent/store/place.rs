@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use libp2p::PeerId;
 use ractor::ActorRef;
-use starling_policies::replicas::{Candidate, Place};
+use starling_policies::replicas::{self, Candidate, Place};
+use starling_protocol::checkpoint::Replica;
 use starling_protocol::classad::{ClassAd, Evaluator, Name, Side, Value};
 use tokio::sync::mpsc;
 
@@ -105,4 +106,83 @@ pub async fn store_peers(
             })
         })
         .collect()
+}
+
+/// The order to fetch a checkpoint from its `replicas` in, seen from
+/// `from`: those whose store peer is in the view (`known`), nearest first
+/// ([`replicas::restore_order`]), then the others as listed (they may come
+/// back). Each as its index in `replicas` and whether it is in the view.
+pub fn fetch_order(from: &Place, replicas: &[Replica], known: &[StorePeer]) -> Vec<(usize, bool)> {
+    let (live, gone): (Vec<usize>, Vec<usize>) = (0..replicas.len())
+        .partition(|&i| known.iter().any(|k| k.candidate.peer == replicas[i].peer));
+    let candidates: Vec<Candidate> = live
+        .iter()
+        .filter_map(|&i| {
+            known
+                .iter()
+                .find(|k| k.candidate.peer == replicas[i].peer)
+                .map(|k| k.candidate.clone())
+        })
+        .collect();
+    replicas::restore_order(from, &candidates)
+        .into_iter()
+        .map(|c| (live[c], true))
+        .chain(gone.into_iter().map(|i| (i, false)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn place(machine: &str, site: Option<&str>) -> Place {
+        Place {
+            machine: machine.to_owned(),
+            domain: "d".to_owned(),
+            site: site.map(str::to_owned),
+            rack: None,
+        }
+    }
+
+    fn known(peer: PeerId, machine: &str, site: Option<&str>, rtt_ms: Option<u64>) -> StorePeer {
+        StorePeer {
+            peer,
+            candidate: Candidate {
+                peer: peer.to_string(),
+                place: place(machine, site),
+                rtt: rtt_ms.map(Duration::from_millis),
+                free_bytes: 1 << 30,
+                allowed: true,
+            },
+        }
+    }
+
+    fn replica(peer: PeerId, machine: &str) -> Replica {
+        Replica {
+            peer: peer.to_string(),
+            machine: machine.to_owned(),
+        }
+    }
+
+    #[test]
+    fn live_replicas_come_nearest_first_and_gone_ones_last() {
+        let (a, b, c) = (PeerId::random(), PeerId::random(), PeerId::random());
+        let replicas = [replica(a, "far"), replica(b, "gone"), replica(c, "near")];
+        let view = [
+            known(a, "far", None, Some(40)),
+            known(c, "near", None, Some(2)),
+        ];
+        let order = fetch_order(&place("here", None), &replicas, &view);
+        assert_eq!(order, [(2, true), (0, true), (1, false)]);
+        // Nothing in the view: the replicas as listed.
+        let order = fetch_order(&place("here", None), &replicas, &[]);
+        assert_eq!(order, [(0, false), (1, false), (2, false)]);
+        // Without round-trip times, the same site comes first.
+        let view = [
+            known(a, "far", Some("elsewhere"), None),
+            known(c, "near", Some("here"), None),
+        ];
+        let order = fetch_order(&place("here", Some("here")), &replicas, &view);
+        assert_eq!(order[0], (2, true));
+    }
 }

@@ -11,8 +11,11 @@
 //! Every request is answered, with a code and a reason when refused. The
 //! chunk store's work (sled, hashing) runs off the async threads, at most
 //! [`MAX_WORKERS`] requests at once; more are answered busy. Every
-//! [`COLLECT_EVERY`] the chunks of jobs whose lease ran out are dropped,
-//! and the store's figures go to the advertiser for the machine ad.
+//! [`COLLECT_EVERY`] the chunks of jobs whose lease ran out are dropped.
+//! The store's figures go to the advertiser for the machine ad right after
+//! a commit, a release or a collection, and every [`FIGURES_EVERY`]
+//! besides (free space moves with the filesystem), so that `starling status
+//! -store` follows within seconds.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
@@ -32,8 +35,12 @@ use crate::agent::view_actor::{agent_of, ViewMsg};
 /// Store requests handled at once, at most.
 pub const MAX_WORKERS: usize = 32;
 
-/// How often expired chunks are collected and the figures refreshed.
+/// How often expired chunks are collected.
 pub const COLLECT_EVERY: Duration = Duration::from_secs(30);
+
+/// How often the store's figures are read again, beside after each
+/// change.
+pub const FIGURES_EVERY: Duration = Duration::from_secs(5);
 
 /// How long the view's list of trusted agents is reused before it is read
 /// again (a request from an agent not on it reads it at once, at most
@@ -85,6 +92,10 @@ async fn run(args: ServerArgs, mut requests: mpsc::Receiver<Inbound>) {
         read: None,
     };
     let mut collect = tokio::time::interval(COLLECT_EVERY);
+    let mut figures = tokio::time::interval(FIGURES_EVERY);
+    figures.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // Set by requests that change what the store holds.
+    let changed = Arc::new(tokio::sync::Notify::new());
     loop {
         tokio::select! {
             request = requests.recv() => {
@@ -96,6 +107,7 @@ async fn run(args: ServerArgs, mut requests: mpsc::Receiver<Inbound>) {
                 let verdict = admit(&args, &mut trusted, &request).await;
                 let chunks = args.chunks.clone();
                 let network = args.network.clone();
+                let changed = changed.clone();
                 tokio::spawn(async move {
                     let response = match verdict {
                         Err(response) => response,
@@ -103,29 +115,48 @@ async fn run(args: ServerArgs, mut requests: mpsc::Receiver<Inbound>) {
                             .await
                             .unwrap_or_else(|e| refused(ErrorCode::Failed, &format!("the store failed: {e}"))),
                     };
+                    if matches!(response, Response::Committed | Response::Released { .. }) {
+                        changed.notify_one();
+                    }
                     respond(&network, request.id, response).await;
                     drop(permit);
                 });
             }
+            () = changed.notified() => refresh(&args).await,
+            _ = figures.tick() => refresh(&args).await,
             _ = collect.tick() => {
                 let chunks = args.chunks.clone();
-                let figures = tokio::task::spawn_blocking(move || {
+                let _ = tokio::task::spawn_blocking(move || {
                     let now = Timestamp::now().as_unix_millis();
                     match chunks.collect(now) {
                         Ok(c) if c.jobs > 0 => tracing::info!(jobs = c.jobs, chunks = c.chunks, bytes = c.bytes, "dropped checkpoints whose lease ran out"),
                         Ok(_) => {}
                         Err(e) => tracing::warn!(error = %e, "collecting expired checkpoints failed"),
                     }
-                    chunks.stats().ok()
                 })
-                .await
-                .ok()
-                .flatten();
-                if figures.is_some() {
-                    let _ = args.stats.send(figures);
-                }
+                .await;
+                refresh(&args).await;
             }
         }
+    }
+}
+
+/// Reads the store's figures and hands them to the advertiser when they
+/// changed.
+async fn refresh(args: &ServerArgs) {
+    let chunks = args.chunks.clone();
+    let figures = tokio::task::spawn_blocking(move || chunks.stats().ok())
+        .await
+        .ok()
+        .flatten();
+    if let Some(figures) = figures {
+        args.stats.send_if_modified(|current| {
+            let modified = current.as_ref() != Some(&figures);
+            if modified {
+                *current = Some(figures);
+            }
+            modified
+        });
     }
 }
 

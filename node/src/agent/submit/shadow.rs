@@ -912,7 +912,7 @@ async fn receive(args: &ShadowArgs, offer: OutputOffer, ad: &ClassAd) -> Result<
 
 /// Makes `dir` and its missing parents, mode 0700, and checks that it is
 /// a directory of this process's user (not a link someone put there).
-fn make_private_dir(dir: &Path) -> Result<(), String> {
+pub(crate) fn make_private_dir(dir: &Path) -> Result<(), String> {
     use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _};
     let cannot = |e: std::io::Error| format!("cannot make {}: {e}", dir.display());
     std::fs::DirBuilder::new()
