@@ -673,6 +673,7 @@ impl Actor for Supervisor {
                 key: args.key.clone(),
                 place,
                 lease_secs: args.config.store.lease_secs,
+                me: net.peer_id.to_string(),
             }),
         };
         let store_server = lending.map(|(chunks, stats)| {

@@ -387,14 +387,10 @@ async fn get(
             .map(|f| f.name.as_str().to_owned())
             .collect();
         prepare_dir(&rights, dir, &names, force).await?;
-        let mut known = match current_view(ctx.supervisor).await {
-            Ok(view) => place::store_peers(&view, ctx.network).await,
+        let known = match current_view(ctx.supervisor).await {
+            Ok(view) => place::store_peers(&view, ctx.network, ctx.me).await,
             Err(message) => return Err(message),
         };
-        // No ping measures this agent to itself; nothing is nearer.
-        for peer in known.iter_mut().filter(|k| k.candidate.peer == ctx.me) {
-            peer.candidate.rtt = Some(Duration::ZERO);
-        }
         let order = place::fetch_order(ctx.place, &record.replicas, &known);
         let asked: Vec<(PeerId, CheckpointReplica)> = order
             .iter()

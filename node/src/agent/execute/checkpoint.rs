@@ -61,6 +61,8 @@ pub struct Context {
     pub place: Place,
     /// The lease store peers are asked to keep chunks for.
     pub lease_secs: u32,
+    /// This agent's peer id, as text.
+    pub me: String,
 }
 
 /// A job's checkpointing, as its ad asks and its last checkpoint left it.
@@ -252,36 +254,16 @@ pub async fn restore(
     Ok(plan.last_files.clone())
 }
 
-/// The replicas' peers, nearest first.
+/// The replicas' peers: those in the view nearest first, then the others
+/// (they may be back).
 async fn order(ctx: &Context, replicas: &[Replica]) -> Vec<PeerId> {
     let known = match crate::agent::current_view(&ctx.supervisor).await {
-        Ok(view) => place::store_peers(&view, &ctx.network).await,
+        Ok(view) => place::store_peers(&view, &ctx.network, &ctx.me).await,
         Err(_) => Vec::new(),
     };
-    let candidates: Vec<replicas::Candidate> = replicas
-        .iter()
-        .map(|r| {
-            known
-                .iter()
-                .find(|k| k.candidate.peer == r.peer)
-                .map(|k| k.candidate.clone())
-                .unwrap_or(replicas::Candidate {
-                    peer: r.peer.clone(),
-                    place: Place {
-                        machine: r.machine.clone(),
-                        domain: String::new(),
-                        site: None,
-                        rack: None,
-                    },
-                    rtt: None,
-                    free_bytes: 0,
-                    allowed: true,
-                })
-        })
-        .collect();
-    replicas::restore_order(&ctx.place, &candidates)
+    place::fetch_order(&ctx.place, replicas, &known)
         .into_iter()
-        .filter_map(|i| candidates[i].peer.parse().ok())
+        .filter_map(|(i, _)| replicas[i].peer.parse().ok())
         .collect()
 }
 
@@ -426,7 +408,7 @@ async fn replicate(
     source: &client::Source,
 ) -> (Vec<Replica>, u64) {
     let peers = match crate::agent::current_view(&ctx.supervisor).await {
-        Ok(view) => place::store_peers(&view, &ctx.network).await,
+        Ok(view) => place::store_peers(&view, &ctx.network, &ctx.me).await,
         Err(_) => Vec::new(),
     };
     let candidates: Vec<replicas::Candidate> = peers.iter().map(|p| p.candidate.clone()).collect();

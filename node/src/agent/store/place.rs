@@ -65,10 +65,12 @@ pub fn is_store(ad: &ClassAd) -> bool {
 }
 
 /// Every store peer of the view, with its measured round-trip time when
-/// it is connected.
+/// it is connected; `me` (this agent's peer id, as text) is nearest of
+/// all, though no ping measures it.
 pub async fn store_peers(
     view: &ActorRef<ViewMsg>,
     network: &mpsc::Sender<Command>,
+    me: &str,
 ) -> Vec<StorePeer> {
     let machines = match view
         .call(ViewMsg::Machines, Some(crate::agent::QUERY_TIMEOUT))
@@ -99,7 +101,11 @@ pub async fn store_peers(
                 candidate: Candidate {
                     peer: peer.to_string(),
                     place: place_of(&m.ad, &m.domain),
-                    rtt: rtts.get(&peer).copied(),
+                    rtt: if peer.to_string() == me {
+                        Some(Duration::ZERO)
+                    } else {
+                        rtts.get(&peer).copied()
+                    },
                     free_bytes: u64::try_from(free_kib).unwrap_or(0).saturating_mul(1024),
                     allowed: true,
                 },

@@ -185,7 +185,7 @@ impl Keeper {
             return;
         }
         let peers = match crate::agent::current_view(&self.supervisor).await {
-            Ok(view) => place::store_peers(&view, &self.network).await,
+            Ok(view) => place::store_peers(&view, &self.network, &self.me.to_string()).await,
             Err(_) => return,
         };
         let live: HashSet<String> = peers.iter().map(|p| p.candidate.peer.clone()).collect();
