@@ -836,12 +836,24 @@ impl Queue {
 
     /// The run ended early (lost machine, lapsed claim): back to idle.
     pub async fn evicted(&self, id: JobId, reason: &str) -> Result<(), QueueError> {
+        self.evicted_after(id, reason, None).await
+    }
+
+    /// [`Queue::evicted`] of a run last known to work at `ran_until`
+    /// (unix seconds; `None`: now): its work since its last checkpoint,
+    /// up to then, is lost.
+    pub async fn evicted_after(
+        &self,
+        id: JobId,
+        reason: &str,
+        ran_until: Option<i64>,
+    ) -> Result<(), QueueError> {
         let Some(ad) = self.job(id) else {
             return Err(QueueError::NoSuchJob(id));
         };
         let mut c = self.status_changes(status::IDLE);
         c.extend(self.run_time(&ad));
-        c.extend(self.badput(&ad));
+        c.extend(self.badput(&ad, ran_until.unwrap_or_else(|| self.now())));
         c.extend([
             Change::set("LastVacateReason", quote(reason)),
             Change::set(
@@ -957,14 +969,15 @@ impl Queue {
         self.update(id, replica_changes(sequence, replicas)).await
     }
 
-    /// Work the current run did since its last checkpoint (or its start),
-    /// lost now that it ends early: added to `StarlingBadputTime`.
-    fn badput(&self, ad: &ClassAd) -> Vec<Change> {
+    /// Work the current run did since its last checkpoint (or its start)
+    /// up to `until`, lost now that it ends early: added to
+    /// `StarlingBadputTime`.
+    fn badput(&self, ad: &ClassAd, until: i64) -> Vec<Change> {
         let Some(start) = int(ad, "JobCurrentStartDate") else {
             return Vec::new();
         };
         let since = int(ad, "LastCkptTime").map_or(start, |c| c.max(start));
-        let lost = (self.now() - since).max(0);
+        let lost = (until.min(self.now()) - since).max(0);
         vec![Change::set(
             BADPUT,
             (int(ad, BADPUT).unwrap_or(0) + lost).to_string(),

@@ -539,3 +539,79 @@ fn a_vacated_job_checkpoints_on_its_kill_signal_and_resumes_from_it() {
         "40"
     );
 }
+
+/// `when_to_transfer_output = ON_EXIT_OR_EVICT` with no checkpoint exit
+/// code: an evicted job's files are kept as its checkpoint whatever ended
+/// it, and it starts again with them.
+#[test]
+fn an_evicted_on_exit_or_evict_job_starts_again_with_its_files() {
+    const AGENTS: usize = 3;
+    let pool = pool(AGENTS, &[]);
+    let work = tempfile::tempdir().unwrap();
+    let shared = shared_dir();
+    let ledger = shared.path().join("ledger");
+    let exe = work.path().join("steps.sh");
+    // No trap: SIGTERM ends it where it is.
+    std::fs::write(
+        &exe,
+        "#!/bin/sh\nn=0\n[ -f state ] && n=$(cat state)\necho \"start $n evicted\" >> \"$1\"\n\
+         while [ $n -lt 24 ]; do n=$((n+1)); echo $n > state; sleep 0.25; done\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&exe, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    std::fs::write(
+        work.path().join("job.sub"),
+        format!(
+            "executable = steps.sh\narguments = \"{}\"\nlog = job.log\n\
+             when_to_transfer_output = ON_EXIT_OR_EVICT\ntransfer_output_files = state\nqueue\n",
+            ledger.display()
+        ),
+    )
+    .unwrap();
+    pool.ok(0, work.path(), &["submit", "job.sub"]);
+    wait_for(Duration::from_secs(60), "the job running", || {
+        (runs(&ledger).len() == 1).then_some(())
+    });
+    std::thread::sleep(Duration::from_secs(2));
+    pool.ok(0, work.path(), &["vacate", "1.0"]);
+    wait_for(Duration::from_secs(60), "the job started again", || {
+        (runs(&ledger).len() >= 2).then_some(())
+    });
+    let steps: Vec<u32> = runs(&ledger).into_iter().map(|(step, _)| step).collect();
+    assert!(steps[1] >= 4, "it started without its files: {steps:?}");
+    let row = completed(&pool, &["NumCkpts", "ExitCode"], AGENTS);
+    assert_eq!(row, vec!["1", "0"]);
+}
+
+/// A checkpointed job that is held and released starts again from its
+/// checkpoint.
+#[test]
+fn a_held_job_released_resumes_from_its_checkpoint() {
+    const AGENTS: usize = 3;
+    let pool = pool(AGENTS, &[]);
+    let work = tempfile::tempdir().unwrap();
+    let shared = shared_dir();
+    let ledger = shared.path().join("ledger");
+    job(work.path(), &ledger, 100, 4, true, "");
+    pool.ok(0, work.path(), &["submit", "job.sub"]);
+    wait_checkpoints(&pool, 1);
+    // The start in place after the checkpoint, from step 4.
+    wait_for(Duration::from_secs(30), "the job going on", || {
+        (runs(&ledger).len() == 2).then_some(())
+    });
+    pool.ok(0, work.path(), &["hold", "1.0"]);
+    wait_for(Duration::from_secs(30), "the job held", || {
+        (attr(&pool, "JobStatus").as_deref() == Some("5")).then_some(())
+    });
+    pool.ok(0, work.path(), &["release", "1.0"]);
+    wait_for(Duration::from_secs(60), "the job started again", || {
+        (runs(&ledger).len() >= 3).then_some(())
+    });
+    let steps: Vec<u32> = runs(&ledger).into_iter().map(|(step, _)| step).collect();
+    assert_eq!(
+        steps,
+        vec![0, 4, 4],
+        "it did not resume from its checkpoint"
+    );
+    pool.ok(0, work.path(), &["rm", "1.0"]);
+}

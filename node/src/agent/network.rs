@@ -746,59 +746,17 @@ impl Loop {
                 peer,
                 request,
                 reply,
-            } => {
-                let me = *self.swarm.local_peer_id();
-                if peer == me {
-                    self.pending_jobs
-                        .claim_to_self(me, &self.jobs, request, reply);
-                    return;
-                }
-                self.note_job_traffic(peer);
-                let id = self
-                    .swarm
-                    .behaviour_mut()
-                    .claim
-                    .send_request(&peer, request);
-                self.pending_jobs.claim_sent(id, reply);
-            }
+            } => self.job_request(peer, request, reply, |b| &mut b.claim),
             Command::Transfer {
                 peer,
                 request,
                 reply,
-            } => {
-                let me = *self.swarm.local_peer_id();
-                if peer == me {
-                    self.pending_jobs
-                        .transfer_to_self(me, &self.jobs, request, reply);
-                    return;
-                }
-                self.note_job_traffic(peer);
-                let id = self
-                    .swarm
-                    .behaviour_mut()
-                    .transfer
-                    .send_request(&peer, request);
-                self.pending_jobs.transfer_sent(id, reply);
-            }
+            } => self.job_request(peer, request, reply, |b| &mut b.transfer),
             Command::Store {
                 peer,
                 request,
                 reply,
-            } => {
-                let me = *self.swarm.local_peer_id();
-                if peer == me {
-                    self.pending_jobs
-                        .store_to_self(me, &self.jobs, request, reply);
-                    return;
-                }
-                self.note_job_traffic(peer);
-                let id = self
-                    .swarm
-                    .behaviour_mut()
-                    .store
-                    .send_request(&peer, request);
-                self.pending_jobs.store_sent(id, reply);
-            }
+            } => self.job_request(peer, request, reply, |b| &mut b.store),
             Command::Respond { id, answer } => {
                 let behaviour = self.swarm.behaviour_mut();
                 self.pending_jobs.respond(
@@ -811,6 +769,27 @@ impl Loop {
             }
             Command::Shutdown { .. } => {}
         }
+    }
+
+    /// Sends a request of a job protocol to `peer` (through the agent's
+    /// own router when `peer` is this agent: the swarm cannot dial itself).
+    fn job_request<R: jobs::Routed>(
+        &mut self,
+        peer: PeerId,
+        request: R,
+        reply: oneshot::Sender<jobs::Outcome<R::Response>>,
+        behaviour: impl FnOnce(
+            &mut Behaviour,
+        ) -> &mut request_response::Behaviour<WireCodec<R, R::Response>>,
+    ) {
+        let me = *self.swarm.local_peer_id();
+        if peer == me {
+            self.pending_jobs.to_self(me, &self.jobs, request, reply);
+            return;
+        }
+        self.note_job_traffic(peer);
+        let id = behaviour(self.swarm.behaviour_mut()).send_request(&peer, request);
+        self.pending_jobs.sent::<R>(id, reply);
     }
 
     fn publish(&mut self, domain: &str, bytes: Vec<u8>) {
@@ -1156,21 +1135,21 @@ impl Loop {
                     self.note_job_traffic(*peer);
                 }
                 let behaviour = &mut self.swarm.behaviour_mut().claim;
-                self.pending_jobs.on_claim(behaviour, &self.jobs, event);
+                self.pending_jobs.on_event(behaviour, &self.jobs, event);
             }
             BehaviourEvent::Transfer(event) => {
                 if let request_response::Event::Message { peer, .. } = &event {
                     self.note_job_traffic(*peer);
                 }
                 let behaviour = &mut self.swarm.behaviour_mut().transfer;
-                self.pending_jobs.on_transfer(behaviour, &self.jobs, event);
+                self.pending_jobs.on_event(behaviour, &self.jobs, event);
             }
             BehaviourEvent::Store(event) => {
                 if let request_response::Event::Message { peer, .. } = &event {
                     self.note_job_traffic(*peer);
                 }
                 let behaviour = &mut self.swarm.behaviour_mut().store;
-                self.pending_jobs.on_store(behaviour, &self.jobs, event);
+                self.pending_jobs.on_event(behaviour, &self.jobs, event);
             }
             BehaviourEvent::View(request_response::Event::Message { peer, message, .. }) => {
                 self.on_view_message(peer, message)

@@ -384,53 +384,14 @@ impl RouterLoop {
         claim: ClaimId,
         manifest: Box<starling_protocol::identity::Envelope>,
     ) {
-        let error = |code, reason: String| transfer::Response::Error {
-            transfer: TransferId(0),
-            code,
-            reason,
-        };
-        let Some(shadow) = self.shadows.get(&claim).cloned() else {
-            self.respond(
-                id,
-                error(
-                    ErrorCode::UnknownClaim,
-                    format!("no job of this agent runs under claim {claim}"),
-                ),
-            )
-            .await;
-            return;
-        };
-        let (answer, answered) = oneshot::channel();
-        let offer = FromExecute::Checkpoint(CheckpointOffer {
-            peer,
-            manifest,
-            answer,
-        });
-        if shadow.try_send(offer).is_err() {
-            self.respond(
-                id,
-                error(
-                    ErrorCode::Busy,
-                    "the job's shadow is busy; send again".to_owned(),
-                ),
-            )
-            .await;
-            return;
-        }
-        let network = self.network.clone();
-        tokio::spawn(async move {
-            let response = answered.await.unwrap_or(transfer::Response::Error {
-                transfer: TransferId(0),
-                code: ErrorCode::UnknownClaim,
-                reason: "the job's shadow went away".to_owned(),
-            });
-            let _ = network
-                .send(Command::Respond {
-                    id,
-                    answer: Answer::Transfer(response),
-                })
-                .await;
-        });
+        self.to_shadow(id, claim, TransferId(0), |answer| {
+            FromExecute::Checkpoint(CheckpointOffer {
+                peer,
+                manifest,
+                answer,
+            })
+        })
+        .await;
     }
 
     async fn on_offer(
@@ -442,45 +403,52 @@ impl RouterLoop {
         files: Vec<File>,
         report: Option<transfer::Report>,
     ) {
+        self.to_shadow(id, claim, transfer, |answer| {
+            FromExecute::Output(OutputOffer {
+                peer,
+                transfer,
+                files,
+                report,
+                answer,
+            })
+        })
+        .await;
+    }
+
+    /// Hands what an execute agent sent about `claim` to the claim's shadow,
+    /// which answers request `id` when it is ready (the loop must not
+    /// wait); `transfer` names it in error answers.
+    async fn to_shadow(
+        &mut self,
+        id: u64,
+        claim: ClaimId,
+        transfer: TransferId,
+        mail: impl FnOnce(oneshot::Sender<transfer::Response>) -> FromExecute,
+    ) {
+        let error = move |code, reason: String| transfer::Response::Error {
+            transfer,
+            code,
+            reason,
+        };
         let Some(shadow) = self.shadows.get(&claim).cloned() else {
-            self.respond(
-                id,
-                transfer::Response::Error {
-                    transfer,
-                    code: ErrorCode::UnknownClaim,
-                    reason: format!("no job of this agent runs under claim {claim}"),
-                },
-            )
-            .await;
+            let reason = format!("no job of this agent runs under claim {claim}");
+            self.respond(id, error(ErrorCode::UnknownClaim, reason))
+                .await;
             return;
         };
         let (answer, answered) = oneshot::channel();
-        let offer = FromExecute::Output(OutputOffer {
-            peer,
-            transfer,
-            files,
-            report,
-            answer,
-        });
-        if shadow.try_send(offer).is_err() {
-            self.respond(
-                id,
-                transfer::Response::Error {
-                    transfer,
-                    code: ErrorCode::Busy,
-                    reason: "the job's shadow is busy; offer again".to_owned(),
-                },
-            )
-            .await;
+        if shadow.try_send(mail(answer)).is_err() {
+            let reason = "the job's shadow is busy; send again".to_owned();
+            self.respond(id, error(ErrorCode::Busy, reason)).await;
             return;
         }
-        // The shadow answers when it is ready; the loop must not wait.
         let network = self.network.clone();
         tokio::spawn(async move {
-            let response = answered.await.unwrap_or(transfer::Response::Error {
-                transfer,
-                code: ErrorCode::UnknownClaim,
-                reason: "the job's shadow went away".to_owned(),
+            let response = answered.await.unwrap_or_else(|_| {
+                error(
+                    ErrorCode::UnknownClaim,
+                    "the job's shadow went away".to_owned(),
+                )
             });
             let _ = network
                 .send(Command::Respond {

@@ -615,8 +615,10 @@ async fn finish_run(
     if let Some((plan, executable)) = checkpointing {
         let this_start = report.clone();
         report = plan.whole(report);
-        let checkpointed = report.exit_code.is_some()
-            && (report.exit_code == plan.exit_code || (evicted.is_some() && plan.on_evict));
+        // It exited to checkpoint; or it was evicted and wants its files
+        // kept however it ended (ON_EXIT_OR_EVICT).
+        let checkpointed = (report.exit_code.is_some() && report.exit_code == plan.exit_code)
+            || (evicted.is_some() && plan.on_evict);
         if checkpointed && report.hold.is_none() {
             let taken = tokio::select! {
                 t = checkpoint::take(

@@ -67,16 +67,12 @@ pub enum Answer {
 /// not answer in time, or closed the stream.
 pub type Outcome<T> = Result<T, String>;
 
-/// Outbound requests in flight and inbound ones waiting for an answer.
+/// Outbound requests in flight and inbound ones waiting for an answer, one
+/// [`Lane`] per protocol.
 #[derive(Default)]
 pub struct Pending {
-    claims: HashMap<OutboundRequestId, oneshot::Sender<Outcome<claim::Response>>>,
-    transfers: HashMap<OutboundRequestId, oneshot::Sender<Outcome<transfer::Response>>>,
-    inbound_claims: HashMap<u64, ResponseChannel<claim::Response>>,
-    inbound_transfers: HashMap<u64, ResponseChannel<transfer::Response>>,
-    /// Requests to ourselves, by inbound number.
-    local_claims: HashMap<u64, oneshot::Sender<Outcome<claim::Response>>>,
-    local_transfers: HashMap<u64, oneshot::Sender<Outcome<transfer::Response>>>,
+    claims: Lane<claim::Response>,
+    transfers: Lane<transfer::Response>,
     stores: Lane<store::Response>,
     next_inbound: u64,
 }
@@ -105,177 +101,101 @@ impl<Resp> Lane<Resp> {
     }
 }
 
+/// A request of one of the job protocols: its lane, how it reaches the
+/// agent, and the answer a busy agent gives it.
+pub trait Routed: Message + Send + Sync + 'static {
+    type Response: Message + Send + Sync + 'static;
+    fn lane(pending: &mut Pending) -> &mut Lane<Self::Response>;
+    fn inbound(self, peer: PeerId, id: u64) -> Inbound;
+    /// The answer when the agent has too many requests in hand.
+    fn busy(&self) -> Self::Response;
+}
+
+const BUSY: &str = "the agent has too many requests in hand";
+
+impl Routed for claim::Request {
+    type Response = claim::Response;
+    fn lane(pending: &mut Pending) -> &mut Lane<claim::Response> {
+        &mut pending.claims
+    }
+    fn inbound(self, peer: PeerId, id: u64) -> Inbound {
+        Inbound::Claim {
+            peer,
+            id,
+            request: self,
+        }
+    }
+    fn busy(&self) -> claim::Response {
+        match self {
+            claim::Request::Claim { request, .. } => claim::Response::Rejected {
+                request: *request,
+                code: claim::RejectCode::Busy,
+                reason: BUSY.to_owned(),
+            },
+            claim::Request::Keepalive { claim } | claim::Request::Release { claim, .. } => {
+                claim::Response::UnknownClaim { claim: *claim }
+            }
+            _ => claim::Response::UnknownClaim {
+                claim: claim::ClaimId::from_bytes([0; 16]),
+            },
+        }
+    }
+}
+
+impl Routed for transfer::Request {
+    type Response = transfer::Response;
+    fn lane(pending: &mut Pending) -> &mut Lane<transfer::Response> {
+        &mut pending.transfers
+    }
+    fn inbound(self, peer: PeerId, id: u64) -> Inbound {
+        Inbound::Transfer {
+            peer,
+            id,
+            request: self,
+        }
+    }
+    fn busy(&self) -> transfer::Response {
+        transfer::Response::Error {
+            transfer: transfer_of(self),
+            code: transfer::ErrorCode::Busy,
+            reason: BUSY.to_owned(),
+        }
+    }
+}
+
+impl Routed for store::Request {
+    type Response = store::Response;
+    fn lane(pending: &mut Pending) -> &mut Lane<store::Response> {
+        &mut pending.stores
+    }
+    fn inbound(self, peer: PeerId, id: u64) -> Inbound {
+        Inbound::Store {
+            peer,
+            id,
+            request: self,
+        }
+    }
+    fn busy(&self) -> store::Response {
+        store::Response::Error {
+            code: store::ErrorCode::Busy,
+            reason: BUSY.to_owned(),
+        }
+    }
+}
+
 impl Pending {
-    pub fn claim_sent(
+    /// A request was sent to a peer; its answer goes to `reply`.
+    pub fn sent<R: Routed>(
         &mut self,
         id: OutboundRequestId,
-        reply: oneshot::Sender<Outcome<claim::Response>>,
+        reply: oneshot::Sender<Outcome<R::Response>>,
     ) {
-        self.claims.insert(id, reply);
-    }
-
-    pub fn transfer_sent(
-        &mut self,
-        id: OutboundRequestId,
-        reply: oneshot::Sender<Outcome<transfer::Response>>,
-    ) {
-        self.transfers.insert(id, reply);
-    }
-
-    pub fn store_sent(
-        &mut self,
-        id: OutboundRequestId,
-        reply: oneshot::Sender<Outcome<store::Response>>,
-    ) {
-        self.stores.sent.insert(id, reply);
+        R::lane(self).sent.insert(id, reply);
     }
 
     fn inbound_full(&self) -> bool {
-        self.inbound_claims.len()
-            + self.inbound_transfers.len()
-            + self.local_claims.len()
-            + self.local_transfers.len()
-            + self.stores.waiting()
+        self.claims.waiting() + self.transfers.waiting() + self.stores.waiting()
             >= MAX_INBOUND_PENDING
-    }
-
-    /// A store request from this agent to itself.
-    pub fn store_to_self(
-        &mut self,
-        me: PeerId,
-        inbound: &mpsc::Sender<Inbound>,
-        request: store::Request,
-        reply: oneshot::Sender<Outcome<store::Response>>,
-    ) {
-        if self.inbound_full() {
-            let _ = reply.send(Err("the agent has too many requests in hand".to_owned()));
-            return;
-        }
-        let id = self.next_id();
-        match inbound.try_send(Inbound::Store {
-            peer: me,
-            id,
-            request,
-        }) {
-            Ok(()) => {
-                self.stores.local.insert(id, reply);
-            }
-            Err(_) => {
-                let _ = reply.send(Err("the agent's job router is busy".to_owned()));
-            }
-        }
-    }
-
-    /// Hands a store event to the agent, or answers it.
-    pub fn on_store(
-        &mut self,
-        behaviour: &mut request_response::Behaviour<WireCodec<store::Request, store::Response>>,
-        inbound: &mpsc::Sender<Inbound>,
-        event: request_response::Event<store::Request, store::Response>,
-    ) {
-        use request_response::{Event, Message};
-        match event {
-            Event::Message {
-                peer,
-                message:
-                    Message::Request {
-                        request, channel, ..
-                    },
-                ..
-            } => {
-                let busy = store::Response::Error {
-                    code: store::ErrorCode::Busy,
-                    reason: "the agent has too many requests in hand".to_owned(),
-                };
-                if self.inbound_full() {
-                    let _ = behaviour.send_response(channel, busy);
-                    return;
-                }
-                let id = self.next_id();
-                match inbound.try_send(Inbound::Store { peer, id, request }) {
-                    Ok(()) => {
-                        self.stores.inbound.insert(id, channel);
-                    }
-                    Err(_) => {
-                        let _ = behaviour.send_response(channel, busy);
-                    }
-                }
-            }
-            Event::Message {
-                message:
-                    Message::Response {
-                        request_id,
-                        response,
-                    },
-                ..
-            } => {
-                if let Some(reply) = self.stores.sent.remove(&request_id) {
-                    let _ = reply.send(Ok(response));
-                }
-            }
-            Event::OutboundFailure {
-                request_id, error, ..
-            } => {
-                if let Some(reply) = self.stores.sent.remove(&request_id) {
-                    let _ = reply.send(Err(error.to_string()));
-                }
-            }
-            Event::InboundFailure { .. } | Event::ResponseSent { .. } => {}
-        }
-    }
-
-    /// A claim request from this agent to itself.
-    pub fn claim_to_self(
-        &mut self,
-        me: PeerId,
-        inbound: &mpsc::Sender<Inbound>,
-        request: claim::Request,
-        reply: oneshot::Sender<Outcome<claim::Response>>,
-    ) {
-        if self.inbound_full() {
-            let _ = reply.send(Err("the agent has too many requests in hand".to_owned()));
-            return;
-        }
-        let id = self.next_id();
-        match inbound.try_send(Inbound::Claim {
-            peer: me,
-            id,
-            request,
-        }) {
-            Ok(()) => {
-                self.local_claims.insert(id, reply);
-            }
-            Err(_) => {
-                let _ = reply.send(Err("the agent's job router is busy".to_owned()));
-            }
-        }
-    }
-
-    /// A transfer request from this agent to itself.
-    pub fn transfer_to_self(
-        &mut self,
-        me: PeerId,
-        inbound: &mpsc::Sender<Inbound>,
-        request: transfer::Request,
-        reply: oneshot::Sender<Outcome<transfer::Response>>,
-    ) {
-        if self.inbound_full() {
-            let _ = reply.send(Err("the agent has too many requests in hand".to_owned()));
-            return;
-        }
-        let id = self.next_id();
-        match inbound.try_send(Inbound::Transfer {
-            peer: me,
-            id,
-            request,
-        }) {
-            Ok(()) => {
-                self.local_transfers.insert(id, reply);
-            }
-            Err(_) => {
-                let _ = reply.send(Err("the agent's job router is busy".to_owned()));
-            }
-        }
     }
 
     fn next_id(&mut self) -> u64 {
@@ -283,84 +203,35 @@ impl Pending {
         self.next_inbound
     }
 
-    /// Hands a claim event to the agent, or answers it.
-    pub fn on_claim(
+    /// A request from this agent to itself.
+    pub fn to_self<R: Routed>(
         &mut self,
-        behaviour: &mut request_response::Behaviour<WireCodec<claim::Request, claim::Response>>,
+        me: PeerId,
         inbound: &mpsc::Sender<Inbound>,
-        event: request_response::Event<claim::Request, claim::Response>,
+        request: R,
+        reply: oneshot::Sender<Outcome<R::Response>>,
     ) {
-        use request_response::{Event, Message};
-        match event {
-            Event::Message {
-                peer,
-                message:
-                    Message::Request {
-                        request, channel, ..
-                    },
-                ..
-            } => {
-                let id = self.next_id();
-                let busy = |request: &claim::Request| match request {
-                    claim::Request::Claim { request, .. } => claim::Response::Rejected {
-                        request: *request,
-                        code: claim::RejectCode::Busy,
-                        reason: "the agent has too many requests in hand".to_owned(),
-                    },
-                    claim::Request::Keepalive { claim }
-                    | claim::Request::Release { claim, .. }
-                    | claim::Request::Vacate { claim, .. } => {
-                        claim::Response::UnknownClaim { claim: *claim }
-                    }
-                    _ => claim::Response::UnknownClaim {
-                        claim: claim::ClaimId::from_bytes([0; 16]),
-                    },
-                };
-                if self.inbound_full() {
-                    let _ = behaviour.send_response(channel, busy(&request));
-                    return;
-                }
-                let answer = busy(&request);
-                match inbound.try_send(Inbound::Claim { peer, id, request }) {
-                    Ok(()) => {
-                        self.inbound_claims.insert(id, channel);
-                    }
-                    Err(_) => {
-                        let _ = behaviour.send_response(channel, answer);
-                    }
-                }
+        if self.inbound_full() {
+            let _ = reply.send(Err(BUSY.to_owned()));
+            return;
+        }
+        let id = self.next_id();
+        match inbound.try_send(request.inbound(me, id)) {
+            Ok(()) => {
+                R::lane(self).local.insert(id, reply);
             }
-            Event::Message {
-                message:
-                    Message::Response {
-                        request_id,
-                        response,
-                    },
-                ..
-            } => {
-                if let Some(reply) = self.claims.remove(&request_id) {
-                    let _ = reply.send(Ok(response));
-                }
+            Err(_) => {
+                let _ = reply.send(Err("the agent's job router is busy".to_owned()));
             }
-            Event::OutboundFailure {
-                request_id, error, ..
-            } => {
-                if let Some(reply) = self.claims.remove(&request_id) {
-                    let _ = reply.send(Err(error.to_string()));
-                }
-            }
-            Event::InboundFailure { .. } | Event::ResponseSent { .. } => {}
         }
     }
 
-    /// Hands a transfer event to the agent, or answers it.
-    pub fn on_transfer(
+    /// Hands an event of one protocol to the agent, or answers it.
+    pub fn on_event<R: Routed>(
         &mut self,
-        behaviour: &mut request_response::Behaviour<
-            WireCodec<transfer::Request, transfer::Response>,
-        >,
+        behaviour: &mut request_response::Behaviour<WireCodec<R, R::Response>>,
         inbound: &mpsc::Sender<Inbound>,
-        event: request_response::Event<transfer::Request, transfer::Response>,
+        event: request_response::Event<R, R::Response>,
     ) {
         use request_response::{Event, Message};
         match event {
@@ -372,19 +243,15 @@ impl Pending {
                     },
                 ..
             } => {
-                let busy = transfer::Response::Error {
-                    transfer: transfer_of(&request),
-                    code: transfer::ErrorCode::Busy,
-                    reason: "the agent has too many requests in hand".to_owned(),
-                };
+                let busy = request.busy();
                 if self.inbound_full() {
                     let _ = behaviour.send_response(channel, busy);
                     return;
                 }
                 let id = self.next_id();
-                match inbound.try_send(Inbound::Transfer { peer, id, request }) {
+                match inbound.try_send(request.inbound(peer, id)) {
                     Ok(()) => {
-                        self.inbound_transfers.insert(id, channel);
+                        R::lane(self).inbound.insert(id, channel);
                     }
                     Err(_) => {
                         let _ = behaviour.send_response(channel, busy);
@@ -399,14 +266,14 @@ impl Pending {
                     },
                 ..
             } => {
-                if let Some(reply) = self.transfers.remove(&request_id) {
+                if let Some(reply) = R::lane(self).sent.remove(&request_id) {
                     let _ = reply.send(Ok(response));
                 }
             }
             Event::OutboundFailure {
                 request_id, error, ..
             } => {
-                if let Some(reply) = self.transfers.remove(&request_id) {
+                if let Some(reply) = R::lane(self).sent.remove(&request_id) {
                     let _ = reply.send(Err(error.to_string()));
                 }
             }
@@ -427,28 +294,28 @@ impl Pending {
         answer: Answer,
     ) {
         match answer {
-            Answer::Claim(response) => {
-                if let Some(channel) = self.inbound_claims.remove(&id) {
-                    let _ = claims.send_response(channel, response);
-                } else if let Some(reply) = self.local_claims.remove(&id) {
-                    let _ = reply.send(Ok(response));
-                }
-            }
-            Answer::Transfer(response) => {
-                if let Some(channel) = self.inbound_transfers.remove(&id) {
-                    let _ = transfers.send_response(channel, response);
-                } else if let Some(reply) = self.local_transfers.remove(&id) {
-                    let _ = reply.send(Ok(response));
-                }
-            }
-            Answer::Store(response) => {
-                if let Some(channel) = self.stores.inbound.remove(&id) {
-                    let _ = stores.send_response(channel, response);
-                } else if let Some(reply) = self.stores.local.remove(&id) {
-                    let _ = reply.send(Ok(response));
-                }
-            }
+            Answer::Claim(response) => answer_on(&mut self.claims, claims, id, response),
+            Answer::Transfer(response) => answer_on(&mut self.transfers, transfers, id, response),
+            Answer::Store(response) => answer_on(&mut self.stores, stores, id, response),
         }
+    }
+}
+
+/// Answers inbound request `id` of `lane`: to the peer, or to this agent's
+/// own asking task.
+fn answer_on<Req, Resp>(
+    lane: &mut Lane<Resp>,
+    behaviour: &mut request_response::Behaviour<WireCodec<Req, Resp>>,
+    id: u64,
+    response: Resp,
+) where
+    Req: Message + Send + Sync + 'static,
+    Resp: Message + Send + Sync + 'static,
+{
+    if let Some(channel) = lane.inbound.remove(&id) {
+        let _ = behaviour.send_response(channel, response);
+    } else if let Some(reply) = lane.local.remove(&id) {
+        let _ = reply.send(Ok(response));
     }
 }
 

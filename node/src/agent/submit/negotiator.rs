@@ -556,6 +556,7 @@ impl NegotiatorState {
                 job,
                 reason,
                 handed_over,
+                last_heard,
             } => {
                 if self.placed.get(&job) == Some(&id) {
                     self.placed.remove(&job);
@@ -572,7 +573,7 @@ impl NegotiatorState {
                         if let Err(e) = queue.unclaimed(job).await {
                             tracing::warn!(%job, error = %e, "could not return the job to idle");
                         }
-                    } else if let Err(e) = queue.evicted(job, &reason).await {
+                    } else if let Err(e) = queue.evicted_after(job, &reason, last_heard).await {
                         tracing::warn!(%job, error = %e, "could not return the job to idle");
                     }
                 }

@@ -134,6 +134,9 @@ pub enum ShadowEvent {
         job: JobId,
         reason: String,
         handed_over: bool,
+        /// When the execute agent last answered (unix seconds), when it
+        /// went silent: the run did no work the shadow knows of after.
+        last_heard: Option<i64>,
     },
     /// The job must be held before it ran (its input is missing).
     Unrunnable {
@@ -300,6 +303,7 @@ async fn run(
                         job: placement.job,
                         reason: "the claim could not be recorded".to_owned(),
                         handed_over: false,
+                        last_heard: None,
                     },
                 )
                 .await;
@@ -327,6 +331,7 @@ async fn run(
                             job: placement.job,
                             reason,
                             handed_over: false,
+                            last_heard: None,
                         },
                     )
                     .await;
@@ -389,7 +394,9 @@ async fn run(
                                     lease.as_secs()
                                 );
                                 reconnection(&args, placement.job, userlog::codes::JOB_RECONNECT_FAILED, &why).await;
-                                lost(&args, placement.job, &format!("the execute agent has not answered for a lease ({e})")).await;
+                                let silent = i64::try_from(answered.elapsed().as_secs()).unwrap_or(0);
+                                let last_heard = Timestamp::now().as_unix_millis() as i64 / 1000 - silent;
+                                lost_after(&args, placement.job, &format!("the execute agent has not answered for a lease ({e})"), Some(last_heard)).await;
                                 args.router.unshadow(claim).await;
                                 finish(&args, None).await;
                                 return;
@@ -553,12 +560,18 @@ async fn finish(args: &ShadowArgs, claim: Option<ClaimId>) {
 
 /// The run of a job that was handed over is given up.
 async fn lost(args: &ShadowArgs, job: JobId, reason: &str) {
+    lost_after(args, job, reason, None).await;
+}
+
+/// [`lost`], the execute agent having last answered at `last_heard`.
+async fn lost_after(args: &ShadowArgs, job: JobId, reason: &str, last_heard: Option<i64>) {
     emit(
         args,
         ShadowEvent::Lost {
             job,
             reason: reason.to_owned(),
             handed_over: true,
+            last_heard,
         },
     )
     .await;
