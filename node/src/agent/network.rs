@@ -784,7 +784,7 @@ impl Loop {
     ) {
         let me = *self.swarm.local_peer_id();
         if peer == me {
-            self.pending_jobs.to_self(me, &self.jobs, request, reply);
+            self.pending_jobs.ask_self(me, &self.jobs, request, reply);
             return;
         }
         self.note_job_traffic(peer);

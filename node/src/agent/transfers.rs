@@ -384,7 +384,7 @@ impl RouterLoop {
         claim: ClaimId,
         manifest: Box<starling_protocol::identity::Envelope>,
     ) {
-        self.to_shadow(id, claim, TransferId(0), |answer| {
+        self.hand_to_shadow(id, claim, TransferId(0), |answer| {
             FromExecute::Checkpoint(CheckpointOffer {
                 peer,
                 manifest,
@@ -403,7 +403,7 @@ impl RouterLoop {
         files: Vec<File>,
         report: Option<transfer::Report>,
     ) {
-        self.to_shadow(id, claim, transfer, |answer| {
+        self.hand_to_shadow(id, claim, transfer, |answer| {
             FromExecute::Output(OutputOffer {
                 peer,
                 transfer,
@@ -418,7 +418,7 @@ impl RouterLoop {
     /// Hands what an execute agent sent about `claim` to the claim's shadow,
     /// which answers request `id` when it is ready (the loop must not
     /// wait); `transfer` names it in error answers.
-    async fn to_shadow(
+    async fn hand_to_shadow(
         &mut self,
         id: u64,
         claim: ClaimId,

@@ -204,7 +204,7 @@ impl Pending {
     }
 
     /// A request from this agent to itself.
-    pub fn to_self<R: Routed>(
+    pub fn ask_self<R: Routed>(
         &mut self,
         me: PeerId,
         inbound: &mpsc::Sender<Inbound>,
