@@ -421,8 +421,9 @@ pub enum Request {
     Get { job: JobKey, hash: Hash },
     /// Keep these jobs' chunks `lease_secs` longer (the owner only).
     Renew { jobs: Vec<JobKey>, lease_secs: u32 },
-    /// Drop the job's chunks, but those of checkpoint `keep` (the owner
-    /// only).
+    /// Drop the job's chunks of checkpoints older than `keep`, or all of
+    /// them (`None`) (the owner only). A newer checkpoint that is being
+    /// sent meanwhile stays.
     Release { job: JobKey, keep: Option<u64> },
 }
 

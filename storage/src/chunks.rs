@@ -534,8 +534,9 @@ impl ChunkStore {
         }
     }
 
-    /// Drops the job's references from every sequence but `keep` (`None`:
-    /// all of them, and the job's record); chunks no job references any
+    /// Drops the job's references from every sequence older than `keep`
+    /// (`None`: all of them, and the job's record): a newer checkpoint
+    /// being sent meanwhile is kept; chunks no job references any
     /// more are deleted, and the owner is charged only for what the job
     /// still references. Returns the bytes freed. Not flushed: after a
     /// crash a release may have to be done again, never half of it.
@@ -770,7 +771,7 @@ impl ChunkStore {
         for item in self.refs.scan_prefix(job_prefix(job)).keys() {
             let key = item.map_err(|e| self.io(e))?;
             let (sequence, hash) = self.parse_ref(job, &key)?;
-            if Some(sequence) != keep {
+            if keep.is_none_or(|keep| sequence < keep) {
                 refs.push((key, hash));
             }
         }
@@ -819,7 +820,7 @@ impl ChunkStore {
                     tx.jobs.remove(job.as_bytes())?;
                 }
                 (Some(mut record), Some(keep)) => {
-                    record.committed.retain(|&s| s == keep);
+                    record.committed.retain(|&s| s >= keep);
                     tx.set_job(job, &record)?;
                 }
                 (None, _) => {}

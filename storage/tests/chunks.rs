@@ -211,6 +211,31 @@ fn release_keeps_the_named_sequence() {
     );
 }
 
+/// The owner releases what a checkpoint replaced while the next one is
+/// already being sent: the next one's chunks stay.
+#[test]
+fn release_keeps_newer_sequences_in_flight() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(&dir.path().join("chunks"), lend(1 << 20));
+    let a = owner("1.0@x", "lab", "alice");
+    let (one, one_data) = chunk(1, 100);
+    let (two, two_data) = chunk(2, 100);
+    let (three, three_data) = chunk(3, 100);
+    store.put(&a, 1, &one, &one_data, 10).unwrap();
+    store.commit("1.0@x", 1, &[one]).unwrap();
+    store.put(&a, 2, &two, &two_data, 10).unwrap();
+    store.commit("1.0@x", 2, &[two]).unwrap();
+    // Checkpoint 3 is on its way when checkpoint 1 is released.
+    store.put(&a, 3, &three, &three_data, 10).unwrap();
+    assert_eq!(store.release("1.0@x", Some(2)).unwrap(), 100);
+    store.commit("1.0@x", 3, &[three]).unwrap();
+    assert_eq!(store.get(&one).unwrap(), None);
+    assert_eq!(store.get(&two).unwrap(), Some(two_data));
+    assert_eq!(store.get(&three).unwrap(), Some(three_data));
+    let (_, holding) = &store.jobs().unwrap()[0];
+    assert_eq!(holding.sequences, vec![2, 3]);
+}
+
 #[test]
 fn quotas_refuse_with_the_right_reason_and_change_nothing() {
     let dir = tempfile::tempdir().unwrap();
@@ -548,7 +573,8 @@ impl Model {
     }
 
     fn release(&mut self, job: usize, keep: Option<u64>) {
-        self.refs.retain(|r| r.0 != job || Some(r.1) == keep);
+        self.refs
+            .retain(|r| r.0 != job || keep.is_some_and(|keep| r.1 >= keep));
         if keep.is_none() {
             self.jobs.remove(&job);
         }

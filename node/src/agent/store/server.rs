@@ -42,10 +42,14 @@ pub const COLLECT_EVERY: Duration = Duration::from_secs(30);
 /// change.
 pub const FIGURES_EVERY: Duration = Duration::from_secs(5);
 
-/// How long the view's list of trusted agents is reused before it is read
-/// again (a request from an agent not on it reads it at once, at most
-/// this often).
-pub const TRUSTED_REFRESH: Duration = Duration::from_secs(2);
+/// How long the view's list of trusted agents is reused at most: an agent
+/// whose ad left the view is trusted no longer after this.
+pub const TRUSTED_FOR: Duration = Duration::from_secs(10);
+
+/// How often, at most, a request from an agent not on the list has the
+/// view read again (an agent that just joined is on it within this; a
+/// stranger's flood costs one read per interval).
+pub const TRUSTED_REFRESH: Duration = Duration::from_millis(250);
 
 /// Capacity of the server's request channel.
 pub const QUEUE: usize = 256;
@@ -266,21 +270,21 @@ fn check_owner(
 }
 
 /// The domain of a trusted agent, from the view's machine ads (read again
-/// when the agent is not among them and the list is older than
-/// [`TRUSTED_REFRESH`]).
+/// when older than [`TRUSTED_FOR`], or when the agent is not among them
+/// and the list is older than [`TRUSTED_REFRESH`]).
 async fn trusted_domain(
     args: &ServerArgs,
     trusted: &mut Trusted,
     agent: &AgentId,
 ) -> Option<String> {
-    if let Some(domain) = trusted.agents.get(agent) {
-        return Some(domain.clone());
-    }
-    if trusted
-        .read
-        .is_some_and(|at| at.elapsed() < TRUSTED_REFRESH)
-    {
-        return None;
+    let age = trusted.read.map(|at| at.elapsed());
+    if age.is_some_and(|age| age < TRUSTED_FOR) {
+        if let Some(domain) = trusted.agents.get(agent) {
+            return Some(domain.clone());
+        }
+        if age.is_some_and(|age| age < TRUSTED_REFRESH) {
+            return None;
+        }
     }
     trusted.read = Some(Instant::now());
     let machines = match args

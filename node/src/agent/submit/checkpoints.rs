@@ -126,7 +126,8 @@ pub async fn recorded_sequence(queue: &Queue, id: JobId) -> Option<u64> {
 }
 
 /// Tells the store peers of the new checkpoint and of the one it replaces
-/// to keep only the new one.
+/// to drop what is older than the new one (not everything: the next
+/// checkpoint may be on its way to them already).
 pub async fn release_older(
     network: &mpsc::Sender<Command>,
     job: &JobKey,
@@ -135,12 +136,13 @@ pub async fn release_older(
     old: &[Replica],
 ) {
     let holders: HashSet<&str> = new.iter().chain(old).map(|r| r.peer.as_str()).collect();
+    // A holder of only the old one keeps an empty record until its lease
+    // ends; a newer checkpoint may be on its way to it.
     for peer in holders {
         let Ok(peer_id) = peer.parse::<PeerId>() else {
             continue;
         };
-        let keep = new.iter().any(|r| r.peer == peer).then_some(sequence);
-        if let Err(e) = client::release(network, peer_id, job, keep).await {
+        if let Err(e) = client::release(network, peer_id, job, Some(sequence)).await {
             tracing::debug!(%peer, error = %e, "could not release an older checkpoint; its lease will");
         }
     }
