@@ -25,32 +25,42 @@ const CKPT: &str = "85";
 /// 85) after every `every` steps, or only at step `every` when `once`;
 /// each start writes `start N` into `ledger`.
 fn job(dir: &Path, ledger: &Path, total: u32, every: u32, once: bool, extra: &str) {
-    let exe = dir.join("steps.sh");
     let when = if once {
         format!("[ $n -eq {every} ] && [ ! -f .once ]")
     } else {
         format!("[ $((n % {every})) -eq 0 ] && [ $n -lt {total} ]")
     };
-    std::fs::write(
-        &exe,
-        format!(
-            "#!/bin/sh\nn=0\n[ -f state ] && n=$(cat state)\n\
-             host=$(grep '^StarlingHost' \"$_CONDOR_MACHINE_AD\" | cut -d'\"' -f2)\n\
-             echo \"start $n $host\" >> \"$1\"\n\
-             while [ $n -lt {total} ]; do\n  n=$((n+1))\n  echo $n > state\n  sleep 0.25\n  \
-             if {when}; then {mark}exit {CKPT}; fi\ndone\necho \"finished $n\"\n",
-            mark = if once { "touch .once; " } else { "" },
+    let script = format!(
+        "#!/bin/sh\nn=0\n[ -f state ] && n=$(cat state)\n\
+         host=$(grep '^StarlingHost' \"$_CONDOR_MACHINE_AD\" | cut -d'\"' -f2)\n\
+         echo \"start $n $host\" >> \"$1\"\n\
+         while [ $n -lt {total} ]; do\n  n=$((n+1))\n  echo $n > state\n  sleep 0.25\n  \
+         if {when}; then {mark}exit {CKPT}; fi\ndone\necho \"finished $n\"\n",
+        mark = if once { "touch .once; " } else { "" },
+    );
+    write_job(
+        dir,
+        ledger,
+        &script,
+        &format!(
+            "output = out.txt\nerror = err.txt\ncheckpoint_exit_code = {CKPT}\n\
+             +JobLeaseDuration = 4\n\
+             requirements = StarlingHost =!= \"agent-00.d0.testnet\"\n{extra}"
         ),
-    )
-    .unwrap();
+    );
+}
+
+/// Writes `script` as the job's `steps.sh` (its first argument: the
+/// ledger) and a submit file with `commands` for it.
+fn write_job(dir: &Path, ledger: &Path, script: &str, commands: &str) {
+    let exe = dir.join("steps.sh");
+    std::fs::write(&exe, script).unwrap();
     std::fs::set_permissions(&exe, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     std::fs::write(
         dir.join("job.sub"),
         format!(
-            "executable = steps.sh\narguments = \"{}\"\noutput = out.txt\nerror = err.txt\n\
-             log = job.log\ncheckpoint_exit_code = {CKPT}\ntransfer_output_files = state\n\
-             +JobLeaseDuration = 4\n\
-             requirements = StarlingHost =!= \"agent-00.d0.testnet\"\n{extra}queue\n",
+            "executable = steps.sh\narguments = \"{}\"\nlog = job.log\n\
+             transfer_output_files = state\n{commands}queue\n",
             ledger.display()
         ),
     )
@@ -487,29 +497,18 @@ fn a_vacated_job_checkpoints_on_its_kill_signal_and_resumes_from_it() {
     let work = tempfile::tempdir().unwrap();
     let shared = shared_dir();
     let ledger = shared.path().join("ledger");
-    let exe = work.path().join("steps.sh");
-    std::fs::write(
-        &exe,
-        format!(
+    write_job(
+        work.path(),
+        &ledger,
+        &format!(
             "#!/bin/sh\nn=0\n[ -f state ] && n=$(cat state)\n\
              echo \"start $n vacated\" >> \"$1\"\n\
              trap 'echo $n > state; exit {CKPT}' USR1\n\
              while [ $n -lt 40 ]; do n=$((n+1)); sleep 0.25 & wait $!; done\n\
              echo $n > state\n"
         ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&exe, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    std::fs::write(
-        work.path().join("job.sub"),
-        format!(
-            "executable = steps.sh\narguments = \"{}\"\nlog = job.log\n\
-             checkpoint_exit_code = {CKPT}\nkill_sig = SIGUSR1\n\
-             transfer_output_files = state\nqueue\n",
-            ledger.display()
-        ),
-    )
-    .unwrap();
+        &format!("checkpoint_exit_code = {CKPT}\nkill_sig = SIGUSR1\n"),
+    );
     pool.ok(0, work.path(), &["submit", "job.sub"]);
     wait_for(Duration::from_secs(60), "the job running a while", || {
         (runs(&ledger).len() == 1).then_some(())
@@ -550,24 +549,14 @@ fn an_evicted_on_exit_or_evict_job_starts_again_with_its_files() {
     let work = tempfile::tempdir().unwrap();
     let shared = shared_dir();
     let ledger = shared.path().join("ledger");
-    let exe = work.path().join("steps.sh");
     // No trap: SIGTERM ends it where it is.
-    std::fs::write(
-        &exe,
+    write_job(
+        work.path(),
+        &ledger,
         "#!/bin/sh\nn=0\n[ -f state ] && n=$(cat state)\necho \"start $n evicted\" >> \"$1\"\n\
          while [ $n -lt 24 ]; do n=$((n+1)); echo $n > state; sleep 0.25; done\n",
-    )
-    .unwrap();
-    std::fs::set_permissions(&exe, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    std::fs::write(
-        work.path().join("job.sub"),
-        format!(
-            "executable = steps.sh\narguments = \"{}\"\nlog = job.log\n\
-             when_to_transfer_output = ON_EXIT_OR_EVICT\ntransfer_output_files = state\nqueue\n",
-            ledger.display()
-        ),
-    )
-    .unwrap();
+        "when_to_transfer_output = ON_EXIT_OR_EVICT\n",
+    );
     pool.ok(0, work.path(), &["submit", "job.sub"]);
     wait_for(Duration::from_secs(60), "the job running", || {
         (runs(&ledger).len() == 1).then_some(())
