@@ -21,6 +21,7 @@
 //! - [`control_access`]: who may do what through the control socket.
 //! - [`replicas`]: which store peers keep a checkpoint's replicas, and
 //!   which replica a restore reads first.
+//! - [`storing`]: what a store peer keeps for whom, and how much.
 
 pub mod arbitration;
 pub mod autocluster;
@@ -35,4 +36,5 @@ pub mod priority;
 pub mod replicas;
 pub mod run_as;
 pub mod slots;
+pub mod storing;
 pub mod why;

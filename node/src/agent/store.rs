@@ -54,22 +54,6 @@ pub fn place_attributes(place: &Place) -> BTreeMap<String, String> {
     attributes
 }
 
-/// MiB each domain's jobs may keep here: the smaller of what this agent's
-/// configuration and its domain's signed policy say.
-pub fn domain_quotas(
-    config: &StoreConfig,
-    policy_quotas: &BTreeMap<String, u64>,
-) -> BTreeMap<String, u64> {
-    let mut quotas = config.domain_quota_mib.clone();
-    for (domain, mib) in policy_quotas {
-        quotas
-            .entry(domain.clone())
-            .and_modify(|q| *q = (*q).min(*mib))
-            .or_insert(*mib);
-    }
-    quotas
-}
-
 /// The chunk store this agent lends, when it is a store peer (the `store`
 /// role, disk lent, a data directory), with the channel its figures go
 /// out on.
@@ -89,10 +73,13 @@ pub fn open_lent(
     }
     let limits = Limits {
         lend_bytes: config.lend_mib.saturating_mul(MIB),
-        per_domain: domain_quotas(config, policy_quotas)
-            .into_iter()
-            .map(|(d, mib)| (d, mib.saturating_mul(MIB)))
-            .collect(),
+        per_domain: starling_policies::storing::domain_quotas(
+            &config.domain_quota_mib,
+            policy_quotas,
+        )
+        .into_iter()
+        .map(|(d, mib)| (d, mib.saturating_mul(MIB)))
+        .collect(),
         other_domains: config.other_domains_mib.map(|m| m.saturating_mul(MIB)),
         per_user: config.user_quota_mib.map(|m| m.saturating_mul(MIB)),
     };
@@ -105,26 +92,6 @@ pub fn open_lent(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_smaller_of_the_configuration_and_the_domain_policy_holds() {
-        let config = StoreConfig {
-            domain_quota_mib: BTreeMap::from([("a".to_owned(), 100), ("b".to_owned(), 10)]),
-            ..StoreConfig::default()
-        };
-        let policy = BTreeMap::from([
-            ("a".to_owned(), 50),
-            ("b".to_owned(), 20),
-            ("c".to_owned(), 0),
-        ]);
-        let quotas = domain_quotas(&config, &policy);
-        assert_eq!(quotas["a"], 50);
-        assert_eq!(quotas["b"], 10);
-        assert_eq!(
-            quotas["c"], 0,
-            "a domain the policy gives no room gets none"
-        );
-    }
 
     #[test]
     fn only_a_store_role_with_disk_lent_makes_a_store_peer() {

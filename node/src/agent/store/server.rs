@@ -17,12 +17,13 @@
 //! besides (free space moves with the filesystem), so that `starling status
 //! -store` follows within seconds.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use libp2p::PeerId;
 use ractor::ActorRef;
+use starling_policies::storing;
 use starling_protocol::checkpoint::{ErrorCode, JobKey, Owner, Request, Response};
 use starling_protocol::identity::{AgentId, Timestamp};
 use starling_storage::chunks::{ChunkStore, Refusal, Stats};
@@ -84,7 +85,7 @@ pub fn spawn(args: ServerArgs) -> mpsc::Sender<Inbound> {
 /// Agents trusted here, as the view has them: agent → (domain, roles).
 struct Trusted {
     agents: HashMap<AgentId, String>,
-    domains: HashSet<String>,
+    domains: BTreeSet<String>,
     read: Option<Instant>,
 }
 
@@ -92,7 +93,7 @@ async fn run(args: ServerArgs, mut requests: mpsc::Receiver<Inbound>) {
     let workers = Arc::new(tokio::sync::Semaphore::new(MAX_WORKERS));
     let mut trusted = Trusted {
         agents: HashMap::new(),
-        domains: HashSet::new(),
+        domains: BTreeSet::new(),
         read: None,
     };
     let mut collect = tokio::time::interval(COLLECT_EVERY);
@@ -211,20 +212,18 @@ async fn admit(
 }
 
 /// Only a job's submit agent renews or releases its chunks; anyone the
-/// store trusts may put and read them.
+/// store trusts may put and read them ([`storing::may_manage`]).
 fn owns(request: &Request, agent: &AgentId) -> Result<(), Response> {
+    let asker = agent.to_string();
+    let manage = |job: &JobKey| {
+        let submitter = job.submitter().map(|s| s.to_string());
+        storing::may_manage(job.as_str(), submitter.as_deref(), &asker)
+            .map_err(|e| refused(ErrorCode::NotOwner, &e.to_string()))
+    };
     match request {
-        Request::Renew { jobs, .. } => {
-            match jobs.iter().find(|j| j.submitter().as_ref() != Some(agent)) {
-                Some(job) => Err(not_owner(job)),
-                None => Ok(()),
-            }
-        }
-        Request::Release { job, .. } if job.submitter().as_ref() != Some(agent) => {
-            Err(not_owner(job))
-        }
-        Request::Release { .. }
-        | Request::Missing { .. }
+        Request::Renew { jobs, .. } => jobs.iter().try_for_each(manage),
+        Request::Release { job, .. } => manage(job),
+        Request::Missing { .. }
         | Request::Put { .. }
         | Request::Commit { .. }
         | Request::Get { .. } => Ok(()),
@@ -235,38 +234,19 @@ fn owns(request: &Request, agent: &AgentId) -> Result<(), Response> {
     }
 }
 
-fn not_owner(job: &JobKey) -> Response {
-    refused(
-        ErrorCode::NotOwner,
-        &format!("only the submit agent of job {job} may renew or release its checkpoints"),
-    )
-}
-
 fn check_owner(
     args: &ServerArgs,
     trusted: &Trusted,
     owner: &Owner,
     asker_domain: &str,
 ) -> Result<(), Response> {
-    if args.refuse_domains.iter().any(|d| d == &owner.domain) {
-        return Err(refused(
-            ErrorCode::Refused,
-            &format!(
-                "this store keeps no checkpoints of domain {:?}",
-                owner.domain
-            ),
-        ));
-    }
-    if owner.domain != args.own_domain
-        && owner.domain != asker_domain
-        && !trusted.domains.contains(&owner.domain)
-    {
-        return Err(refused(
-            ErrorCode::Refused,
-            &format!("domain {:?} is not trusted here", owner.domain),
-        ));
-    }
-    Ok(())
+    let domains = storing::Domains {
+        own: &args.own_domain,
+        trusted: &trusted.domains,
+        refused: &args.refuse_domains,
+    };
+    storing::may_store_for(&domains, &owner.domain, asker_domain)
+        .map_err(|e| refused(ErrorCode::Refused, &e.to_string()))
 }
 
 /// The domain of a trusted agent, from the view's machine ads (read again
