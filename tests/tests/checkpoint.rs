@@ -50,6 +50,14 @@ fn job(dir: &Path, ledger: &Path, total: u32, every: u32, once: bool, extra: &st
     );
 }
 
+/// A directory for the job's files, and one every account may write
+/// into with the ledger's path in it.
+fn scratch() -> (tempfile::TempDir, tempfile::TempDir, std::path::PathBuf) {
+    let shared = shared_dir();
+    let ledger = shared.path().join("ledger");
+    (tempfile::tempdir().unwrap(), shared, ledger)
+}
+
 /// Writes `script` as the job's `steps.sh` (its first argument: the
 /// ledger) and a submit file with `commands` for it.
 fn write_job(dir: &Path, ledger: &Path, script: &str, commands: &str) {
@@ -204,9 +212,7 @@ fn chunks_held(pool: &Pool, agents: &[usize]) -> Vec<i64> {
 fn a_job_whose_machine_dies_resumes_elsewhere_from_its_checkpoint() {
     const AGENTS: usize = 4;
     let pool = pool(AGENTS, &[]);
-    let work = tempfile::tempdir().unwrap();
-    let shared = shared_dir();
-    let ledger = shared.path().join("ledger");
+    let (work, _shared, ledger) = scratch();
     job(work.path(), &ledger, 48, 4, false, "");
     pool.ok(0, work.path(), &["submit", "job.sub"]);
     wait_checkpoints(&pool, 2);
@@ -286,9 +292,7 @@ fn a_job_whose_machine_dies_resumes_elsewhere_from_its_checkpoint() {
 fn a_checkpoint_outlives_a_replica_holder_and_is_repaired() {
     const AGENTS: usize = 5;
     let pool = pool(AGENTS, &[]);
-    let work = tempfile::tempdir().unwrap();
-    let shared = shared_dir();
-    let ledger = shared.path().join("ledger");
+    let (work, _shared, ledger) = scratch();
     // One checkpoint, at step 4; then a long run.
     job(work.path(), &ledger, 100, 4, true, "");
     pool.ok(0, work.path(), &["submit", "job.sub"]);
@@ -374,9 +378,7 @@ fn a_damaged_replica_is_detected_and_the_other_used() {
     let pool = pool(AGENTS, &[]);
     // The submit agent keeps no replica: the test stops the holders.
     set_store(&pool, 0, "lend_mib", toml::Value::Integer(0));
-    let work = tempfile::tempdir().unwrap();
-    let shared = shared_dir();
-    let ledger = shared.path().join("ledger");
+    let (work, _shared, ledger) = scratch();
     // A checkpoint with a file of recognisable content.
     let marker = "starling-checkpoint-marker-".repeat(40);
     std::fs::write(work.path().join("blob"), &marker).unwrap();
@@ -437,9 +439,7 @@ fn full_store_peers_are_passed_over_and_none_at_all_leaves_checkpoints_local() {
         &[("user_quota_mib", toml::Value::Integer(1))],
         0,
     );
-    let work = tempfile::tempdir().unwrap();
-    let shared = shared_dir();
-    let ledger = shared.path().join("ledger");
+    let (work, shared, ledger) = scratch();
     std::fs::write(work.path().join("big"), vec![7u8; 3 << 20]).unwrap();
     job(
         work.path(),
@@ -494,9 +494,7 @@ fn full_store_peers_are_passed_over_and_none_at_all_leaves_checkpoints_local() {
 fn a_vacated_job_checkpoints_on_its_kill_signal_and_resumes_from_it() {
     const AGENTS: usize = 3;
     let pool = pool(AGENTS, &[]);
-    let work = tempfile::tempdir().unwrap();
-    let shared = shared_dir();
-    let ledger = shared.path().join("ledger");
+    let (work, _shared, ledger) = scratch();
     write_job(
         work.path(),
         &ledger,
@@ -546,9 +544,7 @@ fn a_vacated_job_checkpoints_on_its_kill_signal_and_resumes_from_it() {
 fn an_evicted_on_exit_or_evict_job_starts_again_with_its_files() {
     const AGENTS: usize = 3;
     let pool = pool(AGENTS, &[]);
-    let work = tempfile::tempdir().unwrap();
-    let shared = shared_dir();
-    let ledger = shared.path().join("ledger");
+    let (work, _shared, ledger) = scratch();
     // No trap: SIGTERM ends it where it is.
     write_job(
         work.path(),
@@ -578,9 +574,7 @@ fn an_evicted_on_exit_or_evict_job_starts_again_with_its_files() {
 fn a_held_job_released_resumes_from_its_checkpoint() {
     const AGENTS: usize = 3;
     let pool = pool(AGENTS, &[]);
-    let work = tempfile::tempdir().unwrap();
-    let shared = shared_dir();
-    let ledger = shared.path().join("ledger");
+    let (work, _shared, ledger) = scratch();
     job(work.path(), &ledger, 100, 4, true, "");
     pool.ok(0, work.path(), &["submit", "job.sub"]);
     wait_checkpoints(&pool, 1);
