@@ -899,6 +899,10 @@ mod tests {
             ),
             ("[jobs]\naccount = \"no body\"\n", "jobs.account"),
             ("[jobs]\ncgroups = \"v3\"\n", "jobs.cgroups"),
+            ("[store]\nlease_secs = 5\n", "store.lease_secs"),
+            ("[store]\nlend_mib = 2199023255553\n", "store.lend_mib"),
+            ("[store]\nsite = \"a\\\"b\"\n", "store.site"),
+            ("[store]\nhost = \"\"\n", "store.host"),
             ("[jobs]\nslot_accounts = 100000\n", "jobs.slot_accounts"),
             (
                 "[control]\nadministrators = [\"alice\", \"root:x\"]\n",

@@ -431,3 +431,43 @@ fn kill_sig_becomes_the_signals_name_and_bad_ones_are_refused_naming_the_command
         );
     }
 }
+
+#[test]
+fn checkpoint_commands_become_attributes_and_bad_ones_are_refused_naming_the_command() {
+    let ads = expand(
+        "executable = /bin/x\ncheckpoint_exit_code = 85\n\
+         transfer_checkpoint_files = state, out/log\ncheckpoint_replicas = 3\nqueue\n",
+    )
+    .unwrap();
+    assert_eq!(i(&ads[0], "CheckpointExitCode"), 85);
+    assert_eq!(s(&ads[0], "TransferCheckpoint"), "state,out/log");
+    assert_eq!(i(&ads[0], "CheckpointReplicas"), 3);
+    for (line, problem) in [
+        (
+            "checkpoint_replicas = 0\n",
+            "\"0\" is not a whole number from 1 to 8",
+        ),
+        (
+            "checkpoint_replicas = 9\n",
+            "\"9\" is not a whole number from 1 to 8",
+        ),
+        (
+            "checkpoint_replicas = two\n",
+            "\"two\" is not a whole number",
+        ),
+        (
+            "transfer_checkpoint_files = ../../etc/passwd\n",
+            "\"../../etc/passwd\" is not a path inside the job's sandbox",
+        ),
+        (
+            "transfer_checkpoint_files = /etc/passwd\n",
+            "\"/etc/passwd\" is not a path inside the job's sandbox",
+        ),
+    ] {
+        let e = expand(&format!("executable = /bin/x\n{line}queue\n")).unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains(problem), "{line}: {text}");
+        let command = line.split(' ').next().unwrap();
+        assert!(text.contains(command), "{line}: {text}");
+    }
+}
