@@ -22,6 +22,8 @@
 //! - [`replicas`]: which store peers keep a checkpoint's replicas, and
 //!   which replica a restore reads first.
 //! - [`storing`]: what a store peer keeps for whom, and how much.
+//! - [`migration`]: when a running job moves to another machine, and to
+//!   which.
 
 pub mod arbitration;
 pub mod autocluster;
@@ -30,6 +32,7 @@ pub mod control_access;
 pub mod favours;
 pub mod job_policy;
 pub mod matchmaking;
+pub mod migration;
 pub mod negotiation;
 pub mod owner_policy;
 pub mod priority;
