@@ -545,6 +545,7 @@ struct NegotiatorSetup {
     accounting: AccountingSetup,
     /// The agent's private directory for pulled output.
     staging: PathBuf,
+    migration: crate::config::Migration,
 }
 
 /// The usage books, the agent's domain and the factors its policy puts on
@@ -567,6 +568,7 @@ struct StartdSetup {
     policy_interval: Duration,
     accounting: AccountingSetup,
     checkpoints: Arc<execute::checkpoint::Context>,
+    migration: crate::config::Migration,
 }
 
 impl Actor for Supervisor {
@@ -675,6 +677,7 @@ impl Actor for Supervisor {
                 lease_secs: args.config.store.lease_secs,
                 me: net.peer_id.to_string(),
             }),
+            migration: args.config.migration.clone(),
         };
         let store_server = lending.map(|(chunks, stats)| {
             store::server::spawn(store::server::ServerArgs {
@@ -719,6 +722,7 @@ impl Actor for Supervisor {
                     std::env::temp_dir().join(format!("starling-{}", args.info.agent_id))
                 })
                 .join("transfer"),
+            migration: args.config.migration.clone(),
         };
         let negotiator = spawn_negotiator(
             &myself,
@@ -1000,6 +1004,7 @@ async fn spawn_negotiator(
             accounting: setup.accounting.accounting.clone(),
             own_domain: setup.accounting.own_domain.clone(),
             staging: setup.staging.clone(),
+            migration: setup.migration.clone(),
         },
         supervisor.get_cell(),
     )
@@ -1046,6 +1051,7 @@ async fn spawn_startd(
             own_domain: setup.accounting.own_domain.clone(),
             foreign_factors: setup.accounting.foreign_factors.clone(),
             checkpoints: setup.checkpoints.clone(),
+            migration: setup.migration.clone(),
         },
         supervisor.get_cell(),
     )

@@ -66,6 +66,9 @@ enum Command {
     Release(jobs::ActArgs),
     /// Make running jobs leave their machines and run again (like condor_vacate_job).
     Vacate(jobs::VacateArgs),
+    /// Move running jobs that checkpoint to another machine: the new one is
+    /// claimed, then the job checkpoints, leaves and restarts there.
+    Migrate(jobs::MigrateArgs),
     /// Change an attribute of jobs (like condor_qedit).
     Qedit(jobs::EditArgs),
     /// Why a job is idle, machine by machine (like condor_q -better-analyze).
@@ -151,6 +154,7 @@ pub fn main_with(extensions: &[&dyn Extension]) -> ExitCode {
         Command::Hold(args) => jobs::act("hold", args, data_dir),
         Command::Release(args) => jobs::act("release", args, data_dir),
         Command::Vacate(args) => jobs::vacate(args, data_dir),
+        Command::Migrate(args) => jobs::migrate(args, data_dir),
         Command::Qedit(args) => jobs::qedit(args, data_dir),
         Command::Why(args) => jobs::why(args, data_dir),
         Command::Ckpt(command) => ckpt::run(command, data_dir),

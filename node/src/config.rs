@@ -92,6 +92,76 @@ pub struct Config {
     pub control: Control,
     /// Disk lent to other agents' checkpoints, and where this machine is.
     pub store: StoreConfig,
+    /// When running jobs move to better machines.
+    pub migration: Migration,
+}
+
+/// The `[migration]` section: when this agent moves running jobs that
+/// checkpoint to better machines ([`starling_policies::migration`]). As an
+/// execute agent it proposes moves for the jobs it runs; as a submit agent
+/// it decides on its own jobs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Migration {
+    /// Move jobs at all (proposing, and accepting for one's own jobs).
+    /// Default: true.
+    pub enabled: bool,
+    /// Dynamite's threshold `T`, in percent of the processors: a job leaves
+    /// a machine whose load per processor is above it for one with more
+    /// than `100 - T` percent free. Default: unset (the rule is off).
+    pub threshold_percent: Option<u32>,
+    /// Move a job to a faster or less loaded machine when its expected
+    /// remaining time there, moving its checkpoint included, is shorter by
+    /// the margin (Hector's migrate-to-idle, Basney's goodput). Default:
+    /// true.
+    pub to_idle: bool,
+    /// The gain asked of a move, in percent of the time left (or of the
+    /// load). Default: 25.
+    pub margin_percent: u32,
+    /// Seconds a job stays where it landed before it is moved for speed or
+    /// load. Default: 300.
+    pub min_residence_secs: u64,
+    /// Moves per job in any hour, at most. Default: 4.
+    pub max_per_hour: u32,
+    /// Weigh machines by their benchmark (`Mips`). Default: true (a
+    /// testnet turns it off: its agents share one host).
+    pub compare_speed: bool,
+    /// Seconds between looks at the running jobs. Default: 30.
+    pub interval_secs: u64,
+    /// Seconds a restart costs besides moving the checkpoint. Default: 10.
+    pub restart_secs: u64,
+}
+
+impl Default for Migration {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            threshold_percent: None,
+            to_idle: true,
+            margin_percent: 25,
+            min_residence_secs: 300,
+            max_per_hour: 4,
+            compare_speed: true,
+            interval_secs: 30,
+            restart_secs: 10,
+        }
+    }
+}
+
+impl Migration {
+    /// The decider's settings.
+    pub fn settings(&self) -> starling_policies::migration::Settings {
+        starling_policies::migration::Settings {
+            threshold: self.threshold_percent.map(|t| f64::from(t) / 100.0),
+            to_idle: self.to_idle,
+            margin: f64::from(self.margin_percent) / 100.0,
+            min_residence_secs: i64::try_from(self.min_residence_secs).unwrap_or(i64::MAX),
+            max_per_hour: self.max_per_hour,
+            compare_speed: self.compare_speed,
+            restart_secs: self.restart_secs as f64,
+            ..starling_policies::migration::Settings::default()
+        }
+    }
 }
 
 /// The `[store]` section: how much disk this agent lends for checkpoint
@@ -338,6 +408,12 @@ pub struct Machine {
     /// meaning the terminals and input devices of the machine
     /// (`/dev/input/*`, `/dev/console`, `/dev/pts/*`, `/dev/tty*`).
     pub keyboard_devices: Option<Vec<PathBuf>>,
+    /// A file holding the load of what else runs on the machine, in
+    /// `/proc/loadavg`'s form: `LoadAvg` is then that plus the processors
+    /// of the jobs running here. For a testnet whose agents share one host
+    /// and emulate owners of their own. Default: unset, meaning the
+    /// kernel's `/proc/loadavg`.
+    pub owner_load_file: Option<PathBuf>,
     /// Extra attributes for the ad, name to ClassAd expression text, e.g.
     /// `HasGpu = "true"`. Names the agent sets itself (see
     /// [`crate::machine::AGENT_ATTRIBUTES`]) are refused.
@@ -363,6 +439,7 @@ impl Default for Machine {
             preemption_requirements: "false".to_owned(),
             policy_interval_secs: 5,
             keyboard_devices: None,
+            owner_load_file: None,
             attributes: BTreeMap::new(),
         }
     }
@@ -621,6 +698,45 @@ impl Config {
                 "more than 1024 domains".to_owned(),
             ));
         }
+        let mi = &self.migration;
+        if mi
+            .threshold_percent
+            .is_some_and(|t| !(1..=100).contains(&t))
+        {
+            return Err(invalid(
+                "migration.threshold_percent",
+                format!(
+                    "{} is not between 1 and 100",
+                    mi.threshold_percent.unwrap_or(0)
+                ),
+            ));
+        }
+        for (key, value, range) in [
+            (
+                "migration.margin_percent",
+                u64::from(mi.margin_percent),
+                0..=100,
+            ),
+            (
+                "migration.min_residence_secs",
+                mi.min_residence_secs,
+                0..=7 * 86_400,
+            ),
+            ("migration.max_per_hour", u64::from(mi.max_per_hour), 0..=60),
+            ("migration.interval_secs", mi.interval_secs, 1..=3600),
+            ("migration.restart_secs", mi.restart_secs, 0..=3600),
+        ] {
+            if !range.contains(&value) {
+                return Err(invalid(
+                    key,
+                    format!(
+                        "{value} is not between {} and {}",
+                        range.start(),
+                        range.end()
+                    ),
+                ));
+            }
+        }
         if !(1..=10 * 365 * 86_400).contains(&self.priority.halflife_secs) {
             return Err(invalid(
                 "priority.halflife_secs",
@@ -787,6 +903,16 @@ mod tests {
             "rack",
             "host",
             "lease_secs",
+            "owner_load_file",
+            "[migration]",
+            "threshold_percent",
+            "to_idle",
+            "margin_percent",
+            "min_residence_secs",
+            "max_per_hour",
+            "compare_speed",
+            "interval_secs",
+            "restart_secs",
         ] {
             assert!(text.contains(key), "examples/agent.toml lacks {key}");
         }
@@ -903,6 +1029,30 @@ mod tests {
             ("[store]\nlend_mib = 2199023255553\n", "store.lend_mib"),
             ("[store]\nsite = \"a\\\"b\"\n", "store.site"),
             ("[store]\nhost = \"\"\n", "store.host"),
+            (
+                "[migration]\nthreshold_percent = 0\n",
+                "migration.threshold_percent",
+            ),
+            (
+                "[migration]\nthreshold_percent = 101\n",
+                "migration.threshold_percent",
+            ),
+            (
+                "[migration]\nmargin_percent = 500\n",
+                "migration.margin_percent",
+            ),
+            (
+                "[migration]\ninterval_secs = 0\n",
+                "migration.interval_secs",
+            ),
+            (
+                "[migration]\nmax_per_hour = 1000\n",
+                "migration.max_per_hour",
+            ),
+            (
+                "[migration]\nmin_residence_secs = 99999999\n",
+                "migration.min_residence_secs",
+            ),
             ("[jobs]\nslot_accounts = 100000\n", "jobs.slot_accounts"),
             (
                 "[control]\nadministrators = [\"alice\", \"root:x\"]\n",

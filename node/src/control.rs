@@ -193,9 +193,9 @@ pub enum Request {
         #[serde(default)]
         limit: Option<usize>,
     },
-    /// Hold, release or remove jobs.
+    /// Hold, release, remove, vacate or move jobs.
     Act {
-        /// `hold`, `release` or `remove`.
+        /// `hold`, `release`, `remove`, `vacate` or `migrate`.
         action: String,
         #[serde(default)]
         targets: Vec<String>,
@@ -203,6 +203,10 @@ pub enum Request {
         constraint: Option<String>,
         #[serde(default)]
         reason: Option<String>,
+        /// `migrate`: the machine to move to (its slot or machine name);
+        /// `None`: the best one free.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        to: Option<String>,
     },
     /// Set an attribute of jobs (`starling qedit`).
     Edit {
@@ -357,6 +361,8 @@ enum WireRequest {
         constraint: Option<String>,
         #[serde(default)]
         reason: Option<String>,
+        #[serde(default)]
+        to: Option<String>,
     },
     Edit {
         #[serde(default)]
@@ -431,11 +437,13 @@ impl From<WireRequest> for Request {
                 targets,
                 constraint,
                 reason,
+                to,
             } => Request::Act {
                 action,
                 targets,
                 constraint,
                 reason,
+                to,
             },
             WireRequest::Edit {
                 targets,
@@ -722,6 +730,7 @@ mod tests {
                     targets: vec!["12".into()],
                     constraint: None,
                     reason: Some("wait".into()),
+                    to: None,
                 },
                 r#"{"op":"act","action":"hold","targets":["12"],"constraint":null,"reason":"wait"}"#,
             ),

@@ -283,6 +283,14 @@ fn int(ad: &ClassAd, name: &str) -> Option<i64> {
     }
 }
 
+fn real(ad: &ClassAd, name: &str) -> Option<f64> {
+    match Evaluator::with_ads(Some(ad), None).eval_attr(Side::My, Name::known(name).folded()) {
+        Value::Int(i) => Some(i as f64),
+        Value::Real(r) if r.is_finite() => Some(r),
+        _ => None,
+    }
+}
+
 /// Whether a job may be changed; a refusal is recorded in `acted`.
 fn permitted(acted: &mut Acted, id: JobId, access: JobAccess) -> bool {
     match access {
@@ -315,6 +323,15 @@ pub const CKPT_HOSTS: &str = "StarlingCkptHosts";
 pub const CKPT_LOCAL_ONLY: &str = "StarlingCkptLocalOnly";
 /// Why the latest checkpoint was given up, when it was.
 pub const CKPT_LOST: &str = "StarlingCkptLost";
+
+/// Moves of a running job to another machine (`starling migrate`, or
+/// proposed by its machine): how many, the seconds they took all
+/// together (from the vacate asked to the start elsewhere), the unix times
+/// of those of the last hour, and the last one's destination and reason.
+pub const NUM_MIGRATIONS: &str = "StarlingNumMigrations";
+pub const MIGRATION_TIME: &str = "StarlingMigrationTime";
+pub const RECENT_MIGRATIONS: &str = "StarlingRecentMigrations";
+pub const LAST_MIGRATION: &str = "StarlingLastMigration";
 
 /// Seconds of work lost to runs that ended early, since their last
 /// checkpoint (badput).
@@ -777,6 +794,40 @@ impl Queue {
             self.log(id, &ad, userlog::codes::EXECUTE, &headline, Vec::new())
                 .await;
         }
+    }
+
+    /// The job moved: it started on `to` after `secs` seconds of moving,
+    /// `asked_at` (unix seconds) being when the move was decided.
+    pub async fn migrated(
+        &self,
+        id: JobId,
+        to: &str,
+        reason: &str,
+        secs: f64,
+        asked_at: i64,
+    ) -> Result<(), QueueError> {
+        let Some(ad) = self.job(id) else {
+            return Err(QueueError::NoSuchJob(id));
+        };
+        let now = self.now();
+        let mut moves = crate::agent::execute::migrate::recent_moves(&ad);
+        moves.push(asked_at.min(now));
+        let moves = starling_policies::migration::recent_moves(&moves, now);
+        let list: Vec<String> = moves.iter().map(i64::to_string).collect();
+        let total = real(&ad, MIGRATION_TIME).unwrap_or(0.0) + secs.max(0.0);
+        self.update(
+            id,
+            vec![
+                Change::set(
+                    NUM_MIGRATIONS,
+                    (int(&ad, NUM_MIGRATIONS).unwrap_or(0) + 1).to_string(),
+                ),
+                Change::set(MIGRATION_TIME, format!("{total:.3}")),
+                Change::set(RECENT_MIGRATIONS, format!("{{{}}}", list.join(", "))),
+                Change::set(LAST_MIGRATION, quote(&format!("to {to}: {reason}"))),
+            ],
+        )
+        .await
     }
 
     /// A claim was granted but the job was never handed over under it: back

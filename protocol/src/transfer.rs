@@ -351,6 +351,8 @@ code_enum! {
         Busy = 8 => "busy",
         /// The request was malformed.
         BadRequest = 9 => "bad request",
+        /// Understood, and declined (a move the submit agent does not make).
+        Declined = 10 => "declined",
     }
 }
 
@@ -408,6 +410,23 @@ pub enum Request {
         #[serde(with = "envelope_bytes")]
         manifest: Box<Envelope>,
     },
+    /// Execute agent to submit agent: the job running under `claim` would
+    /// do better on another machine (`starling_policies::migration`). The
+    /// submit agent, which owns the job, decides: it claims one of `to`
+    /// (slot names, best first) and only then has the job vacated, so that
+    /// a move never leaves the job without a machine. Answered
+    /// [`Response::Migrating`] or an error saying why not.
+    Migrate {
+        claim: ClaimId,
+        /// At most [`MAX_MIGRATION_TARGETS`], each at most
+        /// [`MAX_SLOT_NAME_LEN`] bytes.
+        to: Vec<String>,
+        /// Why, in words (at most [`wire::MAX_REASON_LEN`] bytes).
+        reason: String,
+        /// The machine's owner policy makes the job leave anyway: the
+        /// submit agent's limits on moves do not apply.
+        reclaim: bool,
+    },
     /// The puller has everything it wanted; the offerer may forget the files.
     Close {
         /// The transfer.
@@ -453,7 +472,15 @@ pub enum Response {
     },
     /// The checkpoint is recorded: it is the one the job restarts from.
     Recorded { sequence: u64 },
+    /// The job moves to `to`: claimed there, it is vacated here next.
+    Migrating { to: String },
 }
+
+/// Machines a [`Request::Migrate`] proposes, at most.
+pub const MAX_MIGRATION_TARGETS: usize = 8;
+
+/// The longest slot name a [`Request::Migrate`] carries, in bytes.
+pub const MAX_SLOT_NAME_LEN: usize = 256;
 
 /// A checkpoint to restore: its signed manifest and the store peers that
 /// hold it now (repair may have moved it since it was taken).
@@ -529,6 +556,13 @@ impl Message for Request {
                 }
                 Ok(())
             }
+            Request::Migrate { to, reason, .. } => {
+                wire::check_count("migration targets", to, MAX_MIGRATION_TARGETS)?;
+                for name in to {
+                    wire::check_text("migration target", name, MAX_SLOT_NAME_LEN)?;
+                }
+                wire::check_text("reason", reason, wire::MAX_REASON_LEN)
+            }
             Request::Close { .. } => Ok(()),
         }
     }
@@ -550,6 +584,9 @@ impl Message for Response {
             }
             Response::Error { reason, .. } => {
                 wire::check_text("reason", reason, wire::MAX_REASON_LEN)
+            }
+            Response::Migrating { to } => {
+                wire::check_text("migration target", to, MAX_SLOT_NAME_LEN)
             }
             _ => Ok(()),
         }

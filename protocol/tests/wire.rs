@@ -327,6 +327,18 @@ fn transfer_request() -> impl Strategy<Value = transfer::Request> {
                 offset,
                 len,
             }),
+        (
+            claim_id(),
+            prop::collection::vec(slot(), 0..=transfer::MAX_MIGRATION_TARGETS),
+            reason(),
+            any::<bool>()
+        )
+            .prop_map(|(claim, to, reason, reclaim)| transfer::Request::Migrate {
+                claim,
+                to,
+                reason,
+                reclaim,
+            }),
         any::<u64>().prop_map(|t| transfer::Request::Close {
             transfer: TransferId(t)
         }),
@@ -360,6 +372,7 @@ fn transfer_response() -> impl Strategy<Value = transfer::Response> {
         any::<u64>().prop_map(|t| transfer::Response::Closed {
             transfer: TransferId(t)
         }),
+        slot().prop_map(|to| transfer::Response::Migrating { to }),
     ]
 }
 
@@ -680,6 +693,35 @@ fn a_claim_request_waiting_too_long_is_refused_naming_the_field() {
     let err = claim::Request::decode(&cbor::encode(&request)).unwrap_err();
     assert!(err.to_string().contains("wait_ms"), "{err}");
     assert!(err.to_string().contains("10000"), "{err}");
+}
+
+#[test]
+fn a_migration_proposal_with_too_many_or_too_long_targets_is_refused_naming_them() {
+    let proposal = |to: Vec<String>, reason: String| transfer::Request::Migrate {
+        claim: ClaimId::from_bytes([7; 16]),
+        to,
+        reason,
+        reclaim: false,
+    };
+    let many = proposal(vec!["slot1@a".to_owned(); 9], String::new());
+    let err = transfer::Request::decode(&cbor::encode(&many)).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("migration targets holds 9 entries"),
+        "{err}"
+    );
+    let long = proposal(
+        vec!["s".repeat(transfer::MAX_SLOT_NAME_LEN + 1)],
+        String::new(),
+    );
+    let err = transfer::Request::decode(&cbor::encode(&long)).unwrap_err();
+    assert!(
+        err.to_string().contains("invalid migration target"),
+        "{err}"
+    );
+    let wordy = proposal(vec![], "x".repeat(2000));
+    let err = transfer::Request::decode(&cbor::encode(&wordy)).unwrap_err();
+    assert!(err.to_string().contains("invalid reason"), "{err}");
 }
 
 #[test]

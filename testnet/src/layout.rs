@@ -470,6 +470,11 @@ pub fn write_agent_config(
         .or_insert_with(|| format!("{}.{}", agent.name, agent.domain).into());
     file.insert("store".into(), store.into());
     file.insert("machine".into(), machine.into());
+    // The agents share one host: their benchmarks say nothing of which is
+    // faster, and weighing them would move jobs for noise.
+    let mut migration = toml::Table::new();
+    migration.insert("compare_speed".into(), false.into());
+    file.insert("migration".into(), migration.into());
     let text = format!(
         "# {} of the Starling testnet in {}, written by `starling testnet up`\n\
          # and rewritten at every `up`. Run it by hand with:\n\

@@ -4,8 +4,10 @@
 //! [`crate::execute`]) and offers its output back, or takes on a job an
 //! earlier run of the agent left running; a job that checkpoints has its
 //! checkpoint taken and replicated, and restored where it starts again
-//! ([`checkpoint`]).
+//! ([`checkpoint`]); a job that would do better elsewhere is proposed
+//! to its submit agent for a move ([`migrate`]).
 
 pub mod checkpoint;
+pub mod migrate;
 pub mod startd;
 pub mod starter;

@@ -141,6 +141,7 @@ pub async fn handle(
             targets,
             constraint,
             reason,
+            to,
         } => {
             let selection = match chosen(&targets, constraint.as_deref()) {
                 Ok(s) => s,
@@ -148,6 +149,9 @@ pub async fn handle(
             };
             if action == "vacate" {
                 return vacate(supervisor, &queue, access, &selection, reason).await;
+            }
+            if action == "migrate" {
+                return migrate(supervisor, &queue, access, &selection, to, reason).await;
             }
             let action = match action.as_str() {
                 "hold" => Action::Hold {
@@ -191,6 +195,84 @@ pub async fn handle(
         } => drain(supervisor, how, reason, resume_on_completion, cancel).await,
         _ => error("not a job request"),
     }
+}
+
+/// `migrate`: each selected running job the caller may change moves to
+/// `to` (or the best machine free): its new machine is claimed first, then
+/// it is vacated, checkpointing on its way out, and restarts there from
+/// that checkpoint. `Acted.changed` names each job moving and where.
+async fn migrate(
+    supervisor: &ActorRef<SupervisorMsg>,
+    queue: &Queue,
+    access: &Access<'_>,
+    selection: &Selection,
+    to: Option<String>,
+    reason: Option<String>,
+) -> Response {
+    let mut why = format!(
+        "user {} asked (starling migrate)",
+        access.asker().display_name()
+    );
+    if let Some(reason) = reason {
+        if let Err(e) = submit::values::one_line(&reason) {
+            return error(format!("the reason {e}"));
+        }
+        why = format!("{why}: {reason}");
+    }
+    if let Some(to) = &to {
+        if to.is_empty() || to.len() > starling_protocol::transfer::MAX_SLOT_NAME_LEN {
+            return error(format!(
+                "--to names a machine in 1 to {} bytes",
+                starling_protocol::transfer::MAX_SLOT_NAME_LEN
+            ));
+        }
+    }
+    if why.len() > starling_protocol::claim::MAX_VACATE_REASON_LEN / 2 {
+        return error("the reason is too long".to_owned());
+    }
+    let negotiator: ActorRef<NegotiatorMsg> = match supervisor
+        .call(SupervisorMsg::Negotiator, Some(QUERY_TIMEOUT))
+        .await
+    {
+        Ok(ractor::rpc::CallResult::Success(n)) => n,
+        _ => return error("the agent is stopping"),
+    };
+    let mut changed = Vec::new();
+    let mut skipped = Vec::new();
+    for (id, ad) in queue.jobs(selection) {
+        match access.job(selection, id, &ad) {
+            JobAccess::Allowed => {}
+            JobAccess::Refused(refusal) => {
+                skipped.push((id.to_string(), refusal.to_string()));
+                continue;
+            }
+            JobAccess::Ignored => continue,
+        }
+        if crate::queue::status_of(&ad) != Some(crate::queue::status::RUNNING) {
+            let status = crate::queue::name_of(crate::queue::status_of(&ad).unwrap_or(0));
+            skipped.push((id.to_string(), format!("it is {status}, not running")));
+            continue;
+        }
+        let answer = negotiator
+            .call(
+                |reply| NegotiatorMsg::Migrate {
+                    job: id,
+                    to: to.clone(),
+                    reason: why.clone(),
+                    reply,
+                },
+                Some(QUERY_TIMEOUT),
+            )
+            .await;
+        match answer {
+            Ok(ractor::rpc::CallResult::Success(Ok(dest))) => {
+                changed.push(format!("{id} moves to {dest}"))
+            }
+            Ok(ractor::rpc::CallResult::Success(Err(why))) => skipped.push((id.to_string(), why)),
+            _ => skipped.push((id.to_string(), "the negotiator did not answer".to_owned())),
+        }
+    }
+    Response::Acted { changed, skipped }
 }
 
 /// `vacate` (HTCondor's `condor_vacate_job`): each selected running job

@@ -73,11 +73,25 @@ pub struct CheckpointOffer {
     pub answer: oneshot::Sender<transfer::Response>,
 }
 
+/// An execute agent's proposal to move the job running under a claim
+/// ([`transfer::Request::Migrate`]), for the shadow that holds it.
+#[derive(Debug)]
+pub struct MigrationOffer {
+    pub peer: PeerId,
+    /// Slot names, best first.
+    pub to: Vec<String>,
+    pub reason: String,
+    pub reclaim: bool,
+    /// Answered [`transfer::Response::Migrating`] or why not.
+    pub answer: oneshot::Sender<transfer::Response>,
+}
+
 /// What reaches a shadow from its execute agent.
 #[derive(Debug)]
 pub enum FromExecute {
     Output(OutputOffer),
     Checkpoint(CheckpointOffer),
+    Migrate(MigrationOffer),
 }
 
 /// What the agent's own tasks ask of the router.
@@ -299,6 +313,23 @@ impl RouterLoop {
                 }
                 transfer::Request::Checkpoint { claim, manifest } => {
                     self.on_checkpoint(peer, id, claim, manifest).await
+                }
+                transfer::Request::Migrate {
+                    claim,
+                    to,
+                    reason,
+                    reclaim,
+                } => {
+                    self.hand_to_shadow(id, claim, TransferId(0), |answer| {
+                        FromExecute::Migrate(MigrationOffer {
+                            peer,
+                            to,
+                            reason,
+                            reclaim,
+                            answer,
+                        })
+                    })
+                    .await
                 }
                 transfer::Request::Offer {
                     claim,

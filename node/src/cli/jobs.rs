@@ -91,6 +91,23 @@ pub(crate) struct VacateArgs {
 }
 
 #[derive(Debug, clap::Args)]
+pub(crate) struct MigrateArgs {
+    /// Job ids (12.0), cluster ids (12) or owners: running jobs that
+    /// checkpoint.
+    #[arg(required_unless_present = "constraint")]
+    targets: Vec<String>,
+    #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
+    constraint: Option<String>,
+    /// The machine to move to (its slot name, as `status` shows it, or its
+    /// machine name); default: the best machine free for the job.
+    #[arg(long, value_name = "MACHINE")]
+    to: Option<String>,
+    /// Why, added to the reason the job's user log records.
+    #[arg(long, value_name = "TEXT")]
+    reason: Option<String>,
+}
+
+#[derive(Debug, clap::Args)]
 pub(crate) struct EditArgs {
     /// `TARGET ATTR VALUE`, or `ATTR VALUE` with -constraint: the job id,
     /// cluster id or owner, the attribute, and its new value (a ClassAd
@@ -444,6 +461,7 @@ pub(crate) fn act(
             targets: args.targets,
             constraint: args.constraint,
             reason: args.reason,
+            to: None,
         },
     )?;
     report_acted(
@@ -477,9 +495,43 @@ pub(crate) fn vacate(args: VacateArgs, data_dir: Option<&Path>) -> anyhow::Resul
             targets: args.targets,
             constraint,
             reason: args.reason,
+            to: None,
         },
     )?;
     report_acted(response, "vacated")
+}
+
+/// `migrate`: running jobs that checkpoint move to another machine (the
+/// one named, or the best free): it is claimed first, then the job is
+/// vacated, checkpoints and restarts there.
+pub(crate) fn migrate(args: MigrateArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let response = call(
+        data_dir,
+        &Request::Act {
+            action: "migrate".to_owned(),
+            targets: args.targets,
+            constraint: args.constraint,
+            reason: args.reason,
+            to: args.to,
+        },
+    )?;
+    let Response::Acted { changed, skipped } = response else {
+        anyhow::bail!("unexpected answer {response:?}");
+    };
+    for moving in &changed {
+        println!("Job {moving}");
+    }
+    for (id, why) in &skipped {
+        eprintln!("Job {id} not moved: {why}");
+    }
+    if changed.is_empty() && skipped.is_empty() {
+        eprintln!("No jobs matched.");
+    }
+    Ok(if skipped.is_empty() && !changed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 fn report_acted(response: Response, verb: &str) -> anyhow::Result<ExitCode> {

@@ -212,6 +212,8 @@ pub struct Taken {
     pub replicas: Vec<Replica>,
     /// Bytes sent to store peers (chunks they lacked), all together.
     pub sent: u64,
+    /// From the job's exit to the checkpoint's record.
+    pub elapsed: Duration,
 }
 
 /// Restores `restore` into `sandbox`; returns the names of the files
@@ -364,6 +366,7 @@ pub async fn take(
         bytes,
         replicas,
         sent,
+        elapsed: started.elapsed(),
     })
 }
 

@@ -184,6 +184,8 @@ pub struct StartdArgs {
     pub foreign_factors: std::collections::BTreeMap<String, f64>,
     /// What starters need to take and restore checkpoints.
     pub checkpoints: Arc<super::checkpoint::Context>,
+    /// When running jobs are proposed for a move (`[migration]`).
+    pub migration: crate::config::Migration,
 }
 
 pub struct StartdState {
@@ -207,6 +209,8 @@ pub struct StartdState {
     /// User priorities and factors, and when they were computed.
     priorities: Option<(Priorities, Factors, tokio::time::Instant)>,
     saved: tokio::time::Instant,
+    /// When the running jobs were last looked at for a move.
+    moves_looked: tokio::time::Instant,
 }
 
 /// A claim request kept until resources free (or its wait is over).
@@ -264,6 +268,11 @@ struct Job {
     /// Its slot weight (cpus), as usage counts it.
     weight: f64,
     started: tokio::time::Instant,
+    /// The last checkpoint its starter took.
+    last_checkpoint: Arc<std::sync::Mutex<Option<super::migrate::LastCheckpoint>>>,
+    /// When a move was last proposed for it (and whether for an owner
+    /// reclaim).
+    proposed: Option<(tokio::time::Instant, bool)>,
 }
 
 impl Actor for Startd {
@@ -333,6 +342,7 @@ impl Actor for Startd {
             next_arrival: 0,
             priorities: None,
             saved: tokio::time::Instant::now(),
+            moves_looked: tokio::time::Instant::now(),
         };
         for found in adopted {
             state.take_on(&myself, found);
@@ -768,6 +778,8 @@ impl StartdState {
         let run = self.next_run;
         self.next_run += 1;
         let me = myself.clone();
+        let last_checkpoint: Arc<std::sync::Mutex<Option<super::migrate::LastCheckpoint>>> =
+            Arc::default();
         let handle = starter::spawn(
             StarterArgs {
                 network: self.args.network.clone(),
@@ -787,6 +799,7 @@ impl StartdState {
                 run,
                 checkpoints: self.args.checkpoints.clone(),
                 restore,
+                last_checkpoint: last_checkpoint.clone(),
             },
             move || {
                 let _ = me.cast(StartdMsg::Ended { claim, run });
@@ -805,6 +818,8 @@ impl StartdState {
             domain,
             weight,
             started: tokio::time::Instant::now(),
+            last_checkpoint,
+            proposed: None,
         });
         held.policy = SlotState {
             state: State::Claimed,
@@ -848,6 +863,8 @@ impl StartdState {
         let run = record.run;
         self.next_run = self.next_run.max(run + 1);
         let me = myself.clone();
+        let last_checkpoint: Arc<std::sync::Mutex<Option<super::migrate::LastCheckpoint>>> =
+            Arc::default();
         let handle = starter::adopt(
             StarterArgs {
                 network: self.args.network.clone(),
@@ -867,6 +884,7 @@ impl StartdState {
                 run,
                 checkpoints: self.args.checkpoints.clone(),
                 restore: None,
+                last_checkpoint: last_checkpoint.clone(),
             },
             found,
             move || {
@@ -897,6 +915,8 @@ impl StartdState {
                     rank: 0.0,
                     weight,
                     started: tokio::time::Instant::now(),
+                    last_checkpoint,
+                    proposed: None,
                 }),
                 policy: SlotState {
                     state: State::Claimed,
@@ -1471,6 +1491,7 @@ impl StartdState {
             owner_policy::machine_state(&machine, self.claims.len(), self.drain.is_some(), now);
         let mut changed = machine_state != self.machine_state;
         self.machine_state = machine_state;
+        let mut reclaimed = Vec::new();
         for (claim, held) in &mut self.claims {
             let Some(job) = &held.job else { continue };
             let slot = policy_ad(&machine, held);
@@ -1501,6 +1522,9 @@ impl StartdState {
                 Action::Continue => job.handle.send(Control::Continue),
                 Action::Vacate => {
                     held.evicting = true;
+                    if held.preempted_for.is_none() {
+                        reclaimed.push(*claim);
+                    }
                     job.handle.send(Control::Vacate {
                         grace: Duration::from_secs(
                             u64::try_from(verdicts.machine_max_vacate_time).unwrap_or(0),
@@ -1523,6 +1547,92 @@ impl StartdState {
         }
         if changed {
             self.advertise();
+        }
+        self.consider_moves(&machine, reclaimed).await;
+    }
+
+    /// Proposes moves of running jobs to their submit agents
+    /// ([`super::migrate`]): those the owner policy vacates now
+    /// (`reclaimed`), and, every `[migration] interval_secs`, any job the
+    /// decider would move off this machine.
+    async fn consider_moves(&mut self, machine: &ClassAd, reclaimed: Vec<ClaimId>) {
+        let config = &self.args.migration;
+        if !config.enabled {
+            return;
+        }
+        let look = self.moves_looked.elapsed() >= Duration::from_secs(config.interval_secs);
+        if !look && reclaimed.is_empty() {
+            return;
+        }
+        if look {
+            self.moves_looked = tokio::time::Instant::now();
+        }
+        let Some(here) = super::migrate::machine_facts(machine) else {
+            return;
+        };
+        let settings = config.settings();
+        let me = crate::agent::shadow::text(machine, "StarlingAgentId").unwrap_or_default();
+        let mut machines: Option<Vec<crate::agent::view_actor::MachineAd>> = None;
+        let now = unix_now();
+        for (claim, held) in &mut self.claims {
+            let reclaim = reclaimed.contains(claim);
+            if held.evicting && !reclaim {
+                continue;
+            }
+            let Some(job) = &mut held.job else { continue };
+            if job.handle.is_done() || held.policy.activity != Activity::Busy && !reclaim {
+                continue;
+            }
+            match job.proposed {
+                Some((_, true)) if reclaim => continue,
+                Some((at, _)) if !reclaim && at.elapsed() < super::migrate::PROPOSAL_BACKOFF => {
+                    continue
+                }
+                _ => {}
+            }
+            let last = job.last_checkpoint.lock().ok().and_then(|l| *l);
+            let here_secs = i64::try_from(job.started.elapsed().as_secs()).unwrap_or(i64::MAX);
+            let facts = super::migrate::job_facts(
+                &job.ad,
+                here_secs,
+                job.started.elapsed().as_secs_f64(),
+                last,
+            );
+            if starling_policies::migration::may_move(&facts, &settings, reclaim, now).is_err() {
+                continue;
+            }
+            if machines.is_none() {
+                machines = Some(crate::agent::machine_ads(&self.args.supervisor).await);
+            }
+            let candidates =
+                super::migrate::candidates(&job.ad, machines.as_deref().unwrap_or_default(), &me);
+            let decided = starling_policies::migration::decide(
+                &facts,
+                &here,
+                reclaim,
+                &candidates,
+                &settings,
+                now,
+            );
+            let movement = match decided {
+                Ok(m) => m,
+                Err(stay) => {
+                    tracing::debug!(%claim, %stay, "the job stays");
+                    continue;
+                }
+            };
+            job.proposed = Some((tokio::time::Instant::now(), reclaim));
+            let to = super::migrate::proposal(movement.to, &candidates);
+            let (network, peer, claim) = (self.args.network.clone(), held.peer, *claim);
+            tracing::info!(%claim, to = ?to, reason = %movement.reason, "proposing to move the job");
+            tokio::spawn(async move {
+                match super::migrate::propose(&network, peer, claim, to, &movement.reason).await {
+                    Ok(to) => tracing::info!(%claim, %to, "the job's submit agent moves it"),
+                    Err(why) => {
+                        tracing::info!(%claim, %why, "the job's submit agent does not move it")
+                    }
+                }
+            });
         }
     }
 

@@ -99,6 +99,9 @@ pub struct StarterArgs {
     pub checkpoints: Arc<checkpoint::Context>,
     /// The job's latest checkpoint, to restore before it starts.
     pub restore: Option<Box<transfer::Restore>>,
+    /// The last checkpoint this starter took, for the startd's migration
+    /// decider (what a move would cost).
+    pub last_checkpoint: Arc<std::sync::Mutex<Option<super::migrate::LastCheckpoint>>>,
 }
 
 /// What the startd tells a starter while its job runs: the owner policy's
@@ -632,8 +635,17 @@ async fn finish_run(
                 ) => t,
                 () = stopped.stopped() => return Ran::Done,
             };
-            if let Err(e) = taken {
-                tracing::warn!(error = %e, "the job's checkpoint was not taken");
+            match taken {
+                Err(e) => tracing::warn!(error = %e, "the job's checkpoint was not taken"),
+                Ok(t) => {
+                    let rate = t.bytes as f64 / t.elapsed.as_secs_f64().max(1e-3);
+                    if let Ok(mut last) = args.last_checkpoint.lock() {
+                        *last = Some(super::migrate::LastCheckpoint {
+                            bytes: t.bytes,
+                            rate,
+                        });
+                    }
+                }
             }
             if evicted.is_none() {
                 plan.ran(&this_start);

@@ -291,7 +291,7 @@ impl Actor for Advertiser {
                     &state.status_now(),
                     unix_secs(),
                 )
-                .and_then(|ad| occupied(ad, &state.occupancy));
+                .and_then(|ad| occupied(ad, &state.occupancy, owner_load(&machine)));
                 let ad = match built {
                     Ok(ad) => ad,
                     Err(e) => {
@@ -331,6 +331,14 @@ impl AdvertiserState {
                 self.args.machine.keyboard_devices.as_deref(),
                 std::time::SystemTime::now(),
             );
+            if let Some(file) = &self.args.machine.owner_load_file {
+                // The emulated owner's load; the jobs' own is added where
+                // the ad is built (`occupied`).
+                self.probe.load_avg = std::fs::read_to_string(file)
+                    .ok()
+                    .as_deref()
+                    .and_then(machine::parse_loadavg);
+            }
         }
         self.probed = tokio::time::Instant::now();
     }
@@ -355,7 +363,7 @@ impl AdvertiserState {
             &self.status_now(),
             unix_secs(),
         )?;
-        let mut ad = occupied(ad, &self.occupancy)?;
+        let mut ad = occupied(ad, &self.occupancy, owner_load(&self.args.machine))?;
         if let Some(accounting) = &self.args.accounting {
             for (name, expr) in accounting.attributes() {
                 ad.insert(starling_protocol::classad::Name::known(name), expr);
@@ -375,9 +383,21 @@ impl AdvertiserState {
     }
 }
 
+/// The load is an emulated owner's (`[machine] owner_load_file`): the
+/// jobs' own is added to it.
+fn owner_load(machine: &crate::config::Machine) -> bool {
+    machine.owner_load_file.is_some()
+}
+
 /// The partitionable slot as HTCondor shows it: `Cpus`, `Memory` and `Disk`
-/// are what is left for new claims; the totals stay in `Total*`.
-fn occupied(mut ad: ClassAd, occupancy: &Occupancy) -> Result<ClassAd, machine::Error> {
+/// are what is left for new claims; the totals stay in `Total*`. With
+/// `add_jobs_load`, `LoadAvg` gains the processors claimed, as the kernel's
+/// would count the jobs running on them.
+fn occupied(
+    mut ad: ClassAd,
+    occupancy: &Occupancy,
+    add_jobs_load: bool,
+) -> Result<ClassAd, machine::Error> {
     use starling_protocol::classad::{Expr, Name, Value};
     let int = |ad: &ClassAd, name: &str| match ad.get(name) {
         Some(Expr::Literal(Value::Int(i))) => *i,
@@ -392,6 +412,13 @@ fn occupied(mut ad: ClassAd, occupancy: &Occupancy) -> Result<ClassAd, machine::
         if ad.get(total).is_some() {
             let free = (int(&ad, total) - i64::try_from(used).unwrap_or(i64::MAX)).max(0);
             ad.insert(Name::known(name), Expr::from(Value::Int(free)));
+        }
+    }
+    if add_jobs_load && occupancy.busy > 0 {
+        if let Some(Expr::Literal(Value::Real(load))) = ad.get("LoadAvg").cloned() {
+            let load = Expr::from(Value::Real(load + occupancy.cpus as f64));
+            ad.insert(Name::known("LoadAvg"), load.clone());
+            ad.insert(Name::known("TotalLoadAvg"), load);
         }
     }
     ad.insert(

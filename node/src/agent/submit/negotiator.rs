@@ -12,6 +12,8 @@
 //!                   of its autocluster and owner instead of being released
 //! queue events (held, removed) ──▶ the job's shadow is stopped
 //! vacate (starling vacate) ──▶ the job's shadow asks its execute agent
+//! move (proposed, or starling migrate) ──▶ a standby shadow claims the
+//!                   destination, then the job is vacated ([`migration`])
 //! ```
 //!
 //! Jobs left over when every matching machine is full wait at busy ones
@@ -43,6 +45,8 @@ use starling_protocol::classad::ClassAd;
 use starling_protocol::identity::{AgentId, Envelope, Keypair};
 use starling_storage::JobId;
 use tokio::sync::{mpsc, oneshot};
+
+mod migration;
 
 use crate::agent::network::Command;
 use crate::agent::shadow::{self, Placement, ShadowArgs, ShadowEvent, ShadowHandle};
@@ -114,6 +118,14 @@ pub enum NegotiatorMsg {
         reason: String,
         reply: RpcReplyPort<Vec<(JobId, Result<(), String>)>>,
     },
+    /// Move a running job (`starling migrate`), to the machine named or
+    /// the best one free; answered with the destination, else why not.
+    Migrate {
+        job: JobId,
+        to: Option<String>,
+        reason: String,
+        reply: RpcReplyPort<Result<String, String>>,
+    },
 }
 
 /// How long a vacate waits for the execute agents' answers.
@@ -142,6 +154,8 @@ pub struct NegotiatorArgs {
     pub own_domain: String,
     /// The agent's private directory where shadows pull output.
     pub staging: std::path::PathBuf,
+    /// When this agent moves its running jobs (`[migration]`).
+    pub migration: crate::config::Migration,
 }
 
 pub struct NegotiatorState {
@@ -159,6 +173,8 @@ pub struct NegotiatorState {
     waiting: HashMap<String, VecDeque<JobId>>,
     /// A negotiation is already queued.
     negotiate_queued: bool,
+    /// Jobs moving to another machine.
+    migrations: HashMap<JobId, migration::Moving>,
 }
 
 struct Shadow {
@@ -243,6 +259,7 @@ impl Actor for Negotiator {
             rejections: HashMap::new(),
             waiting: HashMap::new(),
             negotiate_queued: true,
+            migrations: HashMap::new(),
         };
         if !reconnects.is_empty() {
             tracing::info!(
@@ -275,6 +292,16 @@ impl Actor for Negotiator {
                 reason,
                 reply,
             } => state.vacate(jobs, reason, reply),
+            NegotiatorMsg::Migrate {
+                job,
+                to,
+                reason,
+                reply,
+            } => {
+                let to: Vec<String> = to.into_iter().collect();
+                let answer = state.start_move(job, &to, reason, false, true).await;
+                let _ = reply.send(answer);
+            }
             NegotiatorMsg::Rejections(job, reply) => {
                 let list = state
                     .rejections
@@ -316,11 +343,13 @@ impl NegotiatorState {
             }
             Event::Held { ids } => {
                 for id in ids {
+                    self.cancel_move(id);
                     self.stop_job(id, ReleaseReason::JobRemoved);
                 }
             }
             Event::Removed { ids } => {
                 for id in ids {
+                    self.cancel_move(id);
                     let was_placed = self.stop_job(id, ReleaseReason::JobRemoved);
                     if was_placed {
                         if let Err(e) = self.args.queue.finish_removed(id).await {
@@ -421,9 +450,31 @@ impl NegotiatorState {
                         );
                     }
                 }
-                self.placed.remove(&job);
+                if self.placed.get(&job) == Some(&id) {
+                    self.placed.remove(&job);
+                }
+                if self.move_of_shadow(id) == Some(job) {
+                    self.give_up_move(job, &format!("{machine} refused the claim: {reason}"));
+                }
                 self.reject(job, machine, reason);
                 self.soon(myself);
+            }
+            ShadowEvent::MigrationProposed { job, offer } => {
+                if self.placed.get(&job) == Some(&id) {
+                    self.on_proposal(job, offer).await;
+                } else {
+                    let _ = offer
+                        .answer
+                        .send(starling_protocol::transfer::Response::Error {
+                            transfer: starling_protocol::transfer::TransferId(0),
+                            code: starling_protocol::transfer::ErrorCode::Declined,
+                            reason: "the job is not running under this claim".to_owned(),
+                        });
+                }
+            }
+            ShadowEvent::Standing { job, slot } => {
+                tracing::debug!(%job, %slot, "holding the moving job's new machine");
+                self.on_standing(id, job);
             }
             ShadowEvent::Claimed {
                 job,
@@ -469,6 +520,7 @@ impl NegotiatorState {
             ShadowEvent::Started { job, slot, .. } => {
                 if self.placed.get(&job) == Some(&id) {
                     self.args.queue.started(job, &slot).await;
+                    self.on_moved(id, job).await;
                 }
             }
             ShadowEvent::Ended {
@@ -489,6 +541,8 @@ impl NegotiatorState {
                         shadow.job = None;
                     }
                     let _ = next.send(None);
+                    // A moving job goes to its new machine.
+                    self.on_left(job);
                     self.soon(myself);
                     return;
                 }
@@ -542,6 +596,10 @@ impl NegotiatorState {
                 if let Err(e) = recorded {
                     tracing::warn!(%job, error = %e, "could not record the job's end");
                 }
+                // It ended before it could move.
+                if self.move_of_shadow(id).is_none() {
+                    self.give_up_move(job, "the job ended before it moved");
+                }
                 self.placed.remove(&job);
                 let following = self.next_for(id).await;
                 if let Some(shadow) = self.shadows.get_mut(&id) {
@@ -576,6 +634,13 @@ impl NegotiatorState {
                     } else if let Err(e) = queue.evicted_after(job, &reason, last_heard).await {
                         tracing::warn!(%job, error = %e, "could not return the job to idle");
                     }
+                    if self.move_of_shadow(id) == Some(job) {
+                        self.give_up_move(job, &format!("the new machine was lost: {reason}"));
+                    } else {
+                        self.on_left(job);
+                    }
+                } else if self.move_of_shadow(id) == Some(job) {
+                    self.give_up_move(job, &format!("the new machine was lost: {reason}"));
                 }
                 self.soon(myself);
             }
@@ -595,6 +660,9 @@ impl NegotiatorState {
                 let _ = offer.answer.send(answer);
             }
             ShadowEvent::Done { .. } => {
+                if let Some(job) = self.move_of_shadow(id) {
+                    self.give_up_move(job, "the new machine's claim ended");
+                }
                 if let Some(shadow) = self.shadows.remove(&id) {
                     if let Some(job) = shadow.job {
                         if self.placed.get(&job) == Some(&id) {
@@ -679,6 +747,7 @@ impl NegotiatorState {
 
     /// Holds, releases and removes jobs as their periodic expressions say.
     async fn periodic_policy(&mut self) {
+        self.expire_moves();
         let now = unix_now();
         let queue = self.args.queue.clone();
         for (id, ad) in queue.jobs(&Selection::default()) {
@@ -828,6 +897,7 @@ impl NegotiatorState {
                             ad: (*ad).clone(),
                         },
                         Duration::ZERO,
+                        None,
                     );
                     pending[ask.machine] = pending[ask.machine].plus(request);
                 }
@@ -860,6 +930,7 @@ impl NegotiatorState {
                         ad: (*ad).clone(),
                     },
                     WAIT,
+                    None,
                 );
             }
             let left: VecDeque<JobId> = members.collect();
@@ -869,6 +940,9 @@ impl NegotiatorState {
         }
     }
 
+    /// Starts a shadow claiming `machine` for `first`; with `standby`, a
+    /// migration's: it holds the claim until told which job it runs, and
+    /// the job stays placed where it runs now. Returns the shadow's id.
     fn spawn_shadow(
         &mut self,
         machine: &MachineAd,
@@ -876,10 +950,10 @@ impl NegotiatorState {
         request: Request,
         first: Placement,
         wait: Duration,
-    ) {
-        let Some(peer) = peer_of(&machine.signer) else {
-            return;
-        };
+        standby: Option<oneshot::Receiver<Option<Placement>>>,
+    ) -> Option<u64> {
+        let peer = peer_of(&machine.signer)?;
+        let standing_by = standby.is_some();
         let id = self.next_shadow;
         self.next_shadow += 1;
         let job = first.job;
@@ -898,8 +972,11 @@ impl NegotiatorState {
             staging: self.args.staging.clone(),
             reconnect: None,
             queue: self.args.queue.clone(),
+            standby,
         });
-        self.placed.insert(job, id);
+        if !standing_by {
+            self.placed.insert(job, id);
+        }
         self.shadows.insert(
             id,
             Shadow {
@@ -913,6 +990,7 @@ impl NegotiatorState {
                 handle: Some(handle),
             },
         );
+        Some(id)
     }
 
     /// Starts a shadow that reconnects to a job's claim.
@@ -941,6 +1019,7 @@ impl NegotiatorState {
                 slot: r.host,
             }),
             queue: self.args.queue.clone(),
+            standby: None,
         });
         self.placed.insert(r.job, id);
         self.shadows.insert(

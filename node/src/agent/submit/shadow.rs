@@ -14,7 +14,13 @@
 //! keepalive every lease/3; UnknownClaim or silence past the lease → Lost
 //! Vacate ─▶ (starling vacate)         Vacating; the job's end comes back as
 //!                                     an evicted report
+//! ◀─ Migrate {to, reason}             a move proposed (→ MigrationProposed)
 //! ```
+//!
+//! A shadow may claim for a job that still runs elsewhere (a migration's
+//! destination, [`ShadowArgs::standby`]): once granted it says so
+//! (`Standing`) and holds the claim, keeping it alive, until the schedd
+//! hands it the job (evicted from its old machine by then) or gives up.
 //!
 //! Nothing runs twice (HTCondor's job lease): the job is recorded as
 //! running under the claim (`Claimed`) before it is handed over, and a
@@ -46,7 +52,9 @@ use starling_storage::JobId;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::agent::network::Command;
-use crate::agent::transfers::{CheckpointOffer, FromExecute, Offer, OutputOffer, Router};
+use crate::agent::transfers::{
+    CheckpointOffer, FromExecute, MigrationOffer, Offer, OutputOffer, Router,
+};
 use crate::agent::{fetch, job_files};
 use crate::queue::userlog;
 
@@ -148,6 +156,10 @@ pub enum ShadowEvent {
     /// The execute agent took a checkpoint of the job: record it (see
     /// [`crate::agent::submit::checkpoints`]) and answer the execute agent.
     Checkpointed { job: JobId, offer: CheckpointOffer },
+    /// The execute agent proposes to move the job (answer the offer).
+    MigrationProposed { job: JobId, offer: MigrationOffer },
+    /// A standby shadow holds its claim and waits for the job.
+    Standing { job: JobId, slot: String },
     /// The shadow is finished.
     Done {
         peer: PeerId,
@@ -181,6 +193,10 @@ pub struct ShadowArgs {
     pub reconnect: Option<Reconnect>,
     /// The queue, read for the checkpoint a job restarts from.
     pub queue: crate::queue::Queue,
+    /// Claim for `first` but hand nothing over until this says which job
+    /// (`first` again, as it is once it left its old machine) or, `None`
+    /// or dropped, that nothing comes: a migration's destination.
+    pub standby: Option<oneshot::Receiver<Option<Placement>>>,
 }
 
 /// A claim to reconnect to.
@@ -238,7 +254,7 @@ pub fn spawn(args: ShadowArgs) -> ShadowHandle {
 }
 
 async fn run(
-    args: ShadowArgs,
+    mut args: ShadowArgs,
     mut stopped: oneshot::Receiver<ReleaseReason>,
     mut vacates: mpsc::Receiver<VacateOrder>,
 ) {
@@ -283,9 +299,27 @@ async fn run(
             (claim, slot, lease, false, false)
         }
     };
+    let mut current = Some(args.first.clone());
+    if let Some(standby) = args.standby.take() {
+        emit(
+            &args,
+            ShadowEvent::Standing {
+                job,
+                slot: slot.clone(),
+            },
+        )
+        .await;
+        match stand_by(&args, claim, lease, standby, &mut stopped).await {
+            Ok(placement) => current = placement,
+            Err(gone) => {
+                lost(&args, job, &gone).await;
+                finish(&args, None).await;
+                return;
+            }
+        }
+    }
     let (offers_tx, mut offers) = mpsc::channel(OFFER_QUEUE);
     args.router.shadow(claim, offers_tx).await;
-    let mut current = Some(args.first.clone());
     let reason = 'claim: loop {
         let Some(placement) = current.take() else {
             break ReleaseReason::NoMoreWork;
@@ -411,6 +445,18 @@ async fn run(
                             emit(&args, ShadowEvent::Checkpointed { job: placement.job, offer }).await;
                             continue;
                         }
+                        Some(FromExecute::Migrate(offer)) => {
+                            if offer.peer == args.peer {
+                                emit(&args, ShadowEvent::MigrationProposed { job: placement.job, offer }).await;
+                            } else {
+                                let _ = offer.answer.send(transfer::Response::Error {
+                                    transfer: TransferId(0),
+                                    code: transfer::ErrorCode::BadRequest,
+                                    reason: "only the machine the job runs on may propose to move it".to_owned(),
+                                });
+                            }
+                            continue;
+                        }
                         Some(FromExecute::Output(offer)) => offer,
                     };
                     let Some(report) = offer.report.clone() else {
@@ -455,6 +501,13 @@ async fn run(
                             }
                             FromExecute::Checkpoint(offer) => {
                                 emit(&args, ShadowEvent::Checkpointed { job: placement.job, offer }).await;
+                            }
+                            FromExecute::Migrate(offer) => {
+                                let _ = offer.answer.send(transfer::Response::Error {
+                                    transfer: TransferId(0),
+                                    code: transfer::ErrorCode::BadRequest,
+                                    reason: "the job has ended here".to_owned(),
+                                });
                             }
                         }
                     }
@@ -501,6 +554,36 @@ async fn reconnect(args: &ShadowArgs, claim: ClaimId) -> Found {
                 }
                 tokio::time::sleep(RECONNECT_EVERY).await;
             }
+        }
+    }
+}
+
+/// Holds a standby claim, alive, until the schedd says which job it takes
+/// (`Ok(None)`: none, release it); `Err` when the claim is gone.
+async fn stand_by(
+    args: &ShadowArgs,
+    claim: ClaimId,
+    lease: Duration,
+    mut standby: oneshot::Receiver<Option<Placement>>,
+    stopped: &mut oneshot::Receiver<ReleaseReason>,
+) -> Result<Option<Placement>, String> {
+    let mut keepalive = tokio::time::interval(lease / 3);
+    keepalive.tick().await;
+    let mut answered = tokio::time::Instant::now();
+    loop {
+        tokio::select! {
+            placement = &mut standby => return Ok(placement.ok().flatten()),
+            _ = &mut *stopped => return Ok(None),
+            _ = keepalive.tick() => match keep_alive(args, claim).await {
+                KeepAlive::Kept(_) => answered = tokio::time::Instant::now(),
+                KeepAlive::Unknown => {
+                    return Err("the destination no longer knows the claim".to_owned())
+                }
+                KeepAlive::NoAnswer(e) if answered.elapsed() >= lease + LEASE_SLACK => {
+                    return Err(format!("the destination has not answered for a lease ({e})"))
+                }
+                KeepAlive::NoAnswer(_) => {}
+            },
         }
     }
 }
