@@ -6,7 +6,7 @@
 //! The startd looks at its running jobs every `[migration] interval_secs`
 //! (and at once when the owner policy vacates one): a job the decider
 //! would move is proposed, best machines first, and not proposed again
-//! for [`PROPOSAL_BACKOFF`] whatever the answer, so that a submit agent
+//! for [`proposal_backoff`] whatever the answer, so that a submit agent
 //! that declines is not asked every tick.
 
 use std::time::Duration;
@@ -23,8 +23,11 @@ use crate::agent::network::Command;
 use crate::agent::view_actor::MachineAd;
 use crate::queue;
 
-/// How long a job is not proposed again after a proposal.
-pub const PROPOSAL_BACKOFF: Duration = Duration::from_secs(60);
+/// How long a job is not proposed again after a proposal, for a look
+/// every `interval`: ten looks, from 10 s to 5 minutes.
+pub fn proposal_backoff(interval: Duration) -> Duration {
+    (interval * 10).clamp(Duration::from_secs(10), Duration::from_secs(300))
+}
 
 /// Machines named in one proposal, at most.
 pub const PROPOSED: usize = 4;

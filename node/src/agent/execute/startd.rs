@@ -1571,6 +1571,7 @@ impl StartdState {
             return;
         };
         let settings = config.settings();
+        let backoff = super::migrate::proposal_backoff(Duration::from_secs(config.interval_secs));
         let me = crate::agent::shadow::text(machine, "StarlingAgentId").unwrap_or_default();
         let mut machines: Option<Vec<crate::agent::view_actor::MachineAd>> = None;
         let now = unix_now();
@@ -1585,9 +1586,7 @@ impl StartdState {
             }
             match job.proposed {
                 Some((_, true)) if reclaim => continue,
-                Some((at, _)) if !reclaim && at.elapsed() < super::migrate::PROPOSAL_BACKOFF => {
-                    continue
-                }
+                Some((at, _)) if !reclaim && at.elapsed() < backoff => continue,
                 _ => {}
             }
             let last = job.last_checkpoint.lock().ok().and_then(|l| *l);
