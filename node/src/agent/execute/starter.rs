@@ -161,7 +161,7 @@ pub fn spawn(args: StarterArgs, ended: impl FnOnce() + Send + 'static) -> Starte
     let finished = done.clone();
     tokio::spawn(tracing::Instrument::instrument(
         async move {
-            run(args, Stopped(controls), &finished).await;
+            run(args, Stopped(controls, None), &finished).await;
             ended();
         },
         span,
@@ -170,8 +170,10 @@ pub fn spawn(args: StarterArgs, ended: impl FnOnce() + Send + 'static) -> Starte
 }
 
 /// The startd's side of the channel: before the job runs and after it
-/// ended, only [`Control::Stop`] (or the startd going away) matters.
-struct Stopped(mpsc::UnboundedReceiver<Control>);
+/// ended, only [`Control::Stop`] (or the startd going away) matters; a
+/// vacate or kill that arrives while no process runs (the job is between
+/// two runs, taking its checkpoint) is kept for when one would start.
+struct Stopped(mpsc::UnboundedReceiver<Control>, Option<Control>);
 
 impl Stopped {
     /// Resolves when the starter must stop.
@@ -179,8 +181,23 @@ impl Stopped {
         loop {
             match self.0.recv().await {
                 None | Some(Control::Stop) => return,
+                Some(leave @ (Control::Vacate { .. } | Control::Kill { .. })) => {
+                    // A kill outranks a vacate.
+                    if !matches!(self.1, Some(Control::Kill { .. })) {
+                        self.1 = Some(leave);
+                    }
+                }
                 Some(_) => {}
             }
+        }
+    }
+
+    /// Why the job must leave, if a vacate or kill came while it did not
+    /// run.
+    fn must_leave(&mut self) -> Option<String> {
+        match self.1.take()? {
+            Control::Vacate { reason, .. } | Control::Kill { reason } => Some(reason),
+            _ => None,
         }
     }
 }
@@ -284,7 +301,7 @@ pub fn adopt(
     let finished = done.clone();
     tokio::spawn(tracing::Instrument::instrument(
         async move {
-            run_adopted(args, found, Stopped(controls), &finished).await;
+            run_adopted(args, found, Stopped(controls, None), &finished).await;
             ended();
         },
         span,
@@ -649,6 +666,14 @@ async fn finish_run(
             }
             if evicted.is_none() {
                 plan.ran(&this_start);
+                // Vacated while it took its checkpoint: it leaves with it
+                // rather than start again.
+                if let Some(reason) = stopped.must_leave() {
+                    report.evicted = Some(reason);
+                    report.hold = None;
+                    deliver(args, Some(sandbox), Vec::new(), report, stopped).await;
+                    return Ran::Done;
+                }
                 return Ran::Again;
             }
         }
@@ -702,6 +727,10 @@ async fn watch(
     let mut evicted: Option<String> = None;
     // Set while vacating: when SIGKILL follows the SIGTERM.
     let mut kill_at: Option<tokio::time::Instant> = None;
+    // A vacate or kill that came before the job started.
+    if let Some(leave) = controls.1.take() {
+        leave_now(leave, running, kill_signal, &mut evicted, &mut kill_at);
+    }
     loop {
         let deadline = async {
             match kill_at {
@@ -728,21 +757,37 @@ async fn watch(
                         tracing::warn!(error = %e, "cannot continue the job");
                     }
                 }
-                Some(Control::Vacate { grace, reason }) => {
-                    tracing::info!(%reason, ?grace, signal = kill_signal.as_raw(), "vacating the job");
-                    running.ask_to_leave(kill_signal);
-                    evicted.get_or_insert(reason);
-                    // MachineMaxVacateTime may be any number: at most an hour.
-                    let grace = grace.min(MAX_VACATE_GRACE);
-                    kill_at.get_or_insert(tokio::time::Instant::now() + grace);
-                }
-                Some(Control::Kill { reason }) => {
-                    tracing::info!(%reason, "killing the job");
-                    running.kill();
-                    evicted.get_or_insert(reason);
+                Some(leave @ (Control::Vacate { .. } | Control::Kill { .. })) => {
+                    leave_now(leave, running, kill_signal, &mut evicted, &mut kill_at);
                 }
             },
         }
+    }
+}
+
+/// Vacates (its kill signal, SIGKILL after the grace) or kills the job.
+fn leave_now(
+    leave: Control,
+    running: &mut execute::Running,
+    kill_signal: rustix::process::Signal,
+    evicted: &mut Option<String>,
+    kill_at: &mut Option<tokio::time::Instant>,
+) {
+    match leave {
+        Control::Vacate { grace, reason } => {
+            tracing::info!(%reason, ?grace, signal = kill_signal.as_raw(), "vacating the job");
+            running.ask_to_leave(kill_signal);
+            evicted.get_or_insert(reason);
+            // MachineMaxVacateTime may be any number: at most an hour.
+            let grace = grace.min(MAX_VACATE_GRACE);
+            kill_at.get_or_insert(tokio::time::Instant::now() + grace);
+        }
+        Control::Kill { reason } => {
+            tracing::info!(%reason, "killing the job");
+            running.kill();
+            evicted.get_or_insert(reason);
+        }
+        _ => {}
     }
 }
 
@@ -998,4 +1043,39 @@ fn spec_of(
     spec.account = run_as.account.clone();
     spec.isolation = args.isolation.isolation(run_as);
     Ok(spec)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_vacate_or_kill_while_no_process_runs_is_kept_for_when_one_would_start() {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let mut stopped = Stopped(rx, None);
+        tx.send(Control::Suspend).unwrap();
+        tx.send(Control::Vacate {
+            grace: Duration::from_secs(5),
+            reason: "moving to slot1@b".to_owned(),
+        })
+        .unwrap();
+        tx.send(Control::Stop).unwrap();
+        stopped.stopped().await;
+        assert_eq!(stopped.must_leave().as_deref(), Some("moving to slot1@b"));
+        assert_eq!(stopped.must_leave(), None);
+
+        // A kill outranks a vacate, whatever the order.
+        tx.send(Control::Kill {
+            reason: "KILL became true".to_owned(),
+        })
+        .unwrap();
+        tx.send(Control::Vacate {
+            grace: Duration::from_secs(5),
+            reason: "later".to_owned(),
+        })
+        .unwrap();
+        drop(tx);
+        stopped.stopped().await;
+        assert_eq!(stopped.must_leave().as_deref(), Some("KILL became true"));
+    }
 }
