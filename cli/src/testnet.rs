@@ -114,6 +114,19 @@ struct UpArgs {
     /// Seconds to wait for every agent to join before giving up.
     #[arg(long, value_name = "SECS", default_value_t = processes::DEFAULT_UP_TIMEOUT.as_secs())]
     timeout: u64,
+    /// Run each agent in a network namespace of its own (as root): a router
+    /// namespace per domain, a core between domains, veth links; `down`
+    /// removes them all.
+    #[arg(long)]
+    netns: bool,
+    /// With --netns: each agent's host link, both ways, in Mbit/s
+    /// (default: unshaped).
+    #[arg(long, value_name = "MBPS", requires = "netns")]
+    host_mbps: Option<u32>,
+    /// With --netns: each domain's uplink to the others, both ways, in
+    /// Mbit/s (default: unshaped).
+    #[arg(long, value_name = "MBPS", requires = "netns")]
+    uplink_mbps: Option<u32>,
 }
 
 impl starling_node::cli::Extension for Testnet {
@@ -155,6 +168,10 @@ fn up(args: UpArgs) -> anyhow::Result<ExitCode> {
             store: args.store.into_iter().collect(),
         },
         timeout: Duration::from_secs(args.timeout),
+        netns: args.netns.then_some(starling_testnet::netns::Rates {
+            host_mbps: args.host_mbps,
+            uplink_mbps: args.uplink_mbps,
+        }),
         ..UpOptions::new(&args.dir, args.agents, starling)
     };
     // Progress goes to standard error, at most every two seconds while
@@ -204,6 +221,15 @@ fn up(args: UpArgs) -> anyhow::Result<ExitCode> {
         .map(|d| format!("{d} ({} agents)", layout.agents_of(d).count()))
         .collect();
     println!("  domains  {}", domains.join(", "));
+    if let Some(net) = &layout.network {
+        let rate = |r: Option<u32>| r.map_or("unshaped".to_owned(), |m| format!("{m} Mbit/s"));
+        println!(
+            "  network  namespaces {}-*, host links {}, uplinks {}",
+            net.prefix,
+            rate(net.rates.host_mbps),
+            rate(net.rates.uplink_mbps)
+        );
+    }
     if let (Some(first), Some(info)) = (layout.agents.first(), report.infos.first()) {
         println!(
             "  {}  {} at {}",

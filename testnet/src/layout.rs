@@ -75,6 +75,10 @@ pub struct Layout {
     /// while the testnet is down.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process_group: Option<i32>,
+    /// The emulated network (`up --netns`), from the moment `up` starts
+    /// making it until `down` has removed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<crate::netns::Network>,
     /// The agents, in order: `agent-00`, `agent-01`, …
     #[serde(rename = "agent", default)]
     pub agents: Vec<Agent>,
@@ -145,7 +149,7 @@ pub fn agent_name(i: usize, n: usize) -> String {
 impl Layout {
     /// The layout of `agents` agents in `domains` domains in `dir`, before
     /// any agent has an id.
-    fn plan(dir: &Path, agents: usize, domains: usize) -> anyhow::Result<Layout> {
+    pub(crate) fn plan(dir: &Path, agents: usize, domains: usize) -> anyhow::Result<Layout> {
         ensure!(agents >= 1, "--agents must be at least 1");
         ensure!(
             agents <= MAX_AGENTS,
@@ -168,6 +172,7 @@ impl Layout {
                 .collect(),
             domains: domain_names,
             process_group: None,
+            network: None,
             dir: dir.to_owned(),
         })
     }
@@ -286,6 +291,7 @@ pub fn prepare(dir: &Path, agents: usize, domains: usize) -> anyhow::Result<Layo
                 );
             }
             layout.process_group = old.process_group;
+            layout.network = old.network;
         }
         None => {
             let mut entries = match fs::read_dir(dir) {

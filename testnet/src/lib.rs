@@ -17,6 +17,9 @@
 //!     first few as bootstrap peers, and waits until every agent sees every
 //!     machine ad. It reads their state back for `status` and stops them
 //!     for `down`.
+//!   - [`netns`] (`up --netns`, as root) gives each agent a network
+//!     namespace of its own, routed through a router namespace per domain
+//!     and a core between domains, with shaped links.
 //! - [`memory`]: full agents inside one process over libp2p's memory
 //!   transport, seeded, for tests and large-N measurements.
 //!
@@ -27,11 +30,11 @@
 //! the library needs its path ([`processes::UpOptions::starling`]).
 //!
 //! Processes are Linux only: whether a pid is still the agent it was is
-//! read from `/proc`. Emulated links and faults, and scripted experiments,
-//! come later.
+//! read from `/proc`.
 
 pub mod layout;
 pub mod memory;
+pub mod netns;
 pub mod processes;
 mod procfs;
 

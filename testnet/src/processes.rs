@@ -55,7 +55,7 @@ use starling_node::control::{self, Client, Info, Request, Response};
 use starling_protocol::identity::Timestamp;
 
 use crate::layout::{self, Agent, AgentSettings, Layout, LOG_FILE};
-use crate::procfs;
+use crate::{netns, procfs};
 
 /// How long `up` waits for every agent to join, by default.
 pub const DEFAULT_UP_TIMEOUT: Duration = Duration::from_secs(120);
@@ -106,6 +106,9 @@ pub struct UpOptions {
     pub wave: usize,
     /// The `starling` binary the agents run.
     pub starling: PathBuf,
+    /// Run each agent in a network namespace of its own, with these link
+    /// rates ([`crate::netns`]); `None`: all on loopback.
+    pub netns: Option<netns::Rates>,
 }
 
 impl UpOptions {
@@ -121,6 +124,7 @@ impl UpOptions {
             timeout: DEFAULT_UP_TIMEOUT,
             wave: DEFAULT_WAVE,
             starling: starling.into(),
+            netns: None,
         }
     }
 }
@@ -237,6 +241,14 @@ pub fn up(options: &UpOptions, progress: &mut dyn FnMut(Progress)) -> anyhow::Re
     if options.wave == 0 {
         bail!("the wave size must be at least 1");
     }
+    if let Some(rates) = &options.netns {
+        netns::check(rates, options.domains)?;
+        if !rustix::process::geteuid().is_root() {
+            bail!(
+                "--netns needs root (network namespaces, veth pairs and tc are root's): run                  the testnet as root, or leave --netns out for a testnet on loopback"
+            );
+        }
+    }
     if let Some(base) = options.base_port {
         let last = u32::from(base) + options.agents.saturating_sub(1) as u32;
         if base == 0 || last > u32::from(u16::MAX) {
@@ -288,18 +300,39 @@ pub fn up(options: &UpOptions, progress: &mut dyn FnMut(Progress)) -> anyhow::Re
     }
     let mut layout = layout::prepare(&dir, options.agents, options.domains)?;
     layout.process_group = None;
+    // The network of an earlier run (a crash leaves it) goes first.
+    if let Some(old) = layout.network.take() {
+        netns::destroy(&old)?;
+    }
     layout.save()?;
+    if let Some(rates) = options.netns {
+        let net = netns::Network::for_dir(&dir, rates);
+        netns::destroy(&net)?;
+        // Recorded before anything is made: `down` cleans a half-made one.
+        layout.network = Some(net.clone());
+        layout.save()?;
+        let domain_of: Vec<usize> = (0..layout.agents.len())
+            .map(|i| i % layout.domains.len())
+            .collect();
+        if let Err(e) = netns::create(&net, &domain_of, layout.domains.len()) {
+            let _ = netns::destroy(&net);
+            layout.network = None;
+            layout.save()?;
+            return Err(e.context("making the testnet's network"));
+        }
+    }
     progress(Progress::Prepared {
         agents: layout.agents.len(),
         domains: layout.domains.len(),
     });
 
     let total = layout.agents.len();
+    let ips: Vec<String> = (0..total).map(|i| listen_ip(&layout, i)).collect();
     let listen = |i: usize| match options.base_port {
-        Some(base) => format!("/ip4/127.0.0.1/tcp/{}", u32::from(base) + i as u32),
-        None => "/ip4/127.0.0.1/tcp/0".to_owned(),
+        Some(base) => format!("/ip4/{}/tcp/{}", ips[i], u32::from(base) + i as u32),
+        None => format!("/ip4/{}/tcp/0", ips[i]),
     };
-    if let Some(base) = options.base_port {
+    if let (Some(base), None) = (options.base_port, &layout.network) {
         check_ports_free(base, total)?;
     }
     // Each agent's dialable address, once it has answered.
@@ -353,7 +386,7 @@ pub fn up(options: &UpOptions, progress: &mut dyn FnMut(Progress)) -> anyhow::Re
         )?;
         for &i in &wave {
             if let Some(info) = &infos[i] {
-                addresses[i] = Some(dial_address(&layout.agents[i], info)?);
+                addresses[i] = Some(dial_address(&layout, i, info)?);
             }
         }
         progress(Progress::Answering {
@@ -554,6 +587,10 @@ pub fn down(
     forget(&layout);
     layout.process_group = None;
     layout.save()?;
+    if let Some(net) = layout.network.take() {
+        netns::destroy(&net)?;
+        layout.save()?;
+    }
     Ok(DownReport {
         agents: layout
             .agents
@@ -658,7 +695,7 @@ pub fn start(
     let mut bootstrap = Vec::new();
     for (j, answer) in ask_info(&layout, &others, answer_timeout(deadline)) {
         if bootstrap.len() < MAX_BOOTSTRAP {
-            if let Ok(address) = answer.and_then(|info| dial_address(&layout.agents[j], &info)) {
+            if let Ok(address) = answer.and_then(|info| dial_address(&layout, j, &info)) {
                 bootstrap.push(address);
             }
         }
@@ -792,7 +829,12 @@ fn spawn(
     let errors = log
         .try_clone()
         .with_context(|| format!("opening {}", log_path.display()))?;
-    Command::new(starling)
+    let i = agent_index(layout, &agent.name)?;
+    let mut command = match &layout.network {
+        Some(net) => netns::command_in(net, i, starling)?,
+        None => Command::new(starling),
+    };
+    command
         .arg("agent")
         .arg("--data-dir")
         .arg(&dir)
@@ -1033,13 +1075,23 @@ fn find_agents(layout: &Layout) -> HashMap<usize, i32> {
     procfs::find_agents(&dirs)
 }
 
-/// The address to dial an agent at: its loopback listen address, which
-/// ends in `/p2p/<id>`.
-fn dial_address(agent: &Agent, info: &Info) -> anyhow::Result<String> {
+/// The address agent `i` listens on: loopback, or its namespace's.
+fn listen_ip(layout: &Layout, i: usize) -> String {
+    match &layout.network {
+        Some(_) => netns::agent_address(i % layout.domains.len().max(1), i),
+        None => "127.0.0.1".to_owned(),
+    }
+}
+
+/// The address to dial an agent at: its listen address on loopback (or in
+/// its namespace), which ends in `/p2p/<id>`.
+fn dial_address(layout: &Layout, i: usize, info: &Info) -> anyhow::Result<String> {
+    let agent = &layout.agents[i];
+    let ours = format!("/ip4/{}/", listen_ip(layout, i));
     let usable: Vec<&String> = info.listen.iter().filter(|a| a.contains("/p2p/")).collect();
     usable
         .iter()
-        .find(|a| a.starts_with("/ip4/127.0.0.1/"))
+        .find(|a| a.starts_with(&ours))
         .or(usable.first())
         .map(|a| (*a).clone())
         .with_context(|| {
@@ -1158,18 +1210,26 @@ mod tests {
 
     #[test]
     fn the_dial_address_is_on_loopback_with_the_peer_id() {
-        let agent = Agent {
-            name: "agent-00".to_owned(),
-            domain: "d0.testnet".to_owned(),
-            id: String::new(),
-        };
+        let mut layout = Layout::plan(Path::new("/tmp/t"), 1, 1).unwrap();
         assert_eq!(
-            dial_address(&agent, &info(0, 0)).unwrap(),
+            dial_address(&layout, 0, &info(0, 0)).unwrap(),
             "/ip4/127.0.0.1/tcp/4001/p2p/12D3KooWtest"
         );
         let mut bare = info(0, 0);
         bare.listen = vec!["/ip4/127.0.0.1/tcp/4001".to_owned()];
-        let err = dial_address(&agent, &bare).unwrap_err().to_string();
+        let err = dial_address(&layout, 0, &bare).unwrap_err().to_string();
         assert!(err.contains("agent-00 reports no address to dial"), "{err}");
+        // In its own namespace: its namespace's address.
+        layout.network = Some(netns::Network::for_dir(
+            Path::new("/tmp/t"),
+            netns::Rates::default(),
+        ));
+        let mut both = info(0, 0);
+        both.listen
+            .push("/ip4/10.0.1.10/tcp/4001/p2p/12D3KooWtest".to_owned());
+        assert_eq!(
+            dial_address(&layout, 0, &both).unwrap(),
+            "/ip4/10.0.1.10/tcp/4001/p2p/12D3KooWtest"
+        );
     }
 }

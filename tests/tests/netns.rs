@@ -1,0 +1,268 @@
+//! The emulated network of a testnet (`starling testnet up --netns`), with
+//! real agents in real network namespaces (issue 18):
+//!
+//! - each agent has a namespace and an address of its own, each domain a
+//!   router; a job submitted in one domain runs in the other, its input and
+//!   output crossing the routers;
+//! - links are shaped as asked: TCP between two domains runs at about the
+//!   uplink's rate, within a domain at about the host link's;
+//! - `testnet down` after every agent was killed (a crash) removes every
+//!   namespace it made, a half-made one included;
+//! - without root, `--netns` says it needs root and makes nothing.
+//!
+//! Throughput is measured by this test's own threads, each moved into an
+//! agent's namespace (`setns` moves only the calling thread).
+
+use std::io::{Read as _, Write as _};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+mod support;
+
+use support::*;
+
+const HOST_MBPS: f64 = 200.0;
+const UPLINK_MBPS: f64 = 40.0;
+
+fn is_root() -> bool {
+    rustix::process::geteuid().is_root()
+}
+
+/// The testnet's namespaces (named `<prefix>-...`).
+fn namespaces(prefix: &str) -> Vec<String> {
+    let out = Command::new("ip").args(["netns", "list"]).output().unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|n| n.starts_with(&format!("{prefix}-")))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The network prefix `testnet.toml` records, if a network is recorded.
+fn prefix_of(pool: &Pool) -> Option<String> {
+    let dir = pool.agent(0).parent().unwrap().to_owned();
+    let text = std::fs::read_to_string(dir.join("testnet.toml")).unwrap();
+    let layout: toml::Table = text.parse().unwrap();
+    Some(layout.get("network")?.get("prefix")?.as_str()?.to_owned())
+}
+
+/// Runs `f` on a thread moved into the network namespace `ns`.
+fn in_namespace<T: Send + 'static>(
+    ns: &str,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> std::thread::JoinHandle<T> {
+    let file = std::fs::File::open(format!("/run/netns/{ns}")).unwrap();
+    std::thread::spawn(move || {
+        rustix::thread::move_into_link_name_space(
+            std::os::fd::AsFd::as_fd(&file),
+            Some(rustix::thread::LinkNameSpaceType::Network),
+        )
+        .unwrap();
+        f()
+    })
+}
+
+/// Mbit/s of one TCP stream of `mib` MiB from namespace `from` to `to`
+/// (whose address is `address`).
+fn throughput(from: &str, to: &str, address: &str, mib: usize) -> f64 {
+    let bind = format!("{address}:0");
+    let (port_tx, port_rx) = std::sync::mpsc::channel();
+    let server = in_namespace(to, move || {
+        let listener = std::net::TcpListener::bind(&bind).unwrap();
+        port_tx.send(listener.local_addr().unwrap()).unwrap();
+        let (mut stream, _) = listener.accept().unwrap();
+        let mut buf = vec![0u8; 1 << 16];
+        let mut got = 0;
+        while got < mib << 20 {
+            let n = stream.read(&mut buf).unwrap();
+            assert!(n > 0, "the stream ended early");
+            got += n;
+        }
+        stream.write_all(b"k").unwrap();
+    });
+    let to_addr = port_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    let client = in_namespace(from, move || {
+        let mut stream =
+            std::net::TcpStream::connect_timeout(&to_addr, Duration::from_secs(10)).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .unwrap();
+        let data = vec![7u8; mib << 20];
+        let started = Instant::now();
+        stream.write_all(&data).unwrap();
+        let mut ack = [0u8; 1];
+        stream.read_exact(&mut ack).unwrap();
+        (mib << 20) as f64 * 8.0 / started.elapsed().as_secs_f64() / 1e6
+    });
+    let mbps = client.join().unwrap();
+    server.join().unwrap();
+    mbps
+}
+
+#[test]
+fn agents_in_namespaces_route_between_domains_over_shaped_links_and_down_removes_it_all() {
+    if !is_root() {
+        eprintln!("skipped: --netns needs root");
+        return;
+    }
+    let mut args = vec![
+        "--domains",
+        "2",
+        "--netns",
+        "--host-mbps",
+        "200",
+        "--uplink-mbps",
+        "40",
+    ];
+    args.extend(["--jobs", "account=nobody", "--jobs", "private_tmp=false"]);
+    let pool = Pool::up_as(None, 4, &args);
+    let prefix = prefix_of(&pool).expect("testnet.toml records the network");
+    let mut made = namespaces(&prefix);
+    made.sort();
+    assert_eq!(
+        made,
+        [
+            format!("{prefix}-a000"),
+            format!("{prefix}-a001"),
+            format!("{prefix}-a002"),
+            format!("{prefix}-a003"),
+            format!("{prefix}-core"),
+            format!("{prefix}-r0"),
+            format!("{prefix}-r1"),
+        ]
+    );
+    // Each agent listens on its namespace's address, in its domain's subnet.
+    let info = pool.ok(1, &std::env::temp_dir(), &["status", "-af", "Name"]);
+    assert_eq!(info.lines().count(), 4, "{info}");
+
+    // A job from d0 (agent-00) runs in d1 (agent-01), input and output
+    // crossing the routers.
+    let work = shared_dir();
+    std::fs::write(work.path().join("in.txt"), "across the routers\n").unwrap();
+    std::fs::write(
+        work.path().join("job.sub"),
+        "executable = /bin/cat\narguments = in.txt\ntransfer_input_files = in.txt\n\
+         output = out.txt\nrequirements = StarlingHost == \"agent-01.d1.testnet\"\nqueue\n",
+    )
+    .unwrap();
+    pool.ok(0, work.path(), &["submit", "job.sub"]);
+    pool.wait_queue_empty(0, Duration::from_secs(60));
+    let out = std::fs::read_to_string(work.path().join("out.txt")).unwrap();
+    assert_eq!(out, "across the routers\n");
+    let host = pool.af(0, true, &["RemoteHost"]);
+    assert!(host[0][0].contains("agent-01"), "{host:?}");
+
+    // Shaped as asked: between domains the uplink, within one the host link.
+    let across = throughput(
+        &format!("{prefix}-a000"),
+        &format!("{prefix}-a001"),
+        "10.1.1.11",
+        4,
+    );
+    assert!(
+        (0.6 * UPLINK_MBPS..=1.05 * UPLINK_MBPS).contains(&across),
+        "d0 to d1 ran at {across:.1} Mbit/s over a {UPLINK_MBPS} Mbit/s uplink"
+    );
+    let within = throughput(
+        &format!("{prefix}-a000"),
+        &format!("{prefix}-a002"),
+        "10.0.1.12",
+        8,
+    );
+    assert!(
+        (0.4 * HOST_MBPS..=1.05 * HOST_MBPS).contains(&within),
+        "within d0 ran at {within:.1} Mbit/s over {HOST_MBPS} Mbit/s host links"
+    );
+
+    // Every agent dies at once; a namespace of the testnet's was left
+    // half-made. `down` removes them all.
+    for i in 0..4 {
+        pool.crash(i);
+    }
+    let stray = format!("{prefix}-a999");
+    assert!(Command::new("ip")
+        .args(["netns", "add", &stray])
+        .status()
+        .unwrap()
+        .success());
+    let dir = pool.agent(0).parent().unwrap().to_owned();
+    ok_in(
+        &std::env::temp_dir(),
+        &["testnet", "down", "--dir", dir.to_str().unwrap()],
+    );
+    assert_eq!(namespaces(&prefix), Vec::<String>::new());
+    assert_eq!(prefix_of(&pool), None, "the network is no longer recorded");
+}
+
+#[test]
+fn without_root_netns_says_it_needs_root_and_makes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::chown(dir.path(), Some(65534), Some(65534)).unwrap_or(());
+    let who = if is_root() {
+        Some((65534, 65534))
+    } else {
+        None
+    };
+    let net = dir.path().join("net");
+    let out = starling_as(
+        who,
+        dir.path(),
+        &[
+            "testnet",
+            "up",
+            "--dir",
+            net.to_str().unwrap(),
+            "--agents",
+            "2",
+            "--netns",
+        ],
+    );
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("--netns needs root"), "{said}");
+    assert!(said.contains("leave --netns out"), "{said}");
+    assert!(!net.join("agent-00").exists(), "nothing was made");
+}
+
+#[test]
+fn bad_link_rates_are_refused_naming_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let net = dir.path().join("net");
+    for (flag, value, said) in [
+        ("--host-mbps", "0", "--host-mbps 0"),
+        ("--uplink-mbps", "100001", "--uplink-mbps 100001"),
+    ] {
+        let out = starling_in(
+            dir.path(),
+            &[
+                "testnet",
+                "up",
+                "--dir",
+                net.to_str().unwrap(),
+                "--agents",
+                "1",
+                "--netns",
+                flag,
+                value,
+            ],
+        );
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(said), "{err}");
+    }
+    let out = starling_in(
+        dir.path(),
+        &[
+            "testnet",
+            "up",
+            "--dir",
+            net.to_str().unwrap(),
+            "--agents",
+            "1",
+            "--host-mbps",
+            "10",
+        ],
+    );
+    assert!(!out.status.success(), "--host-mbps without --netns");
+}
