@@ -4,6 +4,8 @@
 //! needs and carry out its answer.
 //!
 //! - [`autocluster`]: which idle jobs are alike and negotiated as one.
+//! - [`bandwidth`]: network capacity as an allocated resource: allocation
+//!   pointers, the slot scheduler's strategies, a link's two-phase ledger.
 //! - [`negotiation`]: which machines a submit agent asks for an autocluster.
 //! - [`claiming`]: whether an execute agent grants a claim, on its own state.
 //! - [`slots`]: partitionable slots, carving a dynamic slot per claim.
@@ -27,6 +29,7 @@
 
 pub mod arbitration;
 pub mod autocluster;
+pub mod bandwidth;
 pub mod claiming;
 pub mod control_access;
 pub mod favours;
