@@ -166,6 +166,7 @@ fn up(args: UpArgs) -> anyhow::Result<ExitCode> {
             lifetime_secs: args.lifetime_secs,
             jobs: args.jobs.into_iter().collect(),
             store: args.store.into_iter().collect(),
+            links: Default::default(),
         },
         timeout: Duration::from_secs(args.timeout),
         netns: args.netns.then_some(starling_testnet::netns::Rates {

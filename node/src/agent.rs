@@ -44,6 +44,7 @@ pub mod disk;
 pub mod execute;
 pub mod fetch;
 pub mod jobs_control;
+pub mod links;
 pub mod network;
 pub mod pool;
 pub mod store;
@@ -546,6 +547,7 @@ struct NegotiatorSetup {
     /// The agent's private directory for pulled output.
     staging: PathBuf,
     migration: crate::config::Migration,
+    links: links::Client,
 }
 
 /// The usage books, the agent's domain and the factors its policy puts on
@@ -569,6 +571,7 @@ struct StartdSetup {
     accounting: AccountingSetup,
     checkpoints: Arc<execute::checkpoint::Context>,
     migration: crate::config::Migration,
+    links: links::Client,
 }
 
 impl Actor for Supervisor {
@@ -634,6 +637,14 @@ impl Actor for Supervisor {
         machine.attributes.extend(isolation.attributes());
         let place = store::place_of_this(&args.config.store, &args.trust.domain);
         machine.attributes.extend(store::place_attributes(&place));
+        let link_owner = links::Owner::new(links::Settings::of(
+            &args.config.links,
+            &args.trust.domain,
+            args.trust
+                .roles
+                .contains(starling_protocol::identity::Role::Netmgr),
+        ));
+        machine.attributes.extend(link_owner.attributes());
         let lending = store::open_lent(
             &args.config.store,
             args.trust.roles,
@@ -661,6 +672,13 @@ impl Actor for Supervisor {
             Actor::spawn_linked(None, Advertiser, advertiser_args.clone(), myself.get_cell())
                 .await?;
         let (router, router_rx) = transfers::channel();
+        let link_client = links::Client {
+            network: net.commands.clone(),
+            owner: link_owner.clone(),
+            supervisor: myself.clone(),
+            me: net.peer_id,
+            domain: args.trust.domain.clone(),
+        };
         let startd_args = StartdSetup {
             anchors: args.trust.anchors.clone(),
             freshness,
@@ -678,6 +696,7 @@ impl Actor for Supervisor {
                 me: net.peer_id.to_string(),
             }),
             migration: args.config.migration.clone(),
+            links: link_client.clone(),
         };
         let store_server = lending.map(|(chunks, stats)| {
             store::server::spawn(store::server::ServerArgs {
@@ -700,6 +719,7 @@ impl Actor for Supervisor {
             net.commands.clone(),
             startd.clone(),
             store_server,
+            Some((link_owner.clone(), view.clone())),
         );
         let queue = crate::queue::Queue::open(advertiser_args.store.clone()).await?;
         let keeper_task = submit::checkpoints::spawn_keeper(submit::checkpoints::Keeper {
@@ -723,6 +743,7 @@ impl Actor for Supervisor {
                 })
                 .join("transfer"),
             migration: args.config.migration.clone(),
+            links: link_client.clone(),
         };
         let negotiator = spawn_negotiator(
             &myself,
@@ -743,6 +764,7 @@ impl Actor for Supervisor {
                 disk,
                 place: startd_args.checkpoints.place.clone(),
                 checkpoint_gets: Arc::new(tokio::sync::Semaphore::new(ckpt_control::MAX_GETS)),
+                links: link_owner.clone(),
             }),
             _ => None,
         };
@@ -1005,6 +1027,7 @@ async fn spawn_negotiator(
             own_domain: setup.accounting.own_domain.clone(),
             staging: setup.staging.clone(),
             migration: setup.migration.clone(),
+            links: setup.links.clone(),
         },
         supervisor.get_cell(),
     )
@@ -1052,6 +1075,7 @@ async fn spawn_startd(
             foreign_factors: setup.accounting.foreign_factors.clone(),
             checkpoints: setup.checkpoints.clone(),
             migration: setup.migration.clone(),
+            links: setup.links.clone(),
         },
         supervisor.get_cell(),
     )
@@ -1119,6 +1143,8 @@ pub mod control_actor {
         pub place: starling_policies::replicas::Place,
         /// Permits for the checkpoint fetches that run at once.
         pub checkpoint_gets: Arc<tokio::sync::Semaphore>,
+        /// The links this agent owns (`starling net`).
+        pub links: Arc<super::links::Owner>,
     }
 
     pub struct ControlState {
@@ -1284,6 +1310,9 @@ pub mod control_actor {
                 }
                 Request::Peers => Response::Peers {
                     peers: peers(&args.network, &args.supervisor).await,
+                },
+                Request::Links => Response::Links {
+                    links: args.links.summary(),
                 },
                 Request::Shutdown => {
                     args.shutdown_requested.notify_one();

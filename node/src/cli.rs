@@ -15,6 +15,7 @@ mod eval;
 mod id;
 mod jobs;
 mod matching;
+mod net;
 mod status;
 mod store;
 mod userprio;
@@ -69,6 +70,8 @@ enum Command {
     /// Move running jobs that checkpoint to another machine: the new one is
     /// claimed, then the job checkpoints, leaves and restarts there.
     Migrate(jobs::MigrateArgs),
+    /// The network links this agent owns and their reservations.
+    Net(net::Args),
     /// Change an attribute of jobs (like condor_qedit).
     Qedit(jobs::EditArgs),
     /// Why a job is idle, machine by machine (like condor_q -better-analyze).
@@ -155,6 +158,7 @@ pub fn main_with(extensions: &[&dyn Extension]) -> ExitCode {
         Command::Release(args) => jobs::act("release", args, data_dir),
         Command::Vacate(args) => jobs::vacate(args, data_dir),
         Command::Migrate(args) => jobs::migrate(args, data_dir),
+        Command::Net(args) => net::run(args, data_dir),
         Command::Qedit(args) => jobs::qedit(args, data_dir),
         Command::Why(args) => jobs::why(args, data_dir),
         Command::Ckpt(command) => ckpt::run(command, data_dir),

@@ -94,6 +94,48 @@ pub struct Config {
     pub store: StoreConfig,
     /// When running jobs move to better machines.
     pub migration: Migration,
+    /// The network links this agent owns and how transfers reserve them.
+    pub links: Links,
+}
+
+/// The `[links]` section: the network as a negotiated resource. Bulk
+/// transfers of at least `min_reserved_kib` reserve every managed link on
+/// their path (this host's, the peer's, and both domains' uplinks when
+/// they cross domains) and are paced at the reserved rate.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Links {
+    /// This machine's link, both ways, in Mbit/s. Default: unset (the
+    /// host link is not managed).
+    pub host_mbps: Option<u32>,
+    /// The domain's uplink, in Mbit/s, managed by this agent (only with the
+    /// `netmgr` role in its certificate). Default: unset.
+    pub uplink_mbps: Option<u32>,
+    /// Seconds ahead a transfer may be admitted. Default: 60.
+    pub horizon_secs: u64,
+    /// The share of each link never reserved, for transfers too small to
+    /// reserve (Basney's goodput reserve), in percent. Default: 5.
+    pub reserve_percent: u32,
+    /// Transfers smaller than this, in KiB, are not reserved. Default:
+    /// 1024.
+    pub min_reserved_kib: u64,
+    /// How a slot is chosen: `earliest-completion`, `first-fit`,
+    /// `shortest-duration`, `latest-start` or `last-fit`. Default:
+    /// `earliest-completion`.
+    pub strategy: String,
+}
+
+impl Default for Links {
+    fn default() -> Self {
+        Self {
+            host_mbps: None,
+            uplink_mbps: None,
+            horizon_secs: 60,
+            reserve_percent: 5,
+            min_reserved_kib: 1024,
+            strategy: "earliest-completion".to_owned(),
+        }
+    }
 }
 
 /// The `[migration]` section: when this agent moves running jobs that
@@ -698,6 +740,45 @@ impl Config {
                 "more than 1024 domains".to_owned(),
             ));
         }
+        let li = &self.links;
+        for (key, mbps) in [
+            ("links.host_mbps", li.host_mbps),
+            ("links.uplink_mbps", li.uplink_mbps),
+        ] {
+            if mbps.is_some_and(|m| !(1..=100_000).contains(&m)) {
+                return Err(invalid(
+                    key,
+                    format!("{} is not between 1 and 100000 Mbit/s", mbps.unwrap_or(0)),
+                ));
+            }
+        }
+        if !(1..=86_400).contains(&li.horizon_secs) {
+            return Err(invalid(
+                "links.horizon_secs",
+                format!("{} is not between 1 and 86400", li.horizon_secs),
+            ));
+        }
+        if li.reserve_percent > 90 {
+            return Err(invalid(
+                "links.reserve_percent",
+                format!("{} is not between 0 and 90", li.reserve_percent),
+            ));
+        }
+        if li.min_reserved_kib > 1 << 30 {
+            return Err(invalid(
+                "links.min_reserved_kib",
+                format!("{} is more than 1 TiB", li.min_reserved_kib),
+            ));
+        }
+        if starling_policies::bandwidth::Strategy::parse(&li.strategy).is_none() {
+            return Err(invalid(
+                "links.strategy",
+                format!(
+                    "{:?}: earliest-completion, first-fit, shortest-duration, latest-start or last-fit expected",
+                    li.strategy
+                ),
+            ));
+        }
         let mi = &self.migration;
         if mi
             .threshold_percent
@@ -913,6 +994,13 @@ mod tests {
             "compare_speed",
             "interval_secs",
             "restart_secs",
+            "[links]",
+            "host_mbps",
+            "uplink_mbps",
+            "horizon_secs",
+            "reserve_percent",
+            "min_reserved_kib",
+            "strategy",
         ] {
             assert!(text.contains(key), "examples/agent.toml lacks {key}");
         }

@@ -166,6 +166,9 @@ pub enum Request {
     },
     /// The peers the agent is connected to.
     Peers,
+    /// The network links the agent owns and their reservations
+    /// (`starling net`).
+    Links,
     /// Stop the agent cleanly (withdraw its ad, flush its store, exit).
     Shutdown,
     /// Queue the jobs of a submit file (`starling submit`), owned by the
@@ -335,6 +338,7 @@ enum WireRequest {
         constraint: Option<String>,
     },
     Peers {},
+    Links {},
     Shutdown {},
     Submit {
         file: String,
@@ -409,6 +413,7 @@ impl From<WireRequest> for Request {
             WireRequest::Info {} => Request::Info,
             WireRequest::Ads { kind, constraint } => Request::Ads { kind, constraint },
             WireRequest::Peers {} => Request::Peers,
+            WireRequest::Links {} => Request::Links,
             WireRequest::Shutdown {} => Request::Shutdown,
             WireRequest::Submit {
                 file,
@@ -529,10 +534,41 @@ pub enum Response {
     },
     /// What a [`Request::CheckpointGet`] wrote.
     CheckpointGot(CheckpointGot),
+    /// The links the agent owns, for `starling net`.
+    Links {
+        links: Vec<LinkSummary>,
+    },
     /// The request was refused or failed; `message` says why, for a person.
     Error {
         message: String,
     },
+}
+
+/// One link an agent owns, for `starling net`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinkSummary {
+    /// `host link`, or `uplink of DOMAIN`.
+    pub link: String,
+    /// Its capacity and what reservations may use of it, in Mbit/s.
+    pub capacity_mbps: f64,
+    pub reservable_mbps: f64,
+    /// Reserved now, in Mbit/s.
+    pub reserved_now_mbps: f64,
+    pub reservations: Vec<LinkReservation>,
+}
+
+/// One reservation of a link.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinkReservation {
+    pub id: String,
+    /// The agent that holds it.
+    pub holder: String,
+    /// Unix seconds.
+    pub start: f64,
+    pub end: f64,
+    pub rate_mbps: f64,
+    /// Committed (else only held).
+    pub committed: bool,
 }
 
 /// A job and its latest checkpoint, for `starling ckpt ls`.

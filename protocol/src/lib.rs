@@ -18,6 +18,8 @@
 //!   between agents in chunks.
 //! - [`checkpoint`]: a checkpoint's signed manifest and the store protocol
 //!   that keeps its chunks on store peers.
+//! - [`links`]: reserving network links for bulk transfers (held, then
+//!   committed, on every owner of a path).
 //!
 //! Data flows: an agent describes itself as a [`classad::ClassAd`], seals it
 //! with [`gossip::seal`] into an [`identity::Envelope`] and gossips the
@@ -35,6 +37,7 @@ pub mod claim;
 pub mod classad;
 pub mod gossip;
 pub mod identity;
+pub mod links;
 pub mod submit;
 pub mod transfer;
 pub mod view;

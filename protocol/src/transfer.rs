@@ -427,6 +427,21 @@ pub enum Request {
         /// submit agent's limits on moves do not apply.
         reclaim: bool,
     },
+    /// The state of one of the asked agent's links ([`crate::links`]).
+    LinkState { link: crate::links::LinkId },
+    /// Holds `slot` on a link as `id` for `lease_ms` (at most
+    /// [`crate::links::MAX_LEASE_MS`]); answered `Held` or why not.
+    Hold {
+        id: u64,
+        link: crate::links::LinkId,
+        slot: crate::links::Slot,
+        lease_ms: u64,
+    },
+    /// Commits the asker's hold `id`: the transfer will run in its slot.
+    Commit { id: u64, link: crate::links::LinkId },
+    /// Releases the asker's hold or commitment `id` (the transfer is done,
+    /// or will not run).
+    Release { id: u64, link: crate::links::LinkId },
     /// The puller has everything it wanted; the offerer may forget the files.
     Close {
         /// The transfer.
@@ -474,6 +489,8 @@ pub enum Response {
     Recorded { sequence: u64 },
     /// The job moves to `to`: claimed there, it is vacated here next.
     Migrating { to: String },
+    /// A link owner's answer.
+    Link(crate::links::LinkAnswer),
 }
 
 /// Machines a [`Request::Migrate`] proposes, at most.
@@ -563,6 +580,28 @@ impl Message for Request {
                 }
                 wire::check_text("reason", reason, wire::MAX_REASON_LEN)
             }
+            Request::LinkState { link }
+            | Request::Commit { link, .. }
+            | Request::Release { link, .. } => link.check(),
+            Request::Hold {
+                link,
+                slot,
+                lease_ms,
+                ..
+            } => {
+                link.check()?;
+                slot.check()?;
+                if *lease_ms == 0 || *lease_ms > crate::links::MAX_LEASE_MS {
+                    return Err(Error::Invalid {
+                        field: "lease_ms",
+                        reason: format!(
+                            "{lease_ms} is not between 1 and {}",
+                            crate::links::MAX_LEASE_MS
+                        ),
+                    });
+                }
+                Ok(())
+            }
             Request::Close { .. } => Ok(()),
         }
     }
@@ -588,6 +627,7 @@ impl Message for Response {
             Response::Migrating { to } => {
                 wire::check_text("migration target", to, MAX_SLOT_NAME_LEN)
             }
+            Response::Link(crate::links::LinkAnswer::State(state)) => state.check(),
             _ => Ok(()),
         }
     }

@@ -16,6 +16,7 @@ use starling_protocol::gossip::{self, AdKind};
 use starling_protocol::identity::{
     Certificate, Envelope, Freshness, Keypair, Kind, Roles, Timestamp,
 };
+use starling_protocol::links;
 use starling_protocol::transfer::{self, ErrorCode, File, FileName, Hash, TransferId};
 use starling_protocol::view::{self, Cursor};
 use starling_protocol::wire::{self, Message};
@@ -339,10 +340,42 @@ fn transfer_request() -> impl Strategy<Value = transfer::Request> {
                 reason,
                 reclaim,
             }),
+        link_id().prop_map(|link| transfer::Request::LinkState { link }),
+        (
+            any::<u64>(),
+            link_id(),
+            link_slot(),
+            1..=links::MAX_LEASE_MS
+        )
+            .prop_map(|(id, link, slot, lease_ms)| transfer::Request::Hold {
+                id,
+                link,
+                slot,
+                lease_ms
+            }),
+        (any::<u64>(), link_id()).prop_map(|(id, link)| transfer::Request::Commit { id, link }),
+        (any::<u64>(), link_id()).prop_map(|(id, link)| transfer::Request::Release { id, link }),
         any::<u64>().prop_map(|t| transfer::Request::Close {
             transfer: TransferId(t)
         }),
     ]
+}
+
+fn link_id() -> impl Strategy<Value = links::LinkId> {
+    prop_oneof![
+        Just(links::LinkId::Host),
+        "[a-z0-9.]{1,30}".prop_map(|domain| links::LinkId::Uplink { domain }),
+    ]
+}
+
+fn link_slot() -> impl Strategy<Value = links::Slot> {
+    (0..u64::MAX / 2, 1..links::MAX_SLOT_MS, 1..u64::MAX).prop_map(|(start_ms, len, rate)| {
+        links::Slot {
+            start_ms,
+            end_ms: start_ms + len,
+            rate,
+        }
+    })
 }
 
 fn transfer_response() -> impl Strategy<Value = transfer::Response> {
@@ -373,6 +406,21 @@ fn transfer_response() -> impl Strategy<Value = transfer::Response> {
             transfer: TransferId(t)
         }),
         slot().prop_map(|to| transfer::Response::Migrating { to }),
+        (
+            any::<u64>(),
+            any::<u64>(),
+            any::<u64>(),
+            prop::collection::vec(link_slot(), 0..10)
+        )
+            .prop_map(|(capacity, horizon_ms, now_ms, slots)| {
+                transfer::Response::Link(links::LinkAnswer::State(links::LinkState {
+                    capacity,
+                    horizon_ms,
+                    now_ms,
+                    slots,
+                }))
+            }),
+        any::<u64>().prop_map(|id| transfer::Response::Link(links::LinkAnswer::Held { id })),
     ]
 }
 
@@ -722,6 +770,75 @@ fn a_migration_proposal_with_too_many_or_too_long_targets_is_refused_naming_them
     let wordy = proposal(vec![], "x".repeat(2000));
     let err = transfer::Request::decode(&cbor::encode(&wordy)).unwrap_err();
     assert!(err.to_string().contains("invalid reason"), "{err}");
+}
+
+#[test]
+fn a_hold_with_a_bad_slot_lease_or_link_is_refused_naming_the_field() {
+    let hold = |slot: links::Slot, lease_ms: u64, link: links::LinkId| transfer::Request::Hold {
+        id: 1,
+        link,
+        slot,
+        lease_ms,
+    };
+    let good = links::Slot {
+        start_ms: 1000,
+        end_ms: 2000,
+        rate: 10,
+    };
+    for (request, said) in [
+        (
+            hold(links::Slot { rate: 0, ..good }, 1000, links::LinkId::Host),
+            "invalid slot: a rate of 0",
+        ),
+        (
+            hold(
+                links::Slot {
+                    end_ms: 500,
+                    ..good
+                },
+                1000,
+                links::LinkId::Host,
+            ),
+            "invalid slot: it ends",
+        ),
+        (
+            hold(
+                links::Slot {
+                    end_ms: 1000 + links::MAX_SLOT_MS + 1,
+                    ..good
+                },
+                1000,
+                links::LinkId::Host,
+            ),
+            "invalid slot: longer than",
+        ),
+        (hold(good, 0, links::LinkId::Host), "invalid lease_ms"),
+        (
+            hold(good, links::MAX_LEASE_MS + 1, links::LinkId::Host),
+            "invalid lease_ms",
+        ),
+        (
+            hold(
+                good,
+                1000,
+                links::LinkId::Uplink {
+                    domain: "d".repeat(300),
+                },
+            ),
+            "invalid link",
+        ),
+    ] {
+        let err = transfer::Request::decode(&cbor::encode(&request)).unwrap_err();
+        assert!(err.to_string().contains(said), "{err} for {said}");
+    }
+    let state = transfer::Response::Link(links::LinkAnswer::State(links::LinkState {
+        capacity: 1,
+        horizon_ms: 1,
+        now_ms: 1,
+        slots: vec![good; links::MAX_SLOTS + 1],
+    }));
+    let err = transfer::Response::decode(&cbor::encode(&state)).unwrap_err();
+    assert!(err.to_string().contains("link slots holds"), "{err}");
 }
 
 #[test]

@@ -6,7 +6,8 @@
 //! DIR/domains/<domain>.key         each domain's key, mode 0600 (the administrator's)
 //! DIR/agent-00/                    an agent's data directory (storage::DataDir):
 //!             agent.key            its key
-//!             certs/<domain>.cert  its certificate (roles execute,submit,store)
+//!             certs/<domain>.cert  its certificate (roles execute,submit,store;
+//!                                  a domain's first agent also netmgr)
 //!             policies/<domain>.policy  its domain's policy, trusting every other domain
 //!             agent.toml           its configuration (listen, bootstrap, mdns off)
 //!             agent.log            its standard output and error
@@ -112,6 +113,10 @@ pub struct AgentSettings {
     /// Each agent's `host` is its own name unless set here: agents of a
     /// testnet stand for separate machines.
     pub store: toml::Table,
+    /// The emulated network's rates (`up --netns`): every agent manages its
+    /// host link at this rate (`[links] host_mbps`), and each domain's first
+    /// agent (its netmgr) the domain's uplink (`[links] uplink_mbps`).
+    pub links: crate::netns::Rates,
 }
 
 /// Parses `KEY=VALUE` into a `[jobs]` setting: VALUE is TOML (`false`,
@@ -322,6 +327,9 @@ pub fn prepare(dir: &Path, agents: usize, domains: usize) -> anyhow::Result<Layo
     let roles: Roles = ROLES
         .parse()
         .map_err(|e: String| anyhow::anyhow!("roles {ROLES:?}: {e}"))?;
+    // Each domain's first agent also manages its uplink: it does so only
+    // where its configuration gives the uplink a rate (`up --netns`).
+    let first_roles = roles.with(starling_protocol::identity::Role::Netmgr);
     for (name, key) in layout.domains.iter().zip(&keys) {
         // One policy per domain, trusting every other domain of the testnet.
         let policy = DomainPolicy {
@@ -350,7 +358,8 @@ pub fn prepare(dir: &Path, agents: usize, domains: usize) -> anyhow::Result<Layo
         let members: Vec<usize> = (0..layout.agents.len())
             .filter(|&i| layout.agents[i].domain == *name)
             .collect();
-        for i in members {
+        for (n, i) in members.into_iter().enumerate() {
+            let roles = if n == 0 { first_roles } else { roles };
             let data_dir = layout.agent_dir(&layout.agents[i]);
             let data = DataDir::open(&data_dir)?;
             let id: AgentId = data.agent_key()?.agent_id();
@@ -476,6 +485,17 @@ pub fn write_agent_config(
         .or_insert_with(|| format!("{}.{}", agent.name, agent.domain).into());
     file.insert("store".into(), store.into());
     file.insert("machine".into(), machine.into());
+    let mut links = toml::Table::new();
+    if let Some(mbps) = settings.links.host_mbps {
+        links.insert("host_mbps".into(), i64::from(mbps).into());
+    }
+    let netmgr = layout.agents.iter().find(|a| a.domain == agent.domain) == Some(agent);
+    if let (Some(mbps), true) = (settings.links.uplink_mbps, netmgr) {
+        links.insert("uplink_mbps".into(), i64::from(mbps).into());
+    }
+    if !links.is_empty() {
+        file.insert("links".into(), links.into());
+    }
     // The agents share one host: their benchmarks say nothing of which is
     // faster, and weighing them would move jobs for noise.
     let mut migration = toml::Table::new();
@@ -616,7 +636,9 @@ mod tests {
             for role in [Role::Execute, Role::Submit, Role::Store] {
                 assert!(cert.roles.contains(role), "{}", cert.roles);
             }
-            assert!(!cert.roles.contains(Role::Netmgr));
+            // Each domain's first agent manages its uplink; no other does.
+            let first = layout.agents.iter().find(|a| a.domain == agent.domain) == Some(agent);
+            assert_eq!(cert.roles.contains(Role::Netmgr), first, "{}", agent.name);
 
             // The policy is its domain's, signed by its domain's key, and
             // trusts exactly the other domains, by their keys.
@@ -741,6 +763,7 @@ mod tests {
                 .into_iter()
                 .collect(),
             store: toml::Table::new(),
+            links: crate::netns::Rates::default(),
         };
         check_settings(&settings).unwrap();
         let path =

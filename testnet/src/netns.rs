@@ -215,7 +215,7 @@ fn steps_shape(add: &mut impl FnMut(&[&str]), ns: &str, dev: &str, mbps: u32) {
     let burst = burst_bytes.to_string();
     add(&[
         "tc", "-n", ns, "qdisc", "add", "dev", dev, "root", "tbf", "rate", &rate, "burst", &burst,
-        "latency", "100ms",
+        "latency", "25ms",
     ]);
 }
 

@@ -328,6 +328,11 @@ pub fn up(options: &UpOptions, progress: &mut dyn FnMut(Progress)) -> anyhow::Re
 
     let total = layout.agents.len();
     let ips: Vec<String> = (0..total).map(|i| listen_ip(&layout, i)).collect();
+    // Agents manage the links the emulated network shapes.
+    let mut settings = options.settings.clone();
+    if let Some(rates) = options.netns {
+        settings.links = rates;
+    }
     let listen = |i: usize| match options.base_port {
         Some(base) => format!("/ip4/{}/tcp/{}", ips[i], u32::from(base) + i as u32),
         None => format!("/ip4/{}/tcp/0", ips[i]),
@@ -352,13 +357,8 @@ pub fn up(options: &UpOptions, progress: &mut dyn FnMut(Progress)) -> anyhow::Re
         for (i, slot) in children.iter_mut().enumerate().take(end).skip(next) {
             let agent = &layout.agents[i];
             let bootstrap = bootstrap_peers(i, &addresses);
-            let config = layout::write_agent_config(
-                &layout,
-                agent,
-                &listen(i),
-                &bootstrap,
-                &options.settings,
-            )?;
+            let config =
+                layout::write_agent_config(&layout, agent, &listen(i), &bootstrap, &settings)?;
             let child = spawn(
                 &options.starling,
                 &layout,

@@ -24,6 +24,9 @@ pub const CHUNK_ATTEMPTS: u32 = 5;
 /// Pause before asking again for a chunk the peer was too busy to send.
 pub const BUSY_PAUSE: Duration = Duration::from_millis(50);
 
+/// Chunks asked for at once.
+pub const PIPELINE: usize = 4;
+
 /// Pulls every file of `files` offered under `transfer` by `peer` into
 /// `dir`, at most `budget` bytes in all. The caller [`close`]s the transfer
 /// once it has made use of the files (a submit agent records the job's end
@@ -38,25 +41,61 @@ pub async fn pull(
     dir: &Path,
     budget: u64,
 ) -> Result<u64, PullError> {
+    pull_paced(network, peer, transfer, files, dir, budget, None).await
+}
+
+/// [`pull`], at most at the pace given (a reserved rate).
+pub async fn pull_paced(
+    network: &mpsc::Sender<Command>,
+    peer: PeerId,
+    transfer: TransferId,
+    files: &[File],
+    dir: &Path,
+    budget: u64,
+    mut pace: Option<&mut super::links::Pace>,
+) -> Result<u64, PullError> {
+    use futures::{FutureExt as _, StreamExt as _};
     let mut assembler =
         Assembler::new(dir, files.to_vec(), budget).map_err(|e| PullError::Here(e.to_string()))?;
+    if u32::try_from(files.len()).is_err() {
+        return Err(PullError::Here("too many files".to_owned()));
+    }
+    // Every chunk in order; up to PIPELINE asked for at once, so the link
+    // does not idle a round trip per chunk. The assembler takes them in
+    // order (a peer sends a short chunk only at a file's end).
+    let step = u64::from(transfer::MAX_CHUNK_LEN);
+    let mut wanted: Vec<(usize, u64, u32)> = Vec::new();
+    for (index, file) in files.iter().enumerate() {
+        for k in 0..file.size.div_ceil(step).max(1) {
+            let offset = k * step;
+            wanted.push((index, offset, (file.size - offset).min(step) as u32));
+        }
+    }
+    let asks = wanted.into_iter().map(|(index, offset, len)| {
+        let network = network.clone();
+        async move {
+            // An empty file (or an empty tail) needs nothing from the peer.
+            let data = if len == 0 {
+                Ok(Vec::new())
+            } else {
+                chunk(&network, peer, transfer, index as u32, offset, len).await
+            };
+            (index, offset, data)
+        }
+        .boxed()
+    });
+    let mut chunks = futures::stream::iter(asks).buffered(PIPELINE);
     let mut total = 0u64;
-    while let Some((index, offset, len)) = assembler.next_request() {
+    while let Some((index, offset, data)) = chunks.next().await {
         let name = files.get(index).map(|f| f.name.as_str()).unwrap_or("?");
-        let index_u32 =
-            u32::try_from(index).map_err(|_| PullError::Here("too many files".to_owned()))?;
-        // An empty file (or an empty tail) needs nothing from the peer.
-        let data = if len == 0 {
-            Vec::new()
-        } else {
-            chunk(network, peer, transfer, index_u32, offset, len)
-                .await
-                .map_err(|e| PullError::Peer(format!("{name}: {e}")))?
-        };
+        let data = data.map_err(|e| PullError::Peer(format!("{name}: {e}")))?;
         total += data.len() as u64;
         assembler
             .chunk(index, offset, &data)
             .map_err(|e| PullError::Here(format!("{name}: {e}")))?;
+        if let Some(pace) = pace.as_deref_mut() {
+            pace.moved(data.len() as u64).await;
+        }
     }
     if !assembler.is_complete() {
         return Err(PullError::Peer(

@@ -176,11 +176,16 @@ pub fn spawn(
     network: mpsc::Sender<Command>,
     startd: ActorRef<StartdMsg>,
     store: Option<mpsc::Sender<super::store::server::Inbound>>,
+    links: Option<(
+        std::sync::Arc<super::links::Owner>,
+        ActorRef<super::view_actor::ViewMsg>,
+    )>,
 ) -> tokio::task::JoinHandle<()> {
     let state = RouterLoop {
         network,
         startd,
         store,
+        links,
         offers: HashMap::new(),
         opened: HashMap::new(),
         shadows: HashMap::new(),
@@ -196,6 +201,11 @@ struct RouterLoop {
     startd: ActorRef<StartdMsg>,
     /// The store server, when this agent is a store peer.
     store: Option<mpsc::Sender<super::store::server::Inbound>>,
+    /// The links this agent owns, and the view that says whom it trusts.
+    links: Option<(
+        std::sync::Arc<super::links::Owner>,
+        ActorRef<super::view_actor::ViewMsg>,
+    )>,
     offers: HashMap<TransferId, Offer>,
     /// The open files of offers made with [`Router::offer_opened`].
     opened: HashMap<TransferId, std::sync::Arc<Vec<std::fs::File>>>,
@@ -313,6 +323,30 @@ impl RouterLoop {
                 }
                 transfer::Request::Checkpoint { claim, manifest } => {
                     self.on_checkpoint(peer, id, claim, manifest).await
+                }
+                request @ (transfer::Request::LinkState { .. }
+                | transfer::Request::Hold { .. }
+                | transfer::Request::Commit { .. }
+                | transfer::Request::Release { .. }) => {
+                    // Answered off the loop: the trust check may read the view.
+                    let links = self.links.clone();
+                    let network = self.network.clone();
+                    tokio::spawn(async move {
+                        let answer = match links {
+                            Some((owner, view)) => owner.serve_peer(&view, peer, &request).await,
+                            None => transfer::Response::Error {
+                                transfer: TransferId(0),
+                                code: ErrorCode::Declined,
+                                reason: "this agent manages no links".to_owned(),
+                            },
+                        };
+                        let _ = network
+                            .send(Command::Respond {
+                                id,
+                                answer: Answer::Transfer(answer),
+                            })
+                            .await;
+                    });
                 }
                 transfer::Request::Migrate {
                     claim,
@@ -671,7 +705,7 @@ mod tests {
     ) -> mpsc::Receiver<Command> {
         let (network, answers) = mpsc::channel(16);
         let (startd, _) = Actor::spawn(None, IdleStartd, ()).await.unwrap();
-        spawn(commands, inbound, network, startd, None);
+        spawn(commands, inbound, network, startd, None, None);
         answers
     }
 

@@ -120,6 +120,7 @@ pub(crate) fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<Os
         Some("userprio") => &["-setfactor", "-json", "-allusers"],
         Some("drain") => super::drain::SINGLE_DASH,
         Some("ckpt") => super::ckpt::SINGLE_DASH,
+        Some("net") => super::net::SINGLE_DASH,
         _ => return args,
     };
     let mut prev_takes_value = false;

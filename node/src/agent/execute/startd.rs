@@ -186,6 +186,8 @@ pub struct StartdArgs {
     pub checkpoints: Arc<super::checkpoint::Context>,
     /// When running jobs are proposed for a move (`[migration]`).
     pub migration: crate::config::Migration,
+    /// Reserving paths for the jobs' input.
+    pub links: crate::agent::links::Client,
 }
 
 pub struct StartdState {
@@ -800,6 +802,7 @@ impl StartdState {
                 checkpoints: self.args.checkpoints.clone(),
                 restore,
                 last_checkpoint: last_checkpoint.clone(),
+                links: self.args.links.clone(),
             },
             move || {
                 let _ = me.cast(StartdMsg::Ended { claim, run });
@@ -885,6 +888,7 @@ impl StartdState {
                 checkpoints: self.args.checkpoints.clone(),
                 restore: None,
                 last_checkpoint: last_checkpoint.clone(),
+                links: self.args.links.clone(),
             },
             found,
             move || {

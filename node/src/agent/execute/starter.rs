@@ -99,6 +99,8 @@ pub struct StarterArgs {
     pub checkpoints: Arc<checkpoint::Context>,
     /// The job's latest checkpoint, to restore before it starts.
     pub restore: Option<Box<transfer::Restore>>,
+    /// Reserving the path for the input's transfer.
+    pub links: crate::agent::links::Client,
     /// The last checkpoint this starter took, for the startd's migration
     /// decider (what a move would cost).
     pub last_checkpoint: Arc<std::sync::Mutex<Option<super::migrate::LastCheckpoint>>>,
@@ -396,8 +398,8 @@ async fn run_in(
         .saturating_mul(1024)
         .max(INPUT_FLOOR);
     let pulled = tokio::select! {
-        pulled = fetch::pull(
-            &args.network,
+        pulled = crate::agent::links::pull(
+            &args.links,
             args.peer,
             args.transfer,
             &args.inputs,

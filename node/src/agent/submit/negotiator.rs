@@ -156,6 +156,8 @@ pub struct NegotiatorArgs {
     pub staging: std::path::PathBuf,
     /// When this agent moves its running jobs (`[migration]`).
     pub migration: crate::config::Migration,
+    /// Reserving paths for the jobs' output.
+    pub links: crate::agent::links::Client,
 }
 
 pub struct NegotiatorState {
@@ -973,6 +975,7 @@ impl NegotiatorState {
             reconnect: None,
             queue: self.args.queue.clone(),
             standby,
+            links: self.args.links.clone(),
         });
         if !standing_by {
             self.placed.insert(job, id);
@@ -1020,6 +1023,7 @@ impl NegotiatorState {
             }),
             queue: self.args.queue.clone(),
             standby: None,
+            links: self.args.links.clone(),
         });
         self.placed.insert(r.job, id);
         self.shadows.insert(

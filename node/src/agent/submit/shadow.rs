@@ -193,6 +193,8 @@ pub struct ShadowArgs {
     pub reconnect: Option<Reconnect>,
     /// The queue, read for the checkpoint a job restarts from.
     pub queue: crate::queue::Queue,
+    /// Reserving the path for the output's transfer.
+    pub links: crate::agent::links::Client,
     /// Claim for `first` but hand nothing over until this says which job
     /// (`first` again, as it is once it left its old machine) or, `None`
     /// or dropped, that nothing comes: a migration's destination.
@@ -971,8 +973,8 @@ async fn receive(args: &ShadowArgs, offer: OutputOffer, ad: &ClassAd) -> Result<
     let staging = args.staging.join(format!("output-{}", offer.transfer));
     make_private_dir(&staging).map_err(Received::NotPlaced)?;
     let budget = offer.files.iter().map(|f| f.size).sum::<u64>();
-    let pulled = fetch::pull(
-        &args.network,
+    let pulled = crate::agent::links::pull(
+        &args.links,
         offer.peer,
         offer.transfer,
         &offer.files,

@@ -1,0 +1,737 @@
+//! The network as a negotiated resource: the links this agent owns, and
+//! reserving a path before a bulk transfer.
+//!
+//! ```text
+//! owner (every agent: its host link; a netmgr: its domain's uplink)
+//!   LinkState / Hold / Commit / Release from trusted agents
+//!     ──▶ policies::bandwidth::Ledger (never over its capacity, holds
+//!         lapse after their lease, commitments a grace after their start)
+//! client (a transfer of at least [links] min_reserved_kib)
+//!   path: this host link, the peer's, and both domains' uplinks when the
+//!         transfer leaves the domain (the owners advertise them)
+//!     ──▶ every owner's LinkState ──▶ policies::bandwidth::find
+//!     ──▶ Hold on every owner (any refusal: release the holds, read the
+//!         states again, at most [`ATTEMPTS`] times) ──▶ Commit on every one
+//!     ──▶ wait for the slot, move the bytes paced at its rate, Release
+//! ```
+//!
+//! Unmanaged links (no capacity configured, or a domain without a netmgr)
+//! are left out of the path; a path with no managed link, or a transfer
+//! smaller than the threshold, is not reserved: it shares what the
+//! reservations leave (each link keeps a reserve for that, Basney's goodput
+//! reserve). The holder of a reservation is the peer that asked, as the
+//! libp2p handshake proves; ids are the holder's own, so a replay of one is
+//! refused as taken.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use libp2p::PeerId;
+use ractor::ActorRef;
+use starling_policies::bandwidth::{self, Ledger, Reservation, Strategy, Want};
+use starling_protocol::identity::AgentId;
+use starling_protocol::links::{LinkAnswer, LinkId, LinkState, Slot};
+use starling_protocol::transfer::{self, ErrorCode, TransferId};
+use tokio::sync::mpsc;
+
+use crate::agent::network::Command;
+use crate::agent::view_actor::{agent_of, MachineAd, ViewMsg};
+
+/// The ad attributes owners advertise: the host link's capacity, and the
+/// uplink a netmgr manages and its capacity (Mbit/s).
+pub const LINK_MBPS: &str = "StarlingLinkMbps";
+pub const UPLINK_MBPS: &str = "StarlingUplinkMbps";
+pub const UPLINK_DOMAIN: &str = "StarlingUplinkDomain";
+
+/// How long a hold lasts before it is committed.
+pub const HOLD_LEASE: Duration = Duration::from_secs(10);
+
+/// How long after its start a committed slot waits for its transfer.
+pub const START_GRACE: Duration = Duration::from_secs(10);
+
+/// Times a path is tried (states read, held) before the transfer gives up.
+pub const ATTEMPTS: usize = 3;
+
+/// How long the view's trusted agents are reused.
+const TRUSTED_FOR: Duration = Duration::from_secs(10);
+
+/// What this agent owns and how it reserves.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// Its host link, bytes per second; `None`: not managed.
+    pub host: Option<f64>,
+    /// The uplink it manages (netmgr): domain and bytes per second.
+    pub uplink: Option<(String, f64)>,
+    pub horizon_secs: f64,
+    /// The share of each link never reserved.
+    pub reserve: f64,
+    /// Transfers smaller than this are not reserved.
+    pub min_reserved: u64,
+    pub strategy: Strategy,
+}
+
+impl Settings {
+    /// From `[links]`; `netmgr`: the agent's certificate has the role.
+    pub fn of(config: &crate::config::Links, domain: &str, netmgr: bool) -> Settings {
+        let bytes = |mbps: u32| f64::from(mbps) * 1_000_000.0 / 8.0;
+        Settings {
+            host: config.host_mbps.map(bytes),
+            uplink: config
+                .uplink_mbps
+                .filter(|_| netmgr)
+                .map(|m| (domain.to_owned(), bytes(m))),
+            horizon_secs: config.horizon_secs as f64,
+            reserve: f64::from(config.reserve_percent) / 100.0,
+            min_reserved: config.min_reserved_kib.saturating_mul(1024),
+            strategy: Strategy::parse(&config.strategy).unwrap_or(Strategy::EarliestCompletion),
+        }
+    }
+}
+
+/// The links this agent owns, and their ledgers.
+pub struct Owner {
+    settings: Settings,
+    ledgers: Mutex<BTreeMap<LinkId, Ledger>>,
+    trusted: tokio::sync::Mutex<(HashMap<AgentId, String>, Option<Instant>)>,
+}
+
+/// Seconds since the epoch, as the ledgers count.
+pub fn now_secs() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+fn ms(secs: f64) -> u64 {
+    (secs.max(0.0) * 1000.0).round() as u64
+}
+
+fn secs(ms: u64) -> f64 {
+    ms as f64 / 1000.0
+}
+
+impl Owner {
+    pub fn new(settings: Settings) -> Arc<Owner> {
+        let mut ledgers = BTreeMap::new();
+        if let Some(capacity) = settings.host {
+            ledgers.insert(
+                LinkId::Host,
+                Ledger::new(capacity, settings.horizon_secs, settings.reserve),
+            );
+        }
+        if let Some((domain, capacity)) = &settings.uplink {
+            ledgers.insert(
+                LinkId::Uplink {
+                    domain: domain.clone(),
+                },
+                Ledger::new(*capacity, settings.horizon_secs, settings.reserve),
+            );
+        }
+        Arc::new(Owner {
+            settings,
+            ledgers: Mutex::new(ledgers),
+            trusted: tokio::sync::Mutex::new((HashMap::new(), None)),
+        })
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The ad attributes (name, ClassAd expression text) of the links
+    /// owned.
+    pub fn attributes(&self) -> Vec<(String, String)> {
+        let mbps = |b: f64| format!("{}", (b * 8.0 / 1_000_000.0).round() as i64);
+        let mut attributes = Vec::new();
+        if let Some(host) = self.settings.host {
+            attributes.push((LINK_MBPS.to_owned(), mbps(host)));
+        }
+        if let Some((domain, uplink)) = &self.settings.uplink {
+            attributes.push((UPLINK_MBPS.to_owned(), mbps(*uplink)));
+            attributes.push((UPLINK_DOMAIN.to_owned(), crate::queue::quote(domain)));
+        }
+        attributes
+    }
+
+    /// A link's state now, for a requester or `starling net`.
+    pub fn state(&self, link: &LinkId) -> Option<LinkState> {
+        let now = now_secs();
+        let mut ledgers = self.ledgers.lock().ok()?;
+        let ledger = ledgers.get_mut(link)?;
+        ledger.expire(now);
+        let mut slots: Vec<Slot> = ledger
+            .entries()
+            .map(|(_, _, r, _)| Slot {
+                start_ms: ms(r.start),
+                end_ms: ms(r.end),
+                rate: r.rate.round() as u64,
+            })
+            .collect();
+        slots.sort_by_key(|s| s.start_ms);
+        slots.truncate(starling_protocol::links::MAX_SLOTS);
+        Some(LinkState {
+            capacity: ledger.reservable().round() as u64,
+            horizon_ms: ms(ledger.horizon),
+            now_ms: ms(now),
+            slots,
+        })
+    }
+
+    /// Every link owned with its reservations, for `starling net`.
+    pub fn summary(&self) -> Vec<crate::control::LinkSummary> {
+        let now = now_secs();
+        let mbps = |bytes: f64| bytes * 8.0 / 1_000_000.0;
+        let Ok(mut ledgers) = self.ledgers.lock() else {
+            return Vec::new();
+        };
+        ledgers
+            .iter_mut()
+            .map(|(id, ledger)| {
+                ledger.expire(now);
+                let reservations: Vec<crate::control::LinkReservation> = ledger
+                    .entries()
+                    .map(
+                        |(i, holder, r, committed)| crate::control::LinkReservation {
+                            id: format!("{i:016x}"),
+                            holder: holder.to_owned(),
+                            start: r.start,
+                            end: r.end,
+                            rate_mbps: mbps(r.rate),
+                            committed,
+                        },
+                    )
+                    .collect();
+                let now_reserved = ledger
+                    .entries()
+                    .filter(|(_, _, r, _)| r.start <= now && now < r.end)
+                    .map(|(_, _, r, _)| r.rate)
+                    .sum::<f64>();
+                crate::control::LinkSummary {
+                    link: id.to_string(),
+                    capacity_mbps: mbps(ledger.capacity),
+                    reservable_mbps: mbps(ledger.reservable()),
+                    reserved_now_mbps: mbps(now_reserved).max(0.0),
+                    reservations,
+                }
+            })
+            .collect()
+    }
+
+    /// Carries out a link request of `holder` (a peer id, or this agent).
+    pub fn serve(&self, holder: &str, request: &transfer::Request) -> transfer::Response {
+        let refuse = |reason: String| transfer::Response::Error {
+            transfer: TransferId(0),
+            code: ErrorCode::Declined,
+            reason,
+        };
+        let now = now_secs();
+        let link = match request {
+            transfer::Request::LinkState { link }
+            | transfer::Request::Hold { link, .. }
+            | transfer::Request::Commit { link, .. }
+            | transfer::Request::Release { link, .. } => link,
+            _ => return refuse("not a link request".to_owned()),
+        };
+        if let transfer::Request::LinkState { link } = request {
+            return match self.state(link) {
+                Some(state) => transfer::Response::Link(LinkAnswer::State(state)),
+                None => refuse(format!("this agent does not manage a {link}")),
+            };
+        }
+        let Ok(mut ledgers) = self.ledgers.lock() else {
+            return refuse("the link ledger is unavailable".to_owned());
+        };
+        let Some(ledger) = ledgers.get_mut(link) else {
+            return refuse(format!("this agent does not manage a {link}"));
+        };
+        let done = match request {
+            transfer::Request::Hold {
+                id, slot, lease_ms, ..
+            } => {
+                let r = Reservation {
+                    start: secs(slot.start_ms),
+                    end: secs(slot.end_ms),
+                    rate: slot.rate as f64,
+                };
+                ledger
+                    .hold(*id, holder, r, now, secs(*lease_ms))
+                    .map(|()| LinkAnswer::Held { id: *id })
+            }
+            transfer::Request::Commit { id, .. } => ledger
+                .commit(*id, holder, now, START_GRACE.as_secs_f64())
+                .map(|()| LinkAnswer::Committed { id: *id }),
+            transfer::Request::Release { id, .. } => ledger
+                .release(*id, holder)
+                .map(|()| LinkAnswer::Released { id: *id }),
+            _ => return refuse("not a link request".to_owned()),
+        };
+        match done {
+            Ok(answer) => transfer::Response::Link(answer),
+            Err(why) => refuse(format!("{link}: {why}")),
+        }
+    }
+
+    /// Serves a request from `peer`, which must be an agent of a trusted
+    /// domain (its machine ad is in the view).
+    pub async fn serve_peer(
+        &self,
+        view: &ActorRef<ViewMsg>,
+        peer: PeerId,
+        request: &transfer::Request,
+    ) -> transfer::Response {
+        if !self.is_trusted(view, &peer).await {
+            return transfer::Response::Error {
+                transfer: TransferId(0),
+                code: ErrorCode::Declined,
+                reason: "links are reserved only for agents of trusted domains".to_owned(),
+            };
+        }
+        self.serve(&peer.to_string(), request)
+    }
+
+    async fn is_trusted(&self, view: &ActorRef<ViewMsg>, peer: &PeerId) -> bool {
+        let Some(agent) = agent_of(peer) else {
+            return false;
+        };
+        let mut trusted = self.trusted.lock().await;
+        let fresh = trusted.1.is_some_and(|at| at.elapsed() < TRUSTED_FOR);
+        if fresh && trusted.0.contains_key(&agent) {
+            return true;
+        }
+        if let Ok(ractor::rpc::CallResult::Success(machines)) = view
+            .call(ViewMsg::Machines, Some(crate::agent::QUERY_TIMEOUT))
+            .await
+        {
+            let machines: Vec<MachineAd> = machines;
+            trusted.0 = machines.into_iter().map(|m| (m.signer, m.domain)).collect();
+            trusted.1 = Some(Instant::now());
+        }
+        trusted.0.contains_key(&agent)
+    }
+}
+
+/// One link of a path and who owns it (`None`: this agent).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hop {
+    pub owner: Option<PeerId>,
+    pub link: LinkId,
+}
+
+/// What a transfer needs to reserve its path.
+#[derive(Clone)]
+pub struct Client {
+    pub network: mpsc::Sender<Command>,
+    pub owner: Arc<Owner>,
+    pub supervisor: ActorRef<crate::agent::SupervisorMsg>,
+    pub me: PeerId,
+    pub domain: String,
+}
+
+/// A reservation held on every link of a path.
+#[derive(Debug)]
+pub struct Reserved {
+    pub id: u64,
+    pub slot: Reservation,
+    pub path: Vec<Hop>,
+    /// From the first state read to the last commit.
+    pub negotiated: Duration,
+}
+
+fn text(ad: &starling_protocol::classad::ClassAd, name: &str) -> Option<String> {
+    crate::agent::shadow::text(ad, name)
+}
+
+fn number(ad: &starling_protocol::classad::ClassAd, name: &str) -> Option<i64> {
+    crate::agent::shadow::integer(ad, name)
+}
+
+/// The managed links between this agent and `peer`, from the view.
+pub fn path(client: &Client, machines: &[MachineAd], peer: PeerId) -> Vec<Hop> {
+    let mut hops = Vec::new();
+    if client.owner.settings.host.is_some() {
+        hops.push(Hop {
+            owner: None,
+            link: LinkId::Host,
+        });
+    }
+    let Some(agent) = agent_of(&peer) else {
+        return hops;
+    };
+    let Some(theirs) = machines.iter().find(|m| m.signer == agent) else {
+        return hops;
+    };
+    if number(&theirs.ad, LINK_MBPS).is_some() {
+        hops.push(Hop {
+            owner: Some(peer),
+            link: LinkId::Host,
+        });
+    }
+    if theirs.domain != client.domain {
+        for domain in [client.domain.clone(), theirs.domain.clone()] {
+            let manager = machines.iter().find(|m| {
+                m.domain == domain
+                    && text(&m.ad, UPLINK_DOMAIN).as_deref() == Some(domain.as_str())
+                    && number(&m.ad, UPLINK_MBPS).is_some()
+            });
+            if let Some(m) = manager {
+                let owner = PeerId::from_bytes(&m.signer.to_peer_id_bytes())
+                    .ok()
+                    .filter(|p| *p != client.me);
+                hops.push(Hop {
+                    owner,
+                    link: LinkId::Uplink { domain },
+                });
+            }
+        }
+    }
+    hops
+}
+
+impl Client {
+    async fn ask(&self, hop: &Hop, request: transfer::Request) -> Result<LinkAnswer, String> {
+        let response = match hop.owner {
+            None => self.owner.serve(&self.me.to_string(), &request),
+            Some(peer) => crate::agent::fetch::request(&self.network, peer, request).await?,
+        };
+        match response {
+            transfer::Response::Link(answer) => Ok(answer),
+            transfer::Response::Error { reason, .. } => Err(reason),
+            other => Err(format!("unexpected answer {other:?}")),
+        }
+    }
+
+    /// Reserves a slot for `bytes` to or from `peer` on every managed link
+    /// between them; `Ok(None)` when nothing needs reserving.
+    pub async fn reserve(&self, peer: PeerId, bytes: u64) -> Result<Option<Reserved>, String> {
+        if bytes < self.owner.settings.min_reserved {
+            return Ok(None);
+        }
+        let machines = crate::agent::machine_ads(&self.supervisor).await;
+        let path = path(self, &machines, peer);
+        if path.is_empty() {
+            return Ok(None);
+        }
+        let started = Instant::now();
+        let mut last = String::new();
+        for _ in 0..ATTEMPTS {
+            let mut links = Vec::with_capacity(path.len());
+            let mut horizon = f64::INFINITY;
+            for hop in &path {
+                let state = match self
+                    .ask(
+                        hop,
+                        transfer::Request::LinkState {
+                            link: hop.link.clone(),
+                        },
+                    )
+                    .await?
+                {
+                    LinkAnswer::State(state) => state,
+                    other => return Err(format!("unexpected answer {other:?}")),
+                };
+                horizon = horizon.min(secs(state.horizon_ms));
+                links.push(bandwidth::Link {
+                    capacity: state.capacity as f64,
+                    reservations: state
+                        .slots
+                        .iter()
+                        .map(|s| Reservation {
+                            start: secs(s.start_ms),
+                            end: secs(s.end_ms),
+                            rate: s.rate as f64,
+                        })
+                        .collect(),
+                });
+            }
+            let now = now_secs();
+            let least = links
+                .iter()
+                .map(|l| l.capacity)
+                .fold(f64::INFINITY, f64::min)
+                .max(1.0);
+            let want = Want {
+                bytes: bytes as f64,
+                earliest: now + 0.05,
+                // It must start within the horizon; it may end past it.
+                deadline: now + horizon + bytes as f64 / least,
+                min_rate: 1.0,
+                max_rate: f64::INFINITY,
+            };
+            let refs: Vec<&bandwidth::Link> = links.iter().collect();
+            let Some(slot) = bandwidth::find(&refs, &want, self.owner.settings.strategy) else {
+                return Err(format!(
+                    "no slot on the path within the horizon ({horizon:.0} s): the links are full"
+                ));
+            };
+            let mut bytes = [0u8; 8];
+            let _ = getrandom::fill(&mut bytes);
+            let id = u64::from_le_bytes(bytes);
+            let wire = Slot {
+                start_ms: ms(slot.start),
+                end_ms: ms(slot.end).max(ms(slot.start) + 1),
+                rate: (slot.rate.floor() as u64).max(1),
+            };
+            let mut held = Vec::new();
+            let mut refused = None;
+            for hop in &path {
+                let hold = transfer::Request::Hold {
+                    id,
+                    link: hop.link.clone(),
+                    slot: wire,
+                    lease_ms: HOLD_LEASE.as_millis() as u64,
+                };
+                match self.ask(hop, hold).await {
+                    Ok(_) => held.push(hop.clone()),
+                    Err(why) => {
+                        refused = Some(why);
+                        break;
+                    }
+                }
+            }
+            if let Some(why) = refused {
+                self.release_on(id, &held).await;
+                last = why;
+                continue;
+            }
+            for hop in &path {
+                let commit = transfer::Request::Commit {
+                    id,
+                    link: hop.link.clone(),
+                };
+                if let Err(why) = self.ask(hop, commit).await {
+                    self.release_on(id, &path).await;
+                    return Err(format!("committing the reservation failed: {why}"));
+                }
+            }
+            return Ok(Some(Reserved {
+                id,
+                slot,
+                path,
+                negotiated: started.elapsed(),
+            }));
+        }
+        Err(format!(
+            "the path could not be held in {ATTEMPTS} tries: {last}"
+        ))
+    }
+
+    async fn release_on(&self, id: u64, hops: &[Hop]) {
+        for hop in hops {
+            let release = transfer::Request::Release {
+                id,
+                link: hop.link.clone(),
+            };
+            let _ = self.ask(hop, release).await;
+        }
+    }
+
+    /// Gives a reservation back (the transfer ended, or failed).
+    pub async fn release(&self, reserved: &Reserved) {
+        self.release_on(reserved.id, &reserved.path).await;
+    }
+}
+
+/// Paces a transfer at `rate` bytes per second from when it starts.
+#[derive(Debug)]
+pub struct Pace {
+    rate: f64,
+    started: tokio::time::Instant,
+    moved: u64,
+}
+
+impl Pace {
+    pub fn new(rate: f64) -> Pace {
+        Pace {
+            rate: rate.max(1.0),
+            started: tokio::time::Instant::now(),
+            moved: 0,
+        }
+    }
+
+    /// Counts `bytes` moved and waits until the rate allows more.
+    pub async fn moved(&mut self, bytes: u64) {
+        self.moved += bytes;
+        let due = self.started + Duration::from_secs_f64(self.moved as f64 / self.rate);
+        tokio::time::sleep_until(due).await;
+    }
+}
+
+/// How long a transfer waits to be admitted on a full path before it goes
+/// unreserved.
+pub const ADMISSION_WAIT: Duration = Duration::from_secs(600);
+
+/// Pulls `files` from `peer` as [`crate::agent::fetch::pull`] does, having
+/// first reserved the path (waiting, as admission control says, until a
+/// slot is free within the horizon) and then paced at the reserved rate.
+pub async fn pull(
+    client: &Client,
+    peer: PeerId,
+    transfer: TransferId,
+    files: &[transfer::File],
+    dir: &std::path::Path,
+    budget: u64,
+) -> Result<u64, crate::agent::fetch::PullError> {
+    let bytes: u64 = files.iter().map(|f| f.size).sum();
+    let asked = Instant::now();
+    let reserved = loop {
+        match client.reserve(peer, bytes).await {
+            Ok(reserved) => break reserved,
+            Err(why) if asked.elapsed() < ADMISSION_WAIT => {
+                tracing::info!(%why, bytes, "waiting for the path to admit the transfer");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+            Err(why) => {
+                tracing::warn!(%why, bytes, "the path admitted nothing in time; moving the files unreserved");
+                break None;
+            }
+        }
+    };
+    let Some(reserved) = reserved else {
+        let started = Instant::now();
+        let pulled =
+            crate::agent::fetch::pull(&client.network, peer, transfer, files, dir, budget).await;
+        tracing::debug!(
+            bytes,
+            achieved = (bytes as f64 / started.elapsed().as_secs_f64().max(1e-3)).round(),
+            "moved the files unreserved"
+        );
+        return pulled;
+    };
+    until_start(&reserved.slot).await;
+    let started = Instant::now();
+    let mut pace = Pace::new(reserved.slot.rate);
+    let pulled = crate::agent::fetch::pull_paced(
+        &client.network,
+        peer,
+        transfer,
+        files,
+        dir,
+        budget,
+        Some(&mut pace),
+    )
+    .await;
+    client.release(&reserved).await;
+    let took = started.elapsed().as_secs_f64();
+    tracing::info!(
+        bytes,
+        rate = reserved.slot.rate.round(),
+        achieved = (bytes as f64 / took.max(1e-3)).round(),
+        waited_ms = asked
+            .elapsed()
+            .as_millis()
+            .saturating_sub(started.elapsed().as_millis()),
+        negotiated_ms = reserved.negotiated.as_millis(),
+        hops = reserved.path.len(),
+        "moved the files in a reserved slot"
+    );
+    pulled
+}
+
+/// Waits until the reserved slot starts (now if it has).
+pub async fn until_start(slot: &Reservation) {
+    let wait = slot.start - now_secs();
+    if wait > 0.0 {
+        tokio::time::sleep(Duration::from_secs_f64(wait.min(86_400.0))).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn owner(host: Option<f64>) -> Arc<Owner> {
+        Owner::new(Settings {
+            host,
+            uplink: Some(("d0".to_owned(), 1000.0)),
+            horizon_secs: 60.0,
+            reserve: 0.1,
+            min_reserved: 1024,
+            strategy: Strategy::EarliestCompletion,
+        })
+    }
+
+    fn hold(id: u64, link: LinkId, start: f64, len: f64, rate: u64) -> transfer::Request {
+        transfer::Request::Hold {
+            id,
+            link,
+            slot: Slot {
+                start_ms: ms(start),
+                end_ms: ms(start + len),
+                rate,
+            },
+            lease_ms: 5000,
+        }
+    }
+
+    #[test]
+    fn an_owner_holds_commits_and_refuses_past_its_capacity_naming_the_link() {
+        let o = owner(Some(10_000.0));
+        let now = now_secs();
+        let uplink = LinkId::Uplink {
+            domain: "d0".to_owned(),
+        };
+        let ok = o.serve("a", &hold(1, uplink.clone(), now + 1.0, 5.0, 800));
+        assert_eq!(ok, transfer::Response::Link(LinkAnswer::Held { id: 1 }));
+        let full = o.serve("b", &hold(2, uplink.clone(), now + 2.0, 5.0, 200));
+        match full {
+            transfer::Response::Error { reason, .. } => {
+                assert!(
+                    reason.contains("uplink of d0: the link is full"),
+                    "{reason}"
+                )
+            }
+            other => panic!("{other:?}"),
+        }
+        // Replayed: the id is taken.
+        let again = o.serve("a", &hold(1, uplink.clone(), now + 30.0, 1.0, 1));
+        assert!(
+            matches!(again, transfer::Response::Error { reason, .. } if reason.contains("taken"))
+        );
+        // Another's hold cannot be committed or released.
+        let stolen = o.serve(
+            "b",
+            &transfer::Request::Commit {
+                id: 1,
+                link: uplink.clone(),
+            },
+        );
+        assert!(matches!(stolen, transfer::Response::Error { .. }));
+        let mine = o.serve(
+            "a",
+            &transfer::Request::Commit {
+                id: 1,
+                link: uplink.clone(),
+            },
+        );
+        assert_eq!(
+            mine,
+            transfer::Response::Link(LinkAnswer::Committed { id: 1 })
+        );
+        let state = o.state(&uplink).unwrap();
+        assert_eq!(state.capacity, 900);
+        assert_eq!(state.slots.len(), 1);
+        let other = o.serve(
+            "a",
+            &transfer::Request::LinkState {
+                link: LinkId::Uplink {
+                    domain: "d9".to_owned(),
+                },
+            },
+        );
+        assert!(
+            matches!(other, transfer::Response::Error { reason, .. } if reason.contains("does not manage an uplink of d9") || reason.contains("does not manage a uplink of d9"))
+        );
+        assert!(owner(None).state(&LinkId::Host).is_none());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_pace_keeps_to_the_rate() {
+        let mut pace = Pace::new(1000.0);
+        let started = tokio::time::Instant::now();
+        for _ in 0..10 {
+            pace.moved(500).await;
+        }
+        assert_eq!(started.elapsed(), Duration::from_secs(5));
+    }
+}
