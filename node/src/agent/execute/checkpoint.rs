@@ -295,6 +295,7 @@ pub async fn take(
     })
     .await
     .map_err(|e| e.to_string())??;
+    let cut_at = started.elapsed();
     let run_ms = u64::try_from(plan.since.elapsed().as_millis()).unwrap_or(u64::MAX);
     let sequence = plan.next_sequence;
     let draft = Manifest::new(
@@ -330,6 +331,7 @@ pub async fn take(
         .boxed()
     });
     let (replicas, sent) = replicate(ctx, plan, &draft, &source).await;
+    let replicated_at = started.elapsed();
     let manifest = Manifest::new(
         draft.job.clone(),
         sequence,
@@ -359,6 +361,8 @@ pub async fn take(
         sent,
         replicas = replicas.len(),
         elapsed = ?started.elapsed(),
+        cut = ?cut_at,
+        replicated = ?replicated_at.saturating_sub(cut_at),
         "took the job's checkpoint"
     );
     Ok(Taken {
@@ -511,49 +515,81 @@ fn files_of(
 /// Where each distinct chunk is: (file, offset, length).
 type Locations = Vec<(usize, u64, u32)>;
 
-/// Reads the files through and cuts them into chunks. Blocking.
+/// Threads that read and hash a checkpoint's chunks at once, at most.
+pub const CUT_THREADS: usize = 4;
+
+/// Reads the files through and cuts them into chunks, hashing them on up
+/// to [`CUT_THREADS`] threads (the cores this machine has). Blocking.
+///
+/// Each file is cut at the size it has when opened; a file that shrinks
+/// meanwhile is an error (the job is not running: its files should not
+/// change).
 #[allow(clippy::type_complexity)]
 fn cut(
     opened: Vec<(FileName, std::fs::File, u32)>,
 ) -> Result<(Vec<ManifestFile>, Vec<Hash>, Vec<Opened>, Locations), String> {
     let mut files = Vec::with_capacity(opened.len());
-    let mut chunks = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    let mut locations = Vec::new();
+    // Every chunk in order: (file, offset, length).
+    let mut pieces: Locations = Vec::new();
     let mut kept = Vec::with_capacity(opened.len());
-    let mut buf = vec![0u8; CHUNK_LEN as usize];
     for (index, (name, file, mode)) in opened.into_iter().enumerate() {
+        let size = file
+            .metadata()
+            .map_err(|e| format!("reading {name}: {e}"))?
+            .len();
         let mut offset = 0u64;
-        loop {
-            let mut filled = 0;
-            while filled < buf.len() {
-                let n = file
-                    .read_at(&mut buf[filled..], offset + filled as u64)
-                    .map_err(|e| format!("reading {name}: {e}"))?;
-                if n == 0 {
-                    break;
-                }
-                filled += n;
-            }
-            if filled == 0 {
-                break;
-            }
-            let hash = Hash::from_bytes(*blake3::hash(&buf[..filled]).as_bytes());
-            chunks.push(hash);
-            if seen.insert(hash) {
-                locations.push((index, offset, filled as u32));
-            }
-            offset += filled as u64;
-            if filled < buf.len() {
-                break;
-            }
+        while offset < size {
+            let len = (size - offset).min(u64::from(CHUNK_LEN));
+            // At most CHUNK_LEN.
+            pieces.push((index, offset, len as u32));
+            offset += len;
         }
-        files.push(ManifestFile {
-            name,
-            mode,
-            size: offset,
-        });
+        files.push(ManifestFile { name, mode, size });
         kept.push(Opened { file });
     }
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, CUT_THREADS)
+        .min(pieces.len().max(1));
+    let share = pieces.len().div_ceil(threads).max(1);
+    let hashed: Vec<Result<Vec<Hash>, String>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = pieces
+            .chunks(share)
+            .map(|part| {
+                let (kept, files) = (&kept, &files);
+                scope.spawn(move || {
+                    let mut buf = vec![0u8; CHUNK_LEN as usize];
+                    part.iter()
+                        .map(|&(file, offset, len)| {
+                            let data = &mut buf[..len as usize];
+                            kept[file]
+                                .file
+                                .read_exact_at(data, offset)
+                                .map_err(|e| format!("reading {}: {e}", files[file].name))?;
+                            Ok(Hash::from_bytes(*blake3::hash(data).as_bytes()))
+                        })
+                        .collect()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join()
+                    .unwrap_or_else(|_| Err("hashing the checkpoint failed".to_owned()))
+            })
+            .collect()
+    });
+    let mut chunks = Vec::with_capacity(pieces.len());
+    for part in hashed {
+        chunks.extend(part?);
+    }
+    let mut seen = std::collections::HashSet::new();
+    let locations = pieces
+        .iter()
+        .zip(&chunks)
+        .filter(|(_, hash)| seen.insert(**hash))
+        .map(|(piece, _)| *piece)
+        .collect();
     Ok((files, chunks, kept, locations))
 }
