@@ -21,7 +21,7 @@ and the tasks on the host are the files of OWNERS/where/ that name it
 HTCondor's checkpoint convention: every CKPT_SECS of wall time the job
 saves its progress to `state` and exits with its checkpoint_exit_code (85);
 on SIGTERM (a vacate: the owner policy, or a move) it saves at once and
-exits 85 too. A start resumes from `state`. Every start, checkpoint, vacate
+exits 85 too (a second SIGTERM while it saves is ignored). A start resumes from `state`. Every start, checkpoint, vacate
 and the end is a line `EVENT HOST UNIX_TIME WORK_DONE SLOWDOWN` in LEDGER,
 outside the agents.
 """
@@ -34,8 +34,17 @@ class Vacated(Exception):
     pass
 
 
+VACATING = False
+
+
 def on_term(_sig, _frame):
-    raise Vacated()
+    # Once: the agent may send SIGTERM twice a few ms apart (to the
+    # process group, then to every process of the job's family), and a
+    # second Vacated raised while saving would kill the checkpoint.
+    global VACATING
+    if not VACATING:
+        VACATING = True
+        raise Vacated()
 
 
 def machine():
