@@ -173,6 +173,26 @@ pub fn as_idle(machine: &ClassAd) -> ClassAd {
     idle
 }
 
+/// The machines that could take one job alike `representative` now, in
+/// [`plan`]'s order of preference: every one with room for it, once each.
+/// [`plan`] for as many jobs as there are machines is not that: it fills
+/// the preferred machine with all the jobs that fit there and never
+/// reaches the others (where a job may move: the candidates of a
+/// migration).
+pub fn fitting(representative: &ClassAd, machines: &[Machine<'_>]) -> Vec<usize> {
+    ranked(representative, machines, |ad| Some(Cow::Borrowed(ad)))
+        .into_iter()
+        .filter(|&i| {
+            let machine = &machines[i];
+            let each = Request::of_job(representative, machine.ad);
+            Request::free_in(machine.ad)
+                .minus(machine.pending)
+                .times(each)
+                > 0
+        })
+        .collect()
+}
+
 /// The busy machines worth waiting at for a job alike `representative`,
 /// best first and at most `max`: those not avoided that match it both ways
 /// once idle (their totals fit it), ordered as [`plan`] orders.
@@ -264,6 +284,26 @@ mod tests {
                 }
             ]
         );
+    }
+
+    #[test]
+    fn fitting_lists_every_machine_with_room_for_one_job_in_preference_order() {
+        // The preferred machine (more memory) has room for 4: a plan for 2
+        // jobs asks only it; fitting lists both, and not the full one.
+        let ads = [
+            machine(2, 1000, "0"),
+            machine(4, 4000, "0"),
+            machine(0, 8000, "0"),
+        ];
+        let machines = of(&ads);
+        assert_eq!(
+            plan(&job(1, 500), 2, &machines),
+            vec![Ask {
+                machine: 1,
+                jobs: 2
+            }]
+        );
+        assert_eq!(fitting(&job(1, 500), &machines), vec![1, 0]);
     }
 
     #[test]

@@ -125,10 +125,10 @@ pub fn candidates(job: &ClassAd, machines: &[MachineAd], me: &str) -> Vec<Candid
             avoid: false,
         })
         .collect();
-    negotiation::plan(job, asked.len(), &asked)
+    negotiation::fitting(job, &asked)
         .into_iter()
-        .filter_map(|ask| {
-            let ad = others[ask.machine].ad.as_ref();
+        .filter_map(|i| {
+            let ad = others[i].ad.as_ref();
             let name = crate::agent::shadow::text(ad, "Name")?;
             Some(Candidate {
                 machine: machine_facts(ad)?,
@@ -140,14 +140,20 @@ pub fn candidates(job: &ClassAd, machines: &[MachineAd], me: &str) -> Vec<Candid
 }
 
 /// The slots to propose for a move to `best`: it first, then the others
-/// that beat this machine, at most [`PROPOSED`].
-pub fn proposal(best: usize, candidates: &[Candidate<String>]) -> Vec<String> {
+/// that beat this machine (`beats`: the decider would move the job there
+/// too), at most [`PROPOSED`]. The submit agent takes the first it finds
+/// free, so a machine no better than this one is never proposed.
+pub fn proposal(
+    best: usize,
+    candidates: &[Candidate<String>],
+    beats: impl Fn(&Candidate<String>) -> bool,
+) -> Vec<String> {
     let mut to = vec![candidates[best].id.clone()];
     to.extend(
         candidates
             .iter()
             .enumerate()
-            .filter(|(i, _)| *i != best)
+            .filter(|(i, c)| *i != best && beats(c))
             .map(|(_, c)| c.id.clone())
             .take(PROPOSED - 1),
     );
@@ -208,5 +214,21 @@ mod tests {
         );
         assert!(!job.wanted && !job.checkpoints);
         assert_eq!((job.checkpoint_bytes, job.rate), (9, Some(3.0)));
+    }
+
+    #[test]
+    fn a_proposal_names_the_best_first_then_only_machines_that_beat_this_one() {
+        let c = |load: f64, id: &str| Candidate {
+            machine: Machine {
+                load,
+                cpus: 2.0,
+                speed: None,
+            },
+            rtt_ms: None,
+            id: id.to_owned(),
+        };
+        let candidates = [c(3.0, "same"), c(0.0, "best"), c(1.0, "better")];
+        let to = proposal(1, &candidates, |c| c.machine.load < 3.0);
+        assert_eq!(to, vec!["best".to_owned(), "better".to_owned()]);
     }
 }

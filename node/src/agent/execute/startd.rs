@@ -1625,7 +1625,17 @@ impl StartdState {
                 }
             };
             job.proposed = Some((tokio::time::Instant::now(), reclaim));
-            let to = super::migrate::proposal(movement.to, &candidates);
+            let to = super::migrate::proposal(movement.to, &candidates, |c| {
+                starling_policies::migration::decide(
+                    &facts,
+                    &here,
+                    reclaim,
+                    std::slice::from_ref(c),
+                    &settings,
+                    now,
+                )
+                .is_ok()
+            });
             let (network, peer, claim) = (self.args.network.clone(), held.peer, *claim);
             tracing::info!(%claim, to = ?to, reason = %movement.reason, "proposing to move the job");
             tokio::spawn(async move {

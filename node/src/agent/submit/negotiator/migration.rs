@@ -133,10 +133,7 @@ impl NegotiatorState {
             .collect();
         // In the order proposed when the execute agent named machines;
         // else the job's own preference.
-        let fits: Vec<usize> = negotiation::plan(&ad, asks.len(), &asks)
-            .iter()
-            .map(|a| a.machine)
-            .collect();
+        let fits: Vec<usize> = negotiation::fitting(&ad, &asks);
         let pick = if to.is_empty() {
             fits.first().copied()
         } else {
