@@ -1019,8 +1019,9 @@ impl Running {
         let _ = self.family.suspend(false);
         let _ = self.family.signal_group(self.pid, signal);
         let _ = self.family.signal_group(self.pid, Signal::CONT);
-        // Daemons outside the job's process group get the warning too.
-        self.family.signal_all(signal);
+        // Daemons outside the job's process group get the warning too;
+        // the group has had it once.
+        self.family.signal_outside_group(self.pid, signal);
     }
 
     /// Asks the job to leave with SIGTERM, then kills it after `grace`.

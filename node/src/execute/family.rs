@@ -94,6 +94,23 @@ impl Family {
         rustix::process::kill_process_group(pid, signal).map_err(std::io::Error::from)
     }
 
+    /// Sends `signal` to every process of the family outside the process
+    /// group led by `leader` (those a signal to that group missed: daemons
+    /// that made groups of their own). A process of the group is not sent
+    /// it twice: a job saving its checkpoint in its handler for the first
+    /// would be killed by the second.
+    pub fn signal_outside_group(&self, leader: u32, signal: Signal) {
+        let group = Pid::from_raw(leader as i32);
+        for pid in self.members() {
+            if let Some(pid) = Pid::from_raw(pid) {
+                if group.is_some() && rustix::process::getpgid(Some(pid)).ok() == group {
+                    continue;
+                }
+                let _ = rustix::process::kill_process(pid, signal);
+            }
+        }
+    }
+
     /// Sends `signal` to every process of the family.
     pub fn signal_all(&self, signal: Signal) {
         for pid in self.members() {

@@ -139,6 +139,30 @@ async fn suspend_stops_the_job_and_terminate_reaches_a_job_ignoring_sigterm() {
 }
 
 #[tokio::test]
+async fn asking_a_job_to_leave_signals_it_once() {
+    let root = tempfile::tempdir().unwrap();
+    let sb = sandbox(root.path());
+    let got = sb.path().join("got");
+    let ready = sb.path().join("ready");
+    // Each SIGTERM is noted; the job leaves a second after the first, as
+    // a job saving its checkpoint would.
+    let script = format!(
+        "trap 'echo term >> {got}; left=1' TERM; touch {ready}; left=0; \
+         while [ $left -eq 0 ]; do sleep 0.05; done; sleep 1; exit 85",
+        got = got.display(),
+        ready = ready.display()
+    );
+    let mut running = start(sh(&sb, &script)).await.unwrap();
+    while !ready.exists() {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    running.ask_to_leave(Signal::TERM);
+    let outcome = tokio::time::timeout(LIMIT, running.wait()).await.unwrap();
+    assert!(matches!(outcome.exit, Exit::Code(85)), "{outcome:?}");
+    assert_eq!(std::fs::read_to_string(&got).unwrap(), "term\n");
+}
+
+#[tokio::test]
 async fn dropping_a_running_job_kills_what_it_started() {
     let root = tempfile::tempdir().unwrap();
     let sb = sandbox(root.path());
