@@ -35,6 +35,8 @@ completed twice, 0 wrong. The schedule depends on --seed only (the times at
 which jobs run do not), so a seed replays the same kills.
 """
 import argparse, os, random, shutil, signal, subprocess, sys, tempfile, time
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from common import run  # noqa: E402
 
 JOB = r"""#!/bin/sh
 # $1: submitter, $2: process number, $3: the ledger.
@@ -48,14 +50,6 @@ echo "end $id" >> "$3"
 """
 
 SUBMITTERS = [(0, "a"), (1, "b")]
-
-
-def run(starling, *args, cwd=None, check=True, timeout=300):
-    out = subprocess.run([starling, *args], cwd=cwd, capture_output=True, text=True,
-                         timeout=timeout)
-    if check and out.returncode != 0:
-        sys.exit(f"starling {' '.join(args)} failed ({out.returncode}):\n{out.stdout}{out.stderr}")
-    return out
 
 
 def expected(name, proc):

@@ -49,28 +49,12 @@ Each figure is the median over runs with its spread (min-max); ratios are
 against the baseline measured in the same run.
 """
 import argparse, os, random, re, shutil, signal, statistics, subprocess, sys, tempfile, time
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from common import run, wait_for  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CKPT_EXIT = 85
 STEP_SECS = 0.1
-
-
-def run(starling, *args, cwd=None, check=True, timeout=300):
-    out = subprocess.run([starling, *args], cwd=cwd, capture_output=True, text=True,
-                         timeout=timeout)
-    if check and out.returncode != 0:
-        sys.exit(f"starling {' '.join(args)} failed ({out.returncode}):\n{out.stdout}{out.stderr}")
-    return out
-
-
-def wait_for(what, cond, timeout, every=0.2):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        got = cond()
-        if got:
-            return got
-        time.sleep(every)
-    sys.exit(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")

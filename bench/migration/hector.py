@@ -54,6 +54,8 @@ StarlingMigrationTime come from the history too; the hosts a task ran on
 and its checkpoints come from its ledger.
 """
 import argparse, csv, os, random, re, shutil, statistics, subprocess, sys, tempfile, threading, time
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from common import run, wait_for  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CKPT_EXIT = 85
@@ -69,24 +71,6 @@ PAPER_FASTEST = 154.0  # the paper's shortest run (migrate-when-idle): its unloa
 HISTORY_ATTRS = ["ClusterId", "QDate", "CompletionDate", "NumJobStarts",
                  "StarlingNumMigrations", "StarlingMigrationTime", "NumCkpts",
                  "RemoteWallClockTime", "StarlingBadputTime"]
-
-
-def run(starling, *args, cwd=None, check=True, timeout=300):
-    out = subprocess.run([starling, *args], cwd=cwd, capture_output=True, text=True,
-                         timeout=timeout)
-    if check and out.returncode != 0:
-        sys.exit(f"starling {' '.join(args)} failed ({out.returncode}):\n{out.stdout}{out.stderr}")
-    return out
-
-
-def wait_for(what, cond, timeout, every=0.5):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        got = cond()
-        if got:
-            return got
-        time.sleep(every)
-    sys.exit(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
 def set_keys(text, section, keys):

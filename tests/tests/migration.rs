@@ -146,6 +146,30 @@ fn wait_running_on(pool: &Pool, host: &str, within: Duration, what: &str) {
     });
 }
 
+/// Submits [`job`] (any machine but agent-00, agent-01 preferred) and
+/// waits until it runs on agent-01 and has taken a checkpoint.
+fn submit_on_agent_01(pool: &Pool, dir: &Path, ledger: &Path, total: u32, linger: u32) {
+    job(
+        dir,
+        ledger,
+        total,
+        linger,
+        "StarlingHost =!= \"agent-00.d0.testnet\"",
+    );
+    pool.ok(0, dir, &["submit", "job.sub"]);
+    wait_running_on(
+        pool,
+        "agent-01",
+        Duration::from_secs(60),
+        "the job on agent-01",
+    );
+    wait_for(Duration::from_secs(60), "a checkpoint", || {
+        attr(pool, "NumCkpts")
+            .and_then(|n| n.parse::<u32>().ok())
+            .filter(|n| *n >= 1)
+    });
+}
+
 /// Asserts the job finished once, never started over, and moved `moves`
 /// times.
 fn assert_finished_with_progress(pool: &Pool, ledger: &Path, moves: &str) {
@@ -189,25 +213,7 @@ fn a_job_whose_owner_comes_back_moves_to_an_idle_machine_and_finishes_there_from
         ],
     );
     let ledger = work.path().join("ledger");
-    job(
-        work.path(),
-        &ledger,
-        200,
-        0,
-        "StarlingHost =!= \"agent-00.d0.testnet\"",
-    );
-    pool.ok(0, work.path(), &["submit", "job.sub"]);
-    wait_running_on(
-        &pool,
-        "agent-01",
-        Duration::from_secs(60),
-        "the job on agent-01",
-    );
-    wait_for(Duration::from_secs(60), "a checkpoint", || {
-        attr(&pool, "NumCkpts")
-            .and_then(|n| n.parse::<u32>().ok())
-            .filter(|n| *n >= 1)
-    });
+    submit_on_agent_01(&pool, work.path(), &ledger, 200, 0);
 
     // The owner comes back: the job moves, as soon as it left.
     set_idle(&keyboard, 0);
@@ -331,25 +337,7 @@ fn a_destination_dying_mid_move_leaves_the_job_to_resume_from_its_checkpoint_els
     let ledger = work.path().join("ledger");
     // Slow to leave: the move is caught between the new machine's claim
     // and the job's start there.
-    job(
-        work.path(),
-        &ledger,
-        120,
-        3,
-        "StarlingHost =!= \"agent-00.d0.testnet\"",
-    );
-    pool.ok(0, work.path(), &["submit", "job.sub"]);
-    wait_running_on(
-        &pool,
-        "agent-01",
-        Duration::from_secs(60),
-        "the job on agent-01",
-    );
-    wait_for(Duration::from_secs(60), "a checkpoint", || {
-        attr(&pool, "NumCkpts")
-            .and_then(|n| n.parse::<u32>().ok())
-            .filter(|n| *n >= 1)
-    });
+    submit_on_agent_01(&pool, work.path(), &ledger, 120, 3);
 
     // Bad input first: no such machine, and a job that is not running.
     let out = pool.run(0, work.path(), &["migrate", "1.0", "--to", "slot1@nowhere"]);

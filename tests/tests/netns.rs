@@ -100,23 +100,35 @@ fn throughput(from: &str, to: &str, address: &str, mib: usize) -> f64 {
     mbps
 }
 
-#[test]
-fn agents_in_namespaces_route_between_domains_over_shaped_links_and_down_removes_it_all() {
+/// Four agents in two domains, each in its namespace, host links of
+/// [`HOST_MBPS`] and uplinks of [`UPLINK_MBPS`]; `None` without root.
+fn wan() -> Option<Pool> {
     if !is_root() {
-        eprintln!("skipped: --netns needs root");
-        return;
+        return None;
     }
-    let mut args = vec![
+    let (host, uplink) = (HOST_MBPS.to_string(), UPLINK_MBPS.to_string());
+    let args = [
         "--domains",
         "2",
         "--netns",
         "--host-mbps",
-        "200",
+        &host,
         "--uplink-mbps",
-        "40",
+        &uplink,
+        "--jobs",
+        "account=nobody",
+        "--jobs",
+        "private_tmp=false",
     ];
-    args.extend(["--jobs", "account=nobody", "--jobs", "private_tmp=false"]);
-    let pool = Pool::up_as(None, 4, &args);
+    Some(Pool::up_as(None, 4, &args))
+}
+
+#[test]
+fn agents_in_namespaces_route_between_domains_over_shaped_links_and_down_removes_it_all() {
+    let Some(pool) = wan() else {
+        eprintln!("skipped: --netns needs root");
+        return;
+    };
     let prefix = prefix_of(&pool).expect("testnet.toml records the network");
     let mut made = namespaces(&prefix);
     made.sort();
@@ -153,27 +165,23 @@ fn agents_in_namespaces_route_between_domains_over_shaped_links_and_down_removes
     let host = pool.af(0, true, &["RemoteHost"]);
     assert!(host[0][0].contains("agent-01"), "{host:?}");
 
-    // Shaped as asked: between domains the uplink, within one the host link.
-    let across = throughput(
-        &format!("{prefix}-a000"),
-        &format!("{prefix}-a001"),
-        "10.1.1.11",
-        4,
-    );
-    assert!(
-        (0.6 * UPLINK_MBPS..=1.05 * UPLINK_MBPS).contains(&across),
-        "d0 to d1 ran at {across:.1} Mbit/s over a {UPLINK_MBPS} Mbit/s uplink"
-    );
-    let within = throughput(
-        &format!("{prefix}-a000"),
-        &format!("{prefix}-a002"),
-        "10.0.1.12",
-        8,
-    );
-    assert!(
-        (0.4 * HOST_MBPS..=1.05 * HOST_MBPS).contains(&within),
-        "within d0 ran at {within:.1} Mbit/s over {HOST_MBPS} Mbit/s host links"
-    );
+    // Shaped as asked: between domains the uplink, within one the host
+    // link (a loaded 2-core machine may not fill the faster one).
+    for (to, address, mib, link, least) in [
+        ("a001", "10.1.1.11", 4, UPLINK_MBPS, 0.6),
+        ("a002", "10.0.1.12", 8, HOST_MBPS, 0.4),
+    ] {
+        let mbps = throughput(
+            &format!("{prefix}-a000"),
+            &format!("{prefix}-{to}"),
+            address,
+            mib,
+        );
+        assert!(
+            (least * link..=1.05 * link).contains(&mbps),
+            "a000 to {to} ran at {mbps:.1} Mbit/s over {link} Mbit/s links"
+        );
+    }
 
     // Every agent dies at once; a namespace of the testnet's was left
     // half-made. `down` removes them all.
@@ -225,21 +233,10 @@ fn reservations(pool: &Pool, i: usize, link: &str) -> (Vec<(String, f64, f64, f6
 
 #[test]
 fn transfers_across_domains_reserve_every_link_run_near_the_uplink_rate_and_take_turns() {
-    if !is_root() {
+    let Some(pool) = wan() else {
         eprintln!("skipped: --netns needs root");
         return;
-    }
-    let mut args = vec![
-        "--domains",
-        "2",
-        "--netns",
-        "--host-mbps",
-        "200",
-        "--uplink-mbps",
-        "40",
-    ];
-    args.extend(["--jobs", "account=nobody", "--jobs", "private_tmp=false"]);
-    let pool = Pool::up_as(None, 4, &args);
+    };
     // agent-00 manages d0's uplink; agent-01 runs both jobs, whose 12 MB
     // inputs come from agent-00 across both uplinks.
     let work = shared_dir();
@@ -372,40 +369,27 @@ fn without_root_netns_says_it_needs_root_and_makes_nothing() {
 fn bad_link_rates_are_refused_naming_the_flag() {
     let dir = tempfile::tempdir().unwrap();
     let net = dir.path().join("net");
-    for (flag, value, said) in [
-        ("--host-mbps", "0", "--host-mbps 0"),
-        ("--uplink-mbps", "100001", "--uplink-mbps 100001"),
-    ] {
-        let out = starling_in(
-            dir.path(),
-            &[
-                "testnet",
-                "up",
-                "--dir",
-                net.to_str().unwrap(),
-                "--agents",
-                "1",
-                "--netns",
-                flag,
-                value,
-            ],
-        );
-        assert!(!out.status.success());
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(said), "{err}");
-    }
-    let out = starling_in(
-        dir.path(),
-        &[
+    let up = |extra: &[&str]| {
+        let mut args = vec![
             "testnet",
             "up",
             "--dir",
             net.to_str().unwrap(),
             "--agents",
             "1",
-            "--host-mbps",
-            "10",
-        ],
-    );
-    assert!(!out.status.success(), "--host-mbps without --netns");
+        ];
+        args.extend_from_slice(extra);
+        let out = starling_in(dir.path(), &args);
+        assert!(!out.status.success(), "{extra:?} was taken");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    for (flag, value, said) in [
+        ("--host-mbps", "0", "--host-mbps 0"),
+        ("--uplink-mbps", "100001", "--uplink-mbps 100001"),
+    ] {
+        let err = up(&["--netns", flag, value]);
+        assert!(err.contains(said), "{err}");
+    }
+    // A rate without --netns.
+    up(&["--host-mbps", "10"]);
 }

@@ -33,19 +33,9 @@ pub const PIPELINE: usize = 4;
 /// first, so that a crash in between makes the execute agent offer again). The
 /// error says which file failed and why. Dropping the future midway leaves
 /// no file in place (only the assembler's partial files, which it removes).
+///
+/// With `pace`, at most at its rate (a reserved one).
 pub async fn pull(
-    network: &mpsc::Sender<Command>,
-    peer: PeerId,
-    transfer: TransferId,
-    files: &[File],
-    dir: &Path,
-    budget: u64,
-) -> Result<u64, PullError> {
-    pull_paced(network, peer, transfer, files, dir, budget, None).await
-}
-
-/// [`pull`], at most at the pace given (a reserved rate).
-pub async fn pull_paced(
     network: &mpsc::Sender<Command>,
     peer: PeerId,
     transfer: TransferId,

@@ -197,6 +197,18 @@ pub async fn handle(
     }
 }
 
+/// Who asked, and the user's own one-line reason after it; the error
+/// message when the reason is not one line.
+fn why_asked(who: String, reason: Option<String>) -> Result<String, String> {
+    match reason {
+        None => Ok(who),
+        Some(reason) => match submit::values::one_line(&reason) {
+            Ok(_) => Ok(format!("{who}: {reason}")),
+            Err(e) => Err(format!("the reason {e}")),
+        },
+    }
+}
+
 /// `migrate`: each selected running job the caller may change moves to
 /// `to` (or the best machine free): its new machine is claimed first, then
 /// it is vacated, checkpointing on its way out, and restarts there from
@@ -209,16 +221,16 @@ async fn migrate(
     to: Option<String>,
     reason: Option<String>,
 ) -> Response {
-    let mut why = format!(
-        "user {} asked (starling migrate)",
-        access.asker().display_name()
-    );
-    if let Some(reason) = reason {
-        if let Err(e) = submit::values::one_line(&reason) {
-            return error(format!("the reason {e}"));
-        }
-        why = format!("{why}: {reason}");
-    }
+    let why = match why_asked(
+        format!(
+            "user {} asked (starling migrate)",
+            access.asker().display_name()
+        ),
+        reason,
+    ) {
+        Ok(why) => why,
+        Err(refused) => return error(refused),
+    };
     if let Some(to) = &to {
         if to.is_empty() || to.len() > starling_protocol::transfer::MAX_SLOT_NAME_LEN {
             return error(format!(
@@ -288,16 +300,16 @@ async fn vacate(
     reason: Option<String>,
 ) -> Response {
     use starling_protocol::claim::MAX_VACATE_REASON_LEN;
-    let mut why = format!(
-        "vacated by user {} via starling vacate",
-        access.asker().display_name()
-    );
-    if let Some(reason) = reason {
-        if let Err(e) = submit::values::one_line(&reason) {
-            return error(format!("the reason {e}"));
-        }
-        why = format!("{why}: {reason}");
-    }
+    let why = match why_asked(
+        format!(
+            "vacated by user {} via starling vacate",
+            access.asker().display_name()
+        ),
+        reason,
+    ) {
+        Ok(why) => why,
+        Err(refused) => return error(refused),
+    };
     if why.len() > MAX_VACATE_REASON_LEN {
         return error(format!(
             "the reason is too long: the vacate's whole reason (\"{}\") is at most {MAX_VACATE_REASON_LEN} bytes",

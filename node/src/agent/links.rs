@@ -590,7 +590,8 @@ pub async fn pull(
     let Some(reserved) = reserved else {
         let started = Instant::now();
         let pulled =
-            crate::agent::fetch::pull(&client.network, peer, transfer, files, dir, budget).await;
+            crate::agent::fetch::pull(&client.network, peer, transfer, files, dir, budget, None)
+                .await;
         tracing::debug!(
             bytes,
             achieved = (bytes as f64 / started.elapsed().as_secs_f64().max(1e-3)).round(),
@@ -601,7 +602,7 @@ pub async fn pull(
     until_start(&reserved.slot).await;
     let started = Instant::now();
     let mut pace = Pace::new(reserved.slot.rate);
-    let pulled = crate::agent::fetch::pull_paced(
+    let pulled = crate::agent::fetch::pull(
         &client.network,
         peer,
         transfer,

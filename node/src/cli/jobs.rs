@@ -515,31 +515,25 @@ pub(crate) fn migrate(args: MigrateArgs, data_dir: Option<&Path>) -> anyhow::Res
             to: args.to,
         },
     )?;
-    let Response::Acted { changed, skipped } = response else {
-        anyhow::bail!("unexpected answer {response:?}");
-    };
-    for moving in &changed {
-        println!("Job {moving}");
-    }
-    for (id, why) in &skipped {
-        eprintln!("Job {id} not moved: {why}");
-    }
-    if changed.is_empty() && skipped.is_empty() {
-        eprintln!("No jobs matched.");
-    }
-    Ok(if skipped.is_empty() && !changed.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    report(response, |moving| format!("Job {moving}"), "moved")
 }
 
 fn report_acted(response: Response, verb: &str) -> anyhow::Result<ExitCode> {
+    report(response, |id| format!("Job {id} {verb}"), verb)
+}
+
+/// Prints what an action changed (`line` of each entry) and skipped (why
+/// not `verb`); exits 1 unless it changed something and skipped nothing.
+fn report(
+    response: Response,
+    line: impl Fn(&str) -> String,
+    verb: &str,
+) -> anyhow::Result<ExitCode> {
     let Response::Acted { changed, skipped } = response else {
         anyhow::bail!("unexpected answer {response:?}");
     };
-    for id in &changed {
-        println!("Job {id} {verb}");
+    for entry in &changed {
+        println!("{}", line(entry));
     }
     for (id, why) in &skipped {
         eprintln!("Job {id} not {verb}: {why}");
