@@ -231,9 +231,12 @@ def report(a, rows, sizes, out):
         modes = {m: [r for r in rr if r["mode"] == m] for m in ("reserved", "none")}
         if not all(modes.values()):
             continue
-        deadline = max(r["start_secs"] for r in rr)
+        # Jobs that never started (inf) deliver nothing before it.
+        deadline = max(r["start_secs"] for r in rr if math.isfinite(r["start_secs"]))
         good = {m: sum(max(0.0, min(a.compute, deadline - r["start_secs"])) for r in rs) / 60
                 for m, rs in modes.items()}
+        never = {m: sum(1 for r in rs if not math.isfinite(r["start_secs"]))
+                 for m, rs in modes.items()}
         for r in rr:
             r["deadline_secs"] = round(deadline, 3)
         gains.append(good["reserved"] - good["none"])
@@ -244,7 +247,8 @@ def report(a, rows, sizes, out):
                 f"{statistics.median(r['start_secs'] for r in rs if r['kind'] == 'small'):6.1f}"
                 f" s, large median "
                 f"{statistics.median(r['start_secs'] for r in rs if r['kind'] == 'large'):6.1f}"
-                f" s, goodput {good[m]:6.2f} CPU-min")
+                f" s, goodput {good[m]:6.2f} CPU-min"
+                + (f"; {never[m]} never started" if never[m] else ""))
         say(f"  gain (reserved - none): {gains[-1]:.2f} CPU-minutes")
     order = [s for _, s in sizes]
     seq, ps = ideal(order, a.uplink_mbps)
@@ -275,7 +279,8 @@ styles = {{"reserved": ("tab:blue", "admission control"), "none": ("tab:red", "n
 for (rep, mode) in sorted({{(r["rep"], r["mode"]) for r in rows}}):
     rs = [r for r in rows if r["rep"] == rep and r["mode"] == mode]
     for kind, marker in (("small", "o"), ("large", "s")):
-        t = sorted(float(r["start_secs"]) for r in rs if r["kind"] == kind)
+        t = sorted(float(r["start_secs"]) for r in rs if r["kind"] == kind
+                   and float(r["start_secs"]) != float("inf"))
         color, label = styles[mode]
         ax.step([0] + t, range(len(t) + 1), where="post", color=color, alpha=0.8,
                 linestyle="-" if kind == "large" else "--",
@@ -320,6 +325,8 @@ def main():
     p.add_argument("--reps", type=int, default=1)
     p.add_argument("--timeout", type=float, default=200.0, help="seconds a run may take")
     p.add_argument("--keep", action="store_true", help="keep the testnet's directory")
+    p.add_argument("--from-csv", metavar="CSV",
+                   help="no runs: the summary and the plot of a basney.csv written before")
     a = p.parse_args()
     if os.geteuid() != 0:
         sys.exit("--netns needs root")
@@ -327,10 +334,22 @@ def main():
     if not os.access(starling, os.X_OK):
         sys.exit(f"no starling binary at {starling}: cargo build --release -p starling-cli")
     os.makedirs(a.out, exist_ok=True)
-    jobs = a.small + a.large
-    executors = math.ceil(jobs / (os.cpu_count() or 1))
     small = int(THESIS_SMALL_MB * 1e6 / a.scale)
     large = int(THESIS_LARGE_MB * 1e6 / a.scale)
+    if a.from_csv:
+        rows = [dict(r, rep=int(r["rep"]), job=int(r["job"]), bytes=int(r["bytes"]),
+                     start_secs=float(r["start_secs"])) for r in csv.DictReader(open(a.from_csv))]
+        sizes = [(r["kind"], r["bytes"]) for r in rows if r["rep"] == rows[0]["rep"]
+                 and r["mode"] == rows[0]["mode"]]
+        report(a, rows, sizes, a.out)
+        with open(os.path.join(a.out, "basney.csv"), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+        plot(a, a.out)
+        return
+    jobs = a.small + a.large
+    executors = math.ceil(jobs / (os.cpu_count() or 1))
     sizes = []
     for k in range(max(a.small, a.large)):
         if k < a.small:
