@@ -470,10 +470,16 @@ pub fn status(dir: &Path) -> anyhow::Result<(Layout, Vec<AgentStatus>)> {
 }
 
 /// Clears what the testnet's agents, all stopped, left on the machine:
-/// jobs still running in their cgroups, the groups, and their sandboxes.
+/// jobs still running in their cgroups, the groups, their sandboxes, and
+/// the emulated network's namespaces.
 pub fn forget(layout: &Layout) {
     for agent in &layout.agents {
         starling_node::execute::isolation::forget_agent(&agent.id);
+    }
+    if let Some(net) = &layout.network {
+        if let Err(e) = netns::destroy(net) {
+            eprintln!("starling testnet: the network's namespaces stay: {e}");
+        }
     }
 }
 

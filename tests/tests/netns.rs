@@ -333,6 +333,10 @@ fn transfers_across_domains_reserve_every_link_run_near_the_uplink_rate_and_take
             "a reserved transfer ran at {achieved_mbps:.1} Mbit/s over a {UPLINK_MBPS} Mbit/s uplink: {line}"
         );
     }
+    // A test's pool going away (as after a failure) leaves no namespace.
+    let prefix = prefix_of(&pool).unwrap();
+    drop(pool);
+    assert_eq!(namespaces(&prefix), Vec::<String>::new());
 }
 
 #[test]
