@@ -1,6 +1,7 @@
 """What the benches share: running the starling binary and waiting with a
 deadline. Imported by bench/*/*.py (they put bench/ on sys.path)."""
 
+import re
 import subprocess
 import sys
 import time
@@ -26,3 +27,19 @@ def wait_for(what, cond, timeout, every=0.2):
             return got
         time.sleep(every)
     sys.exit(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+def set_keys(text, section, keys):
+    """`keys` (name: TOML value text) set in `[section]` of a TOML text."""
+    lines = text.splitlines()
+    header = f"[{section}]"
+    try:
+        at = lines.index(header)
+    except ValueError:
+        lines += ["", header]
+        at = len(lines) - 1
+    end = next((j for j in range(at + 1, len(lines)) if lines[j].startswith("[")), len(lines))
+    kept = [l for l in lines[at + 1:end]
+            if not any(re.match(rf"\s*{re.escape(k)}\s*=", l) for k in keys)]
+    new = [f"{k} = {v}" for k, v in keys.items()]
+    return "\n".join(lines[:at + 1] + new + kept + lines[end:]) + "\n"

@@ -47,7 +47,7 @@ first, against all sharing it equally).
 """
 import argparse, csv, math, os, re, shutil, statistics, subprocess, sys, tempfile, time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from common import run, wait_for  # noqa: E402
+from common import run, set_keys, wait_for  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 THESIS_SMALL_MB, THESIS_LARGE_MB, THESIS_MBPS = 92.0, 278.0, 100.0
@@ -58,22 +58,6 @@ JOB = """#!/bin/sh
 date +%s.%N > "$2/$1.tmp" && mv "$2/$1.tmp" "$2/$1"
 exec sleep "$3"
 """
-
-
-def set_keys(text, section, keys):
-    """`keys` (name: TOML value text) set in `[section]` of a TOML text."""
-    lines = text.splitlines()
-    header = f"[{section}]"
-    try:
-        at = lines.index(header)
-    except ValueError:
-        lines += ["", header]
-        at = len(lines) - 1
-    end = next((j for j in range(at + 1, len(lines)) if lines[j].startswith("[")), len(lines))
-    kept = [l for l in lines[at + 1:end]
-            if not any(re.match(rf"\s*{re.escape(k)}\s*=", l) for k in keys)]
-    new = [f"{k} = {v}" for k, v in keys.items()]
-    return "\n".join(lines[:at + 1] + new + kept + lines[end:]) + "\n"
 
 
 class Net:

@@ -55,7 +55,7 @@ and its checkpoints come from its ledger.
 """
 import argparse, csv, os, random, re, shutil, statistics, subprocess, sys, tempfile, threading, time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from common import run, wait_for  # noqa: E402
+from common import run, set_keys, wait_for  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CKPT_EXIT = 85
@@ -71,22 +71,6 @@ PAPER_FASTEST = 154.0  # the paper's shortest run (migrate-when-idle): its unloa
 HISTORY_ATTRS = ["ClusterId", "QDate", "CompletionDate", "NumJobStarts",
                  "StarlingNumMigrations", "StarlingMigrationTime", "NumCkpts",
                  "RemoteWallClockTime", "StarlingBadputTime"]
-
-
-def set_keys(text, section, keys):
-    """`keys` (name: TOML value text) set in `[section]` of a TOML text."""
-    lines = text.splitlines()
-    header = f"[{section}]"
-    try:
-        at = lines.index(header)
-    except ValueError:
-        lines += ["", header]
-        at = len(lines) - 1
-    end = next((j for j in range(at + 1, len(lines)) if lines[j].startswith("[")), len(lines))
-    kept = [l for l in lines[at + 1:end]
-            if not any(re.match(rf"\s*{re.escape(k)}\s*=", l) for k in keys)]
-    new = [f"{k} = {v}" for k, v in keys.items()]
-    return "\n".join(lines[:at + 1] + new + kept + lines[end:]) + "\n"
 
 
 def toml_str(s):
