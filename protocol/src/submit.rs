@@ -23,6 +23,7 @@
 //! no directory.
 
 pub mod args;
+pub mod gpus;
 pub mod kill_sig;
 pub mod values;
 
@@ -241,6 +242,12 @@ const COMMANDS: &[&str] = &[
     "request_cpus",
     "request_memory",
     "request_disk",
+    "request_gpus",
+    "require_gpus",
+    "gpus_minimum_capability",
+    "gpus_maximum_capability",
+    "gpus_minimum_memory",
+    "gpus_minimum_runtime",
     "requirements",
     "rank",
     "priority",
@@ -1005,18 +1012,37 @@ impl Description {
         request(&mut ad, "RequestDisk", &disk, Some(Unit::Kib), values::DISK)
             .map_err(|e| bad("request_disk", e))?;
 
-        let resources = "(TARGET.Cpus >= RequestCpus) && (TARGET.Memory >= RequestMemory) && (TARGET.Disk >= RequestDisk)";
-        let requirements = match get("requirements")? {
-            Some(r) => {
-                parse_expr(&r).map_err(|e| {
-                    bad(
-                        "requirements",
-                        format!("{r:?} is not a ClassAd expression: {e}"),
-                    )
-                })?;
-                format!("({r}) && {resources}")
-            }
-            None => resources.to_owned(),
+        let mut resources = "(TARGET.Cpus >= RequestCpus) && (TARGET.Memory >= RequestMemory) && (TARGET.Disk >= RequestDisk)".to_owned();
+        let user_requirements = get("requirements")?;
+        if let Some(r) = &user_requirements {
+            parse_expr(r).map_err(|e| {
+                bad(
+                    "requirements",
+                    format!("{r:?} is not a ClassAd expression: {e}"),
+                )
+            })?;
+        }
+        let gpu_keys = [
+            "request_gpus",
+            "require_gpus",
+            "gpus_minimum_capability",
+            "gpus_maximum_capability",
+            "gpus_minimum_memory",
+            "gpus_minimum_runtime",
+        ];
+        let mut gpu_values = Vec::with_capacity(gpu_keys.len());
+        for key in gpu_keys {
+            gpu_values.push(get(key)?);
+        }
+        let gpu_clause = gpus::job_attributes(&mut ad, &gpu_values, user_requirements.as_deref())
+            .map_err(|(i, problem)| bad(gpu_keys[i], problem))?;
+        if let Some(clause) = gpu_clause {
+            resources.push_str(" && ");
+            resources.push_str(&clause);
+        }
+        let requirements = match &user_requirements {
+            Some(r) => format!("({r}) && {resources}"),
+            None => resources,
         };
         set_expr(&mut ad, "requirements", "Requirements", &requirements)?;
         match get("rank")? {

@@ -227,12 +227,22 @@ pub(super) fn debug(ev: &mut Evaluator<'_>, ctx: Ctx<'_>, args: &[Expr]) -> Valu
 /// What `evalInEachContext` and `countMatches` evaluate: a bare attribute
 /// reference that resolves here stands for its expression.
 fn context_expr(ev: &mut Evaluator<'_>, ctx: Ctx<'_>, e: &Expr) -> Expr {
-    if let Expr::Attr(r) = e {
-        if !r.absolute {
+    match e {
+        Expr::Attr(r) if !r.absolute => {
             if let Some(found) = ev.find_attr_expr(ctx, r) {
                 return found;
             }
         }
+        // `MY.RequireGPUs`, as HTCondor's job Requirements write it: the
+        // expression of the attribute in the ad the scope names.
+        Expr::Select(base, r) if matches!(**base, Expr::Attr(_)) => {
+            if let Value::Ad(av) = ev.eval_in(ctx, base) {
+                if let Some(found) = av.ad.get_folded(r.key) {
+                    return found.clone();
+                }
+            }
+        }
+        _ => {}
     }
     e.clone()
 }

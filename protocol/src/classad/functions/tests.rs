@@ -356,6 +356,13 @@ fn functions_in_ads() {
         ("[x = 5]", "evalInEachContext(x, [x=1])", "error"),
         ("[x = 5]", "countMatches(x > 2, {[x=3], [x=1]})", "1"),
         ("[x = 5]", "countMatches(x, {[x=1], [x=true]})", "2"),
+        // A scoped reference is looked up first, as in HTCondor's jobs'
+        // `countMatches(MY.RequireGPUs, TARGET.AvailableGPUs)`.
+        (
+            "[x = 5; r = x > 2]",
+            "countMatches(MY.r, {[x=3], [x=1]})",
+            "1",
+        ),
         ("[x = 5]", "countMatches(x > 2, undefined)", "0"),
         (
             "[x = 5; p = [x=3]; q = [x=9]]",
