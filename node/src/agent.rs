@@ -572,6 +572,7 @@ struct StartdSetup {
     checkpoints: Arc<execute::checkpoint::Context>,
     migration: crate::config::Migration,
     links: links::Client,
+    foreign_gpus_max: Option<u32>,
 }
 
 impl Actor for Supervisor {
@@ -667,6 +668,7 @@ impl Actor for Supervisor {
             accounting: Some(accounting.accounting.clone()),
             disk: disk.clone(),
             lent: lending.as_ref().map(|(_, stats)| stats.subscribe()),
+            gpus: args.config.gpus.clone(),
         };
         let (advertiser, _) =
             Actor::spawn_linked(None, Advertiser, advertiser_args.clone(), myself.get_cell())
@@ -697,6 +699,7 @@ impl Actor for Supervisor {
             }),
             migration: args.config.migration.clone(),
             links: link_client.clone(),
+            foreign_gpus_max: args.config.gpus.foreign_max,
         };
         let store_server = lending.map(|(chunks, stats)| {
             store::server::spawn(store::server::ServerArgs {
@@ -860,7 +863,7 @@ impl Actor for Supervisor {
                 });
             }
             SupervisorMsg::Occupancy(occupancy) => {
-                state.occupancy = occupancy;
+                state.occupancy = occupancy.clone();
                 let _ = state.advertiser.cast(AdvertiserMsg::Occupancy(occupancy));
             }
             SupervisorMsg::Queue(reply) => {
@@ -946,7 +949,7 @@ impl Actor for Supervisor {
                 state.advertiser = self.spawn_advertiser(&myself, state).await?;
                 let _ = state
                     .advertiser
-                    .cast(AdvertiserMsg::Occupancy(state.occupancy));
+                    .cast(AdvertiserMsg::Occupancy(state.occupancy.clone()));
             }
             "startd" => {
                 // Its claims are gone with it: submitters hear UnknownClaim
@@ -1076,6 +1079,7 @@ async fn spawn_startd(
             checkpoints: setup.checkpoints.clone(),
             migration: setup.migration.clone(),
             links: setup.links.clone(),
+            foreign_gpus_max: setup.foreign_gpus_max,
         },
         supervisor.get_cell(),
     )

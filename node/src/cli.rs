@@ -12,6 +12,7 @@ mod ckpt;
 mod domain;
 mod drain;
 mod eval;
+mod gpus;
 mod id;
 mod jobs;
 mod matching;
@@ -72,6 +73,8 @@ enum Command {
     Migrate(jobs::MigrateArgs),
     /// The network links this agent owns and their reservations.
     Net(net::Args),
+    /// The GPUs the agent would find here (like condor_gpu_discovery).
+    GpuDiscovery(gpus::Args),
     /// Change an attribute of jobs (like condor_qedit).
     Qedit(jobs::EditArgs),
     /// Why a job is idle, machine by machine (like condor_q -better-analyze).
@@ -159,6 +162,7 @@ pub fn main_with(extensions: &[&dyn Extension]) -> ExitCode {
         Command::Vacate(args) => jobs::vacate(args, data_dir),
         Command::Migrate(args) => jobs::migrate(args, data_dir),
         Command::Net(args) => net::run(args, data_dir),
+        Command::GpuDiscovery(args) => gpus::run(&args),
         Command::Qedit(args) => jobs::qedit(args, data_dir),
         Command::Why(args) => jobs::why(args, data_dir),
         Command::Ckpt(command) => ckpt::run(command, data_dir),

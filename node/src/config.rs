@@ -96,7 +96,159 @@ pub struct Config {
     pub migration: Migration,
     /// The network links this agent owns and how transfers reserve them.
     pub links: Links,
+    /// How the machine's GPUs are found.
+    pub gpus: Gpus,
 }
+
+/// The `[gpus]` section: how the machine's GPUs are found
+/// ([`crate::machine::gpus`]). Declared devices replace discovery, for
+/// GPUs NVML does not see (other vendors) and for tests.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Gpus {
+    /// `auto` (NVML, else `nvidia-smi`), `nvml`, `nvidia-smi` or `off`.
+    /// Default: `auto`.
+    pub discovery: String,
+    /// The `nvidia-smi` program. Default: `nvidia-smi`, found on `PATH`.
+    pub nvidia_smi: PathBuf,
+    /// Devices declared by hand, one `[[gpus.device]]` table each; when
+    /// any are given, nothing is discovered. Default: none.
+    pub device: Vec<DeclaredGpu>,
+    /// The most GPUs jobs from other domains may hold at once here (the
+    /// rest stay for the machine's own domain). Default: unset, no cap but
+    /// the machine's.
+    pub foreign_max: Option<u32>,
+}
+
+impl Default for Gpus {
+    fn default() -> Self {
+        Self {
+            discovery: "auto".to_owned(),
+            nvidia_smi: PathBuf::from("nvidia-smi"),
+            device: Vec::new(),
+            foreign_max: None,
+        }
+    }
+}
+
+impl Gpus {
+    fn validate(&self, invalid: &dyn Fn(&str, String) -> Error) -> Result<(), Error> {
+        if !matches!(
+            self.discovery.as_str(),
+            "auto" | "nvml" | "nvidia-smi" | "off"
+        ) {
+            return Err(invalid(
+                "gpus.discovery",
+                format!(
+                    "{:?} is not one of \"auto\", \"nvml\", \"nvidia-smi\", \"off\"",
+                    self.discovery
+                ),
+            ));
+        }
+        if self.nvidia_smi.as_os_str().is_empty() {
+            return Err(invalid("gpus.nvidia_smi", "must not be empty".to_owned()));
+        }
+        if self.foreign_max.is_some_and(|m| m as usize > MAX_GPUS) {
+            return Err(invalid(
+                "gpus.foreign_max",
+                format!("{} is more than {MAX_GPUS}", self.foreign_max.unwrap_or(0)),
+            ));
+        }
+        if self.device.len() > MAX_GPUS {
+            return Err(invalid(
+                "gpus.device",
+                format!("{} devices, more than {MAX_GPUS}", self.device.len()),
+            ));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for (i, d) in self.device.iter().enumerate() {
+            let key = format!("gpus.device[{i}]");
+            let ok = !d.id.is_empty()
+                && d.id.len() <= 64
+                && d.id
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'));
+            if !ok {
+                return Err(invalid(
+                    &format!("{key}.id"),
+                    format!(
+                        "{:?} is not a device id (1 to 64 letters, digits, '-' or '_', \
+                         such as \"GPU-1a2b3c4d\")",
+                        d.id
+                    ),
+                ));
+            }
+            if !seen.insert(d.id.to_ascii_lowercase()) {
+                return Err(invalid(
+                    &format!("{key}.id"),
+                    format!("{:?} is declared twice", d.id),
+                ));
+            }
+            if d.name
+                .as_ref()
+                .is_some_and(|n| n.len() > 256 || n.contains('\n'))
+            {
+                return Err(invalid(
+                    &format!("{key}.name"),
+                    "is longer than 256 bytes or spans lines".to_owned(),
+                ));
+            }
+            for (field, value) in [
+                ("capability", d.capability),
+                ("driver_version", d.driver_version),
+            ] {
+                if value.is_some_and(|v| !(v.is_finite() && (0.0..=1000.0).contains(&v))) {
+                    return Err(invalid(
+                        &format!("{key}.{field}"),
+                        format!("{} is not a version such as 8.6", value.unwrap_or(0.0)),
+                    ));
+                }
+            }
+            if d.path.as_ref().is_some_and(|p| !p.is_absolute()) {
+                return Err(invalid(
+                    &format!("{key}.path"),
+                    "is not an absolute path".to_owned(),
+                ));
+            }
+            if d.memory_mb.is_some_and(|m| m > 1 << 30) {
+                return Err(invalid(
+                    &format!("{key}.memory_mb"),
+                    format!(
+                        "{} MB is more than any device has",
+                        d.memory_mb.unwrap_or(0)
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The most GPUs one machine may have.
+pub const MAX_GPUS: usize = 64;
+
+/// A GPU declared in `[[gpus.device]]`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DeclaredGpu {
+    /// HTCondor's id of the device, as jobs see it in
+    /// `CUDA_VISIBLE_DEVICES` (`GPU-1a2b3c4d`): letters, digits, `-`, `_`.
+    pub id: String,
+    /// `DeviceName`. Default: unset.
+    pub name: Option<String>,
+    /// `Capability`, the CUDA compute capability (`8.0`). Default: unset.
+    pub capability: Option<f64>,
+    /// `GlobalMemoryMb`. Default: unset.
+    pub memory_mb: Option<u64>,
+    /// `DriverVersion`, the CUDA driver's (`12.2`). Default: unset.
+    pub driver_version: Option<f64>,
+    /// The device file (`/dev/nvidia3`), hidden from jobs not given the
+    /// device. Default: unset.
+    pub path: Option<PathBuf>,
+}
+
+// Validation refuses NaN, the one value that is not equal to itself.
+impl Eq for DeclaredGpu {}
 
 /// The `[links]` section: the network as a negotiated resource. Bulk
 /// transfers of at least `min_reserved_kib` reserve every managed link on
@@ -456,6 +608,9 @@ pub struct Machine {
     /// and emulate owners of their own. Default: unset, meaning the
     /// kernel's `/proc/loadavg`.
     pub owner_load_file: Option<PathBuf>,
+    /// HTCondor's `NUM_CPUS`: the processors the machine offers. Default:
+    /// unset, meaning those this process may use.
+    pub cpus: Option<u32>,
     /// Extra attributes for the ad, name to ClassAd expression text, e.g.
     /// `HasGpu = "true"`. Names the agent sets itself (see
     /// [`crate::machine::AGENT_ATTRIBUTES`]) are refused.
@@ -482,6 +637,7 @@ impl Default for Machine {
             policy_interval_secs: 5,
             keyboard_devices: None,
             owner_load_file: None,
+            cpus: None,
             attributes: BTreeMap::new(),
         }
     }
@@ -779,6 +935,15 @@ impl Config {
                 ),
             ));
         }
+        self.gpus.validate(&invalid)?;
+        if let Some(n) = self.machine.cpus {
+            if !(1..=65_536).contains(&n) {
+                return Err(invalid(
+                    "machine.cpus",
+                    format!("{n} is not between 1 and 65536"),
+                ));
+            }
+        }
         let mi = &self.migration;
         if mi
             .threshold_percent
@@ -840,9 +1005,13 @@ impl Config {
             if let Err(e) = Name::new(name) {
                 return Err(invalid(&key, e.to_string()));
             }
+            let gpu_prefix = crate::machine::GPU_ATTRIBUTE_PREFIX;
             if crate::machine::AGENT_ATTRIBUTES
                 .iter()
                 .any(|a| a.eq_ignore_ascii_case(name))
+                || name
+                    .get(..gpu_prefix.len())
+                    .is_some_and(|p| p.eq_ignore_ascii_case(gpu_prefix))
             {
                 return Err(invalid(
                     &key,
@@ -985,6 +1154,12 @@ mod tests {
             "host",
             "lease_secs",
             "owner_load_file",
+            "cpus",
+            "[gpus]",
+            "discovery",
+            "nvidia_smi",
+            "foreign_max",
+            "[[gpus.device]]",
             "[migration]",
             "threshold_percent",
             "to_idle",

@@ -121,6 +121,9 @@ pub struct Spec {
     /// The sandbox's name: the job's cgroup and marker are named for it.
     pub name: String,
     /// How the job is kept apart from the machine.
+    /// Device files hidden from the job (GPUs it was not given), where
+    /// [`Isolation::mount_namespace`] allows.
+    pub hidden_devices: Vec<PathBuf>,
     pub isolation: Isolation,
     /// Start it through a reaper ([`reaper`]), so that its end is recorded
     /// even if the agent is gone by then; `None`: the agent is its parent
@@ -155,6 +158,9 @@ pub struct Isolation {
     pub cgroups: Option<Arc<cgroup::Cgroups>>,
     /// Give each job a private `/tmp` and `/var/tmp`.
     pub private_tmp: bool,
+    /// Jobs get a mount namespace of their own on request (the agent is
+    /// root and the kernel lets it), so devices can be hidden from them.
+    pub mount_namespace: bool,
     /// The job's account is its own (a slot account): every process of
     /// that account belongs to the job.
     pub dedicated_account: bool,
@@ -181,6 +187,7 @@ impl Spec {
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default(),
+            hidden_devices: Vec::new(),
             isolation: Isolation::default(),
             reaper: None,
         }
@@ -448,6 +455,17 @@ fn start_blocking(spec: Spec) -> Result<Running, StartError> {
             )
         })?;
     }
+    if spec.isolation.mount_namespace {
+        confinement
+            .hide_devices(&spec.hidden_devices)
+            .map_err(|e| {
+                start_error(
+                    HoldCode::FailedToCreateProcess,
+                    "cannot hide the GPUs the job was not given".to_owned(),
+                    &e,
+                )
+            })?;
+    }
     let group = job_cgroup(&spec);
     if let Some(group) = &group {
         confinement.cgroup_procs = group.procs_files().map_err(|e| {
@@ -506,6 +524,11 @@ fn start_blocking(spec: Spec) -> Result<Running, StartError> {
         }
         if spec.isolation.private_tmp {
             command.arg("--private-tmp");
+        }
+        if spec.isolation.mount_namespace {
+            for device in &spec.hidden_devices {
+                command.arg("--hide-device").arg(device);
+            }
         }
         if let Some((uid, gid)) = credentials {
             command

@@ -20,7 +20,11 @@ use std::time::{Duration, Instant, SystemTime};
 
 use starling_protocol::classad::{parse_expr, ClassAd, Expr, NameError, ParseError, Value};
 
+use starling_policies::slots;
+
 use crate::config;
+
+pub mod gpus;
 
 /// Every attribute [`build_ad`] may set; configured extra attributes must
 /// not use these names.
@@ -73,7 +77,17 @@ pub const AGENT_ATTRIBUTES: &[&str] = &[
     "StarlingVersion",
     "StarlingDiskFull",
     "StarlingDiskFullReason",
+    "MachineResources",
+    "GPUs",
+    "TotalGPUs",
+    "DetectedGPUs",
+    "AssignedGPUs",
+    "AvailableGPUs",
 ];
+
+/// The prefix of the attributes describing GPUs (`GPUs_DeviceName`, each
+/// device's `GPUs_GPU_9a8ed216`), which configured attributes must not use.
+pub const GPU_ATTRIBUTE_PREFIX: &str = "GPUs_";
 
 /// How long the start-up benchmark may run, both halves together.
 pub const BENCHMARK_BUDGET: Duration = Duration::from_millis(80);
@@ -137,6 +151,8 @@ pub struct Probe {
     pub mips: i64,
     /// Floating-point benchmark, thousands of flops (`KFlops`).
     pub kflops: i64,
+    /// The GPUs found ([`gpus::discover`]; empty until then).
+    pub gpus: Vec<gpus::Gpu>,
 }
 
 /// Who the agent is, as far as the ad says.
@@ -247,6 +263,7 @@ pub fn build_ad(
     if let Some(idle) = probe.console_idle {
         set(&mut ad, "ConsoleIdle", int(saturating_i64(idle)))?;
     }
+    set_gpus(&mut ad, &probe.gpus);
     set(&mut ad, "Mips", int(probe.mips))?;
     set(&mut ad, "KFlops", int(probe.kflops))?;
     set(&mut ad, "State", text(&status.state))?;
@@ -337,6 +354,39 @@ pub fn build_ad(
     Ok(ad)
 }
 
+/// The GPU attributes as HTCondor's startd writes them: `MachineResources`
+/// naming GPUs among the machine's resources, `TotalGPUs`, `DetectedGPUs`
+/// (`"GPU-a, GPU-b"`, discovery's list), each device's ad
+/// (`GPUs_GPU_a = [ Id = "GPU-a"; DeviceName = ...; Capability = ... ]`)
+/// with the properties all devices share also as `GPUs_<property>`, and,
+/// all devices being free here, `GPUs`, `AssignedGPUs` and `AvailableGPUs`
+/// ([`slots::set_gpu_attributes`]; the startd's claims take theirs out
+/// where the ad is published). A machine without GPUs says `GPUs = 0`.
+fn set_gpus(ad: &mut ClassAd, found: &[gpus::Gpu]) {
+    use starling_protocol::classad::Name;
+    let devices: Vec<slots::Device> = found
+        .iter()
+        .map(|g| slots::Device {
+            id: g.id.clone(),
+            properties: gpus::properties(g),
+        })
+        .collect();
+    let text = |s: &str| Expr::from(Value::string(s));
+    ad.insert(
+        Name::known("MachineResources"),
+        text("Cpus Memory Disk GPUs"),
+    );
+    ad.insert(
+        Name::known("TotalGPUs"),
+        Expr::from(Value::Int(devices.len() as i64)),
+    );
+    if !devices.is_empty() {
+        let ids: Vec<&str> = devices.iter().map(|d| d.id.as_str()).collect();
+        ad.insert(Name::known("DetectedGPUs"), text(&ids.join(", ")));
+    }
+    slots::set_gpu_attributes(ad, &devices.iter().collect::<Vec<_>>());
+}
+
 /// HTCondor's clock attributes at `now` (unix seconds) in the machine's
 /// local time: `ClockMin`, minutes since midnight, and `ClockDay`, the day
 /// of the week from 0 for Sunday. Owners write policies such as "only
@@ -394,6 +444,7 @@ impl Probe {
             console_idle: None,
             mips,
             kflops,
+            gpus: Vec::new(),
         };
         probe.refresh(data_dir, keyboard_devices, SystemTime::now());
         probe
@@ -650,6 +701,7 @@ mod tests {
             console_idle: Some(900),
             mips: 20_000,
             kflops: 1_500_000,
+            gpus: Vec::new(),
         }
     }
 
@@ -772,9 +824,10 @@ mod tests {
         ] {
             assert_eq!(eval(&ad, name).value_type(), ty, "{name}");
         }
-        // All but StarlingDiskFullReason, there only while the disk is full.
+        // All but StarlingDiskFullReason, there only while the disk is
+        // full, and DetectedGPUs and AssignedGPUs, only where GPUs are.
         assert_eq!(
-            ad.len() + 1,
+            ad.len() + 3,
             AGENT_ATTRIBUTES.len(),
             "the list names them all"
         );

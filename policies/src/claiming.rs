@@ -44,6 +44,18 @@ pub struct MachineState<'a, K: Ord + Clone> {
     pub ad: &'a ClassAd,
     pub slots: &'a Partitionable<K>,
     pub shutting_down: bool,
+    /// For a job from another domain, where the machine caps the GPUs
+    /// such jobs hold at once (`[gpus] foreign_max`): the cap, and how
+    /// many they hold now.
+    pub foreign_gpus: Option<ForeignGpus>,
+}
+
+/// The GPUs lent to other domains' jobs: at most `max` at once, `held`
+/// now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ForeignGpus {
+    pub max: u32,
+    pub held: u32,
 }
 
 /// The answer.
@@ -125,11 +137,65 @@ pub fn decide<K: Ord + Clone>(
             format!("the job never fits this machine: it {short} in all"),
         );
     }
+    if requested.gpus > 0 {
+        let fits = |d: &crate::slots::Device| crate::slots::device_fits(input.job, d, now);
+        let all = state.slots.devices().iter().filter(|d| fits(d)).count();
+        if all < requested.gpus as usize {
+            return rejected(
+                RejectCode::RequirementsNotMet,
+                format!(
+                    "the job never fits this machine: it needs {} GPUs that satisfy its \
+                     RequireGPUs, and {all} of the machine's {} do",
+                    requested.gpus,
+                    state.slots.devices().len()
+                ),
+            );
+        }
+    }
+    if let (Some(cap), true) = (state.foreign_gpus, requested.gpus > 0) {
+        if requested.gpus > cap.max {
+            return rejected(
+                RejectCode::RequirementsNotMet,
+                format!(
+                    "the job never fits this machine: it needs {} GPUs, and jobs from other \
+                     domains may hold {} here",
+                    requested.gpus, cap.max
+                ),
+            );
+        }
+        if cap.held.saturating_add(requested.gpus) > cap.max {
+            return rejected(
+                RejectCode::Busy,
+                format!(
+                    "the job needs {} GPUs, and jobs from other domains hold {} of the {} \
+                     they may hold here",
+                    requested.gpus, cap.held, cap.max
+                ),
+            );
+        }
+    }
     if let Some(short) = state.slots.free().shortfall(&requested) {
         return rejected(RejectCode::Busy, format!("the job {short}"));
     }
+    if requested.gpus > 0 {
+        let free = state
+            .slots
+            .free_devices()
+            .into_iter()
+            .filter(|d| crate::slots::device_fits(input.job, d, now))
+            .count();
+        if free < requested.gpus as usize {
+            return rejected(
+                RejectCode::Busy,
+                format!(
+                    "the job needs {} GPUs that satisfy its RequireGPUs, {free} free that do",
+                    requested.gpus
+                ),
+            );
+        }
+    }
     if let Some(reason) = failing_requirements(input.job, &advertised, now) {
-        let idle = Partitionable::<u8>::new(state.slots.total()).advertise(state.ad);
+        let idle = state.slots.idle::<u8>().advertise(state.ad);
         if failing_requirements(input.job, &idle, now).is_none() {
             return rejected(
                 RejectCode::Busy,
@@ -252,6 +318,7 @@ mod tests {
                 ad: machine,
                 slots,
                 shutting_down: false,
+                foreign_gpus: None,
             },
             1_700_000_000,
         )
@@ -352,6 +419,64 @@ mod tests {
         );
     }
 
+    #[test]
+    fn gpu_claims_need_free_devices_that_satisfy_require_gpus() {
+        let m = machine(
+            r#"TotalGPUs = 2; DetectedGPUs = "GPU-a, GPU-b";
+               GPUs_GPU_a = [ Capability = 7.5 ]; GPUs_GPU_b = [ Capability = 9.0 ]"#,
+        );
+        let mut slots: Partitionable<u8> = Partitionable::of_machine(&m);
+        let newer = job("RequestGPUs = 1; RequireGPUs = Capability >= 9.0");
+        assert!(
+            matches!(decide_on(&newer, &m, &slots), Decision::Granted { requested } if requested.gpus == 1)
+        );
+        let three = job("RequestGPUs = 3");
+        let d = decide_on(&three, &m, &slots);
+        assert_eq!(code(&d), Some(RejectCode::RequirementsNotMet), "{d:?}");
+        let best = job("RequestGPUs = 1; RequireGPUs = Capability >= 10");
+        let d = decide_on(&best, &m, &slots);
+        assert_eq!(code(&d), Some(RejectCode::RequirementsNotMet), "{d:?}");
+        // The newer device taken, the older is free but will not do.
+        slots
+            .carve_where(1, &Resources::new(1, 512, 1024).with_gpus(1), &|d| {
+                d.id == "GPU-b"
+            })
+            .unwrap();
+        let d = decide_on(&newer, &m, &slots);
+        assert_eq!(code(&d), Some(RejectCode::Busy), "{d:?}");
+        assert!(format!("{d:?}").contains("0 free that do"), "{d:?}");
+    }
+
+    #[test]
+    fn other_domains_jobs_hold_no_more_gpus_than_the_cap() {
+        let m = machine(r#"TotalGPUs = 4; DetectedGPUs = "GPU-a, GPU-b, GPU-c, GPU-d""#);
+        let slots: Partitionable<u8> = Partitionable::of_machine(&m);
+        let asks = |n: u32, cap: Option<ForeignGpus>| {
+            let j = job(&format!("RequestGPUs = {n}"));
+            decide(
+                &ClaimInput {
+                    job: &j,
+                    domain: "d1",
+                    trusted: true,
+                },
+                &MachineState {
+                    ad: &m,
+                    slots: &slots,
+                    shutting_down: false,
+                    foreign_gpus: cap,
+                },
+                0,
+            )
+        };
+        let cap = |held| Some(ForeignGpus { max: 2, held });
+        assert!(matches!(asks(2, cap(0)), Decision::Granted { .. }));
+        assert_eq!(code(&asks(1, cap(2))), Some(RejectCode::Busy));
+        assert_eq!(code(&asks(3, cap(0))), Some(RejectCode::RequirementsNotMet));
+        // Jobs without GPUs are not its business.
+        assert!(matches!(asks(0, cap(2)), Decision::Granted { .. }));
+        assert!(matches!(asks(3, None), Decision::Granted { .. }));
+    }
+
     proptest::proptest! {
         #[test]
         fn a_grant_can_always_be_carved(
@@ -390,6 +515,7 @@ mod tests {
                 ad: &m,
                 slots: &slots,
                 shutting_down: false,
+                foreign_gpus: None,
             },
             0,
         );
@@ -404,6 +530,7 @@ mod tests {
                 ad: &m,
                 slots: &slots,
                 shutting_down: true,
+                foreign_gpus: None,
             },
             0,
         );

@@ -28,12 +28,13 @@ pub const DISK_QUANTUM_KIB: u64 = 1024;
 /// `request_memory = 4000000000` is refused rather than overflowing).
 pub const MAX_REQUEST: u64 = 1 << 48;
 
-/// Cpus, memory in MiB and disk in KiB.
+/// Cpus, memory in MiB, disk in KiB and whole GPUs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Resources {
     pub cpus: u32,
     pub memory_mib: u64,
     pub disk_kib: u64,
+    pub gpus: u32,
 }
 
 impl Resources {
@@ -42,7 +43,13 @@ impl Resources {
             cpus,
             memory_mib,
             disk_kib,
+            gpus: 0,
         }
+    }
+
+    /// The same, with `gpus` GPUs.
+    pub fn with_gpus(self, gpus: u32) -> Resources {
+        Resources { gpus, ..self }
     }
 
     /// Whether `want` fits in `self`.
@@ -50,6 +57,7 @@ impl Resources {
         want.cpus <= self.cpus
             && want.memory_mib <= self.memory_mib
             && want.disk_kib <= self.disk_kib
+            && want.gpus <= self.gpus
     }
 
     pub fn plus(&self, other: &Resources) -> Resources {
@@ -57,6 +65,7 @@ impl Resources {
             cpus: self.cpus.saturating_add(other.cpus),
             memory_mib: self.memory_mib.saturating_add(other.memory_mib),
             disk_kib: self.disk_kib.saturating_add(other.disk_kib),
+            gpus: self.gpus.saturating_add(other.gpus),
         }
     }
 
@@ -65,6 +74,7 @@ impl Resources {
             cpus: self.cpus.saturating_sub(other.cpus),
             memory_mib: self.memory_mib.saturating_sub(other.memory_mib),
             disk_kib: self.disk_kib.saturating_sub(other.disk_kib),
+            gpus: self.gpus.saturating_sub(other.gpus),
         }
     }
 
@@ -87,11 +97,15 @@ impl Resources {
                 want.disk_kib, self.disk_kib
             ));
         }
+        if want.gpus > self.gpus {
+            missing.push(format!("needs {} GPUs, {} free", want.gpus, self.gpus));
+        }
         (!missing.is_empty()).then(|| missing.join("; "))
     }
 
     /// A machine's totals from its ad: `TotalCpus`, `TotalMemory`,
-    /// `TotalDisk`, else `Cpus`, `Memory`, `Disk`; missing ones are zero.
+    /// `TotalDisk`, `TotalGPUs`, else `Cpus`, `Memory`, `Disk`, `GPUs`;
+    /// missing ones are zero.
     pub fn totals_of(machine: &ClassAd) -> Resources {
         let mut ev = Evaluator::with_ads(Some(machine), None);
         let mut get = |total: &str, plain: &str| {
@@ -103,6 +117,7 @@ impl Resources {
             cpus: u32::try_from(get("TotalCpus", "Cpus")).unwrap_or(u32::MAX),
             memory_mib: get("TotalMemory", "Memory"),
             disk_kib: get("TotalDisk", "Disk"),
+            gpus: u32::try_from(get("TotalGPUs", "GPUs")).unwrap_or(u32::MAX),
         }
     }
 }
@@ -113,7 +128,11 @@ impl fmt::Display for Resources {
             f,
             "{} cpus, {} MiB memory, {} KiB disk",
             self.cpus, self.memory_mib, self.disk_kib
-        )
+        )?;
+        if self.gpus > 0 {
+            write!(f, ", {} GPUs", self.gpus)?;
+        }
+        Ok(())
     }
 }
 
@@ -135,8 +154,8 @@ pub struct RequestError {
 }
 
 /// The job's `RequestCpus` (default 1), `RequestMemory` (MiB, default
-/// [`MEMORY_QUANTUM_MIB`]) and `RequestDisk` (KiB, default
-/// [`DISK_QUANTUM_KIB`]), evaluated with the machine as `TARGET` at `now`
+/// [`MEMORY_QUANTUM_MIB`]), `RequestDisk` (KiB, default
+/// [`DISK_QUANTUM_KIB`]) and `RequestGPUs` (default 0), evaluated with the machine as `TARGET` at `now`
 /// and rounded up to the quanta.
 pub fn request_of(job: &ClassAd, machine: &ClassAd, now: i64) -> Result<Resources, RequestError> {
     let mut ev = Evaluator::with_ads(Some(job), Some(machine)).now(now);
@@ -176,6 +195,7 @@ pub fn request_of(job: &ClassAd, machine: &ClassAd, now: i64) -> Result<Resource
     let cpus = get("RequestCpus", 1)?;
     let memory = get("RequestMemory", MEMORY_QUANTUM_MIB)?;
     let disk = get("RequestDisk", DISK_QUANTUM_KIB)?;
+    let gpus = get("RequestGPUs", 0)?;
     Ok(Resources {
         cpus: u32::try_from(cpus.max(1)).map_err(|_| RequestError {
             attribute: "RequestCpus",
@@ -183,6 +203,13 @@ pub fn request_of(job: &ClassAd, machine: &ClassAd, now: i64) -> Result<Resource
         })?,
         memory_mib: round_up(memory.max(1), MEMORY_QUANTUM_MIB),
         disk_kib: round_up(disk.max(1), DISK_QUANTUM_KIB),
+        gpus: u32::try_from(gpus)
+            .ok()
+            .filter(|g| *g as usize <= MAX_DEVICES)
+            .ok_or_else(|| RequestError {
+                attribute: "RequestGPUs",
+                problem: format!("{gpus} is more than any machine has"),
+            })?,
     })
 }
 
@@ -193,6 +220,142 @@ fn round_up(n: u64, quantum: u64) -> u64 {
 /// The number of the machine's one partitionable slot: `slot1`.
 pub const PARTITIONABLE_SLOT: u32 = 1;
 
+/// The most GPUs one machine hands out.
+pub const MAX_DEVICES: usize = 64;
+
+/// A GPU, handed out whole: its id (`GPU-9a8ed216`, HTCondor's short
+/// UUID, or `CUDA0` where devices are only counted) and its properties
+/// (`Capability`, `GlobalMemoryMb`, `DeviceName`...), which a job's
+/// `RequireGPUs` is evaluated against.
+#[derive(Debug, Clone)]
+pub struct Device {
+    pub id: String,
+    pub properties: ClassAd,
+}
+
+impl PartialEq for Device {
+    fn eq(&self, other: &Device) -> bool {
+        self.id == other.id && self.properties.same_as(&other.properties)
+    }
+}
+
+impl Device {
+    /// The attribute holding the device's ad in a machine ad:
+    /// `GPUs_GPU_9a8ed216` (HTCondor's name, `-` made `_`).
+    pub fn attribute(&self) -> String {
+        device_attribute(&self.id)
+    }
+}
+
+/// The attribute holding device `id`'s ad in a machine ad.
+pub fn device_attribute(id: &str) -> String {
+    let clean: String = id
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    format!("GPUs_{clean}")
+}
+
+/// The machine's GPUs as its ad lists them, in order: the ids of
+/// `DetectedGPUs` (`"GPU-a, GPU-b"`, as HTCondor's discovery writes it),
+/// each with the properties of its nested ad `GPUs_GPU_a` (less `Id`).
+/// Without `DetectedGPUs`, `TotalGPUs` devices numbered as HTCondor
+/// numbers them by index: `CUDA0`, `CUDA1`...
+pub fn devices_of(machine: &ClassAd) -> Vec<Device> {
+    let ids: Vec<String> = match machine.get("DetectedGPUs") {
+        Some(Expr::Literal(Value::String(s))) => s
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|id| !id.is_empty())
+            .take(MAX_DEVICES)
+            .map(str::to_owned)
+            .collect(),
+        _ => {
+            let n = Resources::totals_of(machine).gpus as usize;
+            (0..n.min(MAX_DEVICES))
+                .map(|i| format!("CUDA{i}"))
+                .collect()
+        }
+    };
+    ids.into_iter()
+        .map(|id| {
+            let mut properties = match machine.get(&device_attribute(&id)) {
+                Some(Expr::Ad(ad)) => (**ad).clone(),
+                _ => ClassAd::new(),
+            };
+            properties.remove(Name::known("Id"));
+            Device { id, properties }
+        })
+        .collect()
+}
+
+/// Whether `device` satisfies the job's `RequireGPUs` (every device
+/// does when the job has none): the constraint evaluated with the device's
+/// properties as `MY`, and the job as `TARGET` for what the device does not
+/// have (`GPUsMinCapability`...), as HTCondor binds devices to a slot.
+pub fn device_fits(job: &ClassAd, device: &Device, now: i64) -> bool {
+    let Some(require) = job.get("RequireGPUs") else {
+        return true;
+    };
+    let mut ev = Evaluator::with_ads(Some(&device.properties), Some(job)).now(now);
+    matches!(ev.eval_on(Side::My, require), Value::Bool(true))
+}
+
+/// Sets the GPU attributes of a slot's ad from the devices it holds (for
+/// the partitionable slot, those not handed out), as HTCondor's startd
+/// does: `GPUs` (how many), `AssignedGPUs` (`"GPU-a,GPU-b"`, unset when
+/// none), `AvailableGPUs` (`{ GPUs_GPU_a, GPUs_GPU_b }`, references to the
+/// devices' ads, which `countMatches(MY.RequireGPUs,
+/// TARGET.AvailableGPUs)` looks into), each device's ad with its `Id`, and
+/// `GPUs_<property>` for each property all of them share.
+pub fn set_gpu_attributes(ad: &mut ClassAd, own: &[&Device]) {
+    let int = |n: usize| Expr::Literal(Value::Int(i64::try_from(n).unwrap_or(i64::MAX)));
+    ad.insert(Name::known("GPUs"), int(own.len()));
+    if own.is_empty() {
+        ad.remove(Name::known("AssignedGPUs"));
+    } else {
+        let ids: Vec<&str> = own.iter().map(|d| d.id.as_str()).collect();
+        ad.insert(
+            Name::known("AssignedGPUs"),
+            Expr::Literal(Value::String(ids.join(",").into())),
+        );
+    }
+    let mut refs = Vec::with_capacity(own.len());
+    for device in own {
+        let attribute = device.attribute();
+        let Ok(name) = Name::new(&attribute) else {
+            continue;
+        };
+        let mut props = device.properties.clone();
+        props.insert(
+            Name::known("Id"),
+            Expr::Literal(Value::String(device.id.as_str().into())),
+        );
+        ad.insert(name, Expr::Ad(std::sync::Arc::new(props)));
+        refs.push(Expr::Attr(starling_protocol::classad::AttrRef::new(
+            name, false,
+        )));
+    }
+    ad.insert(
+        Name::known("AvailableGPUs"),
+        Expr::List(refs.into_boxed_slice()),
+    );
+    if let Some((first, rest)) = own.split_first() {
+        for entry in first.properties.iter() {
+            let name = entry.name.as_str();
+            let shared = rest.iter().all(|d| {
+                d.properties
+                    .get(name)
+                    .is_some_and(|v| v.same_as(entry.expr()))
+            });
+            if shared {
+                if let Ok(n) = Name::new(&format!("GPUs_{name}")) {
+                    ad.insert(n, entry.expr().clone());
+                }
+            }
+        }
+    }
+}
+
 /// A claim's share of the machine.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DynamicSlot {
@@ -201,6 +364,8 @@ pub struct DynamicSlot {
     /// HTCondor's name for it: `slot1_n`.
     pub name: String,
     pub resources: Resources,
+    /// The ids of the GPUs it holds, `resources.gpus` of them.
+    pub gpus: Vec<String>,
 }
 
 /// A claim that cannot be carved.
@@ -217,21 +382,68 @@ pub enum SlotError {
 #[derive(Debug, Clone)]
 pub struct Partitionable<K: Ord + Clone = [u8; 16]> {
     total: Resources,
+    devices: Vec<Device>,
     slots: BTreeMap<K, DynamicSlot>,
     next_id: u32,
 }
 
 impl<K: Ord + Clone> Partitionable<K> {
+    /// A slot of `total`, its GPUs numbered `CUDA0`, `CUDA1`...
     pub fn new(total: Resources) -> Partitionable<K> {
+        let devices = (0..(total.gpus as usize).min(MAX_DEVICES))
+            .map(|i| Device {
+                id: format!("CUDA{i}"),
+                properties: ClassAd::new(),
+            })
+            .collect();
+        Self::with_devices(total, devices)
+    }
+
+    /// A slot of `total` whose GPUs are `devices` (their number wins over
+    /// `total.gpus`).
+    pub fn with_devices(total: Resources, devices: Vec<Device>) -> Partitionable<K> {
+        let total = Resources {
+            gpus: u32::try_from(devices.len()).unwrap_or(u32::MAX),
+            ..total
+        };
         Partitionable {
             total,
+            devices,
             slots: BTreeMap::new(),
             next_id: 1,
         }
     }
 
+    /// The slot a machine ad describes: its totals and its GPUs.
+    pub fn of_machine(machine: &ClassAd) -> Partitionable<K> {
+        Self::with_devices(Resources::totals_of(machine), devices_of(machine))
+    }
+
+    /// The same machine with nothing carved.
+    pub fn idle<L: Ord + Clone>(&self) -> Partitionable<L> {
+        Partitionable::with_devices(self.total, self.devices.clone())
+    }
+
     pub fn total(&self) -> Resources {
         self.total
+    }
+
+    /// The machine's GPUs, in order.
+    pub fn devices(&self) -> &[Device] {
+        &self.devices
+    }
+
+    /// The GPUs no dynamic slot holds, in order.
+    pub fn free_devices(&self) -> Vec<&Device> {
+        let held: std::collections::BTreeSet<&str> = self
+            .slots
+            .values()
+            .flat_map(|s| s.gpus.iter().map(String::as_str))
+            .collect();
+        self.devices
+            .iter()
+            .filter(|d| !held.contains(d.id.as_str()))
+            .collect()
     }
 
     /// What is carved out now.
@@ -254,22 +466,79 @@ impl<K: Ord + Clone> Partitionable<K> {
         self.slots.get(key)
     }
 
-    /// Carves `want` for `key`; never more than is free.
+    /// Carves `want` for `key`, its GPUs the first free ones; never more
+    /// than is free.
     pub fn carve(&mut self, key: K, want: &Resources) -> Result<DynamicSlot, SlotError> {
+        self.carve_where(key, want, &|_| true)
+    }
+
+    /// Carves `want` for `key`, its GPUs the first free ones `accept`
+    /// takes (the job's `RequireGPUs`, [`device_fits`]), in the machine's
+    /// order as HTCondor binds them.
+    pub fn carve_where(
+        &mut self,
+        key: K,
+        want: &Resources,
+        accept: &dyn Fn(&Device) -> bool,
+    ) -> Result<DynamicSlot, SlotError> {
         if self.slots.contains_key(&key) {
             return Err(SlotError::AlreadyCarved);
         }
         if let Some(short) = self.free().shortfall(want) {
             return Err(SlotError::DoesNotFit(short));
         }
+        let fitting: Vec<String> = self
+            .free_devices()
+            .into_iter()
+            .filter(|d| accept(d))
+            .map(|d| d.id.clone())
+            .collect();
+        if fitting.len() < want.gpus as usize {
+            return Err(SlotError::DoesNotFit(format!(
+                "needs {} GPUs that satisfy RequireGPUs, {} free that do",
+                want.gpus,
+                fitting.len()
+            )));
+        }
+        let gpus = fitting[..want.gpus as usize].to_vec();
+        Ok(self.insert(key, want, gpus))
+    }
+
+    /// Carves `want` for `key` with the very GPUs `ids` (a job taken on
+    /// again after a restart keeps the devices it was started with).
+    pub fn carve_devices(
+        &mut self,
+        key: K,
+        want: &Resources,
+        ids: &[String],
+    ) -> Result<DynamicSlot, SlotError> {
+        if self.slots.contains_key(&key) {
+            return Err(SlotError::AlreadyCarved);
+        }
+        let want = Resources {
+            gpus: u32::try_from(ids.len()).unwrap_or(u32::MAX),
+            ..*want
+        };
+        if let Some(short) = self.free().shortfall(&want) {
+            return Err(SlotError::DoesNotFit(short));
+        }
+        let free = self.free_devices();
+        if let Some(gone) = ids.iter().find(|id| !free.iter().any(|d| &d.id == *id)) {
+            return Err(SlotError::DoesNotFit(format!("has no free GPU {gone}")));
+        }
+        Ok(self.insert(key, &want, ids.to_vec()))
+    }
+
+    fn insert(&mut self, key: K, want: &Resources, gpus: Vec<String>) -> DynamicSlot {
         let slot = DynamicSlot {
             id: self.next_id,
             name: dynamic_name(PARTITIONABLE_SLOT, self.next_id),
             resources: *want,
+            gpus,
         };
         self.next_id = self.next_id.wrapping_add(1).max(1);
         self.slots.insert(key, slot.clone());
-        Ok(slot)
+        slot
     }
 
     /// Gives `key`'s slot back.
@@ -279,12 +548,16 @@ impl<K: Ord + Clone> Partitionable<K> {
 
     /// The machine ad as it should be advertised: a copy of `machine` with
     ///
-    /// - `Cpus`, `Memory`, `Disk`: what is free;
-    /// - `TotalCpus`, `TotalMemory`, `TotalDisk`: the machine's totals;
+    /// - `Cpus`, `Memory`, `Disk`, `GPUs`: what is free;
+    /// - `TotalCpus`, `TotalMemory`, `TotalDisk`, `TotalGPUs`: the
+    ///   machine's totals;
+    /// - the free GPUs' `AssignedGPUs` and `AvailableGPUs`
+    ///   ([`set_gpu_attributes`]);
     /// - `PartitionableSlot = true`, `SlotType = "Partitionable"`,
     ///   `NumDynamicSlots`;
-    /// - `ChildName`, `ChildCpus`, `ChildMemory`, `ChildDisk`: lists with one
-    ///   item per dynamic slot, in claim order, as HTCondor advertises them;
+    /// - `ChildName`, `ChildCpus`, `ChildMemory`, `ChildDisk`, `ChildGPUs`:
+    ///   lists with one item per dynamic slot, in claim order, as HTCondor
+    ///   advertises them;
     /// - `State`/`Activity`: `Unclaimed`/`Idle` while nothing is carved,
     ///   `Claimed`/`Busy` once something is (so `status` shows a machine in
     ///   use), unless the machine ad says another state (`Owner`,
@@ -306,6 +579,8 @@ impl<K: Ord + Clone> Partitionable<K> {
         set(&mut ad, "TotalCpus", int(u64::from(self.total.cpus)));
         set(&mut ad, "TotalMemory", int(self.total.memory_mib));
         set(&mut ad, "TotalDisk", int(self.total.disk_kib));
+        set(&mut ad, "TotalGPUs", int(u64::from(self.total.gpus)));
+        set_gpu_attributes(&mut ad, &self.free_devices());
         set(&mut ad, "NumDynamicSlots", int(self.slots.len() as u64));
         set(
             &mut ad,
@@ -330,6 +605,11 @@ impl<K: Ord + Clone> Partitionable<K> {
             &mut ad,
             "ChildDisk",
             children(&|s| int(s.resources.disk_kib)),
+        );
+        set(
+            &mut ad,
+            "ChildGPUs",
+            children(&|s| int(u64::from(s.resources.gpus))),
         );
         let claim_state = match machine.get("State") {
             None => true,
@@ -457,6 +737,140 @@ mod tests {
             p.release(&[1; 16]).map(|s| s.name),
             Some("slot1_1".to_owned())
         );
+    }
+
+    /// A machine with four GPUs as the agent advertises it: two of
+    /// capability 8.0 with 40 GB, two of 9.0 with 80 GB.
+    fn gpu_machine() -> ClassAd {
+        parse_ad(
+            r#"[Cpus = 16; Memory = 65536; Disk = 1000000; TotalGPUs = 4;
+               DetectedGPUs = "GPU-aaaaaaaa, GPU-bbbbbbbb, GPU-cccccccc, GPU-dddddddd";
+               GPUs_GPU_aaaaaaaa = [ Id = "GPU-aaaaaaaa"; Capability = 8.0; GlobalMemoryMb = 40536 ];
+               GPUs_GPU_bbbbbbbb = [ Id = "GPU-bbbbbbbb"; Capability = 8.0; GlobalMemoryMb = 40536 ];
+               GPUs_GPU_cccccccc = [ Id = "GPU-cccccccc"; Capability = 9.0; GlobalMemoryMb = 81559 ];
+               GPUs_GPU_dddddddd = [ Id = "GPU-dddddddd"; Capability = 9.0; GlobalMemoryMb = 81559 ]]"#,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn gpus_are_handed_out_whole_and_never_twice() {
+        let mut p: Partitionable<u8> = Partitionable::of_machine(&gpu_machine());
+        assert_eq!(p.total().gpus, 4);
+        let one = Resources::new(1, 128, 1024).with_gpus(1);
+        let mut seen = std::collections::BTreeSet::new();
+        for k in 0..4 {
+            let slot = p.carve(k, &one).unwrap();
+            assert_eq!(slot.gpus.len(), 1);
+            assert!(
+                seen.insert(slot.gpus[0].clone()),
+                "{:?} handed out twice",
+                slot.gpus
+            );
+        }
+        let e = p.carve(4, &one).unwrap_err();
+        assert!(e.to_string().contains("needs 1 GPUs, 0 free"), "{e}");
+        p.release(&1);
+        let again = p.carve(5, &one).unwrap();
+        assert_eq!(
+            again.gpus,
+            vec!["GPU-bbbbbbbb".to_owned()],
+            "the freed device comes back"
+        );
+    }
+
+    #[test]
+    fn require_gpus_picks_the_devices_that_satisfy_it() {
+        let job = parse_ad(
+            "[RequestGPUs = 2; GPUsMinCapability = 8.5; RequireGPUs = Capability >= GPUsMinCapability]",
+        )
+        .unwrap();
+        let mut p: Partitionable<u8> = Partitionable::of_machine(&gpu_machine());
+        let two = Resources::new(1, 128, 1024).with_gpus(2);
+        let fits = |d: &Device| device_fits(&job, d, 0);
+        let slot = p.carve_where(1, &two, &fits).unwrap();
+        assert_eq!(
+            slot.gpus,
+            vec!["GPU-cccccccc".to_owned(), "GPU-dddddddd".to_owned()]
+        );
+        // Two older devices are free, but neither satisfies the job.
+        let e = p.carve_where(2, &two, &fits).unwrap_err();
+        assert!(e.to_string().contains("satisfy RequireGPUs, 0 free"), "{e}");
+        // A job taken on again keeps its very devices.
+        p.release(&1);
+        let kept = p
+            .carve_devices(3, &two, &["GPU-dddddddd".to_owned()])
+            .unwrap();
+        assert_eq!((kept.gpus.len(), kept.resources.gpus), (1, 1));
+        assert!(p
+            .carve_devices(4, &two, &["GPU-dddddddd".to_owned()])
+            .is_err());
+    }
+
+    #[test]
+    fn the_advertised_gpus_are_the_free_ones_and_count_matches_sees_them() {
+        let mut p: Partitionable<u8> = Partitionable::of_machine(&gpu_machine());
+        let job = parse_ad(
+            r#"[RequestGPUs = 2; GPUsMinCapability = 9.0; RequireGPUs = Capability >= GPUsMinCapability;
+               Requirements = countMatches(MY.RequireGPUs,TARGET.AvailableGPUs) >= RequestGPUs]"#,
+        )
+        .unwrap();
+        let holds = |machine: &ClassAd| {
+            let mut ev = Evaluator::with_ads(Some(&job), Some(machine));
+            ev.eval_attr(Side::My, Name::known("Requirements").folded())
+        };
+        let ad = p.advertise(&gpu_machine());
+        assert!(matches!(holds(&ad), Value::Bool(true)));
+        let text = |ad: &ClassAd, name: &str| ad.get(name).map(unparse);
+        assert_eq!(text(&ad, "GPUs").as_deref(), Some("4"));
+        assert_eq!(
+            text(&ad, "AssignedGPUs").as_deref(),
+            Some("\"GPU-aaaaaaaa,GPU-bbbbbbbb,GPU-cccccccc,GPU-dddddddd\"")
+        );
+        p.carve(1, &Resources::new(1, 128, 1024).with_gpus(3))
+            .unwrap();
+        let ad = p.advertise(&gpu_machine());
+        assert_eq!(text(&ad, "GPUs").as_deref(), Some("1"));
+        assert_eq!(text(&ad, "TotalGPUs").as_deref(), Some("4"));
+        assert_eq!(
+            text(&ad, "AssignedGPUs").as_deref(),
+            Some("\"GPU-dddddddd\"")
+        );
+        assert_eq!(
+            text(&ad, "AvailableGPUs").as_deref(),
+            Some("{ GPUs_GPU_dddddddd }")
+        );
+        assert_eq!(text(&ad, "ChildGPUs").as_deref(), Some("{ 3 }"));
+        assert_eq!(
+            text(&ad, "GPUs_Capability").as_deref(),
+            Some("9.000000000000000E+00")
+        );
+        assert!(
+            matches!(holds(&ad), Value::Bool(false)),
+            "one fitting device is free, two asked"
+        );
+        p.carve(2, &Resources::new(1, 128, 1024).with_gpus(1))
+            .unwrap();
+        let ad = p.advertise(&gpu_machine());
+        assert_eq!(text(&ad, "AssignedGPUs"), None);
+        assert_eq!(text(&ad, "AvailableGPUs").as_deref(), Some("{  }"));
+    }
+
+    #[test]
+    fn a_gpu_request_is_read_from_the_job() {
+        let job = parse_ad("[RequestGPUs = 2]").unwrap();
+        assert_eq!(request_of(&job, &machine(), 0).unwrap().gpus, 2);
+        let job = parse_ad("[RequestGPUs = -1]").unwrap();
+        assert_eq!(
+            request_of(&job, &machine(), 0).unwrap_err().attribute,
+            "RequestGPUs"
+        );
+        let job = parse_ad("[RequestGPUs = 100000]").unwrap();
+        assert_eq!(
+            request_of(&job, &machine(), 0).unwrap_err().attribute,
+            "RequestGPUs"
+        );
+        assert_eq!(request_of(&ClassAd::new(), &machine(), 0).unwrap().gpus, 0);
     }
 
     proptest::proptest! {

@@ -4,7 +4,8 @@
 //! Each machine lands in exactly one bucket, in this order:
 //!
 //! 1. **rejected by the job**: the job's `Requirements` fail even against the
-//!    machine idle (its `Cpus`, `Memory`, `Disk` at their totals), or the
+//!    machine idle (its `Cpus`, `Memory`, `Disk` at their totals, all its
+//!    GPUs available), or the
 //!    job's request cannot be sized at all;
 //! 2. **rejected by the machine**: its `START` or `Requirements` are not true
 //!    for the job (UNDEFINED is not true), or its disk is full
@@ -189,7 +190,8 @@ fn fails(my: &ClassAd, target: &ClassAd, attr: &str, now: i64) -> Option<String>
 }
 
 /// The machine as it would be with nothing claimed: `Cpus`, `Memory` and
-/// `Disk` at their totals where the ad gives totals.
+/// `Disk` at their totals where the ad gives totals, and every GPU it
+/// lists available.
 fn idle_view(machine: &ClassAd) -> ClassAd {
     let mut idle = machine.clone();
     for (plain, total) in [
@@ -200,6 +202,10 @@ fn idle_view(machine: &ClassAd) -> ClassAd {
         if let Some(expr) = machine.get(total) {
             idle.insert(Name::known(plain), expr.clone());
         }
+    }
+    if machine.get("DetectedGPUs").is_some() {
+        let devices = crate::slots::devices_of(machine);
+        crate::slots::set_gpu_attributes(&mut idle, &devices.iter().collect::<Vec<_>>());
     }
     idle
 }
@@ -258,11 +264,11 @@ fn verdict(job: &ClassAd, machine: &Seen<'_>, now: i64) -> Verdict {
     Verdict::Matched
 }
 
-/// What the machine's ad says is free: `Cpus`, `Memory`, `Disk`, else the
-/// totals.
+/// What the machine's ad says is free: `Cpus`, `Memory`, `Disk`, `GPUs`,
+/// else the totals.
 fn free_of(machine: &ClassAd) -> Resources {
     let mut plain = ClassAd::new();
-    for name in ["Cpus", "Memory", "Disk"] {
+    for name in ["Cpus", "Memory", "Disk", "GPUs"] {
         if let Some(e) = machine.get(name) {
             plain.insert(Name::known(name), e.clone());
         }
@@ -284,6 +290,11 @@ fn free_of(machine: &ClassAd) -> Resources {
             free.disk_kib
         } else {
             totals.disk_kib
+        },
+        gpus: if machine.get("GPUs").is_some() {
+            free.gpus
+        } else {
+            totals.gpus
         },
     }
 }

@@ -53,6 +53,11 @@ pub(crate) struct Args {
     /// -af, -l and -json print their ads.
     #[arg(long)]
     store: bool,
+    /// Only the machines with GPUs, a line per device: who holds it, its
+    /// memory, name and capability (`condor_status -gpus`). -af, -l and
+    /// -json print their ads.
+    #[arg(long, conflicts_with = "store")]
+    gpus: bool,
 }
 
 /// The single-dash long options of `condor_status` that `status` accepts.
@@ -65,6 +70,7 @@ const SINGLE_DASH: &[&str] = &[
     "-json",
     "-total",
     "-store",
+    "-gpus",
 ];
 
 /// The global options that take a value (as a separate argument).
@@ -222,6 +228,9 @@ pub(crate) fn run(args: Args, data_dir: Option<&Path>) -> anyhow::Result<ExitCod
     if args.store {
         ads = store_ads(ads);
     }
+    if args.gpus {
+        ads.retain(|ad| attr(ad, "TotalGPUs").as_int().is_some_and(|n| n > 0));
+    }
     ads.sort_by_cached_key(|ad| text_attr(ad, "Name").unwrap_or_default());
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -240,6 +249,9 @@ pub(crate) fn run(args: Args, data_dir: Option<&Path>) -> anyhow::Result<ExitCod
     } else if args.store {
         let rows: Vec<StoreRow> = ads.iter().map(StoreRow::of).collect();
         write!(out, "{}", store_table(&rows, args.total))?;
+    } else if args.gpus {
+        let rows: Vec<GpuRow> = ads.iter().flat_map(GpuRow::of).collect();
+        write!(out, "{}", gpu_table(&rows, args.total))?;
     } else {
         let now = unix_now();
         let rows: Vec<Row> = ads.iter().map(|ad| Row::of(ad, now)).collect();
@@ -494,6 +506,160 @@ fn store_table(rows: &[StoreRow], totals_only: bool) -> String {
     out
 }
 
+/// One GPU's line of `status -gpus`.
+struct GpuRow {
+    machine: String,
+    device: String,
+    /// `condor_status`'s two-letter state: `Cb` for a device a job holds.
+    state: String,
+    user: String,
+    memory_mb: Option<i64>,
+    name: String,
+    capability: Option<f64>,
+}
+
+impl GpuRow {
+    /// The lines of one machine ad: a line per device in the order the
+    /// machine lists them, with the holders `StarlingClaimedGPUs` names.
+    fn of(ad: &ClassAd) -> Vec<GpuRow> {
+        use starling_protocol::classad::Expr;
+        let machine = text_attr(ad, "Name").unwrap_or_else(|| MISSING.into());
+        let mut holders: BTreeMap<String, String> = BTreeMap::new();
+        if let Value::List(held) = attr(ad, "StarlingClaimedGPUs") {
+            for item in held.iter() {
+                if let Value::Ad(h) = item {
+                    let get = |n: &str| match h.ad.get(n) {
+                        Some(Expr::Literal(Value::String(s))) => Some(s.to_string()),
+                        _ => None,
+                    };
+                    if let Some(id) = get("Id") {
+                        holders.insert(id, get("User").unwrap_or_default());
+                    }
+                }
+            }
+        }
+        // A free device on a machine its owner has taken back is not free.
+        let idle_state = match (text_attr(ad, "State"), text_attr(ad, "Activity")) {
+            (Some(s), Some(a)) if !matches!(s.as_str(), "Unclaimed" | "Claimed") => {
+                format!(
+                    "{}{}",
+                    initial(&s).to_ascii_uppercase(),
+                    initial(&a).to_ascii_lowercase()
+                )
+            }
+            _ => "Ui".to_owned(),
+        };
+        starling_policies::slots::devices_of(ad)
+            .into_iter()
+            .map(|d| {
+                let prop = |n: &str| {
+                    Evaluator::with_ads(Some(&d.properties), None)
+                        .eval_attr(Side::My, Name::known(n).folded())
+                };
+                let held = holders.get(&d.id);
+                GpuRow {
+                    machine: machine.clone(),
+                    state: if held.is_some() {
+                        "Cb".to_owned()
+                    } else {
+                        idle_state.clone()
+                    },
+                    user: match held {
+                        Some(u) if !u.is_empty() => u.clone(),
+                        Some(_) => "(claimed)".to_owned(),
+                        None => "-".to_owned(),
+                    },
+                    memory_mb: prop("GlobalMemoryMb").as_int(),
+                    name: prop("DeviceName")
+                        .as_str()
+                        .map_or_else(|| "-".to_owned(), str::to_owned),
+                    capability: prop("Capability").as_number(),
+                    device: d.id,
+                }
+            })
+            .collect()
+    }
+}
+
+fn initial(s: &str) -> char {
+    s.chars().next().unwrap_or('?')
+}
+
+/// `status -gpus`: a line per device, then how many are held and free
+/// (only that with `totals_only`); nothing when no machine has a GPU.
+fn gpu_table(rows: &[GpuRow], totals_only: bool) -> String {
+    if rows.is_empty() {
+        return String::new();
+    }
+    let heads = [
+        "Name",
+        "GPU",
+        "ST",
+        "User",
+        "GPU-Memory",
+        "GPU-Name",
+        "Capability",
+    ]
+    .map(str::to_owned);
+    let lines: Vec<[String; 7]> = rows
+        .iter()
+        .filter(|_| !totals_only)
+        .map(|r| {
+            [
+                r.machine.clone(),
+                r.device.clone(),
+                r.state.clone(),
+                r.user.clone(),
+                r.memory_mb.map_or_else(
+                    || "-".to_owned(),
+                    |m| human_bytes(u64::try_from(m).unwrap_or(0).saturating_mul(1 << 20)),
+                ),
+                r.name.clone(),
+                r.capability
+                    .map_or_else(|| "-".to_owned(), |c| format!("{c:.1}")),
+            ]
+        })
+        .collect();
+    let mut widths = heads.clone().map(|h| h.chars().count());
+    for line in &lines {
+        for (w, cell) in widths.iter_mut().zip(line) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let render = |cells: &[String; 7]| {
+        let mut s = String::new();
+        for (i, (cell, w)) in cells.iter().zip(widths).enumerate() {
+            if i > 0 {
+                s.push(' ');
+            }
+            // Figures right, text left.
+            if i == 4 || i == 6 {
+                s.push_str(&format!("{cell:>w$}"));
+            } else {
+                s.push_str(&format!("{cell:<w$}"));
+            }
+        }
+        format!("{}\n", s.trim_end())
+    };
+    let mut out = String::new();
+    if !lines.is_empty() {
+        out.push_str(&render(&heads));
+        out.push('\n');
+        for line in &lines {
+            out.push_str(&render(line));
+        }
+        out.push('\n');
+    }
+    let held = rows.iter().filter(|r| r.state == "Cb").count();
+    let free = rows.iter().filter(|r| r.state == "Ui").count();
+    out.push_str(&format!(
+        "Total: {} GPUs, {held} claimed, {free} free, {} unavailable\n",
+        rows.len(),
+        rows.len() - held - free
+    ));
+    out
+}
+
 /// Seconds as `condor_status` prints a duration: `d+hh:mm:ss` (negative
 /// durations, from clock skew, print as zero).
 pub(crate) fn format_elapsed(secs: i64) -> String {
@@ -630,6 +796,44 @@ mod tests {
         assert_eq!(human_bytes(1536), "1.5 KiB");
         assert_eq!(human_bytes(4 << 30), "4.0 GiB");
         assert_eq!(human_bytes(u64::MAX), "16.0 EiB");
+    }
+
+    #[test]
+    fn gpus_are_listed_a_line_each_with_who_holds_them() {
+        let ad = parse_ad(
+            r#"[ Name = "slot1@gpu-node"; State = "Claimed"; Activity = "Busy"; TotalGPUs = 2;
+                 DetectedGPUs = "GPU-9a8ed216, GPU-6a96bd13";
+                 GPUs_GPU_9a8ed216 = [ Id = "GPU-9a8ed216"; DeviceName = "NVIDIA H200"; Capability = 9.0; GlobalMemoryMb = 143771 ];
+                 GPUs_GPU_6a96bd13 = [ Id = "GPU-6a96bd13"; DeviceName = "NVIDIA H200"; Capability = 9.0; GlobalMemoryMb = 143771 ];
+                 StarlingClaimedGPUs = { [ Id = "GPU-6a96bd13"; User = "alice@lab" ] } ]"#,
+        )
+        .unwrap();
+        let rows = GpuRow::of(&ad);
+        let text = gpu_table(&rows, false);
+        let expected = "\
+Name           GPU          ST User      GPU-Memory GPU-Name    Capability
+
+slot1@gpu-node GPU-9a8ed216 Ui -          140.4 GiB NVIDIA H200        9.0
+slot1@gpu-node GPU-6a96bd13 Cb alice@lab  140.4 GiB NVIDIA H200        9.0
+
+Total: 2 GPUs, 1 claimed, 1 free, 0 unavailable
+";
+        assert_eq!(text, expected, "\n{text}");
+        assert_eq!(
+            gpu_table(&rows, true),
+            "Total: 2 GPUs, 1 claimed, 1 free, 0 unavailable\n"
+        );
+        // A machine its owner took back offers no free device.
+        let owned = parse_ad(
+            r#"[ Name = "slot1@desk"; State = "Owner"; Activity = "Idle"; TotalGPUs = 1; DetectedGPUs = "CUDA0" ]"#,
+        )
+        .unwrap();
+        let text = gpu_table(&GpuRow::of(&owned), false);
+        assert!(text.contains("CUDA0 Oi -"), "{text}");
+        assert!(
+            text.ends_with("1 GPUs, 0 claimed, 0 free, 1 unavailable\n"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -37,6 +37,9 @@ pub struct Confinement {
     pub cgroup_procs: Vec<OwnedFd>,
     /// Bind mounts in a new mount namespace; empty: none.
     binds: Vec<Bind>,
+    /// Device files the job must not open: `/dev/null` is bound over each
+    /// in its mount namespace (GPUs the job was not given).
+    hidden: Vec<CString>,
     /// The uid and gid to become.
     pub credentials: Option<(u32, u32)>,
 }
@@ -79,12 +82,24 @@ impl Confinement {
         Ok(())
     }
 
+    /// Plans hiding `devices` from the job: in its mount namespace each
+    /// is `/dev/null`, so opening one reaches no device. Paths that do not
+    /// exist are left alone.
+    pub fn hide_devices(&mut self, devices: &[PathBuf]) -> io::Result<()> {
+        self.hidden = devices
+            .iter()
+            .filter(|d| d.exists())
+            .map(|d| c_path(d))
+            .collect::<io::Result<_>>()?;
+        Ok(())
+    }
+
     /// Runs in the child between fork and exec.
     pub fn apply(&self) -> io::Result<()> {
         for fd in &self.cgroup_procs {
             rustix::io::write(fd, b"0")?;
         }
-        if !self.binds.is_empty() {
+        if !self.binds.is_empty() || !self.hidden.is_empty() {
             // SAFETY: NEWNS unshares no file descriptor table; this child
             // has one thread.
             #[allow(unsafe_code)]
@@ -105,6 +120,9 @@ impl Confinement {
                 } else {
                     rustix::mount::mount_bind(bind.source.as_c_str(), bind.target.as_c_str())?;
                 }
+            }
+            for device in &self.hidden {
+                rustix::mount::mount_bind(c"/dev/null", device.as_c_str())?;
             }
         }
         // No core files filling the sandbox, for the job and all it starts.

@@ -65,6 +65,7 @@ pub struct Setup {
     slots: Option<SlotAccounts>,
     cgroups: Option<Arc<Cgroups>>,
     private_tmp: bool,
+    mount_namespace: bool,
     /// What is weaker than it could be, and why, for the ad and the log.
     limits: Vec<String>,
     /// The job watchdog ([`super::watchdog`]), for an agent of its own
@@ -176,21 +177,28 @@ impl Setup {
                 }
             }
         };
+        // A job's own mount namespace gives it a private /tmp and hides
+        // the GPUs it was not given.
+        let mounts = if agent_is_root {
+            confine::probe_private_tmp(sandboxes)
+        } else {
+            Err("needs root".to_owned())
+        };
         let private_tmp = if !config.private_tmp {
             limits.push("private /tmp is off".to_owned());
             false
-        } else if !agent_is_root {
-            limits.push("no private /tmp (needs root)".to_owned());
+        } else if let Err(e) = &mounts {
+            limits.push(format!("no private /tmp ({e})"));
             false
         } else {
-            match confine::probe_private_tmp(sandboxes) {
-                Ok(()) => true,
-                Err(e) => {
-                    limits.push(format!("no private /tmp: {e}"));
-                    false
-                }
-            }
+            true
         };
+        if let Err(e) = &mounts {
+            limits.push(format!(
+                "GPUs a job was not given are not hidden from it ({e})"
+            ));
+        }
+        let mount_namespace = mounts.is_ok();
         // Agents inside one process (tests, simulations) have no data
         // directory and share their process's end: no watchdog, and no
         // job outlives them.
@@ -228,6 +236,7 @@ impl Setup {
             slots,
             cgroups,
             private_tmp,
+            mount_namespace,
             limits,
             _watchdog: watchdog,
             runs,
@@ -289,6 +298,7 @@ impl Setup {
         Isolation {
             cgroups: self.cgroups.clone(),
             private_tmp: self.private_tmp,
+            mount_namespace: self.mount_namespace,
             dedicated_account: account.dedicated(),
         }
     }

@@ -54,6 +54,10 @@ pub struct Args {
     /// working directory).
     #[arg(long)]
     pub private_tmp: bool,
+    /// A device file the job must not open (a GPU it was not given):
+    /// `/dev/null` is bound over it in the job's mount namespace.
+    #[arg(long = "hide-device", value_name = "PATH")]
+    pub hide_devices: Vec<PathBuf>,
     /// The account to run the job as.
     #[arg(long, requires = "gid")]
     pub uid: Option<u32>,
@@ -293,6 +297,7 @@ fn start(args: &Args) -> io::Result<std::process::Child> {
     if args.private_tmp {
         confinement.private_tmp(&std::env::current_dir()?)?;
     }
+    confinement.hide_devices(&args.hide_devices)?;
     confinement.credentials = args.uid.zip(args.gid);
     let (program, rest) = args
         .command

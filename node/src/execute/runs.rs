@@ -125,6 +125,10 @@ pub struct Record {
     pub cpus: u32,
     pub memory_mib: u64,
     pub disk_kib: u64,
+    /// The ids of the GPUs the job was given (records of agents before
+    /// GPUs were handed out have none).
+    #[serde(default)]
+    pub gpus: Vec<String>,
     /// The job came from the agent's own domain.
     pub own_domain: bool,
     /// The domain that admitted the job's agent.

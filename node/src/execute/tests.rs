@@ -386,6 +386,7 @@ fn confined(version: cgroup::Version, name: &str) -> Option<Isolation> {
         Ok(c) => Some(Isolation {
             cgroups: Some(Arc::new(c)),
             private_tmp: false,
+            mount_namespace: false,
             dedicated_account: false,
         }),
         Err(e) => {

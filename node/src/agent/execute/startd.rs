@@ -188,6 +188,9 @@ pub struct StartdArgs {
     pub migration: crate::config::Migration,
     /// Reserving paths for the jobs' input.
     pub links: crate::agent::links::Client,
+    /// The most GPUs jobs from other domains hold at once (`[gpus]
+    /// foreign_max`); `None`: no cap but the machine's.
+    pub foreign_gpus_max: Option<u32>,
 }
 
 pub struct StartdState {
@@ -239,6 +242,11 @@ struct Held {
     lease: Duration,
     deadline: tokio::time::Instant,
     resources: Resources,
+    /// The GPUs the claim holds (ids only, for a claim taken on again
+    /// until the machine's devices are known).
+    gpus: Vec<slots::Device>,
+    /// The claim's job comes from another domain.
+    foreign: bool,
     slot: String,
     /// The dynamic slot's ad, for the job to read (`_CONDOR_MACHINE_AD`).
     machine: ClassAd,
@@ -620,10 +628,22 @@ impl StartdState {
             domain: domain.as_deref().unwrap_or(""),
             trusted: domain.is_some(),
         };
+        let foreign = domain.as_deref() != Some(self.args.own_domain.as_str());
         let state = MachineState {
             ad: &machine,
             slots: &self.slots,
             shutting_down: false,
+            foreign_gpus: self.args.foreign_gpus_max.filter(|_| foreign).map(|max| {
+                claiming::ForeignGpus {
+                    max,
+                    held: self
+                        .claims
+                        .values()
+                        .filter(|h| h.foreign)
+                        .map(|h| u32::try_from(h.gpus.len()).unwrap_or(u32::MAX))
+                        .sum(),
+                }
+            }),
         };
         let resources = match claiming::decide(&input, &state, unix_now()) {
             Decision::Granted { requested } => requested,
@@ -632,9 +652,20 @@ impl StartdState {
         let Ok(claim) = ClaimId::random() else {
             return Self::reject(request, RejectCode::Busy, "no randomness for a claim id");
         };
-        if self.slots.carve(claim, &resources).is_err() {
-            return Self::reject(request, RejectCode::Busy, "the machine filled up meanwhile");
-        }
+        let now = unix_now();
+        let fits = |d: &slots::Device| slots::device_fits(&ad, d, now);
+        let gpus = match self.slots.carve_where(claim, &resources, &fits) {
+            Ok(carved) => self
+                .slots
+                .devices()
+                .iter()
+                .filter(|d| carved.gpus.contains(&d.id))
+                .cloned()
+                .collect::<Vec<_>>(),
+            Err(_) => {
+                return Self::reject(request, RejectCode::Busy, "the machine filled up meanwhile")
+            }
+        };
         let lease = Duration::from_millis(lease_ms).clamp(MIN_LEASE, MAX_LEASE);
         let record = Claim {
             id: claim.as_bytes().to_vec(),
@@ -671,8 +702,10 @@ impl StartdState {
                 lease,
                 deadline: tokio::time::Instant::now() + lease,
                 resources,
+                machine: slot_ad(&machine, &slot, &resources, &gpus),
+                gpus,
+                foreign,
                 slot: slot.clone(),
-                machine: slot_ad(&machine, &slot, &resources),
                 job: None,
                 policy: idle_slot(unix_now()),
                 evicting: false,
@@ -793,6 +826,7 @@ impl StartdState {
                 inputs: files,
                 sandboxes: self.args.sandboxes.clone(),
                 resources: held.resources,
+                gpus: held.gpus.clone(),
                 machine: held.machine.clone(),
                 isolation: self.args.isolation.clone(),
                 own_domain: domain == self.args.own_domain,
@@ -860,7 +894,17 @@ impl StartdState {
             .as_ref()
             .map_or(Duration::ZERO, crate::execute::runs::Lease::left);
         let lease = Duration::from_millis(record.lease_ms).clamp(MIN_LEASE, MAX_LEASE);
-        let resources = Resources::new(record.cpus, record.memory_mib, record.disk_kib);
+        let resources = Resources::new(record.cpus, record.memory_mib, record.disk_kib)
+            .with_gpus(u32::try_from(record.gpus.len()).unwrap_or(u32::MAX));
+        // The devices' properties are filled in once the machine's are known.
+        let gpus: Vec<slots::Device> = record
+            .gpus
+            .iter()
+            .map(|id| slots::Device {
+                id: id.clone(),
+                properties: ClassAd::new(),
+            })
+            .collect();
         let slot = format!("slot1_{}", self.next_slot);
         self.next_slot += 1;
         let run = record.run;
@@ -879,6 +923,7 @@ impl StartdState {
                 inputs: Vec::new(),
                 sandboxes: self.args.sandboxes.clone(),
                 resources,
+                gpus: gpus.clone(),
                 machine: ClassAd::new(),
                 isolation: self.args.isolation.clone(),
                 own_domain: record.own_domain,
@@ -908,6 +953,8 @@ impl StartdState {
                 lease,
                 deadline: tokio::time::Instant::now() + left,
                 resources,
+                gpus,
+                foreign: !record.own_domain,
                 slot,
                 machine: ClassAd::new(),
                 job: Some(Job {
@@ -939,18 +986,29 @@ impl StartdState {
     /// Sizes the partitionable slot from the machine ad, once it is known,
     /// and carves the claims held (taken on again) out of it.
     fn set_totals(&mut self, machine: &ClassAd) {
-        let totals = Resources::totals_of(machine);
+        let machine_slot: Partitionable<ClaimId> = Partitionable::of_machine(machine);
         // Only while unknown, or with nothing carved: a claim's slot keeps
         // its place.
         let unknown = self.slots.total() == Resources::default();
-        if self.slots.total() == totals || !(unknown || self.claims.is_empty()) {
+        let same = self.slots.total() == machine_slot.total()
+            && self.slots.devices() == machine_slot.devices();
+        if same || !(unknown || self.claims.is_empty()) {
             return;
         }
         // The totals were not known when the startd started (the
         // advertiser may not have measured the machine yet).
-        self.slots = Partitionable::new(totals);
-        for (claim, held) in &self.claims {
-            let _ = self.slots.carve(*claim, &held.resources);
+        self.slots = machine_slot;
+        for (claim, held) in &mut self.claims {
+            let ids: Vec<String> = held.gpus.iter().map(|d| d.id.clone()).collect();
+            if let Err(e) = self.slots.carve_devices(*claim, &held.resources, &ids) {
+                tracing::warn!(%claim, "a claim taken on again does not fit the machine: {e}");
+            }
+            // A claim taken on again learns its devices' properties.
+            for device in &mut held.gpus {
+                if let Some(known) = self.slots.devices().iter().find(|d| d.id == device.id) {
+                    *device = known.clone();
+                }
+            }
         }
     }
 
@@ -969,7 +1027,7 @@ impl StartdState {
         for held in self.claims.values_mut() {
             if held.machine.is_empty() {
                 held.slot = format!("{}@{host}", held.slot);
-                held.machine = slot_ad(&machine, &held.slot, &held.resources);
+                held.machine = slot_ad(&machine, &held.slot, &held.resources, &held.gpus);
             }
         }
         self.advertise();
@@ -1667,6 +1725,14 @@ impl StartdState {
                 cpus: u64::from(used.cpus),
                 memory_mib: used.memory_mib,
                 disk_kib: used.disk_kib,
+                gpus: self
+                    .claims
+                    .values()
+                    .flat_map(|h| {
+                        let user = h.job.as_ref().map(|j| j.user.clone()).unwrap_or_default();
+                        h.gpus.iter().map(move |d| (d.id.clone(), user.clone()))
+                    })
+                    .collect(),
                 claims: self.claims.len(),
                 busy,
                 state: state.name(),
@@ -1717,7 +1783,7 @@ fn idle_slot(now: i64) -> SlotState {
 /// EnteredCurrentActivity > 600`), and `JobStart`.
 fn policy_ad(machine: &ClassAd, held: &Held) -> ClassAd {
     use starling_protocol::classad::{Expr, Name, Value};
-    let mut ad = slot_ad(machine, &held.slot, &held.resources);
+    let mut ad = slot_ad(machine, &held.slot, &held.resources, &held.gpus);
     let text = |s: &str| Expr::Literal(Value::String(s.into()));
     let int = |i: i64| Expr::Literal(Value::Int(i));
     ad.insert(Name::known("State"), text(held.policy.state.name()));
@@ -1736,7 +1802,12 @@ fn policy_ad(machine: &ClassAd, held: &Held) -> ClassAd {
 
 /// A dynamic slot's ad: the machine's, named for the slot, with the
 /// slot's share of it.
-fn slot_ad(machine: &ClassAd, slot: &str, resources: &Resources) -> ClassAd {
+fn slot_ad(
+    machine: &ClassAd,
+    slot: &str,
+    resources: &Resources,
+    gpus: &[slots::Device],
+) -> ClassAd {
     use starling_protocol::classad::{Expr, Name, Value};
     let mut ad = machine.clone();
     ad.insert(
@@ -1760,6 +1831,9 @@ fn slot_ad(machine: &ClassAd, slot: &str, resources: &Resources) -> ClassAd {
         Name::known("SlotType"),
         Expr::Literal(Value::String("Dynamic".into())),
     );
+    if machine.get("TotalGPUs").is_some() {
+        slots::set_gpu_attributes(&mut ad, &gpus.iter().collect::<Vec<_>>());
+    }
     ad
 }
 

@@ -83,6 +83,8 @@ pub struct StarterArgs {
     pub inputs: Vec<File>,
     pub sandboxes: PathBuf,
     pub resources: Resources,
+    /// The GPUs the claim holds, the only ones the job may see.
+    pub gpus: Vec<starling_policies::slots::Device>,
     /// The slot's ad, written into the sandbox for the job.
     pub machine: ClassAd,
     /// Which account the job runs as and how it is kept apart.
@@ -558,6 +560,7 @@ async fn start_once(
                     cpus: args.resources.cpus,
                     memory_mib: args.resources.memory_mib,
                     disk_kib: args.resources.disk_kib,
+                    gpus: args.gpus.iter().map(|d| d.id.clone()).collect(),
                     own_domain: args.own_domain,
                     domain: args.domain.clone(),
                     lease_ms: u64::try_from(args.lease.as_millis()).unwrap_or(u64::MAX),
@@ -1037,6 +1040,10 @@ fn spec_of(
             .to_string_lossy()
             .into_owned(),
     ));
+    if starling_policies::slots::Resources::totals_of(&args.machine).gpus > 0 {
+        spec.env.extend(gpu_environment(&args.gpus));
+        spec.hidden_devices = others_devices(&args.machine, &args.gpus);
+    }
     spec.stdout = sandbox.stdout();
     spec.stderr = sandbox.stderr();
     spec.request_cpus = args.resources.cpus;
@@ -1047,9 +1054,101 @@ fn spec_of(
     Ok(spec)
 }
 
+/// The value HTCondor gives the device variables of a job that holds no
+/// GPU on a machine that has some (`ENVIRONMENT_VALUE_FOR_UnAssignedGPUs`):
+/// no device has that number, so CUDA shows the job none.
+pub const UNASSIGNED_GPUS: &str = "10000";
+
+/// The variables that tell a job which GPUs are its own, as HTCondor's
+/// starter sets them by default: `_CONDOR_AssignedGPUs` and
+/// `GPU_DEVICE_ORDINAL` with the devices' ids (`GPU-9a8ed216,GPU-6a96bd13`),
+/// and `CUDA_VISIBLE_DEVICES` and `NVIDIA_VISIBLE_DEVICES` with their full
+/// UUIDs where known (`AUTO_SET_NVIDIA_VISIBLE_DEVICES`); otherwise
+/// `NVIDIA_VISIBLE_DEVICES=none` and `CUDA_VISIBLE_DEVICES` the ids. A job
+/// with no GPUs gets [`UNASSIGNED_GPUS`], which names no device.
+pub fn gpu_environment(gpus: &[starling_policies::slots::Device]) -> Vec<(String, String)> {
+    use starling_protocol::classad::{Expr, Value};
+    let var = |name: &str, value: String| (name.to_owned(), value);
+    if gpus.is_empty() {
+        return vec![
+            var("_CONDOR_AssignedGPUs", UNASSIGNED_GPUS.to_owned()),
+            var("GPU_DEVICE_ORDINAL", UNASSIGNED_GPUS.to_owned()),
+            var("CUDA_VISIBLE_DEVICES", UNASSIGNED_GPUS.to_owned()),
+            var("NVIDIA_VISIBLE_DEVICES", "none".to_owned()),
+        ];
+    }
+    let ids = gpus
+        .iter()
+        .map(|d| d.id.as_str())
+        .collect::<Vec<_>>()
+        .join(",");
+    let uuids: Option<Vec<String>> = gpus
+        .iter()
+        .map(|d| match d.properties.get("DeviceUuid") {
+            Some(Expr::Literal(Value::String(u))) if !u.is_empty() => Some(format!("GPU-{u}")),
+            _ => None,
+        })
+        .collect();
+    let (cuda, nvidia) = match uuids {
+        Some(u) => (u.join(","), u.join(",")),
+        None => (ids.clone(), "none".to_owned()),
+    };
+    vec![
+        var("_CONDOR_AssignedGPUs", ids.clone()),
+        var("GPU_DEVICE_ORDINAL", ids),
+        var("CUDA_VISIBLE_DEVICES", cuda),
+        var("NVIDIA_VISIBLE_DEVICES", nvidia),
+    ]
+}
+
+/// The device files of the machine's GPUs that are not among `own`.
+fn others_devices(machine: &ClassAd, own: &[starling_policies::slots::Device]) -> Vec<PathBuf> {
+    use starling_protocol::classad::{Expr, Value};
+    starling_policies::slots::devices_of(machine)
+        .into_iter()
+        .filter(|d| !own.iter().any(|o| o.id == d.id))
+        .filter_map(|d| match d.properties.get("DevicePath") {
+            Some(Expr::Literal(Value::String(p))) if !p.is_empty() => Some(PathBuf::from(&**p)),
+            _ => None,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_job_sees_its_own_gpus_and_no_others() {
+        use starling_policies::slots::Device;
+        use starling_protocol::classad::parse_ad;
+        let found = Device {
+            id: "GPU-9a8ed216".to_owned(),
+            properties: parse_ad(r#"[DeviceUuid = "9a8ed216-3854-e861-579d-9a1df0118bfc"]"#)
+                .unwrap(),
+        };
+        let declared = Device {
+            id: "GPU-00000002".to_owned(),
+            properties: ClassAd::new(),
+        };
+        let env = |gpus: &[Device]| -> std::collections::BTreeMap<String, String> {
+            gpu_environment(gpus).into_iter().collect()
+        };
+        let one = env(std::slice::from_ref(&found));
+        assert_eq!(one["_CONDOR_AssignedGPUs"], "GPU-9a8ed216");
+        assert_eq!(
+            one["CUDA_VISIBLE_DEVICES"],
+            "GPU-9a8ed216-3854-e861-579d-9a1df0118bfc"
+        );
+        assert_eq!(one["NVIDIA_VISIBLE_DEVICES"], one["CUDA_VISIBLE_DEVICES"]);
+        let two = env(&[found, declared.clone()]);
+        assert_eq!(two["_CONDOR_AssignedGPUs"], "GPU-9a8ed216,GPU-00000002");
+        assert_eq!(two["CUDA_VISIBLE_DEVICES"], "GPU-9a8ed216,GPU-00000002");
+        assert_eq!(two["NVIDIA_VISIBLE_DEVICES"], "none");
+        let none = env(&[]);
+        assert_eq!(none["CUDA_VISIBLE_DEVICES"], UNASSIGNED_GPUS);
+        assert_eq!(none["NVIDIA_VISIBLE_DEVICES"], "none");
+    }
 
     #[tokio::test]
     async fn a_vacate_or_kill_while_no_process_runs_is_kept_for_when_one_would_start() {

@@ -87,11 +87,14 @@ pub enum AdvertiserMsg {
 pub struct Advertiser;
 
 /// How much of the machine its claims hold.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Occupancy {
     pub cpus: u64,
     pub memory_mib: u64,
     pub disk_kib: u64,
+    /// The GPUs claims hold: device id and the user whose job holds it
+    /// (empty while the claim has no job yet).
+    pub gpus: Vec<(String, String)>,
     /// Claims held (dynamic slots).
     pub claims: usize,
     /// Claims whose job runs now.
@@ -135,6 +138,9 @@ pub struct AdvertiserArgs {
     /// The figures of the disk lent to checkpoints, when this agent is a
     /// store peer ([`crate::agent::store::server`]).
     pub lent: Option<watch::Receiver<Option<starling_storage::chunks::Stats>>>,
+    /// How the machine's GPUs are found (only declared devices count where
+    /// a probe is given).
+    pub gpus: config::Gpus,
 }
 
 pub struct AdvertiserState {
@@ -162,11 +168,31 @@ impl Actor for Advertiser {
         args: AdvertiserArgs,
     ) -> Result<AdvertiserState, ActorProcessingErr> {
         let probe = match &args.probe {
-            Some(p) => p.clone(),
+            Some(p) => {
+                let mut p = p.clone();
+                p.gpus = args
+                    .gpus
+                    .device
+                    .iter()
+                    .map(machine::gpus::declared)
+                    .collect();
+                p.cpus = args.machine.cpus.unwrap_or(p.cpus);
+                p
+            }
             None => {
                 let dir = args.data_dir.clone();
                 let devices = args.machine.keyboard_devices.clone();
-                tokio::task::spawn_blocking(move || Probe::read(&dir, devices.as_deref())).await?
+                let settings = args.gpus.clone();
+                let cpus = args.machine.cpus;
+                tokio::task::spawn_blocking(move || {
+                    let mut probe = Probe::read(&dir, devices.as_deref());
+                    probe.cpus = cpus.unwrap_or(probe.cpus);
+                    let found = machine::gpus::discover(&settings);
+                    log_gpus(&found);
+                    probe.gpus = found.gpus;
+                    probe
+                })
+                .await?
             }
         };
         let now = unix_secs();
@@ -383,6 +409,26 @@ impl AdvertiserState {
     }
 }
 
+/// Says in the agent's log what GPU discovery found, and why it found
+/// nothing where it tried and failed.
+fn log_gpus(found: &machine::gpus::Discovery) {
+    if found.gpus.is_empty() {
+        tracing::info!(tried = ?found.tried, "no GPUs found");
+        return;
+    }
+    let devices: Vec<String> = found
+        .gpus
+        .iter()
+        .map(|g| format!("{} ({})", g.id, g.name.as_deref().unwrap_or("unnamed")))
+        .collect();
+    tracing::info!(
+        source = found.source.name(),
+        count = found.gpus.len(),
+        devices = %devices.join(", "),
+        "GPUs found"
+    );
+}
+
 /// The load is an emulated owner's (`[machine] owner_load_file`): the
 /// jobs' own is added to it.
 fn owner_load(machine: &crate::config::Machine) -> bool {
@@ -420,6 +466,30 @@ fn occupied(
             ad.insert(Name::known("LoadAvg"), load.clone());
             ad.insert(Name::known("TotalLoadAvg"), load);
         }
+    }
+    if ad.get("DetectedGPUs").is_some() {
+        // The devices claims hold are not the partitionable slot's to offer.
+        let devices = starling_policies::slots::devices_of(&ad);
+        let free: Vec<&starling_policies::slots::Device> = devices
+            .iter()
+            .filter(|d| !occupancy.gpus.iter().any(|(id, _)| *id == d.id))
+            .collect();
+        starling_policies::slots::set_gpu_attributes(&mut ad, &free);
+        // Who holds which device, for `starling status -gpus`.
+        let held = occupancy
+            .gpus
+            .iter()
+            .map(|(id, user)| {
+                let mut holder = ClassAd::new();
+                holder.insert(Name::known("Id"), Expr::from(Value::string(id.as_str())));
+                holder.insert(
+                    Name::known("User"),
+                    Expr::from(Value::string(user.as_str())),
+                );
+                Expr::Ad(Arc::new(holder))
+            })
+            .collect();
+        ad.insert(Name::known("StarlingClaimedGPUs"), Expr::list(held));
     }
     ad.insert(
         Name::known("PartitionableSlot"),
