@@ -119,6 +119,16 @@ struct UpArgs {
     /// removes them all.
     #[arg(long)]
     netns: bool,
+    /// Fake GPUs each agent declares (`[[gpus.device]]`), for GPU
+    /// scheduling without hardware (default: none, and no discovery: the
+    /// agents share this host's devices).
+    #[arg(long, value_name = "N", default_value_t = 0,
+          value_parser = clap::value_parser!(u32).range(0..=i64::from(starling_testnet::layout::MAX_FAKE_GPUS)))]
+    gpus: u32,
+    /// The processors each agent offers (`[machine] cpus`, HTCondor's
+    /// NUM_CPUS; default: the host's).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=65_536))]
+    cpus: Option<u32>,
     /// With --netns: each agent's host link, both ways, in Mbit/s
     /// (default: unshaped).
     #[arg(long, value_name = "MBPS", requires = "netns")]
@@ -167,6 +177,8 @@ fn up(args: UpArgs) -> anyhow::Result<ExitCode> {
             jobs: args.jobs.into_iter().collect(),
             store: args.store.into_iter().collect(),
             links: Default::default(),
+            gpus: args.gpus,
+            cpus: args.cpus,
         },
         timeout: Duration::from_secs(args.timeout),
         netns: args.netns.then_some(starling_testnet::netns::Rates {

@@ -117,6 +117,49 @@ pub struct AgentSettings {
     /// host link at this rate (`[links] host_mbps`), and each domain's first
     /// agent (its netmgr) the domain's uplink (`[links] uplink_mbps`).
     pub links: crate::netns::Rates,
+    /// Fake GPUs each agent declares (`up --gpus N`), so that GPU
+    /// scheduling can be tried without hardware. The agents share one
+    /// host, so none discovers the host's real GPUs.
+    pub gpus: u32,
+    /// The processors each agent offers (`up --cpus N`, `[machine] cpus`);
+    /// `None` leaves what the host has.
+    pub cpus: Option<u32>,
+}
+
+/// The most fake GPUs a testnet agent may declare.
+pub const MAX_FAKE_GPUS: u32 = 64;
+
+/// The `[gpus]` section of a testnet agent: `count` declared devices,
+/// with ids unique in the testnet (`GPU-0003000a`: the agent's number, the
+/// device's), or, without any, no discovery (the host's GPUs are not each
+/// agent's).
+fn fake_gpus(layout: &Layout, agent: &Agent, count: u32) -> anyhow::Result<toml::Table> {
+    anyhow::ensure!(
+        count <= MAX_FAKE_GPUS,
+        "{count} GPUs per agent is more than {MAX_FAKE_GPUS}"
+    );
+    let mut gpus = toml::Table::new();
+    if count == 0 {
+        gpus.insert("discovery".into(), "off".into());
+        return Ok(gpus);
+    }
+    let n = layout
+        .agents
+        .iter()
+        .position(|a| a == agent)
+        .unwrap_or_default();
+    let devices: Vec<toml::Value> = (0..count)
+        .map(|i| {
+            let mut d = toml::Table::new();
+            d.insert("id".into(), format!("GPU-{n:04x}{i:04x}").into());
+            d.insert("name".into(), "Starling Testnet GPU".into());
+            d.insert("capability".into(), 8.0.into());
+            d.insert("memory_mb".into(), 16384.into());
+            d.into()
+        })
+        .collect();
+    gpus.insert("device".into(), devices.into());
+    Ok(gpus)
 }
 
 /// Parses `KEY=VALUE` into a `[jobs]` setting: VALUE is TOML (`false`,
@@ -460,6 +503,9 @@ pub fn write_agent_config(
         "name".into(),
         format!("slot1@{}.{}", agent.name, agent.domain).into(),
     );
+    if let Some(n) = settings.cpus {
+        machine.insert("cpus".into(), i64::from(n).into());
+    }
     let mut file = toml::Table::new();
     file.insert(
         "data_dir".into(),
@@ -496,6 +542,10 @@ pub fn write_agent_config(
     if !links.is_empty() {
         file.insert("links".into(), links.into());
     }
+    file.insert(
+        "gpus".into(),
+        fake_gpus(layout, agent, settings.gpus)?.into(),
+    );
     // The agents share one host: their benchmarks say nothing of which is
     // faster, and weighing them would move jobs for noise.
     let mut migration = toml::Table::new();
@@ -764,6 +814,8 @@ mod tests {
                 .collect(),
             store: toml::Table::new(),
             links: crate::netns::Rates::default(),
+            gpus: 0,
+            cpus: Some(8),
         };
         check_settings(&settings).unwrap();
         let path =
@@ -775,6 +827,32 @@ mod tests {
                 config.advertise.lifetime_secs
             ),
             (5, 15)
+        );
+        assert_eq!(config.machine.cpus, Some(8));
+        // Agents on one host do not each claim the host's GPUs.
+        assert_eq!(config.gpus.discovery, "off");
+        assert!(config.gpus.device.is_empty());
+
+        // Fake GPUs have ids unique across the testnet.
+        let with_gpus = AgentSettings {
+            gpus: 4,
+            ..settings.clone()
+        };
+        let mut ids = std::collections::BTreeSet::new();
+        for agent in &layout.agents {
+            let path = write_agent_config(&layout, agent, "/ip4/127.0.0.1/tcp/0", &[], &with_gpus)
+                .unwrap();
+            let config = Config::load(Some(&path)).unwrap();
+            assert_eq!(config.gpus.device.len(), 4);
+            ids.extend(config.gpus.device.into_iter().map(|d| d.id));
+        }
+        assert_eq!(ids.len(), 4 * layout.agents.len());
+        let too_many = AgentSettings {
+            gpus: MAX_FAKE_GPUS + 1,
+            ..settings.clone()
+        };
+        assert!(
+            write_agent_config(&layout, agent, "/ip4/127.0.0.1/tcp/0", &[], &too_many).is_err()
         );
 
         let err = check_settings(&AgentSettings {
