@@ -1335,6 +1335,30 @@ mod tests {
                 "[machine.attributes]\n\"1bad\" = \"1\"\n",
                 "machine.attributes.1bad",
             ),
+            (
+                "[machine.attributes]\nGPUs_DeviceName = \"1\"\n",
+                "machine.attributes.GPUs_DeviceName",
+            ),
+            ("[machine]\ncpus = 0\n", "machine.cpus"),
+            ("[gpus]\ndiscovery = \"cuda\"\n", "gpus.discovery"),
+            ("[gpus]\nforeign_max = 65\n", "gpus.foreign_max"),
+            ("[[gpus.device]]\nid = \"GPU 1\"\n", "gpus.device[0].id"),
+            (
+                "[[gpus.device]]\nid = \"a\"\n[[gpus.device]]\nid = \"A\"\n",
+                "gpus.device[1].id",
+            ),
+            (
+                "[[gpus.device]]\nid = \"a\"\ncapability = nan\n",
+                "gpus.device[0].capability",
+            ),
+            (
+                "[[gpus.device]]\nid = \"a\"\npath = \"dev/nvidia0\"\n",
+                "gpus.device[0].path",
+            ),
+            (
+                "[[gpus.device]]\nid = \"a\"\nmemory_mb = 9999999999999\n",
+                "gpus.device[0].memory_mb",
+            ),
         ] {
             let e = load_text(text).unwrap_err();
             let msg = chain(&e);
