@@ -220,7 +220,8 @@ pub struct Description {
     statements: Vec<Statement>,
 }
 
-/// The commands `starling submit` knows, lower case.
+/// The commands `starling submit` knows, lower case (and the GPU ones,
+/// [`gpus::COMMANDS`]).
 const COMMANDS: &[&str] = &[
     "universe",
     "executable",
@@ -242,12 +243,6 @@ const COMMANDS: &[&str] = &[
     "request_cpus",
     "request_memory",
     "request_disk",
-    "request_gpus",
-    "require_gpus",
-    "gpus_minimum_capability",
-    "gpus_maximum_capability",
-    "gpus_minimum_memory",
-    "gpus_minimum_runtime",
     "requirements",
     "rank",
     "priority",
@@ -622,12 +617,13 @@ impl Description {
         }
         for s in &self.statements {
             if let Statement::Set { key, line, .. } = s {
-                if key.starts_with("my.") || COMMANDS.contains(&key.as_str()) || used.contains(key)
-                {
+                let known = |k: &str| COMMANDS.contains(&k) || gpus::COMMANDS.contains(&k);
+                if key.starts_with("my.") || known(key) || used.contains(key) {
                     continue;
                 }
                 let hint = COMMANDS
                     .iter()
+                    .chain(gpus::COMMANDS)
                     .find(|c| close(c, key))
                     .map(|c| format!(" (did you mean {c}?)"))
                     .unwrap_or_default();
@@ -1022,20 +1018,12 @@ impl Description {
                 )
             })?;
         }
-        let gpu_keys = [
-            "request_gpus",
-            "require_gpus",
-            "gpus_minimum_capability",
-            "gpus_maximum_capability",
-            "gpus_minimum_memory",
-            "gpus_minimum_runtime",
-        ];
-        let mut gpu_values = Vec::with_capacity(gpu_keys.len());
-        for key in gpu_keys {
+        let mut gpu_values = Vec::with_capacity(gpus::COMMANDS.len());
+        for key in gpus::COMMANDS {
             gpu_values.push(get(key)?);
         }
         let gpu_clause = gpus::job_attributes(&mut ad, &gpu_values, user_requirements.as_deref())
-            .map_err(|(i, problem)| bad(gpu_keys[i], problem))?;
+            .map_err(|(i, problem)| bad(gpus::COMMANDS[i], problem))?;
         if let Some(clause) = gpu_clause {
             resources.push_str(" && ");
             resources.push_str(&clause);

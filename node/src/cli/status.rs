@@ -458,30 +458,12 @@ fn store_table(rows: &[StoreRow], totals_only: bool) -> String {
             ]
         })
         .collect();
-    let mut widths = heads.clone().map(|h| h.chars().count());
-    for line in &lines {
-        for (w, cell) in widths.iter_mut().zip(line) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
+    let mut widths = column_widths(&heads, &lines);
     for (w, cell) in widths[4..].iter_mut().zip(&totals) {
         *w = (*w).max(cell.chars().count());
     }
     // Text left, figures right.
-    let render = |cells: &[String; 8]| {
-        let mut s = String::new();
-        for (i, (cell, w)) in cells.iter().zip(widths).enumerate() {
-            if i > 0 {
-                s.push(' ');
-            }
-            if i >= 4 {
-                s.push_str(&format!("{cell:>w$}"));
-            } else {
-                s.push_str(&format!("{cell:<w$}"));
-            }
-        }
-        format!("{}\n", s.trim_end())
-    };
+    let render = |cells: &[String; 8]| table_line(cells, &widths, |i| i >= 4);
     let mut out = render(&heads);
     out.push('\n');
     for line in &lines {
@@ -620,27 +602,9 @@ fn gpu_table(rows: &[GpuRow], totals_only: bool) -> String {
             ]
         })
         .collect();
-    let mut widths = heads.clone().map(|h| h.chars().count());
-    for line in &lines {
-        for (w, cell) in widths.iter_mut().zip(line) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let render = |cells: &[String; 7]| {
-        let mut s = String::new();
-        for (i, (cell, w)) in cells.iter().zip(widths).enumerate() {
-            if i > 0 {
-                s.push(' ');
-            }
-            // Figures right, text left.
-            if i == 4 || i == 6 {
-                s.push_str(&format!("{cell:>w$}"));
-            } else {
-                s.push_str(&format!("{cell:<w$}"));
-            }
-        }
-        format!("{}\n", s.trim_end())
-    };
+    let widths = column_widths(&heads, &lines);
+    // Figures right, text left.
+    let render = |cells: &[String; 7]| table_line(cells, &widths, |i| i == 4 || i == 6);
     let mut out = String::new();
     if !lines.is_empty() {
         out.push_str(&render(&heads));
@@ -658,6 +622,34 @@ fn gpu_table(rows: &[GpuRow], totals_only: bool) -> String {
         rows.len() - held - free
     ));
     out
+}
+
+/// The width of each column of a table: its widest cell, heading included.
+fn column_widths<const N: usize>(heads: &[String; N], lines: &[[String; N]]) -> [usize; N] {
+    let mut widths = heads.clone().map(|h| h.chars().count());
+    for line in lines {
+        for (w, cell) in widths.iter_mut().zip(line) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    widths
+}
+
+/// One line of a table: a space between columns, the columns `right`
+/// picks aligned right, the others left, no blanks at the end.
+fn table_line(cells: &[String], widths: &[usize], right: impl Fn(usize) -> bool) -> String {
+    let mut s = String::new();
+    for (i, (cell, w)) in cells.iter().zip(widths).enumerate() {
+        if i > 0 {
+            s.push(' ');
+        }
+        if right(i) {
+            s.push_str(&format!("{cell:>w$}"));
+        } else {
+            s.push_str(&format!("{cell:<w$}"));
+        }
+    }
+    format!("{}\n", s.trim_end())
 }
 
 /// Seconds as `condor_status` prints a duration: `d+hh:mm:ss` (negative

@@ -17,13 +17,22 @@
 
 use crate::classad::{parse_expr, references, BinaryOp, ClassAd, Expr, Name, Value};
 
+/// The GPU commands, in the order [`job_attributes`] takes their values.
+pub const COMMANDS: &[&str] = &[
+    "request_gpus",
+    "require_gpus",
+    "gpus_minimum_capability",
+    "gpus_maximum_capability",
+    "gpus_minimum_memory",
+    "gpus_minimum_runtime",
+];
+
 /// The most GPUs a job may ask for as a number (more than any machine
 /// holds, [`MAX_REQUEST_GPUS`]).
 pub const MAX_REQUEST_GPUS: i64 = 1024;
 
-/// Sets the GPU attributes of `ad` from the values of `request_gpus`,
-/// `require_gpus`, `gpus_minimum_capability`, `gpus_maximum_capability`,
-/// `gpus_minimum_memory` and `gpus_minimum_runtime`, in that order.
+/// Sets the GPU attributes of `ad` from the values of [`COMMANDS`], in
+/// that order.
 /// `requirements` is the user's own `requirements`, whose mention of
 /// `TARGET.GPUs` means the user wrote the clause already. Returns the
 /// clause for `Requirements`, if one is due; an error names the value
