@@ -88,6 +88,19 @@ fn chunks_by_agent(pool: &Pool) -> Vec<(String, u64)> {
 #[test]
 fn ckpt_ls_get_and_status_store_follow_a_checkpointing_job() {
     let pool = pool(3);
+    // A store peer's ad says what it lends from its first refresh on: a
+    // job checkpointing before every agent knows every store peer would
+    // find fewer than two to replicate to.
+    for i in 0..3 {
+        wait_for(Duration::from_secs(30), "every store peer known", || {
+            let peers = pool.ok(
+                i,
+                &std::env::temp_dir(),
+                &["status", "-store", "-af", "Name"],
+            );
+            (peers.lines().count() == 3).then_some(())
+        });
+    }
     let work = tempfile::tempdir().unwrap();
     script(&work.path().join("job.sh"), JOB);
     std::fs::write(
