@@ -97,6 +97,26 @@ enum Command {
     JobReaper(crate::execute::reaper::Args),
 }
 
+/// Commands that print and end (`history | head`) end quietly when their
+/// output is closed, as every Unix tool does: SIGPIPE takes its default
+/// action again (Rust's runtime ignores it, which turns the closed pipe
+/// into a panic of `println!`). The agent, the testnet and a job's helpers
+/// keep ignoring it: a peer that hangs up must not end them.
+fn quiet_on_closed_output() {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let long_running = ["agent", "testnet", "job-watchdog", "job-reaper", "demo"];
+    match status::subcommand_index(&args) {
+        Some(i) if !long_running.iter().any(|l| args[i] == *l) => {}
+        _ => return,
+    }
+    // SAFETY: sets a signal's disposition to its default before any
+    // thread is started; no handler runs.
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 /// A subcommand defined by a crate that depends on this one, such as
 /// `starling testnet`: the binary passes it to [`main_with`].
 pub trait Extension {
@@ -122,6 +142,7 @@ pub fn main_with(extensions: &[&dyn Extension]) -> ExitCode {
         let reaper = Reaper::parse_from(std::env::args_os().skip(1));
         return crate::execute::reaper::run(reaper.args);
     }
+    quiet_on_closed_output();
     // Parsed in two steps so that commands whose options depend on their
     // order (`domain policy`) can read the raw matches.
     // `status` also takes condor_status's single-dash long options.

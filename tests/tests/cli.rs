@@ -190,3 +190,38 @@ fn match_streams_a_million_machine_ads() {
     assert_eq!(doc["top"][0]["Name"], "slot1@n15");
     assert_eq!(doc["top"][1]["Name"], "slot1@n31");
 }
+
+#[test]
+fn a_command_whose_output_is_closed_ends_quietly() {
+    use std::io::Read;
+    let dir = temp_dir("closed-output");
+    // More output than a pipe holds, so that the command is still
+    // writing when the reader goes away (`status ... | head -1`).
+    let mut ads = String::new();
+    for i in 0..20_000 {
+        ads.push_str(&format!(
+            "MyType = \"Machine\"\nName = \"slot1@machine{i:05}.example.org\"\n\n"
+        ));
+    }
+    let file = dir.join("machines.ads");
+    std::fs::write(&file, ads).unwrap();
+    let mut child = starling()
+        .args(["status", "-ads", file.to_str().unwrap(), "-af", "Name"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut first = [0u8; 32];
+    out.read_exact(&mut first).unwrap();
+    assert!(first.starts_with(b"slot1@machine"));
+    drop(out);
+    let done = child.wait_with_output().unwrap();
+    assert_eq!(
+        stderr(&done),
+        "",
+        "the command complained of its closed output ({})",
+        done.status
+    );
+}

@@ -76,15 +76,11 @@ const SINGLE_DASH: &[&str] = &[
 /// The global options that take a value (as a separate argument).
 const GLOBAL_WITH_VALUE: &[&str] = &["--data-dir", "--agent"];
 
-/// Rewrites `condor_status`'s single-dash long options (`-constraint`) to
-/// clap's double dash, only in the arguments of the `status` subcommand and
-/// only before a `--`.
-pub(crate) fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
-    let mut args: Vec<OsString> = args.into_iter().collect();
-    // Find the subcommand: the first argument that is not an option (the only
-    // global option with a value is `--data-dir DIR`, alias `--agent DIR`).
+/// Where the subcommand is in the command line: the first argument that is
+/// not an option (the only global option with a value is `--data-dir DIR`,
+/// alias `--agent DIR`).
+pub(crate) fn subcommand_index(args: &[OsString]) -> Option<usize> {
     let mut i = 1;
-    let mut sub = None;
     while i < args.len() {
         let a = args[i].to_string_lossy();
         if GLOBAL_WITH_VALUE.contains(&a.as_ref()) {
@@ -92,12 +88,19 @@ pub(crate) fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<Os
             continue;
         }
         if !a.starts_with('-') {
-            sub = Some(i);
-            break;
+            return Some(i);
         }
         i += 1;
     }
-    let Some(sub) = sub else {
+    None
+}
+
+/// Rewrites `condor_status`'s single-dash long options (`-constraint`) to
+/// clap's double dash, only in the arguments of the `status` subcommand and
+/// only before a `--`.
+pub(crate) fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
+    let mut args: Vec<OsString> = args.into_iter().collect();
+    let Some(sub) = subcommand_index(&args) else {
         return args;
     };
     let single_dash: &[&str] = match args[sub].to_str() {
