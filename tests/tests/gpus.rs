@@ -302,6 +302,15 @@ fn a_gpu_found_by_nvidia_smi_is_advertised_and_given_by_its_uuid() {
         "{}",
         pool.log_tail(0)
     );
+    // The agent's log says what it found, in plain text (it is a file, not
+    // a terminal).
+    let log = std::fs::read_to_string(pool.agent(0).join("agent.log")).unwrap();
+    assert!(
+        log.lines()
+            .any(|l| l.contains("GPUs found") && l.contains("nvidia-smi")),
+        "{log}"
+    );
+    assert!(!log.contains('\x1b'), "colour codes in a log file");
     std::fs::write(
         dir.join("jobs.sub"),
         format!(
