@@ -178,7 +178,7 @@ fn demo(args: Args) -> anyhow::Result<ExitCode> {
         let mut ads = jobs(agent, true)?;
         ads.sort_by_key(|ad| int(ad, "ProcId"));
         for ad in &ads {
-            let host = text(ad, "RemoteHost");
+            let host = text(ad, "LastRemoteHost");
             *per_machine
                 .entry(host.split('@').nth(1).unwrap_or(&host).to_owned())
                 .or_default() += 1;

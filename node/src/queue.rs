@@ -556,9 +556,17 @@ impl Queue {
     }
 
     /// Moves a job to the history with its final `changes`.
-    async fn retire(&self, id: JobId, changes: Vec<Change>) -> Result<(), QueueError> {
-        if !self.cache().contains_key(&id) {
+    async fn retire(&self, id: JobId, mut changes: Vec<Change>) -> Result<(), QueueError> {
+        let Some(ad) = self.job(id) else {
             return Err(QueueError::NoSuchJob(id));
+        };
+        // Where it ran is history now: HTCondor's history says
+        // `LastRemoteHost`, and `RemoteHost` only of jobs that run.
+        if let Some(host) = ad.get("RemoteHost") {
+            changes.extend([
+                Change::set("LastRemoteHost", unparse(host)),
+                Change::remove("RemoteHost"),
+            ]);
         }
         let store = self.inner.store.clone();
         let at = Timestamp::now();
@@ -1270,6 +1278,12 @@ mod tests {
         let history = q.history(10, &Selection::default()).await.unwrap();
         assert_eq!(int(&history[0], "ExitCode"), Some(3));
         assert_eq!(int(&history[0], "NumJobStarts"), Some(2));
+        // Where it last ran, by HTCondor's name: it runs nowhere now.
+        assert_eq!(
+            text(&history[0], "LastRemoteHost").as_deref(),
+            Some("slot1_2@m")
+        );
+        assert!(history[0].get("RemoteHost").is_none());
         // A second cluster gets the next id, also after reopening.
         let (cluster, _) = q
             .submit_with(|c| Ok(vec![job(&c.to_string())]))

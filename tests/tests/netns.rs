@@ -162,7 +162,7 @@ fn agents_in_namespaces_route_between_domains_over_shaped_links_and_down_removes
     pool.wait_queue_empty(0, Duration::from_secs(60));
     let out = std::fs::read_to_string(work.path().join("out.txt")).unwrap();
     assert_eq!(out, "across the routers\n");
-    let host = pool.af(0, true, &["RemoteHost"]);
+    let host = pool.af(0, true, &["LastRemoteHost"]);
     assert!(host[0][0].contains("agent-01"), "{host:?}");
 
     // Shaped as asked: between domains the uplink, within one the host
