@@ -269,12 +269,7 @@ pub fn devices_of(machine: &ClassAd) -> Vec<Device> {
             .take(MAX_DEVICES)
             .map(str::to_owned)
             .collect(),
-        _ => {
-            let n = Resources::totals_of(machine).gpus as usize;
-            (0..n.min(MAX_DEVICES))
-                .map(|i| format!("CUDA{i}"))
-                .collect()
-        }
+        _ => return numbered_devices(Resources::totals_of(machine).gpus),
     };
     ids.into_iter()
         .map(|id| {
@@ -284,6 +279,17 @@ pub fn devices_of(machine: &ClassAd) -> Vec<Device> {
             };
             properties.remove(Name::known("Id"));
             Device { id, properties }
+        })
+        .collect()
+}
+
+/// `n` devices known only by number, as HTCondor names them by index:
+/// `CUDA0`, `CUDA1`...
+fn numbered_devices(n: u32) -> Vec<Device> {
+    (0..(n as usize).min(MAX_DEVICES))
+        .map(|i| Device {
+            id: format!("CUDA{i}"),
+            properties: ClassAd::new(),
         })
         .collect()
 }
@@ -390,13 +396,7 @@ pub struct Partitionable<K: Ord + Clone = [u8; 16]> {
 impl<K: Ord + Clone> Partitionable<K> {
     /// A slot of `total`, its GPUs numbered `CUDA0`, `CUDA1`...
     pub fn new(total: Resources) -> Partitionable<K> {
-        let devices = (0..(total.gpus as usize).min(MAX_DEVICES))
-            .map(|i| Device {
-                id: format!("CUDA{i}"),
-                properties: ClassAd::new(),
-            })
-            .collect();
-        Self::with_devices(total, devices)
+        Self::with_devices(total, numbered_devices(total.gpus))
     }
 
     /// A slot of `total` whose GPUs are `devices` (their number wins over

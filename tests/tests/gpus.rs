@@ -407,3 +407,36 @@ fn other_domains_jobs_hold_no_more_gpus_than_the_machine_lends_them() {
     pool.wait_queue_empty(1, Duration::from_secs(60));
     assert_eq!((started("foreign"), started("own")), (2, 2));
 }
+
+#[test]
+fn bad_gpu_and_cpu_counts_for_a_testnet_are_refused_naming_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let net = dir.path().join("net");
+    for (flag, value) in [
+        ("--gpus", "65"),
+        ("--gpus", "=-1"),
+        ("--cpus", "0"),
+        ("--cpus", "many"),
+    ] {
+        let mut args = vec![
+            "testnet",
+            "up",
+            "--dir",
+            net.to_str().unwrap(),
+            "--agents",
+            "1",
+        ];
+        // `--gpus=-1`: as a word of its own, `-1` reads as an option.
+        let joined = format!("{flag}{value}");
+        if value.starts_with('=') {
+            args.push(&joined);
+        } else {
+            args.extend([flag, value]);
+        }
+        let out = starling_in(dir.path(), &args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{flag} {value} was taken");
+        assert!(err.contains(flag), "{flag} {value}: {err}");
+        assert!(!net.exists(), "{flag} {value} made a testnet");
+    }
+}

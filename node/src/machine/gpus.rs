@@ -364,12 +364,6 @@ pub fn parse_cuda_version(text: &str) -> Option<f64> {
     number.parse().ok()
 }
 
-/// The attribute name a device's own ad has in the machine ad:
-/// `GPUs_GPU_9a8ed216` (HTCondor's, `-` made `_`).
-pub fn device_attribute(id: &str) -> String {
-    format!("GPUs_{}", id.replace('-', "_"))
-}
-
 /// A device's properties as an ad, with HTCondor's names (its `Id` is
 /// added where the ad is published).
 pub fn properties(gpu: &Gpu) -> ClassAd {
@@ -438,7 +432,10 @@ mod tests {
         );
         assert_eq!(short_id("GPU-xyz"), None);
         assert_eq!(short_id(""), None);
-        assert_eq!(device_attribute("GPU-9a8ed216"), "GPUs_GPU_9a8ed216");
+        assert_eq!(
+            starling_policies::slots::device_attribute("GPU-9a8ed216"),
+            "GPUs_GPU_9a8ed216"
+        );
     }
 
     #[test]

@@ -81,36 +81,22 @@ pub fn job_attributes(
                 .any(|set| set.contains(&property.to_ascii_lowercase()))
         })
     };
-    if let Some(text) = value(2) {
-        insert(ad, "GPUsMinCapability", expr(2, text)?);
-        if !mentioned("Capability") {
-            clauses.push("Capability >= GPUsMinCapability");
-        }
-    }
-    if let Some(text) = value(3) {
-        insert(ad, "GPUsMaxCapability", expr(3, text)?);
-        if !mentioned("Capability") {
-            clauses.push("Capability <= GPUsMaxCapability");
-        }
-    }
-    if let Some(text) = value(4) {
-        let memory = match megabytes(text) {
-            Some(mib) => Expr::Literal(Value::Int(mib)),
-            None => expr(4, text)?,
+    for Bound {
+        index: i,
+        attribute,
+        property,
+        clause,
+        plain,
+    } in BOUNDS
+    {
+        let Some(text) = value(i) else { continue };
+        let kept = match plain(text) {
+            Some(n) => Expr::Literal(Value::Int(n)),
+            None => expr(i, text)?,
         };
-        insert(ad, "GPUsMinMemory", memory);
-        if !mentioned("GlobalMemoryMb") {
-            clauses.push("GlobalMemoryMb >= GPUsMinMemory");
-        }
-    }
-    if let Some(text) = value(5) {
-        let runtime = match cuda_runtime(text) {
-            Some(v) => Expr::Literal(Value::Int(v)),
-            None => expr(5, text)?,
-        };
-        insert(ad, "GPUsMinRuntime", runtime);
-        if !mentioned("MaxSupportedVersion") {
-            clauses.push("MaxSupportedVersion >= GPUsMinRuntime");
+        insert(ad, attribute, kept);
+        if !mentioned(property) {
+            clauses.push(clause);
         }
     }
     if !clauses.is_empty() {
@@ -140,6 +126,50 @@ pub fn job_attributes(
         "(TARGET.GPUs >= RequestGPUs)".to_owned()
     }))
 }
+
+/// A bound on the devices a job may be given: its command's index in
+/// [`COMMANDS`], the attribute it sets, the clause comparing a device with
+/// it and the property that clause reads, and how a plain value is kept
+/// (otherwise it is an expression).
+struct Bound {
+    index: usize,
+    attribute: &'static str,
+    property: &'static str,
+    clause: &'static str,
+    plain: fn(&str) -> Option<i64>,
+}
+
+/// The bounds, in the order HTCondor adds their clauses to `RequireGPUs`.
+const BOUNDS: [Bound; 4] = [
+    Bound {
+        index: 2,
+        attribute: "GPUsMinCapability",
+        property: "Capability",
+        clause: "Capability >= GPUsMinCapability",
+        plain: |_| None,
+    },
+    Bound {
+        index: 3,
+        attribute: "GPUsMaxCapability",
+        property: "Capability",
+        clause: "Capability <= GPUsMaxCapability",
+        plain: |_| None,
+    },
+    Bound {
+        index: 4,
+        attribute: "GPUsMinMemory",
+        property: "GlobalMemoryMb",
+        clause: "GlobalMemoryMb >= GPUsMinMemory",
+        plain: megabytes,
+    },
+    Bound {
+        index: 5,
+        attribute: "GPUsMinRuntime",
+        property: "MaxSupportedVersion",
+        clause: "MaxSupportedVersion >= GPUsMinRuntime",
+        plain: cuda_runtime,
+    },
+];
 
 fn insert(ad: &mut ClassAd, name: &str, value: Expr) {
     ad.insert(Name::known(name), value);
