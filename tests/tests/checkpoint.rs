@@ -328,6 +328,52 @@ fn a_checkpoint_outlives_a_replica_holder_and_is_repaired() {
     pool.ok(0, work.path(), &["rm", "1.0"]);
 }
 
+/// A checkpoint taken when only one store peer would keep it is kept on
+/// that one, and topped up to two when another store peer joins, without
+/// the job doing anything; never on the machine running the job.
+#[test]
+fn a_checkpoint_kept_on_too_few_store_peers_is_topped_up_when_one_joins() {
+    const AGENTS: usize = 3;
+    let pool = pool(AGENTS, &[]);
+    let lends_nothing = pool.reconfigure(2, "store", &[("lend_mib", toml::Value::Integer(0))], 0);
+    let (work, _shared, ledger) = scratch();
+    // One checkpoint, at step 4, on agent-01; then a long run.
+    job(
+        work.path(),
+        &ledger,
+        400,
+        4,
+        true,
+        "requirements = StarlingHost == \"agent-01.d0.testnet\"\n",
+    );
+    pool.ok(0, work.path(), &["submit", "job.sub"]);
+    wait_checkpoints(&pool, 1);
+    assert_eq!(
+        attr(&pool, "StarlingCkptHosts").as_deref(),
+        Some("agent-00.d0.testnet"),
+        "only agent-00 keeps checkpoints and agent-01 runs the job"
+    );
+    let _lends = pool.reconfigure(2, "store", &[("lend_mib", toml::Value::Integer(64))], 0);
+    drop(lends_nothing);
+    let hosts = wait_for(
+        Duration::from_secs(60),
+        "the checkpoint topped up to two store peers",
+        || {
+            (number(&pool, "StarlingCkptReplicas") == 2)
+                .then(|| attr(&pool, "StarlingCkptHosts"))?
+        },
+    );
+    let mut hosts: Vec<&str> = hosts.split(',').collect();
+    hosts.sort();
+    assert_eq!(hosts, ["agent-00.d0.testnet", "agent-02.d0.testnet"]);
+    assert_eq!(starts(&ledger).len(), 1, "the job ran on undisturbed");
+    // Its ad says so at its next refresh.
+    wait_for(Duration::from_secs(30), "agent-02 holding chunks", || {
+        (chunks_held(&pool, &[2])[0] > 0).then_some(())
+    });
+    pool.ok(0, work.path(), &["rm", "1.0"]);
+}
+
 /// Flips bytes of `data`'s copies in every file under `dir`; returns how
 /// many bytes it changed.
 fn damage(dir: &Path, data: &[u8]) -> usize {

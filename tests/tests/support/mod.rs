@@ -48,6 +48,18 @@ impl Drop for Reap {
     }
 }
 
+/// Whether process `pid` still runs: a zombie (an agent this test
+/// started and has not reaped yet) has stopped.
+pub(crate) fn running(pid: rustix::process::Pid) -> bool {
+    std::fs::read_to_string(format!("/proc/{}/stat", pid.as_raw_nonzero()))
+        .ok()
+        .and_then(|stat| {
+            let state = stat.rsplit_once(") ")?.1.chars().next()?;
+            Some(state != 'Z' && state != 'X')
+        })
+        .unwrap_or(false)
+}
+
 pub(crate) fn pid_of(agent_dir: &Path) -> Option<rustix::process::Pid> {
     std::fs::read_to_string(agent_dir.join("agent.pid"))
         .ok()
@@ -294,7 +306,7 @@ impl Pool {
         let pid = pid_of(&dir).expect("the agent runs");
         rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
         wait_for(Duration::from_secs(30), "the agent stopping", || {
-            (!Path::new(&format!("/proc/{}", pid.as_raw_nonzero())).exists()).then_some(())
+            (!running(pid)).then_some(())
         });
         let path = dir.join("agent.toml");
         let mut config: toml::Table = std::fs::read_to_string(&path).unwrap().parse().unwrap();

@@ -11,9 +11,11 @@
 //! - **Keeping** ([`spawn_keeper`]): every [`KEEP_EVERY`] the keeper renews
 //!   the chunks' leases on their store peers (so a submit agent that
 //!   vanished for good leaks no disk: the leases run out), re-replicates a
-//!   checkpoint whose replica holder left the pool (its ad expired) from a
-//!   survivor, to keep k, and releases every chunk of a job that left the
-//!   queue.
+//!   checkpoint whose replica holder left the pool (its ad expired), or
+//!   that was kept on fewer store peers than it wants (too few were known
+//!   or willing when it was taken), from a survivor, to keep k, and
+//!   releases every chunk of a job that left the queue. A store peer that
+//!   refused a job's checkpoint is not asked again for [`REFUSED_FOR`].
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
@@ -37,6 +39,11 @@ use crate::queue::Queue;
 
 /// How often the keeper looks at the checkpoints.
 pub const KEEP_EVERY: Duration = Duration::from_secs(5);
+
+/// How long the keeper leaves a store peer that refused a job's
+/// checkpoint before asking it again: a refusal (a quota, a full disk)
+/// seldom changes within seconds, and each try sends the chunks.
+pub const REFUSED_FOR: Duration = Duration::from_secs(60);
 
 /// Largest record, in bytes.
 pub const MAX_RECORD_LEN: usize = 4 << 20;
@@ -161,7 +168,7 @@ pub struct Keeper {
 
 /// Starts the keeper task.
 pub fn spawn_keeper(keeper: Keeper) -> tokio::task::JoinHandle<()> {
-    let mut orphaned: std::collections::HashMap<JobId, Instant> = Default::default();
+    let mut memory = Memory::default();
     tokio::spawn(tracing::Instrument::in_current_span(async move {
         let mut tick = tokio::time::interval(KEEP_EVERY);
         let mut renewed: Option<Instant> = None;
@@ -170,7 +177,7 @@ pub fn spawn_keeper(keeper: Keeper) -> tokio::task::JoinHandle<()> {
             let renew = renewed.is_none_or(|at| {
                 at.elapsed() >= Duration::from_secs(u64::from(keeper.lease_secs) / 4)
             });
-            keeper.round(renew, &mut orphaned).await;
+            keeper.round(renew, &mut memory).await;
             if renew {
                 renewed = Some(Instant::now());
             }
@@ -178,10 +185,18 @@ pub fn spawn_keeper(keeper: Keeper) -> tokio::task::JoinHandle<()> {
     }))
 }
 
+/// What the keeper remembers from round to round.
+#[derive(Default)]
+struct Memory {
+    /// Since when no holder of a job's checkpoint has been in the pool.
+    orphaned: std::collections::HashMap<JobId, Instant>,
+    /// When a store peer (by peer id) refused a job's checkpoint.
+    refused: std::collections::HashMap<(JobId, String), Instant>,
+}
+
 impl Keeper {
-    /// One look at every record. `orphaned`: since when no holder of a
-    /// job's checkpoint has been in the pool.
-    async fn round(&self, renew: bool, orphaned: &mut std::collections::HashMap<JobId, Instant>) {
+    /// One look at every record.
+    async fn round(&self, renew: bool, memory: &mut Memory) {
         let records = self.queue.checkpoints().await;
         if records.is_empty() {
             return;
@@ -213,17 +228,20 @@ impl Keeper {
                 // Every holder left: their copies may come back (a
                 // restart), but not after their lease ran out, when they
                 // dropped it. Then the job starts over.
-                let since = *orphaned.entry(id).or_insert_with(Instant::now);
+                let since = *memory.orphaned.entry(id).or_insert_with(Instant::now);
                 if since.elapsed() >= Duration::from_secs(u64::from(self.lease_secs)) {
                     tracing::warn!(%id, "every store peer of the job's checkpoint has been gone for its lease; the job starts over");
                     self.queue.forget_checkpoint(id).await;
                     let _ = self.queue.checkpoint_lost(id).await;
-                    orphaned.remove(&id);
+                    memory.orphaned.remove(&id);
                 }
                 continue;
             }
-            orphaned.remove(&id);
-            let record = self.repair(id, &key, record, &peers, &live).await;
+            memory.orphaned.remove(&id);
+            memory.refused.retain(|_, at| at.elapsed() < REFUSED_FOR);
+            let record = self
+                .repair(id, &key, record, &peers, &live, &mut memory.refused)
+                .await;
             if renew {
                 for replica in &record.replicas {
                     renewals
@@ -250,7 +268,9 @@ impl Keeper {
     }
 
     /// Brings the record back to the replicas the job wants when holders
-    /// left the pool: copies from a survivor to new store peers.
+    /// left the pool or there were never enough: copies from a survivor
+    /// to new store peers, neither the machine running the job (it would
+    /// lose both at once) nor one that refused it lately.
     async fn repair(
         &self,
         id: JobId,
@@ -258,30 +278,43 @@ impl Keeper {
         record: Record,
         peers: &[place::StorePeer],
         live: &HashSet<String>,
+        refused: &mut std::collections::HashMap<(JobId, String), Instant>,
     ) -> Record {
         let (survivors, gone): (Vec<Replica>, Vec<Replica>) = record
             .replicas
             .iter()
             .cloned()
             .partition(|r| live.contains(&r.peer));
-        if gone.is_empty() {
-            return record;
-        }
-        let Ok((_, manifest)) = record.manifest() else {
-            return record;
-        };
         let Some(ad) = self.queue.job(id) else {
             return record;
         };
         let wanted =
             replicas::replicas_for(crate::agent::shadow::integer(&ad, "CheckpointReplicas"));
+        if gone.is_empty() && survivors.len() >= wanted {
+            return record;
+        }
+        let Ok((_, manifest)) = record.manifest() else {
+            return record;
+        };
         let candidates: Vec<replicas::Candidate> =
             peers.iter().map(|p| p.candidate.clone()).collect();
         let keep: Vec<replicas::Candidate> = survivors
             .iter()
             .filter_map(|s| candidates.iter().find(|c| c.peer == s.peer).cloned())
             .collect();
-        let exclude: Vec<String> = gone.iter().map(|g| g.peer.clone()).collect();
+        let running_on = crate::agent::shadow::text(&ad, crate::queue::EXECUTE_AGENT)
+            .filter(|_| crate::agent::shadow::integer(&ad, "JobStatus") == Some(2));
+        let exclude: Vec<String> = gone
+            .iter()
+            .map(|g| g.peer.clone())
+            .chain(running_on)
+            .chain(
+                refused
+                    .keys()
+                    .filter(|(job, _)| *job == id)
+                    .map(|(_, peer)| peer.clone()),
+            )
+            .collect();
         let request = replicas::Request {
             replicas: wanted,
             bytes: manifest.size(),
@@ -344,7 +377,8 @@ impl Keeper {
                     });
                 }
                 Err(e) => {
-                    tracing::info!(%id, peer = %target.peer, error = %e, "re-replicating the checkpoint failed")
+                    tracing::info!(%id, peer = %target.peer, error = %e, "re-replicating the checkpoint failed");
+                    refused.insert((id, target.candidate.peer.clone()), Instant::now());
                 }
             }
         }
