@@ -573,6 +573,7 @@ struct StartdSetup {
     migration: crate::config::Migration,
     links: links::Client,
     foreign_gpus_max: Option<u32>,
+    accept_terms: Arc<BTreeMap<String, starling_policies::terms::Accept>>,
 }
 
 impl Actor for Supervisor {
@@ -700,6 +701,7 @@ impl Actor for Supervisor {
             migration: args.config.migration.clone(),
             links: link_client.clone(),
             foreign_gpus_max: args.config.gpus.foreign_max,
+            accept_terms: Arc::new(args.trust.accept_terms.clone()),
         };
         let store_server = lending.map(|(chunks, stats)| {
             store::server::spawn(store::server::ServerArgs {
@@ -1080,6 +1082,7 @@ async fn spawn_startd(
             migration: setup.migration.clone(),
             links: setup.links.clone(),
             foreign_gpus_max: setup.foreign_gpus_max,
+            accept_terms: setup.accept_terms.clone(),
         },
         supervisor.get_cell(),
     )

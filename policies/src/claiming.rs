@@ -3,7 +3,9 @@
 //! minutes old.
 //!
 //! In order, as a user would want the reason: the agent must not be
-//! stopping; the job's domain must be trusted here; the machine's disk
+//! stopping; the job's domain must be trusted here, and a foreign job
+//! accepted by this domain's terms for its domain
+//! ([`crate::terms::acceptance`]); the machine's disk
 //! must not be full (`StarlingDiskFull`, whose reason is told rather than
 //! the `START` it makes false); the machine's `START`
 //! must be true for the job (UNDEFINED is not true); the machine's
@@ -35,6 +37,9 @@ pub struct ClaimInput<'a> {
     pub domain: &'a str,
     /// Whether this agent trusts that domain.
     pub trusted: bool,
+    /// For a job of another (trusted) domain whose terms here have an
+    /// `accept`: what it says of this job on this machine.
+    pub acceptance: Option<&'a crate::terms::Acceptance>,
 }
 
 /// The machine now.
@@ -89,11 +94,17 @@ pub fn decide<K: Ord + Clone>(
     }
     if !input.trusted {
         let who = if input.domain.is_empty() {
-            "the job's agent belongs to no domain".to_owned()
+            "the job's agent shows no certificate of a domain".to_owned()
         } else {
-            format!("domain {} is not trusted here", input.domain)
+            format!(
+                "the job's agent is of domain {}, which this machine's domain does not trust",
+                input.domain
+            )
         };
         return rejected(RejectCode::UntrustedDomain, who);
+    }
+    if let Some(reason) = input.acceptance.and_then(|a| a.refusal()) {
+        return rejected(RejectCode::StartFalse, reason);
     }
     if let Some(reason) = disk_full(state.ad) {
         return rejected(
@@ -313,6 +324,7 @@ mod tests {
                 job,
                 domain: "d0",
                 trusted: true,
+                acceptance: None,
             },
             &MachineState {
                 ad: machine,
@@ -458,6 +470,7 @@ mod tests {
                     job: &j,
                     domain: "d1",
                     trusted: true,
+                    acceptance: None,
                 },
                 &MachineState {
                     ad: &m,
@@ -510,6 +523,7 @@ mod tests {
                 job: &job(""),
                 domain: "evil",
                 trusted: false,
+                acceptance: None,
             },
             &MachineState {
                 ad: &m,
@@ -525,6 +539,7 @@ mod tests {
                 job: &job(""),
                 domain: "d0",
                 trusted: true,
+                acceptance: None,
             },
             &MachineState {
                 ad: &m,
@@ -535,5 +550,49 @@ mod tests {
             0,
         );
         assert_eq!(code(&d), Some(RejectCode::ShuttingDown));
+    }
+
+    #[test]
+    fn a_foreign_job_its_domain_terms_do_not_accept_is_refused_with_the_term() {
+        let m = machine("");
+        let slots: Partitionable<u8> = Partitionable::new(Resources::totals_of(&m));
+        let state = MachineState {
+            ad: &m,
+            slots: &slots,
+            shutting_down: false,
+            foreign_gpus: None,
+        };
+        let refused = crate::terms::Acceptance::Refused(
+            "d1 does not accept this job: accept = false is false".to_owned(),
+        );
+        let plain = job("");
+        let input = |acceptance| ClaimInput {
+            job: &plain,
+            domain: "d0",
+            trusted: true,
+            acceptance,
+        };
+        let d = decide(&input(Some(&refused)), &state, 0);
+        assert_eq!(
+            d,
+            Decision::Rejected {
+                code: RejectCode::StartFalse,
+                reason: "d1 does not accept this job: accept = false is false".to_owned()
+            }
+        );
+        let accepted = crate::terms::Acceptance::Accepted;
+        assert!(matches!(
+            decide(&input(Some(&accepted)), &state, 0),
+            Decision::Granted { .. }
+        ));
+        // Untrusted is said first: the terms are of trusted domains.
+        let untrusted = ClaimInput {
+            trusted: false,
+            ..input(Some(&refused))
+        };
+        assert_eq!(
+            code(&decide(&untrusted, &state, 0)),
+            Some(RejectCode::UntrustedDomain)
+        );
     }
 }

@@ -21,6 +21,8 @@
 //! - [`why`]: why a job is idle, machine by machine.
 //! - [`run_as`]: which local account a job runs as on the execute agent.
 //! - [`control_access`]: who may do what through the control socket.
+//! - [`terms`]: the terms a domain's signed policy sets on the domains it
+//!   trusts (`accept`), applied to their jobs.
 //! - [`replicas`]: which store peers keep a checkpoint's replicas, and
 //!   which replica a restore reads first.
 //! - [`storing`]: what a store peer keeps for whom, and how much.
@@ -43,4 +45,5 @@ pub mod replicas;
 pub mod run_as;
 pub mod slots;
 pub mod storing;
+pub mod terms;
 pub mod why;

@@ -194,6 +194,7 @@ impl Testnet {
             domains: names,
             foreign_factors: std::collections::BTreeMap::new(),
             store_quotas: std::collections::BTreeMap::new(),
+            accept_terms: std::collections::BTreeMap::new(),
         })
     }
 

@@ -387,6 +387,14 @@ fn bad_policy_input_is_named() {
             &["--trust", &trust, "--max-fraction", "2"],
             "must be more than 0 and at most 1",
         ),
+        (
+            &["--trust", &trust, "--max-slots", "0"],
+            "a cap must be at least 1",
+        ),
+        (
+            &["--trust", &trust, "--export-slots", "0"],
+            "a cap must be at least 1",
+        ),
         (&["--trust", "chem"], "expected NAME=KEY"),
         (&["--trust", "chem=notakey"], "is not an ed25519 public key"),
         (&["--trust", &trust, "--trust", &trust], "listed twice"),

@@ -151,6 +151,21 @@ impl DomainPolicy {
             if let Some(machines) = &trust.export.machines {
                 check_expr("export expression", machines)?;
             }
+            for (field, cap) in [
+                ("max slots", trust.max_slots),
+                ("export slots", trust.export.max_slots),
+            ] {
+                if cap == Some(0) {
+                    return Err(Error::Invalid {
+                        field,
+                        reason: format!(
+                            "0 for {:?}: a cap must be at least 1 (to run none of its jobs, \
+                             accept none: --accept false)",
+                            trust.name
+                        ),
+                    });
+                }
+            }
             if let Some(f) = trust.max_fraction {
                 if !(f > 0.0 && f <= 1.0) {
                     return Err(Error::Invalid {
@@ -332,6 +347,16 @@ mod tests {
     #[test]
     fn invalid_policies_are_refused_with_the_field_named() {
         let mut bad = policy();
+        for export in [false, true] {
+            let mut zero = policy();
+            if export {
+                zero.trusts[0].export.max_slots = Some(0);
+            } else {
+                zero.trusts[0].max_slots = Some(0);
+            }
+            let err = zero.validate().unwrap_err().to_string();
+            assert!(err.contains("a cap must be at least 1"), "{err}");
+        }
         bad.trusts[0].accept = Some("RequestCpus <=".to_owned());
         let err = bad.sign(&key(1), 1, T0, T0).unwrap_err();
         assert!(

@@ -61,10 +61,13 @@ use starling_policies::claiming::{self, ClaimInput, Decision, MachineState};
 use starling_policies::owner_policy::{self, Action, Activity, DrainHow, SlotState, State};
 use starling_policies::priority::{self, Factors};
 use starling_policies::slots::{self, Partitionable, Resources};
+use starling_policies::terms;
 use starling_protocol::claim::{self, ClaimId, RejectCode, RequestId};
 use starling_protocol::classad::ClassAd;
 use starling_protocol::gossip::{self, AdKind};
-use starling_protocol::identity::{AgentId, Envelope, Freshness, Timestamp, TrustAnchors};
+use starling_protocol::identity::{
+    AgentId, Certificate, Envelope, Freshness, Timestamp, TrustAnchors,
+};
 use starling_protocol::transfer::{self, File, TransferId};
 use starling_storage::{Claim, JobId, Side, Store};
 use tokio::sync::mpsc;
@@ -191,6 +194,17 @@ pub struct StartdArgs {
     /// The most GPUs jobs from other domains hold at once (`[gpus]
     /// foreign_max`); `None`: no cap but the machine's.
     pub foreign_gpus_max: Option<u32>,
+    /// The `accept` terms of this domain's policy, by trusted domain.
+    pub accept_terms: Arc<std::collections::BTreeMap<String, starling_policies::terms::Accept>>,
+}
+
+/// The domain of a job's agent.
+struct JobDomain {
+    /// As its certificates prove under this agent's trust anchors.
+    verified: Option<String>,
+    /// When none does: what a certificate it shows says (not trusted, so
+    /// only to name it in a refusal).
+    claimed: Option<String>,
 }
 
 pub struct StartdState {
@@ -201,6 +215,11 @@ pub struct StartdState {
     /// answer instead of a second slot.
     granted: HashMap<(PeerId, RequestId), ClaimId>,
     next_slot: u64,
+    /// The machine ad as the last claim found it (for the terms of jobs
+    /// sent under a claim, whose answer cannot wait for a fresh one).
+    machine_ad: Option<ClassAd>,
+    /// Trusted domains whose `accept` term was found undecidable (logged).
+    undecided_terms: std::collections::HashSet<String>,
     next_run: u64,
     /// The drain in force, if any.
     drain: Option<DrainOrder>,
@@ -344,6 +363,8 @@ impl Actor for Startd {
             claims: HashMap::new(),
             granted: HashMap::new(),
             next_slot: 1,
+            machine_ad: None,
+            undecided_terms: Default::default(),
             next_run: 1,
             drain: None,
             machine_state: State::Unclaimed,
@@ -623,12 +644,23 @@ impl StartdState {
             return Self::reject(request, RejectCode::Busy, "the machine ad is not ready yet");
         };
         self.set_totals(&machine);
+        self.machine_ad = Some(machine.clone());
+        let foreign = domain.verified.as_deref() != Some(self.args.own_domain.as_str());
+        let acceptance = domain
+            .verified
+            .as_deref()
+            .filter(|_| foreign)
+            .and_then(|d| self.acceptance(d, &ad, &machine));
         let input = ClaimInput {
             job: &ad,
-            domain: domain.as_deref().unwrap_or(""),
-            trusted: domain.is_some(),
+            domain: domain
+                .verified
+                .as_deref()
+                .or(domain.claimed.as_deref())
+                .unwrap_or(""),
+            trusted: domain.verified.is_some(),
+            acceptance: acceptance.as_ref(),
         };
-        let foreign = domain.as_deref() != Some(self.args.own_domain.as_str());
         let state = MachineState {
             ad: &machine,
             slots: &self.slots,
@@ -727,11 +759,36 @@ impl StartdState {
     /// Opens a signed job: it must be a JOB envelope in its window, signed
     /// by the peer that sent it. Returns the ad and the signer's domain
     /// when a certificate from a domain we trust admits it.
+    /// What this domain's `accept` term for `domain` says of `job` on
+    /// `machine`, when it has one; an undecidable term is logged once per
+    /// domain (every job it meets would say so again).
+    fn acceptance(
+        &mut self,
+        domain: &str,
+        job: &ClassAd,
+        machine: &ClassAd,
+    ) -> Option<terms::Acceptance> {
+        let accept = self.args.accept_terms.get(domain)?;
+        let verdict = terms::acceptance(
+            &self.args.own_domain,
+            accept,
+            job,
+            &self.slots.advertise(machine),
+            unix_now(),
+        );
+        if let terms::Acceptance::Undecided(reason) = &verdict {
+            if self.undecided_terms.insert(domain.to_owned()) {
+                tracing::warn!(%domain, %reason, "this domain's accept term for a trusted domain cannot decide its jobs; they are refused");
+            }
+        }
+        Some(verdict)
+    }
+
     fn open_job(
         &self,
         peer: PeerId,
         job: &Envelope,
-    ) -> Result<(ClassAd, Option<String>), (RejectCode, String)> {
+    ) -> Result<(ClassAd, JobDomain), (RejectCode, String)> {
         let now = Timestamp::now();
         let signed = gossip::open_kind(job, AdKind::Job, now, &self.args.freshness)
             .map_err(|e| (RejectCode::BadRequest, format!("the signed job: {e}")))?;
@@ -741,12 +798,27 @@ impl StartdState {
                 "the job is signed by another agent than the one asking".to_owned(),
             ));
         }
-        let domain = signed
+        let verified = signed
             .verified_certificates(&self.args.anchors, now, &self.args.freshness)
             .into_iter()
             .next()
             .map(|c| c.domain);
-        Ok((signed.ad, domain))
+        let signer = signed.signer();
+        let claimed = verified.is_none().then(|| {
+            signed.certificates.iter().find_map(|env| {
+                Certificate::open(env, now, &self.args.freshness)
+                    .ok()
+                    .filter(|c| c.agent == signer)
+                    .map(|c| c.domain)
+            })
+        });
+        Ok((
+            signed.ad,
+            JobDomain {
+                verified,
+                claimed: claimed.flatten(),
+            },
+        ))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -767,6 +839,17 @@ impl StartdState {
         };
         let opened = self.open_job(peer, &job);
         let machine = self.slots_machine();
+        // Each job sent under a claim is held to the terms, not only the
+        // one the claim was granted for.
+        let refused_by_terms = match (&opened, self.machine_ad.clone()) {
+            (Ok((ad, domain)), Some(machine_ad)) => domain
+                .verified
+                .clone()
+                .filter(|d| *d != self.args.own_domain)
+                .and_then(|d| self.acceptance(&d, ad, &machine_ad))
+                .and_then(|a| a.refusal().map(str::to_owned)),
+            _ => None,
+        };
         let Some(held) = self.claims.get_mut(&claim).filter(|h| h.peer == peer) else {
             return error(
                 transfer::ErrorCode::UnknownClaim,
@@ -783,12 +866,15 @@ impl StartdState {
             Ok(o) => o,
             Err((_, reason)) => return error(transfer::ErrorCode::BadJob, reason),
         };
-        let Some(domain) = domain else {
+        let Some(domain) = domain.verified else {
             return error(
                 transfer::ErrorCode::BadJob,
                 "the job's agent is not admitted by a domain trusted here".to_owned(),
             );
         };
+        if let Some(reason) = refused_by_terms {
+            return error(transfer::ErrorCode::BadJob, reason);
+        }
         // A later job on the claim must fit the slot carved for the first.
         match slots::request_of(&ad, &machine, unix_now()) {
             Ok(wanted) if held.resources.fits(&wanted) => {}
@@ -1167,7 +1253,14 @@ impl StartdState {
         {
             return Err(None);
         }
-        let Ok((ad, Some(domain))) = self.open_job(peer, &job) else {
+        let Ok((
+            ad,
+            JobDomain {
+                verified: Some(domain),
+                ..
+            },
+        )) = self.open_job(peer, &job)
+        else {
             return Err(Some(job));
         };
         let user = usage::principal(&ad, &domain);

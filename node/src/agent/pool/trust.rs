@@ -64,6 +64,9 @@ pub struct Trust {
     /// The MiB of checkpoints the domain's policy lets each store peer keep
     /// for a trusted domain's jobs, where it says.
     pub store_quotas: std::collections::BTreeMap<String, u64>,
+    /// Which of a trusted domain's jobs the domain's policy accepts here,
+    /// where it says ([`starling_policies::terms`]).
+    pub accept_terms: std::collections::BTreeMap<String, starling_policies::terms::Accept>,
 }
 
 /// Loads the agent's trust from its data directory, at `now`.
@@ -102,6 +105,7 @@ pub fn load(data: &DataDir, key: &Keypair, now: Timestamp) -> Result<Trust, Erro
     let mut domains = vec![primary.domain.clone()];
     let mut foreign_factors = std::collections::BTreeMap::new();
     let mut store_quotas = std::collections::BTreeMap::new();
+    let mut accept_terms = std::collections::BTreeMap::new();
     let path = data
         .policies_path()
         .join(format!("{}.policy", primary.domain));
@@ -117,6 +121,16 @@ pub fn load(data: &DataDir, key: &Keypair, now: Timestamp) -> Result<Trust, Erro
                 foreign_factors.insert(trusted.name.clone(), trusted.priority_factor);
                 if let Some(mib) = trusted.store_mib {
                     store_quotas.insert(trusted.name.clone(), mib);
+                }
+                if let Some(text) = &trusted.accept {
+                    let accept =
+                        starling_policies::terms::Accept::parse(text).map_err(|reason| {
+                            Error::Policy {
+                                path: path.clone(),
+                                reason: format!("the terms for {}: {reason}", trusted.name),
+                            }
+                        })?;
+                    accept_terms.insert(trusted.name.clone(), accept);
                 }
                 if !domains.contains(&trusted.name) {
                     domains.push(trusted.name.clone());
@@ -139,6 +153,7 @@ pub fn load(data: &DataDir, key: &Keypair, now: Timestamp) -> Result<Trust, Erro
         domains,
         foreign_factors,
         store_quotas,
+        accept_terms,
     })
 }
 
@@ -186,6 +201,7 @@ fn personal(key: &Keypair, now: Timestamp) -> Result<Trust, Error> {
         anchors,
         domains: vec![name],
         foreign_factors: std::collections::BTreeMap::new(),
+        accept_terms: std::collections::BTreeMap::new(),
         store_quotas: std::collections::BTreeMap::new(),
     })
 }

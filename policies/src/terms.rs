@@ -1,0 +1,145 @@
+//! The terms a domain's signed policy sets on each domain it trusts, as
+//! the domain's own agents apply them to that domain's jobs.
+//!
+//! - **accept** ([`acceptance`]): a ClassAd expression with the foreign
+//!   job as MY and this machine (as it would be advertised now) as
+//!   TARGET. Only true accepts: false refuses, and UNDEFINED or ERROR
+//!   refuse too (an administrator's term that cannot be decided must not
+//!   let jobs through), said as such so the administrator can fix it.
+//!
+//! The execute agent decides; the submit agent learns the reason from the
+//! refusal and `why` shows it per machine.
+
+use starling_protocol::classad::matching::requirement_holds;
+use starling_protocol::classad::{
+    parse_expr, unparse_value, ClassAd, Evaluator, Expr, Side, Value,
+};
+
+/// A trusted domain's `accept` term, parsed.
+#[derive(Debug, Clone)]
+pub struct Accept {
+    /// As the policy says it (what a refusal quotes).
+    pub text: String,
+    pub expr: Expr,
+}
+
+impl Accept {
+    /// Parses the term; the policy was checked when it was signed and
+    /// installed, so an error here means a damaged policy.
+    pub fn parse(text: &str) -> Result<Accept, String> {
+        let expr = parse_expr(text).map_err(|e| format!("invalid accept expression: {e}"))?;
+        Ok(Accept {
+            text: text.to_owned(),
+            expr,
+        })
+    }
+}
+
+/// What a domain's `accept` term says of one job on one machine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Acceptance {
+    /// True: the job may run here.
+    Accepted,
+    /// False: the reason, naming the domain and the term.
+    Refused(String),
+    /// UNDEFINED or ERROR, counted as false: the reason, for the job and
+    /// for the administrator.
+    Undecided(String),
+}
+
+impl Acceptance {
+    /// The reason a claim is refused for, if it is.
+    pub fn refusal(&self) -> Option<&str> {
+        match self {
+            Acceptance::Accepted => None,
+            Acceptance::Refused(reason) | Acceptance::Undecided(reason) => Some(reason),
+        }
+    }
+}
+
+/// Whether domain `by`'s `accept` term lets `job` (from a domain it
+/// trusts) run on `machine` at `now` (unix seconds).
+pub fn acceptance(
+    by: &str,
+    accept: &Accept,
+    job: &ClassAd,
+    machine: &ClassAd,
+    now: i64,
+) -> Acceptance {
+    let value = Evaluator::with_ads(Some(job), Some(machine))
+        .now(now)
+        .eval_on(Side::My, &accept.expr);
+    let said = |what: &str| {
+        format!(
+            "{by} does not accept this job: accept = {} is {what}",
+            accept.text
+        )
+    };
+    match value {
+        _ if requirement_holds(&value) => Acceptance::Accepted,
+        Value::Undefined | Value::Error => Acceptance::Undecided(said(&format!(
+            "{} (counted as false)",
+            unparse_value(&value)
+        ))),
+        other => Acceptance::Refused(said(&unparse_value(&other))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use starling_protocol::classad::parse_ad;
+
+    fn job(text: &str) -> ClassAd {
+        parse_ad(text).unwrap()
+    }
+
+    #[test]
+    fn only_true_accepts_and_the_refusal_names_the_domain_and_the_term() {
+        let machine = parse_ad("[ Cpus = 8; StarlingDomain = \"d1\" ]").unwrap();
+        let small = job("[ RequestCpus = 1; Owner = \"ann\" ]");
+        let big = job("[ RequestCpus = 16; Owner = \"ann\" ]");
+        let accept = Accept::parse("RequestCpus <= TARGET.Cpus && Owner =!= \"mallory\"").unwrap();
+        assert_eq!(
+            acceptance("d1", &accept, &small, &machine, 0),
+            Acceptance::Accepted
+        );
+        let refused = acceptance("d1", &accept, &big, &machine, 0);
+        assert_eq!(
+            refused,
+            Acceptance::Refused(
+                "d1 does not accept this job: accept = RequestCpus <= TARGET.Cpus && Owner =!= \
+                 \"mallory\" is false"
+                    .to_owned()
+            )
+        );
+        assert!(refused.refusal().is_some());
+        // A job the term cannot decide is refused, and said to be.
+        let undecided = acceptance(
+            "d1",
+            &Accept::parse("Project == \"x\"").unwrap(),
+            &small,
+            &machine,
+            0,
+        );
+        assert!(
+            matches!(&undecided, Acceptance::Undecided(r) if r.ends_with("is undefined (counted as false)")),
+            "{undecided:?}"
+        );
+        let error = acceptance(
+            "d1",
+            &Accept::parse("Owner + 1").unwrap(),
+            &small,
+            &machine,
+            0,
+        );
+        assert!(
+            matches!(&error, Acceptance::Undecided(r) if r.contains("error (counted as false)")),
+            "{error:?}"
+        );
+        // A non-boolean that is not true refuses.
+        let number = acceptance("d1", &Accept::parse("0").unwrap(), &small, &machine, 0);
+        assert!(matches!(number, Acceptance::Refused(_)));
+        assert!(Accept::parse("RequestCpus <=").is_err());
+    }
+}

@@ -1,0 +1,194 @@
+//! A domain's signed terms for the domains it trusts, held by its agents
+//! on a real pool of two domains (agent-00 and agent-02 in d0, agent-01
+//! in d1):
+//!
+//! - **accept**: d1's administrator signs a policy whose terms for d0
+//!   accept only one-CPU jobs and installs it into agent-01. d0's
+//!   one-CPU job runs there; its two-CPU job never does, and `why` says
+//!   which domain refused it and by which term.
+//! - **trust withdrawn**: d1's policy re-signed to trust another domain
+//!   only; d0's job is refused, and the reason names d0 as the domain not
+//!   trusted (not "no domain").
+//!
+//! Every wait polls a condition until a deadline; every process started is
+//! killed when the test ends.
+
+use std::path::Path;
+use std::time::Duration;
+
+mod support;
+
+use support::*;
+
+/// agent-01 of `pool` (d1) with `policy` installed, restarted to read it;
+/// waits until agent-00 sees it again.
+fn install_policy(pool: &Pool, policy: &Path) -> Reap {
+    let installed = pool.ok(
+        1,
+        &std::env::temp_dir(),
+        &["domain", "install", policy.to_str().unwrap()],
+    );
+    assert!(installed.contains("d1.testnet"), "{installed}");
+    pool.reconfigure(1, "machine", &[], 0)
+}
+
+/// d0's public key, as d1's installed policy names it.
+fn d0_key(pool: &Pool) -> String {
+    let policy = pool.agent(1).join("policies").join("d1.testnet.policy");
+    let verified = pool.ok(
+        1,
+        &std::env::temp_dir(),
+        &["domain", "verify", policy.to_str().unwrap()],
+    );
+    let line = verified
+        .lines()
+        .find(|l| l.trim_start().starts_with("trusts d0.testnet (key "))
+        .unwrap_or_else(|| panic!("d1 trusts d0:\n{verified}"));
+    line.split("(key ")
+        .nth(1)
+        .unwrap()
+        .trim_end_matches(')')
+        .to_owned()
+}
+
+/// `starling domain policy` signed with d1's key, with `terms`.
+fn sign_d1_policy(pool: &Pool, out: &Path, terms: &[&str]) {
+    let key = pool.dir.join("domains").join("d1.testnet.key");
+    let mut args = vec![
+        "domain",
+        "policy",
+        "--key",
+        key.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(terms);
+    pool.ok(1, &std::env::temp_dir(), &args);
+}
+
+fn script(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap();
+    std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+}
+
+/// Submits from agent-00 a job of `cpus` CPUs that may run only in d1.
+fn submit_to_d1(pool: &Pool, dir: &Path, name: &str, cpus: u32) {
+    std::fs::write(
+        dir.join(format!("{name}.sub")),
+        format!(
+            "executable = job.sh\nrequest_cpus = {cpus}\n\
+             requirements = StarlingDomain == \"d1.testnet\"\nqueue\n"
+        ),
+    )
+    .unwrap();
+    pool.ok(0, dir, &["submit", &format!("{name}.sub")]);
+}
+
+/// The refusals agent-00's `why` lists for `job`, once it lists one.
+fn refusal(pool: &Pool, dir: &Path, job: &str) -> String {
+    wait_for(Duration::from_secs(60), "a refusal in why", || {
+        let why = pool.ok(0, dir, &["why", job]);
+        why.contains("Claims refused recently:").then_some(why)
+    })
+}
+
+#[test]
+fn a_trusting_domain_runs_only_the_jobs_its_accept_term_accepts() {
+    let pool = Pool::up_as(
+        None,
+        3,
+        &[
+            "--domains",
+            "2",
+            "--cpus",
+            "4",
+            "--refresh-secs",
+            "2",
+            "--lifetime-secs",
+            "6",
+        ],
+    );
+    let work = tempfile::tempdir().unwrap();
+    script(&work.path().join("job.sh"), "#!/bin/sh\nexit 0\n");
+    let policy = work.path().join("d1.policy");
+    let d0 = format!("d0.testnet={}", d0_key(&pool));
+    sign_d1_policy(
+        &pool,
+        &policy,
+        &["--trust", &d0, "--accept", "RequestCpus <= 1"],
+    );
+    let _agent = install_policy(&pool, &policy);
+
+    submit_to_d1(&pool, work.path(), "small", 1);
+    submit_to_d1(&pool, work.path(), "big", 2);
+    wait_for(
+        Duration::from_secs(60),
+        "the one-CPU job done in d1",
+        || {
+            let done = pool.af(0, true, &["ClusterId", "LastRemoteHost"]);
+            done.into_iter()
+                .find(|row| row[0] == "1")
+                .map(|row| assert!(row[1].contains("agent-01"), "{row:?}"))
+        },
+    );
+    let why = refusal(&pool, work.path(), "2.0");
+    assert!(
+        why.contains("d1.testnet does not accept this job: accept = RequestCpus <= 1 is false"),
+        "{why}"
+    );
+    let status = pool.ok(0, work.path(), &["q", "2.0", "-af", "JobStatus"]);
+    assert_eq!(status.trim(), "1", "the two-CPU job stays idle");
+}
+
+#[test]
+fn a_job_of_a_domain_no_longer_trusted_is_refused_naming_that_domain() {
+    let pool = Pool::up_as(
+        None,
+        2,
+        &[
+            "--domains",
+            "2",
+            "--refresh-secs",
+            "2",
+            "--lifetime-secs",
+            "6",
+        ],
+    );
+    let work = tempfile::tempdir().unwrap();
+    script(&work.path().join("job.sh"), "#!/bin/sh\nexit 0\n");
+    // d1 now trusts only a domain of its own making.
+    let other = work.path().join("other.key");
+    let made = pool.ok(
+        1,
+        work.path(),
+        &[
+            "domain",
+            "init",
+            "other.example",
+            "--out",
+            other.to_str().unwrap(),
+        ],
+    );
+    let key = made
+        .lines()
+        .find_map(|l| l.strip_prefix("public key"))
+        .unwrap_or_else(|| panic!("domain init names the public key:\n{made}"))
+        .trim()
+        .to_owned();
+    let policy = work.path().join("d1.policy");
+    sign_d1_policy(
+        &pool,
+        &policy,
+        &["--trust", &format!("other.example={key}")],
+    );
+    let _agent = install_policy(&pool, &policy);
+
+    submit_to_d1(&pool, work.path(), "job", 1);
+    let why = refusal(&pool, work.path(), "1.0");
+    assert!(
+        why.contains(
+            "the job's agent is of domain d0.testnet, which this machine's domain does not trust"
+        ),
+        "{why}"
+    );
+}
