@@ -60,6 +60,9 @@ pub trait Environment {
     /// `Ok` when `path` is a directory the submitter can reach; else why
     /// not (`NotFound` when it does not exist).
     fn check_directory(&self, path: &Path) -> std::io::Result<()>;
+    /// `Ok` when something is at `path` for the submitter (`NotFound`
+    /// when nothing is): the executable and input files are checked so.
+    fn check_exists(&self, path: &Path) -> std::io::Result<()>;
     /// The submitting user.
     fn owner(&self) -> String;
     /// Unix seconds.
@@ -114,6 +117,9 @@ impl Environment for SystemEnvironment {
         } else {
             Err(std::io::Error::other("it is not a directory"))
         }
+    }
+    fn check_exists(&self, path: &Path) -> std::io::Result<()> {
+        std::fs::metadata(path).map(drop)
     }
     fn owner(&self) -> String {
         self.owner.clone()
@@ -875,6 +881,8 @@ impl Description {
             };
             let argv = if let Some(inner) = a.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
                 args::split_new(inner).map_err(|e| bad(key, e))?
+            } else if a.starts_with('"') {
+                return Err(bad(key, unterminated(&a)));
             } else {
                 set_str(&mut ad, "Args", &a);
                 args::split_old_args(&a)
@@ -895,6 +903,8 @@ impl Description {
                 args::split_new(inner)
                     .and_then(args::env_pairs)
                     .map_err(|x| bad(key, x))?
+            } else if e.starts_with('"') {
+                return Err(bad(key, unterminated(&e)));
             } else {
                 set_str(&mut ad, "Env", &e);
                 args::split_old_env(&e).map_err(|x| bad(key, x))?
@@ -912,6 +922,9 @@ impl Description {
                 .filter(|v| !v.is_empty())
                 .unwrap_or_else(|| "/dev/null".to_owned());
             values::path(&v).map_err(|e| bad(key, e))?;
+            if key == "input" && v != "/dev/null" {
+                must_exist(env, &resolve(&iwd, &v)).map_err(|e| bad(key, e))?;
+            }
             if key != "input" && v != "/dev/null" {
                 // Output lands in a directory that must be there: the
                 // agent makes none.
@@ -924,10 +937,24 @@ impl Description {
             set_str(&mut ad, name, &v);
         }
         if let Some(log) = get("log")? {
-            set_str(&mut ad, "UserLog", &resolve(&iwd, &log).to_string_lossy());
+            let to = resolve(&iwd, &log);
+            values::path(&to.to_string_lossy()).map_err(|e| bad("log", e))?;
+            if let Some(parent) = to.parent() {
+                Self::directory(env, parent, directories).map_err(|e| bad("log", e))?;
+            }
+            set_str(&mut ad, "UserLog", &to.to_string_lossy());
         }
         if let Some(list) = get("transfer_input_files")? {
-            set_str(&mut ad, "TransferInput", &comma_list(&list));
+            let list = comma_list(&list);
+            // URLs are fetched where the job runs; files must be here now.
+            for name in list
+                .split(',')
+                .filter(|n| !n.is_empty() && !n.contains("://"))
+            {
+                must_exist(env, &resolve(&iwd, name))
+                    .map_err(|e| bad("transfer_input_files", e))?;
+            }
+            set_str(&mut ad, "TransferInput", &list);
         }
         if let Some(list) = get("transfer_output_files")? {
             set_str(&mut ad, "TransferOutput", &comma_list(&list));
@@ -962,14 +989,20 @@ impl Description {
                 })?;
             set(&mut ad, "CheckpointReplicas", Value::Int(replicas));
         }
+        let mut transfer_executable = true;
         if let Some(t) = get("transfer_executable")? {
+            transfer_executable = parse_bool(&t)
+                .ok_or_else(|| bad("transfer_executable", format!("{t:?} is not true or false")))?;
             set(
                 &mut ad,
                 "TransferExecutable",
-                Value::Bool(parse_bool(&t).ok_or_else(|| {
-                    bad("transfer_executable", format!("{t:?} is not true or false"))
-                })?),
+                Value::Bool(transfer_executable),
             );
+        }
+        // A program sent with the job must be here; one that is already on
+        // the machines (transfer_executable = false) need not.
+        if transfer_executable {
+            must_exist(env, &resolve(&iwd, &executable)).map_err(|e| bad("executable", e))?;
         }
         if let Some(s) = get("should_transfer_files")? {
             let up = s.to_ascii_uppercase();
@@ -1156,6 +1189,9 @@ const ATTRIBUTE_COMMANDS: &[(&str, &[&str])] = &[
     ("Arguments", &["arguments", "args"]),
     ("Args", &["arguments", "args"]),
     ("KillSig", &["kill_sig"]),
+    ("RequestCpus", &["request_cpus"]),
+    ("RequestMemory", &["request_memory"]),
+    ("RequestDisk", &["request_disk"]),
 ];
 
 /// Who set job attribute `attribute` in the file: the `+Attr` that
@@ -1238,6 +1274,27 @@ fn request(
     values::constant_request(resource, t, &expr)?;
     ad.insert(Name::known(name), expr);
     Ok(())
+}
+
+/// Why a value that opens with a double quote (the new syntax of
+/// `arguments` and `environment`) is refused when it does not close with
+/// one.
+fn unterminated(value: &str) -> String {
+    format!(
+        "{value:?} opens with a double quote but does not end with one (an unterminated \
+         quoted string); close it, or drop the opening quote for the old syntax"
+    )
+}
+
+/// `Ok` when `path` is there for the submitter; a message naming it when
+/// nothing is (other problems are found when the job's files are opened).
+fn must_exist(env: &dyn Environment, path: &Path) -> Result<(), String> {
+    match env.check_exists(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(format!("{} does not exist", path.display()))
+        }
+        _ => Ok(()),
+    }
 }
 
 fn is_true(v: &str) -> bool {

@@ -137,6 +137,48 @@ fn bad_submit_files_are_refused_naming_the_line_and_nothing_is_queued() {
             "output",
             "does not exist",
         ),
+        (
+            "missing-log-dir",
+            "log = no-such-dir/job.log".into(),
+            2,
+            "log",
+            "does not exist",
+        ),
+        (
+            "unterminated-arguments",
+            "arguments = \"one two".into(),
+            2,
+            "arguments",
+            "unterminated",
+        ),
+        (
+            "unparseable-memory",
+            "request_memory = lots".into(),
+            2,
+            "request_memory",
+            "lots",
+        ),
+        (
+            "unparseable-disk",
+            "request_disk = 3 furlongs".into(),
+            2,
+            "request_disk",
+            "furlongs",
+        ),
+        (
+            "missing-executable",
+            "executable = no-such-program.sh".into(),
+            2,
+            "executable",
+            "does not exist",
+        ),
+        (
+            "missing-input",
+            "transfer_input_files = /bin/true, no-such-input.dat".into(),
+            2,
+            "transfer_input_files",
+            "no-such-input.dat does not exist",
+        ),
     ];
     for (name, line, at, key, problem) in &cases {
         let file = format!("{name}.sub");

@@ -555,6 +555,11 @@ impl Environment for SubmitterEnvironment {
         self.rights
             .run(move || SystemEnvironment::default().check_directory(&path))
     }
+    fn check_exists(&self, path: &Path) -> std::io::Result<()> {
+        let path = path.to_owned();
+        self.rights
+            .run(move || SystemEnvironment::default().check_exists(&path))
+    }
     fn owner(&self) -> String {
         self.system.owner()
     }

@@ -39,6 +39,17 @@ impl Environment for Fake {
             Ok(())
         }
     }
+    /// Everything exists but what is under `/gone` or named `missing*`.
+    fn check_exists(&self, path: &Path) -> std::io::Result<()> {
+        let missing = path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("missing"));
+        if path.starts_with("/gone") || missing {
+            Err(std::io::Error::from(std::io::ErrorKind::NotFound))
+        } else {
+            Ok(())
+        }
+    }
     fn owner(&self) -> String {
         "alice".into()
     }
@@ -295,6 +306,9 @@ fn refused_with_env(text: &str) -> (usize, String) {
         fn check_directory(&self, path: &Path) -> std::io::Result<()> {
             self.0.check_directory(path)
         }
+        fn check_exists(&self, path: &Path) -> std::io::Result<()> {
+            self.0.check_exists(path)
+        }
         fn owner(&self) -> String {
             self.0.owner()
         }
@@ -469,5 +483,53 @@ fn checkpoint_commands_become_attributes_and_bad_ones_are_refused_naming_the_com
         assert!(text.contains(problem), "{line}: {text}");
         let command = line.split(' ').next().unwrap();
         assert!(text.contains(command), "{line}: {text}");
+    }
+}
+
+#[test]
+fn files_that_are_not_there_and_words_for_amounts_are_refused_with_the_line() {
+    let refused = |text: &str| refused(text).1;
+    let e = refused("executable = missing.sh\nqueue\n");
+    assert!(
+        e.contains("job.sub:1: executable: ") && e.contains("missing.sh does not exist"),
+        "{e}"
+    );
+    // Not sent with the job: it need only be on the machines.
+    assert!(expand("executable = missing.sh\ntransfer_executable = false\nqueue\n").is_ok());
+    let e = refused("executable = a.sh\ntransfer_input_files = in.dat, missing.dat\nqueue\n");
+    assert!(
+        e.contains("job.sub:2: transfer_input_files: ") && e.contains("missing.dat does not exist"),
+        "{e}"
+    );
+    let e = refused("executable = a.sh\ninput = missing.in\nqueue\n");
+    assert!(e.contains("job.sub:2: input: "), "{e}");
+    let e = refused("executable = a.sh\nlog = /gone/job.log\nqueue\n");
+    assert!(
+        e.contains("job.sub:2: log: the directory /gone does not exist"),
+        "{e}"
+    );
+    let e = refused("executable = a.sh\narguments = \"one two\nqueue\n");
+    assert!(
+        e.contains("job.sub:2: arguments: ") && e.contains("unterminated"),
+        "{e}"
+    );
+    let e = refused("executable = a.sh\nenvironment = \"A=1\nqueue\n");
+    assert!(
+        e.contains("job.sub:2: environment: ") && e.contains("unterminated"),
+        "{e}"
+    );
+    let e = refused("executable = a.sh\nrequest_memory = lots\nqueue\n");
+    assert!(
+        e.contains("job.sub:2: request_memory: \"lots\" is neither an amount"),
+        "{e}"
+    );
+    // A name the job defines, or the machine's, is an expression.
+    for ok in [
+        "request_memory = mem\n+mem = 2048\n",
+        "request_memory = Memory\n",
+        "request_memory = ifThenElse(MemoryUsage =!= undefined, MemoryUsage, 2048)\n",
+    ] {
+        let text = format!("executable = a.sh\n{ok}queue\n");
+        assert!(expand(&text).is_ok(), "{ok}");
     }
 }

@@ -157,10 +157,49 @@ pub fn check_attribute(name: &str, value: &str) -> Result<(), String> {
     }
 }
 
-/// The first attribute of `job` that fails [`check_attribute`], with the
-/// problem. Only literal strings are checked; an expression is whatever
-/// it evaluates to where it is used.
+/// What a machine ad has that a bare name in a request may mean (an
+/// unscoped name not in the job is looked up in the machine's ad).
+const MACHINE_AMOUNTS: &[&str] = &[
+    "Cpus",
+    "Memory",
+    "Disk",
+    "GPUs",
+    "TotalCpus",
+    "TotalMemory",
+    "TotalDisk",
+    "TotalGPUs",
+    "TotalSlotCpus",
+    "TotalSlotMemory",
+    "TotalSlotDisk",
+    "DetectedCpus",
+    "DetectedMemory",
+];
+
+/// The first attribute of `job` that fails [`check_attribute`], or a
+/// request that is a bare name nothing defines, with the problem. Only
+/// literal strings are checked; an expression is whatever it evaluates to
+/// where it is used.
 pub fn check_job(job: &ClassAd) -> Result<(), (&'static str, String)> {
+    // A request that is only the name of an attribute the job lacks is a
+    // word where an amount was meant (`request_memory = lots`): it would
+    // be undefined on every machine and the job would never run.
+    for name in ["RequestCpus", "RequestMemory", "RequestDisk"] {
+        if let Some(Expr::Attr(r)) = job.get(name) {
+            let machine_side = MACHINE_AMOUNTS
+                .iter()
+                .any(|m| m.eq_ignore_ascii_case(r.name.as_str()));
+            if job.get(r.name.as_str()).is_none() && !machine_side {
+                return Err((
+                    name,
+                    format!(
+                        "\"{}\" is neither an amount (a number, with K, M, G or T for sizes) \
+                         nor an attribute of the job, so no machine could satisfy it",
+                        r.name
+                    ),
+                ));
+            }
+        }
+    }
     for name in PATHS
         .iter()
         .chain(PATH_LISTS)
