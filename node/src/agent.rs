@@ -399,6 +399,21 @@ async fn machine_ads(supervisor: &ActorRef<SupervisorMsg>) -> Vec<view_actor::Ma
 
 /// Asks the network loop something, waiting at most [`QUERY_TIMEOUT`];
 /// `None` when the loop has stopped or did not answer in time.
+/// The IP address and TCP port of a listen address, if it has both.
+fn ip_and_port(addr: &Multiaddr) -> Option<(std::net::IpAddr, u16)> {
+    use libp2p::multiaddr::Protocol;
+    let mut ip = None;
+    for part in addr.iter() {
+        match part {
+            Protocol::Ip4(a) => ip = Some(std::net::IpAddr::V4(a)),
+            Protocol::Ip6(a) => ip = Some(std::net::IpAddr::V6(a)),
+            Protocol::Tcp(port) => return Some((ip?, port)),
+            _ => {}
+        }
+    }
+    None
+}
+
 pub(crate) async fn ask_network<T>(
     network: &mpsc::Sender<Command>,
     command: impl FnOnce(oneshot::Sender<T>) -> Command,
@@ -727,6 +742,24 @@ impl Actor for Supervisor {
             Some((link_owner.clone(), view.clone())),
         );
         let queue = crate::queue::Queue::open(advertiser_args.store.clone()).await?;
+        // The user log's submit events name this agent's address once it
+        // listens (HTCondor writes its schedd's).
+        {
+            let (queue, network) = (queue.clone(), net.commands.clone());
+            let alias = startd_args.checkpoints.place.machine.clone();
+            tokio::spawn(async move {
+                for _ in 0..50 {
+                    let listen = ask_network(&network, Command::ListenAddrs)
+                        .await
+                        .unwrap_or_default();
+                    if let Some(at) = listen.iter().find_map(ip_and_port) {
+                        queue.set_host(Some(at), &alias);
+                        return;
+                    }
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+            });
+        }
         let keeper_task = submit::checkpoints::spawn_keeper(submit::checkpoints::Keeper {
             queue: queue.clone(),
             network: net.commands.clone(),

@@ -245,6 +245,9 @@ struct Inner {
     events: broadcast::Sender<Event>,
     submits: tokio::sync::Mutex<()>,
     clock: Clock,
+    /// This agent's address as HTCondor writes a daemon's, for the user
+    /// log's submit events ([`Queue::set_host`]).
+    host: Mutex<String>,
 }
 
 /// The queue; clones share it.
@@ -301,6 +304,33 @@ fn permitted(acted: &mut Acted, id: JobId, access: JobAccess) -> bool {
         }
         JobAccess::Ignored => false,
     }
+}
+
+/// The job's resources as the user log's table shows them: what it
+/// asked for (and was carved: a claim carves the request) and, where
+/// measured, used. Only requests that are plain numbers are shown.
+fn resources_of(
+    ad: &ClassAd,
+    memory_mib: Option<i64>,
+    disk_kib: Option<i64>,
+) -> Vec<userlog::Resource> {
+    [
+        ("Cpus", "RequestCpus", None),
+        ("Disk", "RequestDisk", disk_kib),
+        ("Memory", "RequestMemory", memory_mib),
+        ("Gpus", "RequestGPUs", None),
+    ]
+    .into_iter()
+    .filter_map(|(name, request, usage)| {
+        let request = int(ad, request)?;
+        (name != "Gpus" || request > 0).then_some(userlog::Resource {
+            name,
+            usage,
+            request,
+            allocated: request,
+        })
+    })
+    .collect()
 }
 
 /// A string literal's ClassAd text.
@@ -382,8 +412,36 @@ impl Queue {
                 events,
                 submits: tokio::sync::Mutex::new(()),
                 clock,
+                host: Mutex::new(format!("<{}>", crate::machine::hostname())),
             }),
         })
+    }
+
+    /// Says where this agent listens, once the network knows: `ip:port`
+    /// of its first address and its host name, written into submit events
+    /// as HTCondor writes a schedd's address
+    /// (`<ip:port?addrs=ip-port&alias=host>`).
+    pub fn set_host(&self, ip_port: Option<(std::net::IpAddr, u16)>, alias: &str) {
+        let sinful = match ip_port {
+            Some((ip, port)) => {
+                let addr = std::net::SocketAddr::new(ip, port);
+                let dashed = match ip {
+                    std::net::IpAddr::V4(_) => format!("{ip}-{port}"),
+                    std::net::IpAddr::V6(_) => format!("[{ip}]-{port}"),
+                };
+                format!("<{addr}?addrs={dashed}&alias={alias}>")
+            }
+            None => format!("<{alias}>"),
+        };
+        *self.inner.host.lock().unwrap_or_else(|p| p.into_inner()) = sinful;
+    }
+
+    fn host(&self) -> String {
+        self.inner
+            .host
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<Event> {
@@ -452,14 +510,9 @@ impl Queue {
         .await??;
         let procs = ads.len();
         for (id, ad) in &ads {
-            self.log(
-                *id,
-                ad,
-                userlog::codes::SUBMIT,
-                "Job submitted from host: <starling agent>",
-                Vec::new(),
-            )
-            .await;
+            let host = self.host();
+            self.log(*id, ad, &userlog::Event::Submitted { host: &host })
+                .await;
         }
         self.cache().extend(ads);
         self.announce(Event::Submitted { cluster, procs });
@@ -521,12 +574,12 @@ impl Queue {
     /// Appends an event to the job's user log, if it has one (`UserLog`),
     /// with the job owner's rights (see [`crate::users::Rights`]): a log
     /// the owner cannot write is not written.
-    async fn log(&self, id: JobId, ad: &ClassAd, code: u32, headline: &str, body: Vec<String>) {
+    async fn log(&self, id: JobId, ad: &ClassAd, event: &userlog::Event<'_>) {
         let Some(path) = text(ad, "UserLog") else {
             return;
         };
         let owner = text(ad, "Owner").unwrap_or_default();
-        let entry = userlog::event(code, id, self.now(), headline, &body);
+        let entry = userlog::entry(id, self.now(), event);
         let written = blocking(move || -> Result<(), String> {
             let rights = crate::users::Rights::of_owner(&owner).map_err(|e| e.to_string())?;
             userlog::append(&rights, std::path::Path::new(&path), &entry)
@@ -670,20 +723,18 @@ impl Queue {
                     } else {
                         self.update(id, changes).await?;
                     }
-                    let (code, headline, why) = match action {
-                        Action::Hold { reason } => {
-                            (userlog::codes::HELD, "Job was held.", reason.clone())
-                        }
-                        Action::Release => (
-                            userlog::codes::RELEASED,
-                            "Job was released.",
-                            "by the user".to_owned(),
-                        ),
-                        Action::Remove { reason } => {
-                            (userlog::codes::ABORTED, "Job was aborted.", reason.clone())
-                        }
+                    let event = match action {
+                        Action::Hold { reason } => userlog::Event::Held {
+                            reason,
+                            code: hold_codes::USER_REQUEST,
+                            subcode: 0,
+                        },
+                        Action::Release => userlog::Event::Released {
+                            reason: "via starling release",
+                        },
+                        Action::Remove { reason } => userlog::Event::Aborted { reason },
                     };
-                    self.log(id, &ad, code, headline, vec![why]).await;
+                    self.log(id, &ad, &event).await;
                     acted.changed.push(id);
                 }
             }
@@ -795,12 +846,28 @@ impl Queue {
         self.update(id, c).await
     }
 
-    /// The job was handed over and runs on `host`: the user log says so.
-    pub async fn started(&self, id: JobId, host: &str) {
+    /// The job was handed over and runs in `slot` (`slot1_2@host`): the
+    /// user log says so.
+    pub async fn started(&self, id: JobId, slot: &str) {
         if let Some(ad) = self.job(id) {
-            let headline = format!("Job executing on host: <{host}>");
-            self.log(id, &ad, userlog::codes::EXECUTE, &headline, Vec::new())
-                .await;
+            let host = format!("<{}>", slot.rsplit_once('@').map_or(slot, |(_, h)| h));
+            let event = userlog::Event::Executing {
+                host: &host,
+                slot: Some(slot),
+            };
+            self.log(id, &ad, &event).await;
+        }
+    }
+
+    /// A step of the job's file transfer with `host`, for the user log.
+    pub async fn transferred(&self, id: JobId, step: userlog::Transfer, host: &str) {
+        if let Some(ad) = self.job(id) {
+            let host = format!("<{}>", host.rsplit_once('@').map_or(host, |(_, h)| h));
+            let event = userlog::Event::FileTransfer {
+                step,
+                host: Some(&host),
+            };
+            self.log(id, &ad, &event).await;
         }
     }
 
@@ -873,24 +940,23 @@ impl Queue {
         let Some(ad) = self.job(id) else {
             return;
         };
-        let (headline, body) = match code {
-            userlog::codes::JOB_DISCONNECTED => (
-                "Job disconnected, attempting to reconnect".to_owned(),
-                vec![detail.to_owned(), format!("Trying to reconnect to {host}")],
-            ),
-            userlog::codes::JOB_RECONNECTED => (
-                format!("Job reconnected to {host}"),
-                vec![detail.to_owned()],
-            ),
-            _ => (
-                "Job reconnection failed".to_owned(),
-                vec![
-                    detail.to_owned(),
-                    format!("Can not reconnect to {host}, rescheduling job"),
-                ],
-            ),
+        let addr = format!("<{host}>");
+        let event = match code {
+            userlog::codes::JOB_DISCONNECTED => userlog::Event::Disconnected {
+                reason: detail,
+                name: host,
+                addr: &addr,
+            },
+            userlog::codes::JOB_RECONNECTED => userlog::Event::Reconnected {
+                name: host,
+                addr: &addr,
+            },
+            _ => userlog::Event::ReconnectFailed {
+                reason: detail,
+                name: host,
+            },
         };
-        self.log(id, &ad, code, &headline, body).await;
+        self.log(id, &ad, &event).await;
     }
 
     /// The run ended early (lost machine, lapsed claim): back to idle.
@@ -929,19 +995,16 @@ impl Queue {
             Change::remove("JobCurrentStartExecutingDate"),
         ]);
         self.update(id, c).await?;
+        let resources = resources_of(&ad, None, None);
         self.log(
             id,
             &ad,
-            userlog::codes::EVICTED,
-            "Job was evicted.",
-            vec![
-                if int(&ad, "NumCkpts").unwrap_or(0) > 0 {
-                    "(1) Job was checkpointed.".to_owned()
-                } else {
-                    "(0) Job was not checkpointed.".to_owned()
-                },
-                reason.to_owned(),
-            ],
+            &userlog::Event::Evicted {
+                checkpointed: int(&ad, "NumCkpts").unwrap_or(0) > 0,
+                cpu: userlog::CpuTime::default(),
+                reason,
+                resources: &resources,
+            },
         )
         .await;
         Ok(())
@@ -1009,7 +1072,13 @@ impl Queue {
         if !checkpoint.replicas.is_empty() {
             c.extend(replica_changes(checkpoint.sequence, &checkpoint.replicas));
         }
-        self.update(id, c).await
+        self.update(id, c).await?;
+        let event = userlog::Event::Checkpointed {
+            cpu: userlog::CpuTime::default(),
+            sent_bytes: checkpoint.bytes,
+        };
+        self.log(id, &ad, &event).await;
+        Ok(())
     }
 
     /// The job's checkpoint moved to other store peers (repair).
@@ -1116,17 +1185,30 @@ impl Queue {
             (None, None) => {}
         }
         self.retire(id, c).await?;
-        let how_line = match (how.exit_code, how.signal) {
-            (Some(code), _) => format!("(1) Normal termination (return value {code})"),
-            (None, Some(signal)) => format!("(0) Abnormal termination (signal {signal})"),
-            (None, None) => "(0) Abnormal termination (unknown)".to_owned(),
+        let exit = match (how.exit_code, how.signal) {
+            (Some(code), _) => userlog::Exit::Code(code),
+            (None, signal) => userlog::Exit::Signal(signal.unwrap_or(0)),
         };
+        let cpu = userlog::CpuTime {
+            user_ms: how.user_cpu_ms,
+            sys_ms: how.sys_cpu_ms,
+        };
+        let memory_mib = i64::try_from(how.peak_memory_kib.div_ceil(1024)).unwrap_or(i64::MAX);
+        let disk_kib = how
+            .disk_usage_kib
+            .map(|kib| i64::try_from(kib.max(1)).unwrap_or(i64::MAX));
+        let resources = resources_of(&ad, Some(memory_mib), disk_kib);
         self.log(
             id,
             &ad,
-            userlog::codes::TERMINATED,
-            "Job terminated.",
-            vec![how_line],
+            &userlog::Event::Terminated {
+                exit,
+                cpu,
+                total_cpu: cpu,
+                sent_bytes: 0,
+                received_bytes: 0,
+                resources: &resources,
+            },
         )
         .await;
         Ok(())
@@ -1157,9 +1239,11 @@ impl Queue {
         self.log(
             id,
             &ad,
-            userlog::codes::HELD,
-            "Job was held.",
-            vec![reason.to_owned(), format!("Code {code} Subcode {subcode}")],
+            &userlog::Event::Held {
+                reason,
+                code,
+                subcode,
+            },
         )
         .await;
         self.announce(Event::Held { ids: vec![id] });

@@ -519,6 +519,9 @@ impl NegotiatorState {
                     .reconnection(job, code, &machine, &detail)
                     .await;
             }
+            ShadowEvent::Transfer { job, step, machine } => {
+                self.args.queue.transferred(job, step, &machine).await;
+            }
             ShadowEvent::Started { job, slot, .. } => {
                 if self.placed.get(&job) == Some(&id) {
                     self.args.queue.started(job, &slot).await;

@@ -120,6 +120,12 @@ pub enum ShadowEvent {
         machine: String,
         detail: String,
     },
+    /// For the user log: the job's output began or finished coming back.
+    Transfer {
+        job: JobId,
+        step: userlog::Transfer,
+        machine: String,
+    },
     /// The job was handed over and runs.
     Started {
         job: JobId,
@@ -473,7 +479,17 @@ async fn run(
                     withdraw(&args, input).await;
                     let peer = offer.peer;
                     let transfer_id = offer.transfer;
-                    let output = match receive(&args, offer, &placement.ad).await {
+                    let transfer = |step| ShadowEvent::Transfer {
+                        job: placement.job,
+                        step,
+                        machine: args.machine.clone(),
+                    };
+                    emit(&args, transfer(userlog::Transfer::OutputStarted)).await;
+                    let received = receive(&args, offer, &placement.ad).await;
+                    if received.is_ok() {
+                        emit(&args, transfer(userlog::Transfer::OutputFinished)).await;
+                    }
+                    let output = match received {
                         Err(Received::PullFailed(e)) if pull_failures < MAX_PULL_FAILURES => {
                             // The execute agent went away mid-transfer (or
                             // the network did): it offers the output again,
