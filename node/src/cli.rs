@@ -12,14 +12,17 @@ mod ckpt;
 mod domain;
 mod drain;
 mod eval;
+mod flags;
 mod gpus;
 mod id;
 mod jobs;
 mod matching;
 mod net;
+mod off;
 mod status;
 mod store;
 mod userprio;
+mod wait;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -28,12 +31,23 @@ use clap::{ArgMatches, CommandFactory as _, FromArgMatches as _, Parser, Subcomm
 
 /// Starling: a peer-to-peer grid agent.
 #[derive(Debug, Parser)]
-#[command(name = "starling", version, about, propagate_version = true)]
+#[command(
+    name = "starling",
+    version,
+    about = "Starling: a peer-to-peer grid agent. One agent runs on every machine; these \
+             commands run it and talk to it.",
+    propagate_version = true
+)]
 pub struct Cli {
-    /// The agent's data directory (key, certificates, store); `--agent DIR`
-    /// says the same when it is the running agent being addressed.
-    /// Default: $STARLING_DATA_DIR, else ~/.local/share/starling.
-    #[arg(long, visible_alias = "agent", global = true, value_name = "DIR")]
+    /// The agent's data directory; explained once, in `starling --help`
+    /// ([`DATA_DIR_HELP`]), not in every command's.
+    #[arg(
+        long,
+        visible_alias = "agent",
+        global = true,
+        value_name = "DIR",
+        hide = true
+    )]
     data_dir: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
@@ -68,8 +82,7 @@ enum Command {
     Release(jobs::ActArgs),
     /// Make running jobs leave their machines and run again (like condor_vacate_job).
     Vacate(jobs::VacateArgs),
-    /// Move running jobs that checkpoint to another machine: the new one is
-    /// claimed, then the job checkpoints, leaves and restarts there.
+    /// Move running jobs that checkpoint to another machine, claimed first.
     Migrate(jobs::MigrateArgs),
     /// The network links this agent owns and their reservations.
     Net(net::Args),
@@ -86,6 +99,12 @@ enum Command {
     Userprio(userprio::Args),
     /// Stop this machine taking jobs and make its jobs leave (like condor_drain).
     Drain(drain::Args),
+    /// Stop the agent cleanly, draining its jobs first or not (like condor_off).
+    Off(off::OffArgs),
+    /// Who the agent is: its id, domain and the addresses peers join it by.
+    Whoami(off::WhoamiArgs),
+    /// Wait until jobs have ended, from their log or the queue (like condor_wait).
+    Wait(wait::Args),
     /// Check a stopped agent's store for damage, or salvage what still reads.
     #[command(subcommand)]
     Store(store::Command),
@@ -95,6 +114,86 @@ enum Command {
     /// Started by the agent itself: the parent of one job, recording its end.
     #[command(hide = true)]
     JobReaper(crate::execute::reaper::Args),
+}
+
+/// What `--data-dir` means, said once for every command.
+const DATA_DIR_HELP: &str = concat!(
+    "      --data-dir <DIR>  The agent's data directory (key, certificates, store), for every\n",
+    "                        command; `--agent DIR` says the same when it is the running agent\n",
+    "                        being addressed. Default: $STARLING_DATA_DIR, else\n",
+    "                        ~/.local/share/starling",
+);
+
+/// The subcommands by what a user is doing, for `starling --help`; a
+/// command not named here is listed under "Other".
+const TASKS: &[(&str, &[&str])] = &[
+    (
+        "Run jobs",
+        &[
+            "submit", "q", "wait", "why", "history", "rm", "hold", "release", "qedit", "vacate",
+            "migrate", "ckpt",
+        ],
+    ),
+    (
+        "Look at the pool",
+        &["status", "userprio", "net", "match", "eval"],
+    ),
+    (
+        "Run an agent on this machine",
+        &[
+            "agent",
+            "whoami",
+            "off",
+            "drain",
+            "gpu-discovery",
+            "store",
+            "id",
+        ],
+    ),
+    ("Domains and trust", &["domain"]),
+    ("Try it out", &["demo", "testnet"]),
+];
+
+/// The help's list of subcommands, grouped by [`TASKS`].
+fn grouped_commands(command: &clap::Command) -> String {
+    let shown: Vec<&clap::Command> = command
+        .get_subcommands()
+        .filter(|c| !c.is_hide_set() && c.get_name() != "help")
+        .collect();
+    let width = shown.iter().map(|c| c.get_name().len()).max().unwrap_or(0);
+    let line = |c: &clap::Command| {
+        let about = c.get_about().map(|a| a.to_string()).unwrap_or_default();
+        format!("  {:<width$}  {about}\n", c.get_name())
+    };
+    let mut text = String::new();
+    let mut listed: Vec<&str> = Vec::new();
+    for (task, names) in TASKS {
+        let members: Vec<&&clap::Command> = names
+            .iter()
+            .filter_map(|n| shown.iter().find(|c| c.get_name() == *n))
+            .collect();
+        if members.is_empty() {
+            continue;
+        }
+        text.push_str(&format!("{task}:\n"));
+        for c in members {
+            text.push_str(&line(c));
+            listed.push(c.get_name());
+        }
+        text.push('\n');
+    }
+    let others: Vec<&&clap::Command> = shown
+        .iter()
+        .filter(|c| !listed.contains(&c.get_name()))
+        .collect();
+    if !others.is_empty() {
+        text.push_str("Other:\n");
+        for c in others {
+            text.push_str(&line(c));
+        }
+        text.push('\n');
+    }
+    text
 }
 
 /// Commands that print and end (`history | head`) end quietly when their
@@ -144,13 +243,27 @@ pub fn main_with(extensions: &[&dyn Extension]) -> ExitCode {
     }
     quiet_on_closed_output();
     // Parsed in two steps so that commands whose options depend on their
-    // order (`domain policy`) can read the raw matches.
-    // `status` also takes condor_status's single-dash long options.
+    // order (`domain policy`) can read the raw matches. Every command also
+    // takes its long options with HTCondor's one dash (`-constraint`).
     let mut command = Cli::command();
     for extension in extensions {
         command = command.subcommand(extension.command());
     }
-    let matches = command.get_matches_from(status::normalize_args(std::env::args_os()));
+    let template = format!(
+        "{{about-with-newline}}\n{{usage-heading}} {{usage}}\n\n{}Options:\n{DATA_DIR_HELP}\n{{options}}\n\n\
+         Each command's options: starling COMMAND --help. HTCondor's one-dash spelling \
+         (-constraint) works for every option.",
+        grouped_commands(&command)
+    );
+    command = command.help_template(template);
+    let args = match flags::normalize(&command, std::env::args_os()) {
+        Ok(args) => args,
+        Err(e) => {
+            eprintln!("starling: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let matches = command.get_matches_from(args);
     if let Some((name, sub)) = matches.subcommand() {
         if let Some(extension) = extensions.iter().find(|e| e.command().get_name() == name) {
             let data_dir = matches.get_one::<PathBuf>("data_dir");
@@ -189,6 +302,9 @@ pub fn main_with(extensions: &[&dyn Extension]) -> ExitCode {
         Command::Ckpt(command) => ckpt::run(command, data_dir),
         Command::Userprio(args) => userprio::run(args, data_dir),
         Command::Drain(args) => drain::run(args, data_dir),
+        Command::Off(args) => off::off(args, data_dir),
+        Command::Whoami(args) => off::whoami(args, data_dir),
+        Command::Wait(args) => wait::run(args, data_dir),
         Command::Store(command) => store::run(command, data_dir),
         Command::JobWatchdog(args) => Ok(crate::execute::watchdog::run(&args)),
         Command::JobReaper(args) => Ok(crate::execute::reaper::run(args)),

@@ -180,10 +180,10 @@ fn a_job_whose_machine_is_killed_runs_again_elsewhere() {
         .map(|l| &l[..3])
         .collect();
     // Disconnected, reconnection failed once the lease lapsed, evicted,
-    // executing elsewhere, terminated.
+    // executing elsewhere, its output back, terminated.
     assert_eq!(
         events,
-        vec!["000", "001", "022", "024", "004", "001", "005"],
+        vec!["000", "001", "022", "024", "004", "001", "040", "040", "005"],
         "{log}"
     );
     assert!(
@@ -345,7 +345,10 @@ fn bad_input_ends_as_errors_or_held_jobs_with_htcondors_codes() {
             })
             .count()
     };
-    assert_eq!(sleeping(), 1);
+    // Running in the queue's eyes a moment before its process starts.
+    wait_for(Duration::from_secs(30), "the job's process", || {
+        (sleeping() == 1).then_some(())
+    });
     pool.ok(0, dir, &["rm", "4.0"]);
     pool.wait_queue_empty(0, Duration::from_secs(30));
     let last = pool.af(0, true, &["ClusterId", "JobStatus"]);
@@ -502,7 +505,11 @@ fn periodic_hold_holds_a_running_job_and_periodic_release_requeues_it() {
         .filter(|l| l.contains(" (001.000.000) "))
         .map(|l| &l[..3])
         .collect();
-    assert_eq!(events, ["000", "001", "012", "013", "001", "005"], "{log}");
+    assert_eq!(
+        events,
+        ["000", "001", "012", "013", "001", "040", "040", "005"],
+        "{log}"
+    );
     assert!(log.contains("Code 3 Subcode 0"), "{log}");
     assert!(log.contains("PeriodicHold"), "{log}");
 }

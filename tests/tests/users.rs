@@ -249,11 +249,18 @@ fn two_users_share_a_root_agent_and_change_only_their_own_jobs() {
     let out = pool.run_as(bob.who(), 0, &b_dir, &["drain"]);
     assert!(!out.status.success());
     assert!(text(&out).1.contains("only root"), "{:?}", text(&out));
-    // Reading is open to all.
-    let out = pool.run_as(bob.who(), 0, &b_dir, &["q", "-af", "Owner"]);
+    // Reading is open to all; `q` shows one's own jobs unless asked for
+    // every user's, as condor_q.
+    let out = pool.run_as(bob.who(), 0, &b_dir, &["q", "-allusers", "-af", "Owner"]);
     let listed = text(&out).0;
     assert!(
         listed.contains(&alice.name) && listed.contains(&bob.name),
+        "{listed}"
+    );
+    let out = pool.run_as(bob.who(), 0, &b_dir, &["q", "-af", "Owner"]);
+    let listed = text(&out).0;
+    assert!(
+        listed.contains(&bob.name) && !listed.contains(&alice.name),
         "{listed}"
     );
 

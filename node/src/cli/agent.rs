@@ -167,6 +167,18 @@ async fn serve(
         probe: None,
     })
     .await?;
+    // Where other machines join this one (`--bootstrap ADDR`), once it
+    // listens: printed for the person who starts it, as `whoami` does.
+    for _ in 0..40 {
+        let addrs = agent.listen_addrs().await;
+        if !addrs.is_empty() {
+            for addr in addrs {
+                tracing::info!(%addr, "listening; other agents join with --bootstrap {addr}");
+            }
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
     let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .context("listening for SIGTERM")?;
     // Owned here and aborted on the way out, with the agent.

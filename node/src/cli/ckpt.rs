@@ -24,9 +24,6 @@ use crate::control::{
     self, Checkpoint, CheckpointGot, CheckpointReplica, JobCheckpoints, Request, Response,
 };
 
-/// The single-dash long options of `ckpt ls` and `ckpt get`.
-pub(super) const SINGLE_DASH: &[&str] = &["-long", "-json", "-force"];
-
 #[derive(Debug, clap::Subcommand)]
 pub(super) enum Command {
     /// Jobs' latest checkpoints: sequence, time, size, files, chunks, and

@@ -35,16 +35,6 @@ pub(super) struct Args {
     cancel: bool,
 }
 
-/// The single-dash options `condor_drain` spells.
-pub(super) const SINGLE_DASH: &[&str] = &[
-    "-graceful",
-    "-quick",
-    "-fast",
-    "-reason",
-    "-resume-on-completion",
-    "-cancel",
-];
-
 pub(super) fn run(args: Args, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
     if let Some(reason) = &args.reason {
         anyhow::ensure!(

@@ -30,12 +30,16 @@ pub(crate) struct SubmitArgs {
 pub(crate) struct QArgs {
     /// Job ids (12.0), cluster ids (12) or owners.
     targets: Vec<String>,
+    /// Only the jobs for which this ClassAd expression is true.
     #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
     constraint: Option<String>,
+    /// Print these attributes' values, a line per job.
     #[arg(long = "af", visible_alias = "autoformat", value_name = "ATTR", num_args = 1..)]
     af: Vec<String>,
+    /// Print the whole job ads.
     #[arg(short = 'l', long = "long")]
     long: bool,
+    /// Print the job ads as JSON.
     #[arg(long)]
     json: bool,
     /// One line per job instead of one per batch.
@@ -47,19 +51,34 @@ pub(crate) struct QArgs {
     /// Running jobs and where.
     #[arg(long)]
     run: bool,
+    /// Every user's jobs; without it (and without job ids, owners or a
+    /// constraint) only yours, as condor_q shows.
+    #[arg(long, visible_alias = "all-users")]
+    allusers: bool,
+    /// Only the totals line.
+    #[arg(long)]
+    totals: bool,
+    /// Why each job named is idle, machine by machine (as `starling why`).
+    #[arg(long = "better-analyze", visible_alias = "analyze")]
+    better_analyze: bool,
 }
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct HistoryArgs {
     targets: Vec<String>,
+    /// Only the jobs for which this ClassAd expression is true.
     #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
     constraint: Option<String>,
+    /// At most this many jobs, the latest first.
     #[arg(long, value_name = "N")]
     limit: Option<usize>,
+    /// Print these attributes' values, a line per job.
     #[arg(long = "af", visible_alias = "autoformat", value_name = "ATTR", num_args = 1..)]
     af: Vec<String>,
+    /// Print the whole job ads.
     #[arg(short = 'l', long = "long")]
     long: bool,
+    /// Print the job ads as JSON.
     #[arg(long)]
     json: bool,
 }
@@ -68,8 +87,13 @@ pub(crate) struct HistoryArgs {
 pub(crate) struct ActArgs {
     /// Job ids, cluster ids or owners.
     targets: Vec<String>,
+    /// Only the jobs for which this ClassAd expression is true.
     #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
     constraint: Option<String>,
+    /// Every job you may act on: your own (everyone's for the queue's
+    /// administrator), as condor_rm -all.
+    #[arg(long, conflicts_with_all = ["targets", "constraint"])]
+    all: bool,
     /// Why (recorded as HoldReason or RemoveReason).
     #[arg(long, value_name = "TEXT")]
     reason: Option<String>,
@@ -79,6 +103,7 @@ pub(crate) struct ActArgs {
 pub(crate) struct VacateArgs {
     /// Job ids (12.0), cluster ids (12) or owners.
     targets: Vec<String>,
+    /// Only the jobs for which this ClassAd expression is true.
     #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
     constraint: Option<String>,
     /// Every running job you may vacate (your own; everyone's for the
@@ -96,6 +121,7 @@ pub(crate) struct MigrateArgs {
     /// checkpoint.
     #[arg(required_unless_present = "constraint")]
     targets: Vec<String>,
+    /// Only the jobs for which this ClassAd expression is true.
     #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
     constraint: Option<String>,
     /// The machine to move to (its slot name, as `status` shows it, or its
@@ -114,6 +140,7 @@ pub(crate) struct EditArgs {
     /// expression).
     #[arg(num_args = 2..=3, required = true, value_name = "[TARGET] ATTR VALUE")]
     words: Vec<String>,
+    /// Only the jobs for which this ClassAd expression is true.
     #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
     constraint: Option<String>,
 }
@@ -171,7 +198,7 @@ pub(crate) fn submit(args: SubmitArgs, data_dir: Option<&Path>) -> anyhow::Resul
     }
 }
 
-fn jobs(data_dir: Option<&Path>, request: Request) -> anyhow::Result<Vec<ClassAd>> {
+pub(super) fn jobs(data_dir: Option<&Path>, request: Request) -> anyhow::Result<Vec<ClassAd>> {
     match call(data_dir, &request)? {
         Response::Jobs { jobs } => jobs
             .iter()
@@ -247,7 +274,27 @@ fn print_ads(ads: &[ClassAd], af: &[String], long: bool, json: bool) -> anyhow::
 }
 
 pub(crate) fn q(args: QArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
+    if args.better_analyze {
+        anyhow::ensure!(
+            !args.targets.is_empty(),
+            "-better-analyze needs the job to analyze (12.0)"
+        );
+        let mut status = ExitCode::SUCCESS;
+        for job in &args.targets {
+            status = why(WhyArgs { job: job.clone() }, data_dir)?;
+        }
+        return Ok(status);
+    }
     let mut constraint = args.constraint.clone();
+    if !args.allusers && args.targets.is_empty() && constraint.is_none() {
+        // condor_q shows only the caller's jobs unless asked for all.
+        if let Some(me) = crate::users::name_of(rustix::process::getuid().as_raw()) {
+            constraint = Some(format!(
+                "Owner == {}",
+                starling_protocol::classad::unparse_value(&Value::String(me.as_str().into()))
+            ));
+        }
+    }
     let extra = if args.hold {
         Some("JobStatus == 5")
     } else if args.run {
@@ -276,7 +323,9 @@ pub(crate) fn q(args: QArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode
     let now = unix_now();
     let mut out = String::new();
     use std::fmt::Write as _;
-    if args.hold {
+    if args.totals {
+        // The totals line alone.
+    } else if args.hold {
         writeln!(
             out,
             "{:<10} {:<10} {:<11} HOLD_REASON",
@@ -386,9 +435,12 @@ pub(crate) fn q(args: QArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode
         }
     }
     let count = |s: i64| ads.iter().filter(|a| int(a, "JobStatus") == s).count();
+    if !args.totals {
+        out.push('\n');
+    }
     writeln!(
         out,
-        "\nTotal for query: {} jobs; {} completed, {} removed, {} idle, {} running, {} held, {} suspended",
+        "Total for query: {} jobs; {} completed, {} removed, {} idle, {} running, {} held, {} suspended",
         ads.len(),
         count(4),
         count(3),
@@ -451,15 +503,22 @@ pub(crate) fn act(
     data_dir: Option<&Path>,
 ) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(
-        !args.targets.is_empty() || args.constraint.is_some(),
-        "say which jobs: job ids (12.0), cluster ids (12), owners, or -constraint EXPR"
+        args.all || !args.targets.is_empty() || args.constraint.is_some(),
+        "say which jobs: job ids (12.0), cluster ids (12), owners, -constraint EXPR or -all"
     );
+    // `-all`: a constraint alone selects only the jobs the caller may
+    // change, silently skipping the rest.
+    let constraint = if args.all {
+        Some("true".to_owned())
+    } else {
+        args.constraint
+    };
     let response = call(
         data_dir,
         &Request::Act {
             action: action.to_owned(),
             targets: args.targets,
-            constraint: args.constraint,
+            constraint,
             reason: args.reason,
             to: None,
         },

@@ -16,8 +16,6 @@ pub(super) struct Args {
     json: bool,
 }
 
-pub(super) const SINGLE_DASH: &[&str] = &["-json"];
-
 pub(super) fn run(args: Args, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
     let response = super::jobs::call(data_dir, &Request::Links)?;
     let Response::Links { links } = response else {

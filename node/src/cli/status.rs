@@ -9,7 +9,7 @@
 //! summary), `-total`, `-af`, `-l` or `-json` prints them.
 //!
 //! HTCondor spells its long options with one dash (`-constraint`); both that
-//! and `--constraint` work (see [`normalize_args`]).
+//! and `--constraint` work (see `cli::flags`).
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -42,6 +42,10 @@ pub(crate) struct Args {
     /// Print the whole ads in the long format, a blank line after each.
     #[arg(short = 'l', long = "long")]
     long: bool,
+    /// One line per machine, its partitionable slot summed up (as
+    /// condor_status -compact): what the table shows already.
+    #[arg(long)]
+    compact: bool,
     /// Print the ads as a JSON array.
     #[arg(long)]
     json: bool,
@@ -59,19 +63,6 @@ pub(crate) struct Args {
     #[arg(long, conflicts_with = "store")]
     gpus: bool,
 }
-
-/// The single-dash long options of `condor_status` that `status` accepts.
-const SINGLE_DASH: &[&str] = &[
-    "-ads",
-    "-constraint",
-    "-af",
-    "-autoformat",
-    "-long",
-    "-json",
-    "-total",
-    "-store",
-    "-gpus",
-];
 
 /// The global options that take a value (as a separate argument).
 const GLOBAL_WITH_VALUE: &[&str] = &["--data-dir", "--agent"];
@@ -93,67 +84,6 @@ pub(crate) fn subcommand_index(args: &[OsString]) -> Option<usize> {
         i += 1;
     }
     None
-}
-
-/// Rewrites `condor_status`'s single-dash long options (`-constraint`) to
-/// clap's double dash, only in the arguments of the `status` subcommand and
-/// only before a `--`.
-pub(crate) fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
-    let mut args: Vec<OsString> = args.into_iter().collect();
-    let Some(sub) = subcommand_index(&args) else {
-        return args;
-    };
-    let single_dash: &[&str] = match args[sub].to_str() {
-        Some("status") => SINGLE_DASH,
-        Some("q") => &[
-            "-constraint",
-            "-af",
-            "-autoformat",
-            "-long",
-            "-json",
-            "-nobatch",
-            "-hold",
-            "-run",
-        ],
-        Some("history") => &[
-            "-constraint",
-            "-af",
-            "-autoformat",
-            "-long",
-            "-json",
-            "-limit",
-        ],
-        Some("rm" | "hold" | "release") => &["-constraint", "-reason"],
-        Some("vacate") => &["-constraint", "-reason", "-all"],
-        Some("qedit") => &["-constraint"],
-        Some("userprio") => &["-setfactor", "-json", "-allusers"],
-        Some("drain") => super::drain::SINGLE_DASH,
-        Some("ckpt") => super::ckpt::SINGLE_DASH,
-        Some("net") => super::net::SINGLE_DASH,
-        _ => return args,
-    };
-    let mut prev_takes_value = false;
-    for arg in args.iter_mut().skip(sub + 1) {
-        if arg == "--" {
-            break;
-        }
-        let is_value = std::mem::take(&mut prev_takes_value);
-        if is_value {
-            continue;
-        }
-        let text = arg.to_string_lossy().into_owned();
-        if single_dash.contains(&text.as_str()) {
-            prev_takes_value =
-                matches!(text.as_str(), "-ads" | "-constraint" | "-limit" | "-reason");
-            *arg = OsString::from(format!("-{text}"));
-        } else {
-            prev_takes_value = matches!(
-                text.as_str(),
-                "--ads" | "--constraint" | "--limit" | "--reason"
-            ) || GLOBAL_WITH_VALUE.contains(&text.as_str());
-        }
-    }
-    args
 }
 
 /// Where the machine ads come from: the file of `-ads`, else the running
@@ -882,81 +812,5 @@ Total    2 store peers            8.0 GiB  1.0 MiB 8.0 GiB      4
     #[test]
     fn negative_elapsed_time_is_zero() {
         assert_eq!(format_elapsed(-30), "0+00:00:00");
-    }
-
-    fn os(args: &[&str]) -> Vec<OsString> {
-        args.iter().map(OsString::from).collect()
-    }
-
-    #[test]
-    fn single_dash_options_are_rewritten_only_for_status() {
-        assert_eq!(
-            normalize_args(os(&[
-                "starling",
-                "status",
-                "-af",
-                "Name",
-                "-constraint",
-                "-json"
-            ])),
-            os(&[
-                "starling",
-                "status",
-                "--af",
-                "Name",
-                "--constraint",
-                "-json"
-            ])
-        );
-        assert_eq!(
-            normalize_args(os(&[
-                "starling",
-                "--data-dir",
-                "d",
-                "status",
-                "-total",
-                "--",
-                "-json"
-            ])),
-            os(&[
-                "starling",
-                "--data-dir",
-                "d",
-                "status",
-                "--total",
-                "--",
-                "-json"
-            ])
-        );
-        assert_eq!(
-            normalize_args(os(&["starling", "eval", "-json"])),
-            os(&["starling", "eval", "-json"])
-        );
-    }
-
-    #[test]
-    fn agent_dir_is_skipped_when_finding_the_subcommand() {
-        // `--agent status` names a directory called "status"; the
-        // subcommand comes after it.
-        assert_eq!(
-            normalize_args(os(&[
-                "starling", "--agent", "status", "status", "-af", "Name"
-            ])),
-            os(&["starling", "--agent", "status", "status", "--af", "Name"])
-        );
-        // Before the subcommand, a directory named like an option is a value.
-        assert_eq!(
-            normalize_args(os(&["starling", "--agent", "-json", "status", "-json"])),
-            os(&["starling", "--agent", "-json", "status", "--json"])
-        );
-        // After it, too.
-        assert_eq!(
-            normalize_args(os(&["starling", "status", "--agent", "-total", "-total"])),
-            os(&["starling", "status", "--agent", "-total", "--total"])
-        );
-        assert_eq!(
-            normalize_args(os(&["starling", "status", "--data-dir", "-long", "-long"])),
-            os(&["starling", "status", "--data-dir", "-long", "--long"])
-        );
     }
 }

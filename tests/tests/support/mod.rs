@@ -242,10 +242,15 @@ impl Pool {
         lines[lines.len().saturating_sub(30)..].join("\n")
     }
 
-    /// `-af` of the queue (or history) of agent `i`, one row per job.
+    /// `-af` of the queue (every user's jobs) or history of agent `i`, one
+    /// row per job.
     pub(crate) fn af(&self, i: usize, history: bool, attrs: &[&str]) -> Vec<Vec<String>> {
         let cwd = std::env::temp_dir();
-        let mut args = vec![if history { "history" } else { "q" }, "-af"];
+        let mut args = if history {
+            vec!["history", "-af"]
+        } else {
+            vec!["q", "-allusers", "-af"]
+        };
         args.extend(attrs);
         self.ok(i, &cwd, &args)
             .lines()
