@@ -336,6 +336,44 @@ pub fn foreign_multiplier(
     }
 }
 
+/// The full name (`name@domain`) of the user `asked` means, as
+/// `condor_userprio -setfactor` takes either: a full name of this domain
+/// or one it trusts (`domains`, own first), known yet or not (a factor may
+/// be set before the user runs anything); a short one is the `known` user
+/// of that name in our own domain, else the one known user of any domain
+/// with it, else our own domain's user of that name. A domain that is not
+/// ours or trusted, or a short name several other domains have, is
+/// refused saying which.
+pub fn resolve_user(asked: &str, domains: &[&str], known: &[&str]) -> Result<String, String> {
+    let own = domains.first().copied().unwrap_or_default();
+    if let Some((name, domain)) = asked.rsplit_once('@') {
+        if name.is_empty() || !domains.contains(&domain) {
+            return Err(format!(
+                "no such user: users are NAME@DOMAIN of this domain or one it trusts ({})",
+                domains.join(", ")
+            ));
+        }
+        return Ok(asked.to_owned());
+    }
+    let ours = format!("{asked}@{own}");
+    if known.contains(&ours.as_str()) {
+        return Ok(ours);
+    }
+    let matches: Vec<&str> = known
+        .iter()
+        .copied()
+        .filter(|k| k.rsplit_once('@').is_some_and(|(name, _)| name == asked))
+        .collect();
+    match matches.as_slice() {
+        [one] => Ok((*one).to_owned()),
+        [] => Ok(ours),
+        many => Err(format!(
+            "several users have that name ({}); give the full name",
+            many.join(", ")
+        )),
+    }
+}
+
 /// Whether `a` supersedes `b` for the same user.
 fn newer(a: &FactorSetting, b: &FactorSetting) -> bool {
     a.set_at
@@ -592,5 +630,46 @@ mod tests {
             let b = real_priority(shuffled, now, DAY);
             prop_assert_eq!(a.to_bits(), b.to_bits());
         }
+    }
+
+    #[test]
+    fn setfactor_names_a_known_user_by_its_full_or_short_name() {
+        let known = [
+            "alice@lab",
+            "bob@lab",
+            "bob@other",
+            "carol@other",
+            "erin@third",
+        ];
+        let domains = ["lab", "other", "third"];
+        assert_eq!(
+            resolve_user("alice", &domains, &known).unwrap(),
+            "alice@lab"
+        );
+        assert_eq!(
+            resolve_user("alice@lab", &domains, &known).unwrap(),
+            "alice@lab"
+        );
+        // Our own domain's first; else the one user of that name.
+        assert_eq!(resolve_user("bob", &domains, &known).unwrap(), "bob@lab");
+        assert_eq!(
+            resolve_user("carol", &domains, &known).unwrap(),
+            "carol@other"
+        );
+        // A user to come: of our own domain, or named in full.
+        assert_eq!(resolve_user("dave", &domains, &known).unwrap(), "dave@lab");
+        assert_eq!(
+            resolve_user("dave@other", &domains, &known).unwrap(),
+            "dave@other"
+        );
+        let two = ["erin@other", "erin@third"];
+        assert!(resolve_user("erin", &domains, &two)
+            .unwrap_err()
+            .contains("erin@other, erin@third"));
+        let err = resolve_user("alice@elsewhere", &domains, &known).unwrap_err();
+        assert!(
+            err.contains("no such user") && err.contains("lab, other, third"),
+            "{err}"
+        );
     }
 }

@@ -231,6 +231,7 @@ fn bad_submit_files_are_refused_naming_the_line_and_nothing_is_queued() {
         ("bob@x", "inf", "not a finite number"),
         ("bob@x", "nan", "not a finite number"),
         ("bo\nb@x", "10", "a newline"),
+        ("bob@x", "10", "no such user"),
     ] {
         let out = pool.run(0, dir, &["userprio", "-setfactor", user, factor]);
         let err = stderr_of(&out);

@@ -1,7 +1,8 @@
 //! The commands and flags an HTCondor user reaches for, on a real agent:
 //! `wait` (condor_wait) on a log and on a job, with a time limit; `q
 //! -totals`, `-allusers`, `-better-analyze`; `status -compact`; `rm -all`;
-//! `whoami` and the agent's log naming the address others join it by;
+//! `whoami` and the agent's log naming the address others join it by
+//! and, at INFO, the claim, the job's start and end and its transfers;
 //! `off -fast`, after which the agent is gone; and a one-dash flag that
 //! names no option refused naming the whole flag.
 //!
@@ -107,6 +108,17 @@ fn condor_commands_and_flags_work_on_a_real_agent() {
     assert!(bootstrap.ends_with(&format!("/p2p/{id}")), "{me}");
     let log = std::fs::read_to_string(pool.agent(0).join("agent.log")).unwrap();
     assert!(log.contains(&format!("--bootstrap {bootstrap}")), "{log}");
+    // At INFO, the log tells an operator the job's life on both sides.
+    for line in [
+        "granted a claim",
+        "received the job's input",
+        "started the job",
+        "the job ended",
+        "received the job's output",
+        "the job completed",
+    ] {
+        assert!(log.contains(line), "{line:?} not in the log:\n{log}");
+    }
 
     // Off, at once: the command returns once the agent is gone.
     let pid = pid_of(&pool.agent(0)).unwrap();

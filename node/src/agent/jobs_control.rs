@@ -386,7 +386,26 @@ async fn user_prio(
         _ => return error("the agent is stopping"),
     };
     let now = unix_now();
-    if let Some(set) = set_factor {
+    if let Some(mut set) = set_factor {
+        if let Err(e) = starling_protocol::submit::values::one_line(&set.user) {
+            return error(format!("-setfactor: the user name {e}"));
+        }
+        let ads = super::machine_ads(supervisor).await;
+        let (known, _) = super::usage::priorities(
+            &ads,
+            &setup.own_domain,
+            &setup.foreign_factors,
+            now,
+            setup.accounting.halflife(),
+        );
+        let known: Vec<&str> = known.users.keys().map(String::as_str).collect();
+        let domains: Vec<&str> = std::iter::once(setup.own_domain.as_str())
+            .chain(setup.foreign_factors.keys().map(String::as_str))
+            .collect();
+        match starling_policies::priority::resolve_user(&set.user, &domains, &known) {
+            Ok(full) => set.user = full,
+            Err(message) => return error(format!("-setfactor {}: {message}", set.user)),
+        }
         let accounting = setup.accounting.clone();
         let user = set.user.clone();
         let written =

@@ -1019,7 +1019,9 @@ impl Loop {
                 endpoint,
                 ..
             } => {
-                tracing::debug!(peer = %peer_id, "connected");
+                if num_established.get() == 1 {
+                    tracing::info!(peer = %peer_id, address = %endpoint.get_remote_address(), "peer connected");
+                }
                 self.connections_opened += 1;
                 self.connected_at
                     .entry(peer_id)
@@ -1041,7 +1043,7 @@ impl Loop {
                 num_established: 0,
                 ..
             } => {
-                tracing::debug!(peer = %peer_id, "disconnected");
+                tracing::info!(peer = %peer_id, "peer disconnected");
                 self.rtt.remove(&peer_id);
                 self.addresses.remove(&peer_id);
                 self.connected_at.remove(&peer_id);

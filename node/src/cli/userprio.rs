@@ -50,6 +50,17 @@ pub(super) fn run(args: Args, data_dir: Option<&Path>) -> anyhow::Result<ExitCod
     else {
         anyhow::bail!("the agent answered {response:?}");
     };
+    if let Some([user, _]) = args.setfactor.as_deref() {
+        // Said, not left to look like nothing happened.
+        let shown = users
+            .iter()
+            .any(|u| u.user == *user || u.user.rsplit_once('@').is_some_and(|(n, _)| n == user));
+        if !shown {
+            eprintln!(
+                "starling: {user} has no usage recorded yet; its factor applies once it runs jobs"
+            );
+        }
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&users)?);
         return Ok(ExitCode::SUCCESS);

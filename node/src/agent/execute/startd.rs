@@ -613,7 +613,33 @@ impl StartdState {
         }
     }
 
+    /// Decides a claim ([`Self::decide_claim`]) and says so in the log:
+    /// grants and refusals at INFO, "busy" at DEBUG (a full machine says
+    /// it to every asker).
     async fn grant(
+        &mut self,
+        peer: PeerId,
+        request: RequestId,
+        job: &Envelope,
+        lease_ms: u64,
+    ) -> claim::Response {
+        let response = self.decide_claim(peer, request, job, lease_ms).await;
+        match &response {
+            claim::Response::Granted { claim, slot, .. } => {
+                tracing::info!(%peer, %claim, %slot, "granted a claim");
+            }
+            claim::Response::Rejected { code, reason, .. } if *code == RejectCode::Busy => {
+                tracing::debug!(%peer, %reason, "refused a claim: busy");
+            }
+            claim::Response::Rejected { code, reason, .. } => {
+                tracing::info!(%peer, ?code, %reason, "refused a claim");
+            }
+            _ => {}
+        }
+        response
+    }
+
+    async fn decide_claim(
         &mut self,
         peer: PeerId,
         request: RequestId,

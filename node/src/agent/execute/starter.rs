@@ -161,7 +161,8 @@ impl StarterHandle {
 pub fn spawn(args: StarterArgs, ended: impl FnOnce() + Send + 'static) -> StarterHandle {
     let (control, controls) = mpsc::unbounded_channel();
     let done = Arc::new(AtomicBool::new(false));
-    let span = tracing::info_span!("starter", claim = %short(&args.claim));
+    let span =
+        tracing::info_span!("starter", claim = %short(&args.claim), job = %job_id(&args.job));
     let finished = done.clone();
     tokio::spawn(tracing::Instrument::instrument(
         async move {
@@ -415,7 +416,7 @@ async fn run_in(
     };
     fetch::close(&args.network, args.peer, args.transfer).await;
     match pulled {
-        Ok(_) => {}
+        Ok(_) => tracing::info!(files = args.inputs.len(), "received the job's input"),
         // The submit agent went away (or restarted and forgot the
         // transfer): no fault of the job's, which runs again.
         Err(fetch::PullError::Peer(e)) => {
@@ -592,7 +593,10 @@ async fn start_once(
         }
     }
     let running = match execute::start(spec).await {
-        Ok(r) => r,
+        Ok(r) => {
+            tracing::info!(pid = r.pid, "started the job");
+            r
+        }
         Err(e) => {
             let report = held(e.hold_code().code(), e.hold_subcode(), e.to_string());
             deliver(args, Some(sandbox), Vec::new(), report, stopped).await;
@@ -609,6 +613,14 @@ async fn start_once(
         checkpointing,
     )
     .await
+}
+
+/// `cluster.proc` of the job's ad, for the log.
+fn job_id(ad: &ClassAd) -> String {
+    let number = |name: &str| {
+        crate::agent::shadow::integer(ad, name).map_or("?".to_owned(), |n| n.to_string())
+    };
+    format!("{}.{}", number("ClusterId"), number("ProcId"))
 }
 
 /// The job's ad in the long form, as the run's record keeps it.
@@ -637,6 +649,12 @@ async fn finish_run(
         return Ran::Done;
     };
     let mut report = outcome.report();
+    tracing::info!(
+        exit_code = ?report.exit_code,
+        signal = ?report.signal,
+        evicted = evicted.is_some(),
+        "the job ended"
+    );
     if let Some((plan, executable)) = checkpointing {
         let this_start = report.clone();
         report = plan.whole(report);

@@ -524,6 +524,7 @@ impl NegotiatorState {
             }
             ShadowEvent::Started { job, slot, .. } => {
                 if self.placed.get(&job) == Some(&id) {
+                    tracing::info!(%job, %slot, "the job runs");
                     self.args.queue.started(job, &slot).await;
                     self.on_moved(id, job).await;
                 }
@@ -595,7 +596,10 @@ impl NegotiatorState {
                                 .await
                         }
                         Some(OnExit::Requeue { reason }) => queue.evicted(job, &reason).await,
-                        _ => queue.completed(job, &how).await,
+                        _ => {
+                            tracing::info!(%job, exit_code = ?how.exit_code, signal = ?how.signal, "the job completed");
+                            queue.completed(job, &how).await
+                        }
                     }
                 };
                 if let Err(e) = recorded {

@@ -487,6 +487,7 @@ async fn run(
                     emit(&args, transfer(userlog::Transfer::OutputStarted)).await;
                     let received = receive(&args, offer, &placement.ad).await;
                     if received.is_ok() {
+                        tracing::info!(job = %placement.job, machine = %args.machine, "received the job's output");
                         emit(&args, transfer(userlog::Transfer::OutputFinished)).await;
                     }
                     let output = match received {
