@@ -1371,6 +1371,36 @@ pub mod control_actor {
                     };
                     super::ckpt_control::handle(&ctx, checkpoints).await
                 }
+                Request::Tail {
+                    job,
+                    stderr,
+                    offset,
+                    max,
+                } => {
+                    let queue = match args
+                        .supervisor
+                        .call(SupervisorMsg::Queue, Some(QUERY_TIMEOUT))
+                        .await
+                    {
+                        Ok(ractor::rpc::CallResult::Success(q)) => q,
+                        _ => {
+                            return Response::Error {
+                                message: "the agent is stopping".to_owned(),
+                            }
+                        }
+                    };
+                    super::submit::tail::tail(
+                        &queue,
+                        &args.network,
+                        &access,
+                        &job,
+                        stderr,
+                        offset,
+                        max,
+                    )
+                    .await
+                    .unwrap_or_else(|message| Response::Error { message })
+                }
                 jobs => {
                     super::jobs_control::handle(&args.supervisor, &args.info, &access, jobs).await
                 }

@@ -21,6 +21,7 @@ mod net;
 mod off;
 mod status;
 mod store;
+mod tail;
 mod userprio;
 mod wait;
 
@@ -105,6 +106,8 @@ enum Command {
     Whoami(off::WhoamiArgs),
     /// Wait until jobs have ended, from their log or the queue (like condor_wait).
     Wait(wait::Args),
+    /// The end of a running job's output, read from its machine; -f follows it (like condor_tail).
+    Tail(tail::Args),
     /// Check a stopped agent's store for damage, or salvage what still reads.
     #[command(subcommand)]
     Store(store::Command),
@@ -130,8 +133,8 @@ const TASKS: &[(&str, &[&str])] = &[
     (
         "Run jobs",
         &[
-            "submit", "q", "wait", "why", "history", "rm", "hold", "release", "qedit", "vacate",
-            "migrate", "ckpt",
+            "submit", "q", "wait", "tail", "why", "history", "rm", "hold", "release", "qedit",
+            "vacate", "migrate", "ckpt",
         ],
     ),
     (
@@ -305,6 +308,7 @@ pub fn main_with(extensions: &[&dyn Extension]) -> ExitCode {
         Command::Off(args) => off::off(args, data_dir),
         Command::Whoami(args) => off::whoami(args, data_dir),
         Command::Wait(args) => wait::run(args, data_dir),
+        Command::Tail(args) => tail::run(args, data_dir),
         Command::Store(command) => store::run(command, data_dir),
         Command::JobWatchdog(args) => Ok(crate::execute::watchdog::run(&args)),
         Command::JobReaper(args) => Ok(crate::execute::reaper::run(args)),

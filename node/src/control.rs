@@ -263,6 +263,20 @@ pub enum Request {
         #[serde(default)]
         force: bool,
     },
+    /// Part of a running job's standard output (or error) as it is now,
+    /// read from its machine (`starling tail`): for the job's owner or an
+    /// administrator.
+    Tail {
+        job: String,
+        #[serde(default)]
+        stderr: bool,
+        /// Where to read from; `None`: the last `max` bytes.
+        #[serde(default)]
+        offset: Option<u64>,
+        /// At most this many bytes, at most
+        /// [`starling_protocol::claim::MAX_PEEK_LEN`].
+        max: u32,
+    },
 }
 
 /// Most jobs one [`Request::Checkpoints`] names or answers.
@@ -405,6 +419,14 @@ enum WireRequest {
         #[serde(default)]
         force: bool,
     },
+    Tail {
+        job: String,
+        #[serde(default)]
+        stderr: bool,
+        #[serde(default)]
+        offset: Option<u64>,
+        max: u32,
+    },
 }
 
 impl From<WireRequest> for Request {
@@ -478,6 +500,17 @@ impl From<WireRequest> for Request {
             WireRequest::CheckpointGet { job, dir, force } => {
                 Request::CheckpointGet { job, dir, force }
             }
+            WireRequest::Tail {
+                job,
+                stderr,
+                offset,
+                max,
+            } => Request::Tail {
+                job,
+                stderr,
+                offset,
+                max,
+            },
         }
     }
 }
@@ -534,6 +567,14 @@ pub enum Response {
     },
     /// What a [`Request::CheckpointGet`] wrote.
     CheckpointGot(CheckpointGot),
+    /// Part of a job's output ([`Request::Tail`]): where `bytes` start, the
+    /// stream's length, and whether the job still runs.
+    Tail {
+        offset: u64,
+        bytes: Vec<u8>,
+        size: u64,
+        running: bool,
+    },
     /// The links the agent owns, for `starling net`.
     Links {
         links: Vec<LinkSummary>,

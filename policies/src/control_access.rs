@@ -121,6 +121,11 @@ pub enum Refusal {
          administrator may fetch its checkpoint, and {asker} is neither"
     )]
     NotCheckpointOwner { owner: String, asker: String },
+    #[error(
+        "the job belongs to {owner}: only its owner or an administrator may read its \
+         output, and {asker} is neither"
+    )]
+    NotOutputOwner { owner: String, asker: String },
 }
 
 /// Whether the asker is an administrator: root, the agent's own user, or
@@ -222,6 +227,23 @@ pub fn checkpoint_access(
     match job_access(asker, agent, owner, true) {
         JobAccess::Allowed => Ok(()),
         _ => Err(Refusal::NotCheckpointOwner {
+            owner: owner.unwrap_or("nobody").to_owned(),
+            asker: asker.display_name(),
+        }),
+    }
+}
+
+/// Whether `asker` may read the output of a running job whose `Owner` is
+/// `owner` (`starling tail`): its owner and administrators only, as for
+/// its checkpoint.
+pub fn output_access(
+    asker: &Asker<'_>,
+    agent: &Agent<'_>,
+    owner: Option<&str>,
+) -> Result<(), Refusal> {
+    match job_access(asker, agent, owner, true) {
+        JobAccess::Allowed => Ok(()),
+        _ => Err(Refusal::NotOutputOwner {
             owner: owner.unwrap_or("nobody").to_owned(),
             asker: asker.display_name(),
         }),

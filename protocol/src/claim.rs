@@ -21,7 +21,10 @@
 //! `Vacate` is newer than the rest of version 1: an execute agent that
 //! predates it refuses it as a request it cannot decode, and the submit
 //! agent tells its user that the machine cannot vacate jobs (`starling
-//! vacate`); the job runs on.
+//! vacate`); the job runs on. `Peek` (`starling tail`: part of the running
+//! job's standard output or error, [`MAX_PEEK_LEN`] bytes at a time,
+//! answered with `Peeked`) is newer still, and an older agent refuses it
+//! the same way.
 //!
 //! The job travels as its signed JOB envelope (a [`crate::gossip`] signed ad
 //! of kind [`crate::gossip::AdKind::Job`]), not as bare ad text: the execute
@@ -57,6 +60,10 @@ pub const MAX_SLOT_NAME_LEN: usize = 256;
 /// Longest reason a [`Request::Vacate`] may give, in bytes: it is the
 /// evicted job's `LastVacateReason` and a line of its user log.
 pub const MAX_VACATE_REASON_LEN: usize = 256;
+
+/// Most bytes of a job's output one [`Request::Peek`] returns: a response
+/// stays within [`MAX_RESPONSE_LEN`]; `starling tail` asks again for more.
+pub const MAX_PEEK_LEN: u32 = 4096;
 
 /// The longest a claim request may ask to wait at a busy machine, in
 /// milliseconds (below the claim protocol's request timeout).
@@ -150,6 +157,16 @@ code_enum! {
 }
 
 code_enum! {
+    /// Which of a running job's output streams [`Request::Peek`] reads.
+    pub enum OutputStream {
+        /// Its standard output.
+        Stdout = 1 => "stdout",
+        /// Its standard error.
+        Stderr = 2 => "stderr",
+    }
+}
+
+code_enum! {
     /// Why a submit agent releases a claim.
     pub enum ReleaseReason {
         /// The job finished.
@@ -216,6 +233,19 @@ pub enum Request {
         /// [`MAX_VACATE_REASON_LEN`] bytes.
         reason: String,
     },
+    /// Read part of an output stream of the job running under a claim, as
+    /// it is now (`starling tail`, HTCondor's `condor_tail`). Only the
+    /// claim's holder may ask.
+    Peek {
+        /// The claim.
+        claim: ClaimId,
+        stream: OutputStream,
+        /// Where to start reading; `None`: the last `max` bytes.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        offset: Option<u64>,
+        /// At most this many bytes, at most [`MAX_PEEK_LEN`].
+        max: u32,
+    },
 }
 
 /// An execute agent's answer to a [`Request`].
@@ -269,6 +299,20 @@ pub enum Response {
         /// (it had ended, or none was handed over): nothing was vacated.
         running: bool,
     },
+    /// The answer to [`Request::Peek`].
+    Peeked {
+        /// The claim.
+        claim: ClaimId,
+        /// Where `bytes` start in the stream.
+        offset: u64,
+        /// What the stream holds from `offset` on, at most what was asked.
+        #[serde(with = "serde_bytes")]
+        bytes: Vec<u8>,
+        /// The stream's whole length now.
+        size: u64,
+        /// The job still runs (more may come).
+        running: bool,
+    },
     /// No such claim here (never granted, expired, or already released).
     UnknownClaim {
         /// The claim asked about.
@@ -300,6 +344,18 @@ fn check_vacate_reason(reason: &str) -> Result<(), Error> {
                 "{:?} holds a control character (a newline, a tab)",
                 truncated(reason)
             ),
+        });
+    }
+    Ok(())
+}
+
+/// A peek asks for, or answers with, at most [`MAX_PEEK_LEN`] bytes.
+fn check_peek_len(len: u32) -> Result<(), Error> {
+    if len > MAX_PEEK_LEN {
+        return Err(Error::TooLarge {
+            what: "peek",
+            size: len as usize,
+            limit: MAX_PEEK_LEN as usize,
         });
     }
     Ok(())
@@ -338,6 +394,7 @@ impl Message for Request {
             }
             Request::Keepalive { .. } | Request::Release { .. } => Ok(()),
             Request::Vacate { reason, .. } => check_vacate_reason(reason),
+            Request::Peek { max, .. } => check_peek_len(*max),
         }
     }
 }
@@ -352,6 +409,9 @@ impl Message for Response {
             Response::Granted { slot, .. } => check_slot(slot),
             Response::Rejected { reason, .. } => {
                 wire::check_text("reason", reason, wire::MAX_REASON_LEN)
+            }
+            Response::Peeked { bytes, .. } => {
+                check_peek_len(u32::try_from(bytes.len()).unwrap_or(u32::MAX))
             }
             Response::KeptAlive { .. }
             | Response::Released { .. }
@@ -460,5 +520,40 @@ mod tests {
             };
             assert_eq!(Response::decode(&answer.encode().unwrap()).unwrap(), answer);
         }
+    }
+
+    #[test]
+    fn a_peek_is_bounded_and_its_answer_fits_a_response() {
+        let claim = ClaimId::from_bytes([7; 16]);
+        let peek = |max| Request::Peek {
+            claim,
+            stream: OutputStream::Stderr,
+            offset: None,
+            max,
+        };
+        let ok = peek(MAX_PEEK_LEN);
+        assert_eq!(Request::decode(&ok.encode().unwrap()).unwrap(), ok);
+        assert!(peek(MAX_PEEK_LEN + 1).encode().is_err());
+        let bytes = crate::cbor::encode(&peek(u32::MAX));
+        assert!(
+            Request::decode(&bytes).is_err(),
+            "a peer's oversized peek is refused"
+        );
+        let full = Response::Peeked {
+            claim,
+            offset: u64::MAX,
+            bytes: vec![0xff; MAX_PEEK_LEN as usize],
+            size: u64::MAX,
+            running: true,
+        };
+        assert_eq!(Response::decode(&full.encode().unwrap()).unwrap(), full);
+        let over = Response::Peeked {
+            claim,
+            offset: 0,
+            bytes: vec![b'x'; MAX_PEEK_LEN as usize + 1],
+            size: 0,
+            running: false,
+        };
+        assert!(over.encode().is_err());
     }
 }

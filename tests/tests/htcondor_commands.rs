@@ -155,3 +155,67 @@ fn wait_reads_htcondor_logs_it_did_not_write() {
     let all = ok_in(dir.path(), &["wait", "-wait", "5", "condor.log"]);
     assert!(all.contains("All jobs done."), "{all}");
 }
+
+#[test]
+fn tail_shows_a_running_jobs_output_and_follows_it_to_its_end() {
+    let pool = Pool::up_sharing(2);
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    let shared = shared_dir();
+    let go = shared.path().join("go");
+    // Writes lines 1-300 and a note on stderr, waits to be told, writes
+    // 301-310 slowly, then ends.
+    script(
+        &dir.join("job.sh"),
+        &format!(
+            "#!/bin/sh\ni=1\nwhile [ $i -le 300 ]; do echo \"line $i\"; i=$((i+1)); done\n\
+             echo 'a warning' >&2\n\
+             n=0\nwhile [ ! -e {go} ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n+1)); done\n\
+             while [ $i -le 310 ]; do echo \"line $i\"; i=$((i+1)); sleep 0.1; done\n",
+            go = go.display()
+        ),
+    );
+    std::fs::write(
+        dir.join("job.sub"),
+        "executable = job.sh\noutput = out.txt\nerror = err.txt\n\
+         requirements = StarlingHost == \"agent-01.d0.testnet\"\nqueue\n",
+    )
+    .unwrap();
+    // Not running yet, or not at all: said so.
+    let early = pool.run(0, dir, &["tail", "7.0"]);
+    assert!(!early.status.success());
+    assert!(
+        out(&early).1.contains("not in the queue"),
+        "{:?}",
+        out(&early)
+    );
+    pool.ok(0, dir, &["submit", "job.sub"]);
+    let tail = wait_for(
+        std::time::Duration::from_secs(60),
+        "the job's first lines",
+        || {
+            let o = pool.run(0, dir, &["tail", "1.0"]);
+            let text = out(&o).0;
+            (o.status.success() && text.ends_with("line 300\n")).then_some(text)
+        },
+    );
+    // The last 1024 bytes, as condor_tail: from inside line ~200 on.
+    assert!(tail.len() <= 1024, "{} bytes", tail.len());
+    assert!(!tail.contains("line 1\n"), "{tail}");
+    let all = pool.ok(0, dir, &["tail", "-maxbytes", "100000", "1.0"]);
+    assert!(all.starts_with("line 1\nline 2\n"), "{all}");
+    assert_eq!(all.lines().count(), 300);
+    let err = pool.ok(0, dir, &["tail", "-stderr", "1.0"]);
+    assert_eq!(err, "a warning\n");
+    // Follow it to its end.
+    std::fs::write(&go, "").unwrap();
+    let followed = pool.ok(0, dir, &["tail", "-f", "-maxbytes", "9", "1.0"]);
+    assert!(followed.starts_with("line 300\n"), "{followed}");
+    assert!(followed.ends_with("line 310\n"), "{followed}");
+    for n in 301..=310 {
+        assert!(followed.contains(&format!("line {n}\n")), "{followed}");
+    }
+    pool.wait_queue_empty(0, std::time::Duration::from_secs(60));
+    let ended = pool.run(0, dir, &["tail", "1.0"]);
+    assert!(!ended.status.success());
+}

@@ -4,9 +4,11 @@
 //! brings the output back and reconnects after a restart, and the job's
 //! files are read and placed with its owner's rights. The submit agent
 //! owns its jobs' checkpoints: it records them, hands them to the next
-//! machine, and keeps them replicated ([`checkpoints`]).
+//! machine, and keeps them replicated ([`checkpoints`]). A running job's
+//! output is read from its machine under its claim ([`tail`]).
 
 pub mod checkpoints;
 pub mod job_files;
 pub mod negotiator;
 pub mod shadow;
+pub mod tail;

@@ -50,6 +50,7 @@
 //! dropped (its submitter hears `UnknownClaim` and runs the job elsewhere).
 
 use std::collections::HashMap;
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -196,6 +197,41 @@ pub struct StartdArgs {
     pub foreign_gpus_max: Option<u32>,
     /// The `accept` terms of this domain's policy, by trusted domain.
     pub accept_terms: Arc<std::collections::BTreeMap<String, starling_policies::terms::Accept>>,
+}
+
+/// Reads at most `max` bytes of `stream` of the job whose sandbox is
+/// `sandbox`, from `offset` (`None`: the last `max` bytes): where they
+/// start, the bytes, and the stream's length now. A stream not made yet
+/// reads as empty. Blocking.
+fn peek(
+    sandbox: &std::path::Path,
+    stream: claim::OutputStream,
+    offset: Option<u64>,
+    max: u32,
+) -> std::io::Result<(u64, Vec<u8>, u64)> {
+    use std::io::{Read as _, Seek as _};
+    let name = match stream {
+        claim::OutputStream::Stderr => starter::STDERR_FILE,
+        _ => starter::STDOUT_FILE,
+    };
+    // The job's files are its own: a link there must not lead the agent
+    // to read another file.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+        .open(sandbox.join(name));
+    let mut file = match file {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((0, Vec::new(), 0)),
+        Err(e) => return Err(e),
+    };
+    let size = file.metadata()?.len();
+    let max = u64::from(max.min(claim::MAX_PEEK_LEN));
+    let start = offset.unwrap_or_else(|| size.saturating_sub(max)).min(size);
+    file.seek(std::io::SeekFrom::Start(start))?;
+    let mut bytes = Vec::new();
+    file.take(max).read_to_end(&mut bytes)?;
+    Ok((start, bytes, size))
 }
 
 /// The domain of a job's agent.
@@ -597,6 +633,46 @@ impl StartdState {
             },
             claim::Request::Vacate { claim, reason } => match self.claims.get(&claim) {
                 Some(held) if held.peer == peer => self.vacate_for_submitter(claim, reason).await,
+                _ => claim::Response::UnknownClaim { claim },
+            },
+            claim::Request::Peek {
+                claim,
+                stream,
+                offset,
+                max,
+            } => match self.claims.get(&claim) {
+                Some(held) if held.peer == peer => {
+                    let running = held.job.as_ref().map(|job| {
+                        self.args
+                            .sandboxes
+                            .join(crate::execute::runs::run_name(&claim, job.run))
+                    });
+                    let read = tokio::task::spawn_blocking(move || match running {
+                        Some(sandbox) => peek(&sandbox, stream, offset, max),
+                        None => Ok((0, Vec::new(), 0)),
+                    })
+                    .await;
+                    match read {
+                        Ok(Ok((offset, bytes, size))) => claim::Response::Peeked {
+                            claim,
+                            offset,
+                            bytes,
+                            size,
+                            running: self.claims.get(&claim).is_some_and(|h| h.job.is_some()),
+                        },
+                        Ok(Err(e)) => {
+                            tracing::debug!(%claim, error = %e, "could not read the job's output");
+                            claim::Response::Peeked {
+                                claim,
+                                offset: 0,
+                                bytes: Vec::new(),
+                                size: 0,
+                                running: false,
+                            }
+                        }
+                        Err(_) => claim::Response::UnknownClaim { claim },
+                    }
+                }
                 _ => claim::Response::UnknownClaim { claim },
             },
             _ => claim::Response::UnknownClaim {
