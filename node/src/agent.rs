@@ -399,6 +399,64 @@ async fn machine_ads(supervisor: &ActorRef<SupervisorMsg>) -> Vec<view_actor::Ma
 
 /// Asks the network loop something, waiting at most [`QUERY_TIMEOUT`];
 /// `None` when the loop has stopped or did not answer in time.
+/// How often the domain's policy file is looked at for a change.
+const POLICY_WATCH_EVERY: Duration = Duration::from_secs(1);
+
+/// Watches `policies/<domain>.policy` in the data directory `dir` (where
+/// `starling domain install` puts it): when it changes and reads well
+/// (signed by the domain's key, valid now, the same domain), the
+/// supervisor puts it in force at once (`PolicyChanged`); a policy that
+/// does not read is reported and the one in force kept.
+fn watch_policy(
+    dir: PathBuf,
+    key: Arc<Keypair>,
+    domain: String,
+    supervisor: ActorRef<SupervisorMsg>,
+) -> tokio::task::JoinHandle<()> {
+    let path = dir.join("policies").join(format!("{domain}.policy"));
+    let stamp = move |path: &std::path::Path| {
+        std::fs::metadata(path).ok().map(|m| {
+            (
+                m.modified().ok(),
+                m.len(),
+                std::os::unix::fs::MetadataExt::ino(&m),
+            )
+        })
+    };
+    tokio::spawn(tracing::Instrument::in_current_span(async move {
+        let mut seen = stamp(&path);
+        loop {
+            tokio::time::sleep(POLICY_WATCH_EVERY).await;
+            let now = stamp(&path);
+            if now == seen {
+                continue;
+            }
+            seen = now;
+            let (dir, key) = (dir.clone(), key.clone());
+            let loaded = tokio::task::spawn_blocking(move || {
+                let data = starling_storage::DataDir::open(&dir).map_err(|e| e.to_string())?;
+                trust::load(&data, &key, Timestamp::now()).map_err(|e| e.to_string())
+            })
+            .await
+            .unwrap_or_else(|e| Err(e.to_string()));
+            match loaded {
+                Ok(trust) if trust.domain == domain => {
+                    let _ = supervisor.cast(SupervisorMsg::PolicyChanged(Box::new(trust)));
+                }
+                Ok(trust) => tracing::warn!(
+                    now = %trust.domain,
+                    was = %domain,
+                    "the agent's domain changed on disk; it takes effect when the agent restarts"
+                ),
+                Err(e) => tracing::warn!(
+                    error = %e,
+                    "the domain's policy changed but cannot be used; the one in force is kept"
+                ),
+            }
+        }
+    }))
+}
+
 /// The IP address and TCP port of a listen address, if it has both.
 fn ip_and_port(addr: &Multiaddr) -> Option<(std::net::IpAddr, u16)> {
     use libp2p::multiaddr::Protocol;
@@ -477,6 +535,9 @@ fn parse_addrs(field: &'static str, addresses: &[String]) -> Result<Vec<Multiadd
 pub enum SupervisorMsg {
     /// The current view actor.
     View(RpcReplyPort<ActorRef<ViewMsg>>),
+    /// The domain's policy changed on disk and reads well: put it in
+    /// force ([`watch_policy`]).
+    PolicyChanged(Box<Trust>),
     /// Withdraw the ad (through the advertiser).
     Withdraw(RpcReplyPort<()>),
     /// Set or remove a configured attribute of the machine ad (through the
@@ -551,6 +612,10 @@ struct SupervisorState {
     /// The checkpoint keeper ([`submit::checkpoints`]), aborted on the way
     /// out: it holds the queue.
     keeper_task: tokio::task::JoinHandle<()>,
+    /// The trust in force, which the policy watch replaces.
+    trust: trust::LiveTrust,
+    /// The policy watch ([`watch_policy`]), aborted on the way out.
+    policy_task: Option<tokio::task::JoinHandle<()>>,
 }
 
 /// What a (re)started negotiator is given.
@@ -565,19 +630,18 @@ struct NegotiatorSetup {
     links: links::Client,
 }
 
-/// The usage books, the agent's domain and the factors its policy puts on
-/// trusted domains' users.
+/// The usage books, the agent's domain and the trust in force (whose
+/// policy puts factors on trusted domains' users).
 #[derive(Clone, Debug)]
 pub struct AccountingSetup {
     pub accounting: usage::Accounting,
     pub own_domain: String,
-    pub foreign_factors: BTreeMap<String, f64>,
+    pub trust: trust::LiveTrust,
 }
 
 /// What a (re)started startd is given.
 #[derive(Clone)]
 struct StartdSetup {
-    anchors: starling_protocol::identity::TrustAnchors,
     freshness: Freshness,
     store: Arc<dyn Store>,
     sandboxes: PathBuf,
@@ -588,7 +652,6 @@ struct StartdSetup {
     migration: crate::config::Migration,
     links: links::Client,
     foreign_gpus_max: Option<u32>,
-    accept_terms: Arc<BTreeMap<String, starling_policies::terms::Accept>>,
 }
 
 impl Actor for Supervisor {
@@ -602,6 +665,15 @@ impl Actor for Supervisor {
         args: SupervisorArgs,
     ) -> Result<SupervisorState, ActorProcessingErr> {
         let freshness = Freshness::default();
+        let live_trust = trust::LiveTrust::new(args.trust.clone());
+        let policy_task = args.data_dir.clone().map(|dir| {
+            watch_policy(
+                dir,
+                args.key.clone(),
+                args.trust.domain.clone(),
+                myself.clone(),
+            )
+        });
         let (network_tx, network_rx) = mpsc::channel(network::COMMAND_CAPACITY);
         let (view, _) = Actor::spawn_linked(
             None,
@@ -628,7 +700,7 @@ impl Actor for Supervisor {
                 args.info.agent_id.clone(),
             )?,
             own_domain: args.trust.domain.clone(),
-            foreign_factors: args.trust.foreign_factors.clone(),
+            trust: live_trust.clone(),
         };
         let sandboxes = execute_dir(
             &args.config,
@@ -698,7 +770,6 @@ impl Actor for Supervisor {
             domain: args.trust.domain.clone(),
         };
         let startd_args = StartdSetup {
-            anchors: args.trust.anchors.clone(),
             freshness,
             store: advertiser_args.store.clone(),
             sandboxes: sandboxes.clone(),
@@ -716,7 +787,6 @@ impl Actor for Supervisor {
             migration: args.config.migration.clone(),
             links: link_client.clone(),
             foreign_gpus_max: args.config.gpus.foreign_max,
-            accept_terms: Arc::new(args.trust.accept_terms.clone()),
         };
         let store_server = lending.map(|(chunks, stats)| {
             store::server::spawn(store::server::ServerArgs {
@@ -833,6 +903,8 @@ impl Actor for Supervisor {
             restarts: BTreeMap::new(),
             disk_task,
             keeper_task,
+            trust: live_trust,
+            policy_task,
         })
     }
 
@@ -845,6 +917,9 @@ impl Actor for Supervisor {
             task.abort();
         }
         state.keeper_task.abort();
+        if let Some(task) = state.policy_task.take() {
+            task.abort();
+        }
         Ok(())
     }
 
@@ -857,6 +932,25 @@ impl Actor for Supervisor {
         match message {
             SupervisorMsg::View(reply) => {
                 let _ = reply.send(state.view.clone());
+            }
+            SupervisorMsg::PolicyChanged(trust) => {
+                let trusted: Vec<&str> = trust.domains.iter().skip(1).map(String::as_str).collect();
+                tracing::info!(
+                    trusts = %trusted.join(", "),
+                    "the domain's policy changed: new claims follow it; running ones run on"
+                );
+                state.view_args.1 = trust.anchors.clone();
+                let _ = state.view.cast(ViewMsg::SetTrust {
+                    anchors: trust.anchors.clone(),
+                    domains: trust.domains.clone(),
+                });
+                let _ = state
+                    .network
+                    .send(Command::SetDomains(trust.domains.clone()))
+                    .await;
+                state.trust.replace(*trust);
+                // Published again at once, into the topics followed now.
+                let _ = state.advertiser.cast(AdvertiserMsg::Republish);
             }
             SupervisorMsg::Withdraw(reply) => {
                 let answer = state
@@ -1099,7 +1193,7 @@ async fn spawn_startd(
         None,
         startd::Startd,
         startd::StartdArgs {
-            anchors: setup.anchors.clone(),
+            trust: setup.accounting.trust.clone(),
             freshness: setup.freshness,
             network,
             store: setup.store.clone(),
@@ -1110,12 +1204,10 @@ async fn spawn_startd(
             policy_interval: setup.policy_interval,
             accounting: setup.accounting.accounting.clone(),
             own_domain: setup.accounting.own_domain.clone(),
-            foreign_factors: setup.accounting.foreign_factors.clone(),
             checkpoints: setup.checkpoints.clone(),
             migration: setup.migration.clone(),
             links: setup.links.clone(),
             foreign_gpus_max: setup.foreign_gpus_max,
-            accept_terms: setup.accept_terms.clone(),
         },
         supervisor.get_cell(),
     )

@@ -5,10 +5,14 @@
 //! - **accept**: d1's administrator signs a policy whose terms for d0
 //!   accept only one-CPU jobs and installs it into agent-01. d0's
 //!   one-CPU job runs there; its two-CPU job never does, and `why` says
-//!   which domain refused it and by which term.
+//!   which domain refused it and by which term. A policy file damaged on
+//!   disk afterwards is reported, and the terms in force stay.
 //! - **trust withdrawn**: d1's policy re-signed to trust another domain
 //!   only; d0's job is refused, and the reason names d0 as the domain not
-//!   trusted (not "no domain").
+//!   trusted (not "no domain"); d0's machines leave agent-01's view.
+//!
+//! Each policy is installed into the running agent, which puts it in
+//! force within seconds with no restart.
 //!
 //! Every wait polls a condition until a deadline; every process started is
 //! killed when the test ends.
@@ -20,16 +24,30 @@ mod support;
 
 use support::*;
 
-/// agent-01 of `pool` (d1) with `policy` installed, restarted to read it;
-/// waits until agent-00 sees it again.
-fn install_policy(pool: &Pool, policy: &Path) -> Reap {
+/// Installs `policy` into agent-01 of `pool` (d1) while it runs; waits
+/// until the agent says it is in force, with no restart.
+fn install_policy(pool: &Pool, policy: &Path) {
+    let pid = pid_of(&pool.agent(1)).unwrap();
+    let log = pool.agent(1).join("agent.log");
+    let before = std::fs::read_to_string(&log).unwrap_or_default().len();
     let installed = pool.ok(
         1,
         &std::env::temp_dir(),
         &["domain", "install", policy.to_str().unwrap()],
     );
     assert!(installed.contains("d1.testnet"), "{installed}");
-    pool.reconfigure(1, "machine", &[], 0)
+    assert!(installed.contains("within seconds"), "{installed}");
+    wait_for(Duration::from_secs(30), "the new policy in force", || {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        text[before.min(text.len())..]
+            .contains("the domain's policy changed")
+            .then_some(())
+    });
+    assert_eq!(
+        pid_of(&pool.agent(1)),
+        Some(pid),
+        "the agent was not restarted"
+    );
 }
 
 /// d0's public key, as d1's installed policy names it.
@@ -117,7 +135,7 @@ fn a_trusting_domain_runs_only_the_jobs_its_accept_term_accepts() {
         &policy,
         &["--trust", &d0, "--accept", "RequestCpus <= 1"],
     );
-    let _agent = install_policy(&pool, &policy);
+    install_policy(&pool, &policy);
 
     submit_to_d1(&pool, work.path(), "small", 1);
     submit_to_d1(&pool, work.path(), "big", 2);
@@ -138,6 +156,33 @@ fn a_trusting_domain_runs_only_the_jobs_its_accept_term_accepts() {
     );
     let status = pool.ok(0, work.path(), &["q", "2.0", "-af", "JobStatus"]);
     assert_eq!(status.trim(), "1", "the two-CPU job stays idle");
+
+    // A damaged policy file is reported and the terms in force kept.
+    let installed = pool.agent(1).join("policies").join("d1.testnet.policy");
+    let good = std::fs::read_to_string(&installed).unwrap();
+    std::fs::write(&installed, &good[..good.len() / 2]).unwrap();
+    let log = pool.agent(1).join("agent.log");
+    wait_for(
+        Duration::from_secs(30),
+        "the damaged policy reported",
+        || {
+            std::fs::read_to_string(&log)
+                .unwrap_or_default()
+                .contains("cannot be used; the one in force is kept")
+                .then_some(())
+        },
+    );
+    submit_to_d1(&pool, work.path(), "small2", 1);
+    wait_for(
+        Duration::from_secs(60),
+        "another one-CPU job done in d1",
+        || {
+            let done = pool.af(0, true, &["ClusterId"]);
+            done.iter().any(|row| row[0] == "3").then_some(())
+        },
+    );
+    let status = pool.ok(0, work.path(), &["q", "2.0", "-af", "JobStatus"]);
+    assert_eq!(status.trim(), "1", "the two-CPU job is still refused");
 }
 
 #[test]
@@ -181,8 +226,17 @@ fn a_job_of_a_domain_no_longer_trusted_is_refused_naming_that_domain() {
         &policy,
         &["--trust", &format!("other.example={key}")],
     );
-    let _agent = install_policy(&pool, &policy);
+    install_policy(&pool, &policy);
 
+    // d0's machines leave d1's view at once.
+    wait_for(
+        Duration::from_secs(30),
+        "d0's ads gone from agent-01",
+        || {
+            let seen = pool.ok(1, work.path(), &["status", "-af", "Name"]);
+            (!seen.contains("agent-00") && !seen.contains("agent-02")).then_some(())
+        },
+    );
     submit_to_d1(&pool, work.path(), "job", 1);
     let why = refusal(&pool, work.path(), "1.0");
     assert!(

@@ -391,16 +391,18 @@ async fn user_prio(
             return error(format!("-setfactor: the user name {e}"));
         }
         let ads = super::machine_ads(supervisor).await;
+        let trust = setup.trust.current();
+        let foreign = &trust.foreign_factors;
         let (known, _) = super::usage::priorities(
             &ads,
             &setup.own_domain,
-            &setup.foreign_factors,
+            foreign,
             now,
             setup.accounting.halflife(),
         );
         let known: Vec<&str> = known.users.keys().map(String::as_str).collect();
         let domains: Vec<&str> = std::iter::once(setup.own_domain.as_str())
-            .chain(setup.foreign_factors.keys().map(String::as_str))
+            .chain(foreign.keys().map(String::as_str))
             .collect();
         match starling_policies::priority::resolve_user(&set.user, &domains, &known) {
             Ok(full) => set.user = full,
@@ -425,7 +427,7 @@ async fn user_prio(
     let (priorities, factors) = super::usage::priorities(
         &ads,
         &setup.own_domain,
-        &setup.foreign_factors,
+        &setup.trust.current().foreign_factors,
         now,
         setup.accounting.halflife(),
     );

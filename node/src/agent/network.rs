@@ -236,6 +236,9 @@ pub enum Command {
     SetView(ActorRef<ViewMsg>),
     /// Pull the view from a few connected peers again.
     PullAgain,
+    /// The ad topics of these domains only, from now on (the domain's
+    /// policy changed what it trusts).
+    SetDomains(Vec<String>),
     Peers(oneshot::Sender<Vec<PeerInfo>>),
     ListenAddrs(oneshot::Sender<Vec<Multiaddr>>),
     /// Bytes received and sent on all connections so far.
@@ -726,6 +729,7 @@ impl Loop {
             }
             Command::Penalise { peer, rejects } => self.penalise(peer, rejects),
             Command::SetView(view) => self.view = view,
+            Command::SetDomains(domains) => self.set_domains(&domains),
             Command::PullAgain => {
                 self.pulled_from.clear();
                 let peers: Vec<PeerId> = self.swarm.connected_peers().copied().collect();
@@ -790,6 +794,44 @@ impl Loop {
         self.note_job_traffic(peer);
         let id = behaviour(self.swarm.behaviour_mut()).send_request(&peer, request);
         self.pending_jobs.sent::<R>(id, reply);
+    }
+
+    /// Subscribes to the ad topics of `domains` not yet followed, and
+    /// leaves those of domains no longer among them.
+    fn set_domains(&mut self, domains: &[String]) {
+        let wanted: HashMap<TopicHash, (IdentTopic, String)> = domains
+            .iter()
+            .filter_map(|d| Topic::ads(d).ok())
+            .map(|t| {
+                let ident = IdentTopic::new(t.to_string());
+                (ident.hash(), (ident, domain_of_topic(&t.to_string())))
+            })
+            .collect();
+        let left: Vec<TopicHash> = self
+            .topics
+            .keys()
+            .filter(|t| !wanted.contains_key(*t))
+            .cloned()
+            .collect();
+        for topic in left {
+            if let Some(domain) = self.topics.remove(&topic) {
+                if let Ok(t) = Topic::ads(&domain) {
+                    let _ = self
+                        .swarm
+                        .behaviour_mut()
+                        .gossipsub
+                        .unsubscribe(&IdentTopic::new(t.to_string()));
+                }
+                tracing::info!(%domain, "left the domain's ad topic");
+            }
+        }
+        for (hash, (ident, domain)) in wanted {
+            if let std::collections::hash_map::Entry::Vacant(entry) = self.topics.entry(hash) {
+                let _ = self.swarm.behaviour_mut().gossipsub.subscribe(&ident);
+                tracing::info!(%domain, "following the domain's ad topic");
+                entry.insert(domain);
+            }
+        }
     }
 
     fn publish(&mut self, domain: &str, bytes: Vec<u8>) {

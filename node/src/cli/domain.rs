@@ -405,6 +405,10 @@ fn install(file: &Path, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
                 envelope.header().expires_at
             );
             println!("  {}", path.display());
+            println!(
+                "  an agent running on this data directory puts it in force within seconds \
+                 (it watches its policies/); claims granted before run on"
+            );
         }
         _ => {
             // Anything else must be a certificate; open_kind names what it is.

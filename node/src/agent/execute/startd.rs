@@ -66,9 +66,7 @@ use starling_policies::terms;
 use starling_protocol::claim::{self, ClaimId, RejectCode, RequestId};
 use starling_protocol::classad::ClassAd;
 use starling_protocol::gossip::{self, AdKind};
-use starling_protocol::identity::{
-    AgentId, Certificate, Envelope, Freshness, Timestamp, TrustAnchors,
-};
+use starling_protocol::identity::{AgentId, Certificate, Envelope, Freshness, Timestamp};
 use starling_protocol::transfer::{self, File, TransferId};
 use starling_storage::{Claim, JobId, Side, Store};
 use tokio::sync::mpsc;
@@ -167,7 +165,10 @@ pub struct Startd;
 
 /// What the startd needs.
 pub struct StartdArgs {
-    pub anchors: TrustAnchors,
+    /// The trust in force: the anchors that admit a job's agent, the
+    /// terms (`accept`) and factors the domain's policy sets on trusted
+    /// domains, read afresh for each claim.
+    pub trust: crate::agent::trust::LiveTrust,
     pub freshness: Freshness,
     pub network: mpsc::Sender<Command>,
     pub store: Arc<dyn Store>,
@@ -182,10 +183,8 @@ pub struct StartdArgs {
     pub policy_interval: Duration,
     /// This agent's usage books.
     pub accounting: Accounting,
-    /// The domain this agent belongs to, and the factors its policy puts on
-    /// trusted domains' users.
+    /// The domain this agent belongs to.
     pub own_domain: String,
-    pub foreign_factors: std::collections::BTreeMap<String, f64>,
     /// What starters need to take and restore checkpoints.
     pub checkpoints: Arc<super::checkpoint::Context>,
     /// When running jobs are proposed for a move (`[migration]`).
@@ -195,8 +194,6 @@ pub struct StartdArgs {
     /// The most GPUs jobs from other domains hold at once (`[gpus]
     /// foreign_max`); `None`: no cap but the machine's.
     pub foreign_gpus_max: Option<u32>,
-    /// The `accept` terms of this domain's policy, by trusted domain.
-    pub accept_terms: Arc<std::collections::BTreeMap<String, starling_policies::terms::Accept>>,
 }
 
 /// Reads at most `max` bytes of `stream` of the job whose sandbox is
@@ -870,7 +867,8 @@ impl StartdState {
         job: &ClassAd,
         machine: &ClassAd,
     ) -> Option<terms::Acceptance> {
-        let accept = self.args.accept_terms.get(domain)?;
+        let trust = self.args.trust.current();
+        let accept = trust.accept_terms.get(domain)?;
         let verdict = terms::acceptance(
             &self.args.own_domain,
             accept,
@@ -901,7 +899,11 @@ impl StartdState {
             ));
         }
         let verified = signed
-            .verified_certificates(&self.args.anchors, now, &self.args.freshness)
+            .verified_certificates(
+                &self.args.trust.current().anchors,
+                now,
+                &self.args.freshness,
+            )
             .into_iter()
             .next()
             .map(|c| c.domain);
@@ -1301,7 +1303,7 @@ impl StartdState {
             let (p, f) = usage::priorities(
                 &ads,
                 &self.args.own_domain,
-                &self.args.foreign_factors,
+                &self.args.trust.current().foreign_factors,
                 unix_now(),
                 self.args.accounting.halflife(),
             );
@@ -1316,8 +1318,11 @@ impl StartdState {
 
     /// A user's effective priority here (smaller is better).
     async fn effective(&mut self, user: &str) -> f64 {
-        let multiplier =
-            priority::foreign_multiplier(user, &self.args.own_domain, &self.args.foreign_factors);
+        let multiplier = priority::foreign_multiplier(
+            user,
+            &self.args.own_domain,
+            &self.args.trust.current().foreign_factors,
+        );
         let (p, f) = self.priorities().await;
         p.effective(user, f, multiplier)
     }

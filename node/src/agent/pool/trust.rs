@@ -69,6 +69,32 @@ pub struct Trust {
     pub accept_terms: std::collections::BTreeMap<String, starling_policies::terms::Accept>,
 }
 
+/// An agent's trust as it holds it now: replaced whole when its domain's
+/// policy changes on disk (see `agent::watch_policy`), so that each
+/// decision (a claim's domain, its terms, a foreign user's factor) reads
+/// the policy in force when it is made. Claims granted under the old one
+/// run on.
+#[derive(Debug, Clone)]
+pub struct LiveTrust(std::sync::Arc<std::sync::RwLock<std::sync::Arc<Trust>>>);
+
+impl LiveTrust {
+    pub fn new(trust: Trust) -> LiveTrust {
+        LiveTrust(std::sync::Arc::new(std::sync::RwLock::new(
+            std::sync::Arc::new(trust),
+        )))
+    }
+
+    /// The trust in force now.
+    pub fn current(&self) -> std::sync::Arc<Trust> {
+        self.0.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Puts `trust` in force.
+    pub fn replace(&self, trust: Trust) {
+        *self.0.write().unwrap_or_else(|p| p.into_inner()) = std::sync::Arc::new(trust);
+    }
+}
+
 /// Loads the agent's trust from its data directory, at `now`.
 pub fn load(data: &DataDir, key: &Keypair, now: Timestamp) -> Result<Trust, Error> {
     let freshness = Freshness::default();

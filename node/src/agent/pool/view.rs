@@ -364,6 +364,25 @@ impl View {
         Some(held)
     }
 
+    /// Trusts `anchors` from now on (the domain's policy changed): ads of
+    /// domains no longer among `domains` leave the view at once, and the
+    /// rest are admitted again by their next copy as before. Returns how
+    /// many live ads left.
+    pub fn set_anchors(&mut self, anchors: TrustAnchors, domains: &[String]) -> usize {
+        self.anchors = anchors;
+        self.certificates = CertificateCache::new();
+        let gone: Vec<Key> = self
+            .ads
+            .iter()
+            .filter(|(_, held)| !domains.contains(&held.domain))
+            .map(|(key, _)| *key)
+            .collect();
+        gone.iter()
+            .filter_map(|key| self.remove(key))
+            .filter(|held| !held.withdrawn)
+            .count()
+    }
+
     /// Drops every ad whose time is up; returns how many live ads left.
     pub fn expire(&mut self, now: Timestamp) -> usize {
         let mut gone = 0;

@@ -29,6 +29,12 @@ pub const EXPIRY_TICK: Duration = Duration::from_secs(1);
 /// Messages the view actor handles.
 #[derive(Debug)]
 pub enum ViewMsg {
+    /// The domain's policy changed: trust these anchors, and only ads of
+    /// these domains, from now on.
+    SetTrust {
+        anchors: TrustAnchors,
+        domains: Vec<String>,
+    },
     /// A gossip message to judge.
     Gossip {
         id: MessageId,
@@ -128,6 +134,13 @@ impl Actor for ViewActor {
     ) -> Result<(), ActorProcessingErr> {
         let now = Timestamp::now();
         match message {
+            ViewMsg::SetTrust { anchors, domains } => {
+                let gone = state.view.set_anchors(anchors.clone(), &domains);
+                state.anchors = anchors;
+                if gone > 0 {
+                    tracing::info!(ads = gone, "dropped the ads of domains no longer trusted");
+                }
+            }
             ViewMsg::Gossip {
                 id,
                 source,
