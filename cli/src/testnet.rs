@@ -137,6 +137,12 @@ struct UpArgs {
     /// Mbit/s (default: unshaped).
     #[arg(long, value_name = "MBPS", requires = "netns")]
     uplink_mbps: Option<u32>,
+    /// The terms each domain's policy gives another: a TOML file of
+    /// `[[terms]]` tables with `domain`, `trusts` and any of `accept`,
+    /// `max_slots`, `max_fraction`, `priority_factor`, `export`,
+    /// `export_slots`, `store_mib` (as `starling domain policy` takes them).
+    #[arg(long, value_name = "FILE")]
+    terms: Option<PathBuf>,
 }
 
 impl starling_node::cli::Extension for Testnet {
@@ -168,7 +174,12 @@ impl starling_node::cli::Extension for Testnet {
 
 fn up(args: UpArgs) -> anyhow::Result<ExitCode> {
     let starling = std::env::current_exe().context("finding the starling binary to run")?;
+    let terms = match &args.terms {
+        Some(path) => starling_testnet::layout::read_terms(path)?,
+        None => Vec::new(),
+    };
     let options = UpOptions {
+        terms,
         domains: args.domains,
         base_port: args.base_port,
         settings: AgentSettings {

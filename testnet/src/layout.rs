@@ -316,6 +316,85 @@ impl Layout {
     }
 }
 
+/// The terms one domain of a testnet gives another in its policy, as
+/// `starling domain policy` signs them (`testnet up --terms FILE`, an
+/// array `[[terms]]` of these): experiments with unequal partners in one
+/// command.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DomainTerms {
+    /// The domain whose policy this is (`d1.testnet`).
+    pub domain: String,
+    /// The domain it trusts on these terms.
+    pub trusts: String,
+    pub accept: Option<String>,
+    pub max_slots: Option<u32>,
+    pub max_fraction: Option<f64>,
+    pub priority_factor: Option<f64>,
+    /// Which machines are advertised to it (a ClassAd expression).
+    pub export: Option<String>,
+    pub export_slots: Option<u32>,
+    pub store_mib: Option<u64>,
+}
+
+/// A terms file: `[[terms]]` tables.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TermsFile {
+    #[serde(default)]
+    terms: Vec<DomainTerms>,
+}
+
+/// Largest terms file read.
+const MAX_TERMS_FILE: u64 = 1 << 20;
+
+/// Reads a terms file, naming the file and what is wrong.
+pub fn read_terms(path: &Path) -> anyhow::Result<Vec<DomainTerms>> {
+    let len = fs::metadata(path)
+        .with_context(|| format!("reading the terms file {}", path.display()))?
+        .len();
+    ensure!(
+        len <= MAX_TERMS_FILE,
+        "the terms file {} is {len} bytes, more than {MAX_TERMS_FILE}",
+        path.display()
+    );
+    let text = fs::read_to_string(path)
+        .with_context(|| format!("reading the terms file {}", path.display()))?;
+    let file: TermsFile = toml::from_str(&text)
+        .map_err(|e| anyhow::anyhow!("the terms file {}: {e}", path.display()))?;
+    Ok(file.terms)
+}
+
+/// Terms name domains of the testnet, each pair once, never a domain and
+/// itself.
+fn check_terms(terms: &[DomainTerms], domains: &[String]) -> anyhow::Result<()> {
+    for (i, t) in terms.iter().enumerate() {
+        for name in [&t.domain, &t.trusts] {
+            ensure!(
+                domains.contains(name),
+                "terms for {} trusting {}: {name:?} is not a domain of this testnet ({})",
+                t.domain,
+                t.trusts,
+                domains.join(", ")
+            );
+        }
+        ensure!(
+            t.domain != t.trusts,
+            "terms for {} trusting itself: a domain's policy names only other domains",
+            t.domain
+        );
+        ensure!(
+            !terms[..i]
+                .iter()
+                .any(|o| o.domain == t.domain && o.trusts == t.trusts),
+            "terms for {} trusting {} are given twice",
+            t.domain,
+            t.trusts
+        );
+    }
+    Ok(())
+}
+
 /// Makes or reuses the testnet in `dir` (absolute) for `agents` agents in
 /// `domains` domains: domain keys, agent data directories and keys, fresh
 /// certificates and policies. Writes `testnet.toml` and returns the layout.
@@ -323,8 +402,14 @@ impl Layout {
 /// A directory holding a testnet of another shape is refused rather than
 /// reshaped: agents dealt to other domains would keep their old
 /// certificates. A directory with other files in it is refused too.
-pub fn prepare(dir: &Path, agents: usize, domains: usize) -> anyhow::Result<Layout> {
+pub fn prepare(
+    dir: &Path,
+    agents: usize,
+    domains: usize,
+    terms: &[DomainTerms],
+) -> anyhow::Result<Layout> {
     let mut layout = Layout::plan(dir, agents, domains)?;
+    check_terms(terms, &layout.domains)?;
     match Layout::load(dir)? {
         Some(old) => {
             if (old.agents.len(), old.domains.len()) != (agents, domains) {
@@ -382,22 +467,32 @@ pub fn prepare(dir: &Path, agents: usize, domains: usize) -> anyhow::Result<Layo
                 .iter()
                 .zip(&keys)
                 .filter(|(other, _)| *other != name)
-                .map(|(other, other_key)| TrustedDomain {
-                    name: other.clone(),
-                    key: other_key.public(),
-                    accept: None,
-                    max_slots: None,
-                    max_fraction: None,
-                    priority_factor: 1.0,
-                    export: Export::default(),
-                    store_mib: None,
+                .map(|(other, other_key)| {
+                    let given = terms
+                        .iter()
+                        .find(|t| t.domain == *name && t.trusts == *other)
+                        .cloned()
+                        .unwrap_or_default();
+                    TrustedDomain {
+                        name: other.clone(),
+                        key: other_key.public(),
+                        accept: given.accept,
+                        max_slots: given.max_slots,
+                        max_fraction: given.max_fraction,
+                        priority_factor: given.priority_factor.unwrap_or(1.0),
+                        export: Export {
+                            machines: given.export,
+                            max_slots: given.export_slots,
+                        },
+                        store_mib: given.store_mib,
+                    }
                 })
                 .collect(),
         };
         // The issue time orders policies, as `starling domain policy` does.
         let policy_envelope = policy
             .sign(key, now.as_unix_millis(), now, until)
-            .with_context(|| format!("signing the policy of {name}"))?;
+            .with_context(|| format!("the terms of {name}'s policy"))?;
         let members: Vec<usize> = (0..layout.agents.len())
             .filter(|&i| layout.agents[i].domain == *name)
             .collect();
@@ -634,7 +729,7 @@ mod tests {
     fn domains_certificates_and_policies_are_what_an_administrator_would_make() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("net");
-        let layout = prepare(&dir, 5, 3).unwrap();
+        let layout = prepare(&dir, 5, 3, &[]).unwrap();
         assert_eq!(layout.domains, ["d0.testnet", "d1.testnet", "d2.testnet"]);
         let names: Vec<&str> = layout.agents.iter().map(|a| a.name.as_str()).collect();
         assert_eq!(
@@ -719,7 +814,7 @@ mod tests {
     #[test]
     fn one_domain_trusts_nobody_else() {
         let tmp = tempfile::tempdir().unwrap();
-        let layout = prepare(tmp.path(), 2, 1).unwrap();
+        let layout = prepare(tmp.path(), 2, 1, &[]).unwrap();
         for agent in &layout.agents {
             let data = DataDir::open(layout.agent_dir(agent)).unwrap();
             let (policy, _) = open_policy(&data);
@@ -731,9 +826,9 @@ mod tests {
     #[test]
     fn preparing_again_keeps_keys_and_ids_and_refuses_another_shape() {
         let tmp = tempfile::tempdir().unwrap();
-        let first = prepare(tmp.path(), 3, 2).unwrap();
+        let first = prepare(tmp.path(), 3, 2, &[]).unwrap();
         let key = fs::read(first.domain_key_path("d1.testnet")).unwrap();
-        let again = prepare(tmp.path(), 3, 2).unwrap();
+        let again = prepare(tmp.path(), 3, 2, &[]).unwrap();
         assert_eq!(again, first);
         assert_eq!(fs::read(first.domain_key_path("d1.testnet")).unwrap(), key);
         // The newer certificate and policy replaced the old ones.
@@ -741,7 +836,7 @@ mod tests {
         assert_eq!(data.certificates().unwrap().len(), 1);
         assert_eq!(data.policies().unwrap().len(), 1);
 
-        let err = prepare(tmp.path(), 4, 2).unwrap_err().to_string();
+        let err = prepare(tmp.path(), 4, 2, &[]).unwrap_err().to_string();
         assert!(
             err.contains("holds a testnet of 3 agents in 2 domains"),
             "{err}"
@@ -758,7 +853,7 @@ mod tests {
             (2, 3, "every domain needs an agent"),
             (MAX_AGENTS + 1, 1, "the most one testnet runs"),
         ] {
-            let err = prepare(&tmp.path().join("x"), agents, domains)
+            let err = prepare(&tmp.path().join("x"), agents, domains, &[])
                 .unwrap_err()
                 .to_string();
             assert!(err.contains(expected), "{agents} {domains}: {err}");
@@ -769,7 +864,7 @@ mod tests {
         );
 
         fs::write(tmp.path().join("notes.txt"), "mine").unwrap();
-        let err = prepare(tmp.path(), 2, 1).unwrap_err().to_string();
+        let err = prepare(tmp.path(), 2, 1, &[]).unwrap_err().to_string();
         assert!(err.contains("is not empty"), "{err}");
         assert!(!tmp.path().join("domains").exists());
     }
@@ -777,7 +872,7 @@ mod tests {
     #[test]
     fn agent_configs_are_what_the_agent_loads() {
         let tmp = tempfile::tempdir().unwrap();
-        let layout = prepare(tmp.path(), 2, 1).unwrap();
+        let layout = prepare(tmp.path(), 2, 1, &[]).unwrap();
         let agent = &layout.agents[1];
         let bootstrap = vec![format!(
             "/ip4/127.0.0.1/tcp/4001/p2p/{}",
@@ -868,7 +963,7 @@ mod tests {
     #[test]
     fn new_bootstrap_peers_keep_the_rest_of_an_agent_config() {
         let tmp = tempfile::tempdir().unwrap();
-        let layout = prepare(tmp.path(), 2, 1).unwrap();
+        let layout = prepare(tmp.path(), 2, 1, &[]).unwrap();
         let agent = &layout.agents[1];
         let settings = AgentSettings {
             jobs: [parse_jobs_setting("cgroups=off").unwrap()]
@@ -937,5 +1032,63 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("nonsense"), "{e}");
+    }
+
+    #[test]
+    fn terms_go_into_the_policies_and_bad_ones_are_refused_by_name() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("terms.toml");
+        std::fs::write(
+            &file,
+            "[[terms]]\ndomain = \"d1.testnet\"\ntrusts = \"d0.testnet\"\n\
+             accept = \"RequestCpus <= 1\"\nmax_slots = 2\npriority_factor = 3.0\n\
+             export_slots = 4\n",
+        )
+        .unwrap();
+        let terms = read_terms(&file).unwrap();
+        let layout = prepare(&tmp.path().join("net"), 2, 2, &terms).unwrap();
+        let d1 = layout.agents_of("d1.testnet").next().unwrap();
+        let (policy, _) = open_policy(&DataDir::open(layout.agent_dir(d1)).unwrap());
+        let d0 = &policy.trusts[0];
+        assert_eq!(d0.name, "d0.testnet");
+        assert_eq!(d0.accept.as_deref(), Some("RequestCpus <= 1"));
+        assert_eq!(d0.max_slots, Some(2));
+        assert_eq!(d0.priority_factor, 3.0);
+        assert_eq!(d0.export.max_slots, Some(4));
+        // d0's policy for d1 keeps the defaults.
+        let a0 = layout.agents_of("d0.testnet").next().unwrap();
+        let (policy, _) = open_policy(&DataDir::open(layout.agent_dir(a0)).unwrap());
+        assert_eq!(policy.trusts[0].accept, None);
+
+        let refused = |text: &str| {
+            std::fs::write(&file, text).unwrap();
+            let dir = tempfile::tempdir().unwrap();
+            read_terms(&file)
+                .and_then(|terms| prepare(&dir.path().join("net"), 2, 2, &terms))
+                .map(drop)
+                .map_err(|e| format!("{e:#}"))
+                .unwrap_err()
+        };
+        let t = |rest: &str| {
+            format!("[[terms]]\ndomain = \"d1.testnet\"\ntrusts = \"d0.testnet\"\n{rest}")
+        };
+        let err = refused("[[terms]]\ndomain = \"d9.testnet\"\ntrusts = \"d0.testnet\"\n");
+        assert!(
+            err.contains("\"d9.testnet\" is not a domain of this testnet"),
+            "{err}"
+        );
+        let err = refused("[[terms]]\ndomain = \"d1.testnet\"\ntrusts = \"d1.testnet\"\n");
+        assert!(err.contains("trusting itself"), "{err}");
+        let err = refused(&format!("{}{}", t(""), t("")));
+        assert!(err.contains("given twice"), "{err}");
+        let err = refused(&t("acept = \"true\"\n"));
+        assert!(err.contains("terms.toml") && err.contains("acept"), "{err}");
+        let err = refused(&t("max_fraction = 2.0\n"));
+        assert!(
+            err.contains("d1.testnet") && err.contains("at most 1"),
+            "{err:#}"
+        );
+        let err = refused(&t("accept = \"RequestCpus <=\"\n"));
+        assert!(err.contains("accept"), "{err}");
     }
 }

@@ -109,6 +109,10 @@ pub struct UpOptions {
     /// Run each agent in a network namespace of its own, with these link
     /// rates ([`crate::netns`]); `None`: all on loopback.
     pub netns: Option<netns::Rates>,
+    /// The terms each domain's policy gives each other domain
+    /// ([`layout::DomainTerms`]); none: every domain trusts every other on
+    /// default terms.
+    pub terms: Vec<layout::DomainTerms>,
 }
 
 impl UpOptions {
@@ -125,6 +129,7 @@ impl UpOptions {
             wave: DEFAULT_WAVE,
             starling: starling.into(),
             netns: None,
+            terms: Vec::new(),
         }
     }
 }
@@ -298,7 +303,7 @@ pub fn up(options: &UpOptions, progress: &mut dyn FnMut(Progress)) -> anyhow::Re
             );
         }
     }
-    let mut layout = layout::prepare(&dir, options.agents, options.domains)?;
+    let mut layout = layout::prepare(&dir, options.agents, options.domains, &options.terms)?;
     layout.process_group = None;
     // The network of an earlier run (a crash leaves it) goes first.
     if let Some(old) = layout.network.take() {
