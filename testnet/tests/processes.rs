@@ -83,7 +83,7 @@ fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
 fn down_stops_what_stops_kills_what_does_not_and_leaves_nothing() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().canonicalize().unwrap().join("net");
-    let mut layout = layout::prepare(&dir, 3, 2).unwrap();
+    let mut layout = layout::prepare(&dir, 3, 2, &[]).unwrap();
     let mut stubborn = stand_in(&layout, "agent-00", true, 0);
     let group = stubborn.id() as i32;
     let mut guard = GroupGuard(Some(group));
