@@ -222,7 +222,11 @@ fn the_owner_coming_back_suspends_then_vacates_the_job_which_runs_again_when_the
         .filter(|l| l.len() > 3 && l[..3].bytes().all(|b| b.is_ascii_digit()))
         .map(|l| &l[..3])
         .collect();
-    assert_eq!(codes, ["000", "001", "004", "001", "005"], "{log}");
+    assert_eq!(
+        codes,
+        ["000", "001", "004", "001", "040", "040", "005"],
+        "{log}"
+    );
 }
 
 /// A job that records its user, start and end, then sleeps.
@@ -532,7 +536,7 @@ fn a_user_with_a_better_priority_displaces_another_users_job_where_preemption_re
     );
     assert_eq!(
         log_codes(&work.path().join("alice.log")),
-        ["000", "001", "004", "001", "005"]
+        ["000", "001", "004", "001", "040", "040", "005"]
     );
 }
 
@@ -571,7 +575,7 @@ fn without_preemption_requirements_a_better_priority_waits_for_the_running_job()
     assert!(!reason.contains("whose priority"), "{reason}");
     assert_eq!(
         log_codes(&work.path().join("alice.log")),
-        ["000", "001", "005"]
+        ["000", "001", "040", "040", "005"]
     );
 }
 

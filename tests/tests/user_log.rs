@@ -294,6 +294,19 @@ fn a_pools_job_logs_read_back_with_htcondors_reader_in_order() {
     for wanted in [1, 3, 40] {
         assert!(seen.contains(&wanted), "event {wanted} in {seen:?}");
     }
+    // Its output came back before it terminated: started, then finished.
+    let transfers: Vec<&J> = ckpt.iter().filter(|e| e["type"] == 40).collect();
+    assert_eq!(transfers.len(), 2, "{ckpt:?}");
+    assert_eq!(transfers[0]["Type"], 5, "output started: {}", transfers[0]);
+    assert_eq!(transfers[1]["Type"], 6, "output finished: {}", transfers[1]);
+    assert!(
+        transfers[0]["Host"]
+            .as_str()
+            .unwrap()
+            .starts_with("<agent-"),
+        "{}",
+        transfers[0]
+    );
     let done = ckpt.last().unwrap();
     assert_eq!(done["type"], 5, "{seen:?}");
     assert_eq!(done["ReturnValue"], 3, "{done}");
@@ -329,19 +342,8 @@ fn a_pools_job_logs_read_back_with_htcondors_reader_in_order() {
         evicted["Reason"].as_str().unwrap().contains("vacate"),
         "{evicted}"
     );
-    // Its output came back as it left.
-    let transfers: Vec<&J> = events.iter().filter(|e| e["type"] == 40).collect();
-    assert_eq!(transfers.len(), 2, "{events:?}");
-    assert_eq!(transfers[0]["Type"], 5, "output started: {}", transfers[0]);
-    assert_eq!(transfers[1]["Type"], 6, "output finished: {}", transfers[1]);
-    assert!(
-        transfers[0]["Host"]
-            .as_str()
-            .unwrap()
-            .starts_with("<agent-"),
-        "{}",
-        transfers[0]
-    );
+    // An evicted run sends no output back: no transfer is logged for it.
+    assert!(!events.iter().any(|e| e["type"] == 40), "{events:?}");
     // Running again, then removed.
     let before = wait_for(Duration::from_secs(60), "the job running again", || {
         let events = read_log(&long);

@@ -484,9 +484,14 @@ async fn run(
                         step,
                         machine: args.machine.clone(),
                     };
-                    emit(&args, transfer(userlog::Transfer::OutputStarted)).await;
+                    // An evicted run sends no output back (HTCondor's
+                    // ON_EXIT): only a run that ended logs its transfer.
+                    let output_back = report.evicted.is_none();
+                    if output_back {
+                        emit(&args, transfer(userlog::Transfer::OutputStarted)).await;
+                    }
                     let received = receive(&args, offer, &placement.ad).await;
-                    if received.is_ok() {
+                    if received.is_ok() && output_back {
                         tracing::info!(job = %placement.job, machine = %args.machine, "received the job's output");
                         emit(&args, transfer(userlog::Transfer::OutputFinished)).await;
                     }
