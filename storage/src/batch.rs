@@ -48,7 +48,9 @@ pub struct Batch {
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Write {
     id: JobId,
-    changes: Vec<Change>,
+    /// Shared by writes that make the same changes (a cluster held with
+    /// one reason): checked once, allocated once.
+    changes: Arc<[Change]>,
     /// `Some`: the job leaves for the history, stamped with this time.
     finished_at: Option<Timestamp>,
 }
@@ -66,20 +68,26 @@ impl Batch {
     }
 
     /// Applies `changes` in order to the job, as [`crate::Store::update`].
-    pub fn update(&mut self, id: JobId, changes: Vec<Change>) {
+    /// Writes may share their changes (`Arc<[Change]>`).
+    pub fn update(&mut self, id: JobId, changes: impl Into<Arc<[Change]>>) {
         self.writes.push(Write {
             id,
-            changes,
+            changes: changes.into(),
             finished_at: None,
         });
     }
 
     /// Applies the final `changes` and moves the job to the history,
     /// stamped `finished_at`, as [`crate::Store::move_to_history`].
-    pub fn move_to_history(&mut self, id: JobId, changes: Vec<Change>, finished_at: Timestamp) {
+    pub fn move_to_history(
+        &mut self,
+        id: JobId,
+        changes: impl Into<Arc<[Change]>>,
+        finished_at: Timestamp,
+    ) {
         self.writes.push(Write {
             id,
-            changes,
+            changes: changes.into(),
             finished_at: Some(finished_at),
         });
     }
@@ -94,8 +102,8 @@ impl Batch {
     }
 
     /// Checks every write's changes, before a store writes anything. A list
-    /// of changes equal to the write's before it is checked once: the
-    /// writes of one action (a cluster held with one reason) share theirs.
+    /// of changes the same as the write's before it (shared, or equal) is
+    /// checked once: the writes of one action share theirs.
     pub(crate) fn check(&self) -> Result<Vec<CheckedWrite>, Error> {
         if self.writes.len() > MAX_BATCH {
             return Err(Error::invalid(format!(
@@ -104,17 +112,18 @@ impl Batch {
             )));
         }
         let mut checked: Vec<CheckedWrite> = Vec::with_capacity(self.writes.len());
-        let mut previous: Option<(&[Change], Arc<[Checked]>)> = None;
-        for write in &self.writes {
-            let changes = match &previous {
-                Some((changes, done)) if *changes == write.changes.as_slice() => done.clone(),
-                _ => {
-                    let done: Arc<[Checked]> = check_changes(&write.changes)
-                        .map_err(|e| in_job(write.id, e))?
-                        .into();
-                    previous = Some((&write.changes, done.clone()));
-                    done
-                }
+        for (i, write) in self.writes.iter().enumerate() {
+            let same = i
+                .checked_sub(1)
+                .map(|before| (&self.writes[before].changes, &checked[before].changes))
+                .filter(|(before, _)| {
+                    Arc::ptr_eq(before, &write.changes) || before[..] == write.changes[..]
+                });
+            let changes = match same {
+                Some((_, done)) => done.clone(),
+                None => check_changes(&write.changes)
+                    .map_err(|e| in_job(write.id, e))?
+                    .into(),
             };
             checked.push(CheckedWrite {
                 id: write.id,

@@ -91,7 +91,9 @@ use crate::codec::{
 };
 use crate::damage::{self, Damage, Keep, Problem, Records, Report};
 use crate::error::Source;
-use crate::job::{check_checkpoint, Attrs, MAX_JOB_LEN, MAX_PROCS};
+use crate::job::{
+    apply_to_record, check_checkpoint, decode_attrs, history_record, Attrs, Checked, MAX_PROCS,
+};
 use crate::seal::{seal, unseal};
 use crate::{
     Batch, Change, Claim, Error, Factor, Favours, HistoryEntry, JobId, Store, Usage, SCHEMA_VERSION,
@@ -441,28 +443,22 @@ impl SledStore {
                     let Some(bytes) = jobs.get(key)? else {
                         return abort(Error::NoSuchJob { id });
                     };
-                    let mut attrs = self.decode_job(id, &bytes).or_else(abort)?;
-                    attrs
-                        .apply(&write.changes)
+                    let bytes = self
+                        .changed_job(id, &bytes, &write.changes)
                         .map_err(|e| in_job(id, e))
                         .or_else(abort)?;
-                    let bytes = attrs.encode().map_err(|e| in_job(id, e)).or_else(abort)?;
                     let Some(finished_at) = write.finished_at else {
                         jobs.insert(&key[..], seal(JOBS, &key, &bytes))?;
                         continue;
                     };
                     tally.history_seq += 1;
-                    let record = HistoryRecord {
-                        cluster: id.cluster,
-                        proc: id.proc,
-                        finished_at: finished_at.as_unix_millis(),
-                        attrs,
-                    };
+                    let record =
+                        history_record(id.cluster, id.proc, finished_at.as_unix_millis(), &bytes);
                     jobs.remove(&key[..])?;
                     tally.add(JOBS, -1);
                     let seq = tally.history_seq.to_be_bytes();
                     if history
-                        .insert(&seq[..], seal(HISTORY, &seq, &encode(&record)))?
+                        .insert(&seq[..], seal(HISTORY, &seq, &record))?
                         .is_none()
                     {
                         tally.add(HISTORY, 1);
@@ -564,9 +560,22 @@ impl SledStore {
         self.unsealed(tree, key, value).or_else(abort)
     }
 
+    /// The record of job `id` (stored as `bytes`) with `changes` made.
+    fn changed_job(&self, id: JobId, bytes: &[u8], changes: &[Checked]) -> Result<Vec<u8>, Error> {
+        let payload = self.unsealed(JOBS, &job_key(id), bytes)?;
+        if let Some(changed) = apply_to_record(payload, changes) {
+            return changed;
+        }
+        // Not the layout this Starling writes: decoded the long way, which
+        // reads any valid record and names a damaged one.
+        let mut attrs = self.decode_job(id, bytes)?;
+        attrs.apply(changes)?;
+        attrs.encode()
+    }
+
     fn decode_job(&self, id: JobId, bytes: &[u8]) -> Result<Attrs, Error> {
         let payload = self.unsealed(JOBS, &job_key(id), bytes)?;
-        decode(payload, MAX_JOB_LEN, "job")
+        decode_attrs(payload)
             .map_err(|e| self.corrupt(format!("record jobs/{id} does not decode"), Some(e.into())))
     }
 

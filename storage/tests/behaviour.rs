@@ -380,7 +380,7 @@ fn a_failed_batch_changes_nothing_and_names_the_job(store: &dyn Store) {
         (
             Box::new(|b| {
                 let big = format!("\"{}\"", "x".repeat(200_000));
-                let changes = (0..6)
+                let changes: Vec<Change> = (0..6)
                     .map(|i| Change::set(format!("P{i}"), big.clone()))
                     .collect();
                 b.update(JobId::new(1, 49), changes)
