@@ -26,8 +26,8 @@
 //!   batches of one inside the sled store.
 //!
 //! The sled store holds every other write off while a batch is made (sled
-//! runs one transaction at a time): about as long as submitting as many
-//! procs takes.
+//! runs one transaction at a time): about a second for 100,000 updates,
+//! two for 100,000 moves to the history, on the 2-core development VM.
 
 use std::sync::Arc;
 
