@@ -34,7 +34,7 @@ use crate::codec::{
     decode, describe_ad_key, expiry_key, hex, parse_job_key, AdRecord, ClaimRecord, FactorRecord,
     FavoursRecord, HistoryRecord, UsageRecord, MAX_AD_LEN, MAX_HISTORY_LEN, MAX_SMALL_LEN,
 };
-use crate::job::{Attrs, MAX_CHECKPOINT_LEN, MAX_JOB_LEN};
+use crate::job::{decode_attrs, MAX_CHECKPOINT_LEN};
 use crate::seal::unseal;
 use crate::sled_store::{
     SledStore, ADS, AD_EXPIRY, CHECKPOINTS, CLAIMS, FACTORS, FAVOURS, HISTORY, JOBS, USAGE,
@@ -73,7 +73,7 @@ pub(crate) const KINDS: &[RecordKind] = &[
             parse_job_key(key)
                 .filter(|_| key.len() == 12)
                 .ok_or("a bad key")?;
-            decode::<Attrs>(payload, MAX_JOB_LEN, "job").map_err(|e| e.to_string())?;
+            decode_attrs(payload).map_err(|e| e.to_string())?;
             Ok(())
         },
     },
@@ -729,7 +729,7 @@ fn carried_tally(report: &Report, kept: &mut [(&'static str, Records)]) -> Tally
                     let Some(id) = parse_job_key(key) else {
                         return false;
                     };
-                    let parses = decode::<Attrs>(payload, MAX_JOB_LEN, "job")
+                    let parses = decode_attrs(payload)
                         .ok()
                         .is_some_and(|attrs| attrs.to_ad("").is_ok());
                     if parses {

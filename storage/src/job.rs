@@ -13,6 +13,10 @@ use starling_protocol::identity::Timestamp;
 
 use crate::Error;
 
+mod record;
+
+pub(crate) use record::{apply as apply_to_record, decode_attrs, history as history_record};
+
 /// Most procs one submit may create (HTCondor's `MAX_JOBS_PER_SUBMISSION`
 /// defaults to 20000).
 pub const MAX_PROCS: usize = 100_000;
@@ -167,36 +171,55 @@ impl Attrs {
 
     /// Applies checked changes in order, then checks the result's size.
     pub(crate) fn apply(&mut self, changes: &[Checked]) -> Result<(), Error> {
-        for change in changes {
-            match &change.expr {
-                Some(text) => self.set(&change.name, text.clone()),
-                None => {
-                    if let Some(i) = self.position(&change.name) {
-                        self.0.remove(i);
-                    }
-                }
-            }
-        }
-        if self.0.len() > MAX_ATTRS {
-            return Err(Error::invalid(format!(
-                "the job would have {} attributes, more than the limit of {MAX_ATTRS}",
-                self.0.len()
-            )));
-        }
-        Ok(())
+        apply_pairs(&mut self.0, changes)
     }
 
     /// The record's bytes, if it is within [`MAX_JOB_LEN`].
     pub(crate) fn encode(&self) -> Result<Vec<u8>, Error> {
-        let bytes = crate::codec::encode(self);
-        if bytes.len() > MAX_JOB_LEN {
-            return Err(Error::invalid(format!(
-                "the job's attributes take {} bytes, more than the limit of {MAX_JOB_LEN}",
-                bytes.len()
-            )));
-        }
-        Ok(bytes)
+        within_limit(record::encode(&self.0))
     }
+}
+
+/// Applies checked changes in order to `(name, expression text)` pairs,
+/// then checks how many there are: [`Attrs::apply`] on owned strings, and
+/// [`record::apply`] on strings borrowed from a record, so that both
+/// change a job alike.
+fn apply_pairs<'a, S>(pairs: &mut Vec<(S, S)>, changes: &'a [Checked]) -> Result<(), Error>
+where
+    S: AsRef<str> + From<&'a str>,
+{
+    for change in changes {
+        let at = pairs
+            .iter()
+            .position(|(n, _)| n.as_ref().eq_ignore_ascii_case(&change.name));
+        match (&change.expr, at) {
+            // A set keeps the attribute's place and takes the new spelling.
+            (Some(text), Some(i)) => pairs[i] = (change.name.as_str().into(), text.as_str().into()),
+            (Some(text), None) => pairs.push((change.name.as_str().into(), text.as_str().into())),
+            (None, Some(i)) => {
+                pairs.remove(i);
+            }
+            (None, None) => {}
+        }
+    }
+    if pairs.len() > MAX_ATTRS {
+        return Err(Error::invalid(format!(
+            "the job would have {} attributes, more than the limit of {MAX_ATTRS}",
+            pairs.len()
+        )));
+    }
+    Ok(())
+}
+
+/// A record's bytes, if they are within [`MAX_JOB_LEN`].
+fn within_limit(bytes: Vec<u8>) -> Result<Vec<u8>, Error> {
+    if bytes.len() > MAX_JOB_LEN {
+        return Err(Error::invalid(format!(
+            "the job's attributes take {} bytes, more than the limit of {MAX_JOB_LEN}",
+            bytes.len()
+        )));
+    }
+    Ok(bytes)
 }
 
 /// Checks every change before anything is written: names valid and not owned

@@ -3,7 +3,8 @@
 //!
 //! - The job queue: clusters of jobs under `cluster.proc` ids, each job an
 //!   ad whose attributes change several at a time, atomically; and the
-//!   history of jobs that left the queue.
+//!   history of jobs that left the queue. Changes to many jobs at once (a
+//!   cluster held or removed) are one [`Batch`]: all or none, one flush.
 //! - The agent's cached view of the pool: signed ads, by kind and signer,
 //!   until they expire.
 //! - Accounting: usage per user, favours given and received per domain.
@@ -49,6 +50,7 @@
 
 mod accounting;
 mod acknowledged;
+pub mod batch;
 pub mod chunks;
 mod claim;
 mod codec;
@@ -63,6 +65,7 @@ pub mod space;
 mod store;
 
 pub use accounting::{Factor, Favours, Usage, MAX_LABEL_LEN};
+pub use batch::{Batch, MAX_BATCH};
 pub use claim::{Claim, Side, MAX_CLAIM_ID_LEN};
 pub use damage::{Damage, Problem};
 pub use datadir::DataDir;

@@ -7,9 +7,10 @@ use starling_protocol::classad::ClassAd;
 use starling_protocol::identity::{Envelope, Kind, PublicKey, Timestamp, MAX_ENVELOPE_LEN};
 
 use crate::accounting::check_label;
+use crate::batch::{in_job, CheckedWrite};
 use crate::claim::check_claim_id;
-use crate::job::{check_changes, check_checkpoint, Attrs, MAX_PROCS};
-use crate::{Change, Claim, Error, Factor, Favours, HistoryEntry, JobId, Store, Usage};
+use crate::job::{check_checkpoint, Attrs, MAX_PROCS};
+use crate::{Batch, Change, Claim, Error, Factor, Favours, HistoryEntry, JobId, Store, Usage};
 
 /// The store in memory: the same behaviour as [`crate::SledStore`], with
 /// nothing written anywhere. Everything is lost when it is dropped.
@@ -42,6 +43,50 @@ impl MemoryStore {
         // Every call checks before it changes anything, so a panic while the
         // lock was held left no half-made change behind.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl MemoryStore {
+    /// Makes checked job writes all or none, as the sled store does: each
+    /// is worked out on the side, in order, and the queue changes only once
+    /// every one has succeeded.
+    fn write_jobs(&self, writes: &[CheckedWrite]) -> Result<(), Error> {
+        let mut state = self.state();
+        // The touched jobs as the writes leave them (`None`: gone to the
+        // history), and the history records they add.
+        let mut touched: BTreeMap<JobId, Option<Attrs>> = BTreeMap::new();
+        let mut retired = Vec::new();
+        for write in writes {
+            let id = write.id;
+            let current = match touched.get(&id) {
+                Some(attrs) => attrs.clone(),
+                None => state.jobs.get(&id).cloned(),
+            };
+            let mut attrs = current.ok_or(Error::NoSuchJob { id })?;
+            attrs.apply(&write.changes).map_err(|e| in_job(id, e))?;
+            attrs.encode().map_err(|e| in_job(id, e))?;
+            match write.finished_at {
+                None => {
+                    touched.insert(id, Some(attrs));
+                }
+                Some(at) => {
+                    touched.insert(id, None);
+                    retired.push((id, at, attrs));
+                }
+            }
+        }
+        for (id, attrs) in touched {
+            match attrs {
+                Some(attrs) => state.jobs.insert(id, attrs),
+                None => state.jobs.remove(&id),
+            };
+        }
+        for record in retired {
+            state.history_seq += 1;
+            let seq = state.history_seq;
+            state.history.insert(seq, record);
+        }
+        Ok(())
     }
 }
 
@@ -100,14 +145,7 @@ impl Store for MemoryStore {
     }
 
     fn update(&self, id: JobId, changes: &[Change]) -> Result<(), Error> {
-        let changes = check_changes(changes)?;
-        let mut state = self.state();
-        let attrs = state.jobs.get_mut(&id).ok_or(Error::NoSuchJob { id })?;
-        let mut new = attrs.clone();
-        new.apply(&changes)?;
-        new.encode()?;
-        *attrs = new;
-        Ok(())
+        self.write_jobs(&[CheckedWrite::one(id, changes, None)?])
     }
 
     fn move_to_history(
@@ -116,16 +154,11 @@ impl Store for MemoryStore {
         changes: &[Change],
         finished_at: Timestamp,
     ) -> Result<(), Error> {
-        let changes = check_changes(changes)?;
-        let mut state = self.state();
-        let mut attrs = state.jobs.get(&id).ok_or(Error::NoSuchJob { id })?.clone();
-        attrs.apply(&changes)?;
-        attrs.encode()?;
-        state.jobs.remove(&id);
-        state.history_seq += 1;
-        let seq = state.history_seq;
-        state.history.insert(seq, (id, finished_at, attrs));
-        Ok(())
+        self.write_jobs(&[CheckedWrite::one(id, changes, Some(finished_at))?])
+    }
+
+    fn apply(&self, batch: &Batch) -> Result<(), Error> {
+        self.write_jobs(&batch.check()?)
     }
 
     fn history(&self, limit: usize) -> Result<Vec<HistoryEntry>, Error> {

@@ -42,7 +42,9 @@ use std::sync::{Mutex, PoisonError, RwLock};
 use starling_protocol::classad::ClassAd;
 use starling_protocol::identity::{Envelope, Kind, PublicKey, Timestamp};
 
-use crate::{Change, Claim, Error, Factor, Favours, HistoryEntry, JobId, SledStore, Store, Usage};
+use crate::{
+    Batch, Change, Claim, Error, Factor, Favours, HistoryEntry, JobId, SledStore, Store, Usage,
+};
 
 /// The size of the reserve kept beside the store: room for the writes an
 /// agent must still make while it refuses new work (sled grows its log by
@@ -506,6 +508,10 @@ impl Store for Guarded {
         finished_at: Timestamp,
     ) -> Result<(), Error> {
         self.call(|s| s.move_to_history(id, changes, finished_at))
+    }
+
+    fn apply(&self, batch: &Batch) -> Result<(), Error> {
+        self.call(|s| s.apply(batch))
     }
 
     fn history(&self, limit: usize) -> Result<Vec<HistoryEntry>, Error> {

@@ -3,7 +3,7 @@
 use starling_protocol::classad::ClassAd;
 use starling_protocol::identity::{Envelope, Kind, PublicKey, Timestamp};
 
-use crate::{Change, Claim, Error, Factor, Favours, HistoryEntry, JobId, Usage};
+use crate::{Batch, Change, Claim, Error, Factor, Favours, HistoryEntry, JobId, Usage};
 
 /// An agent's durable state.
 ///
@@ -16,7 +16,8 @@ use crate::{Change, Claim, Error, Factor, Favours, HistoryEntry, JobId, Usage};
 /// history). A call that returns `Err` has changed nothing. [`crate::SledStore`]
 /// flushes (fsync) before returning, so each mutating call costs a disk
 /// flush; batch work into one call where the API allows (a cluster of procs,
-/// several attributes in one update). [`crate::MemoryStore`] keeps the same
+/// several attributes in one update, many jobs in one [`Store::apply`]).
+/// [`crate::MemoryStore`] keeps the same
 /// rules except that it forgets everything when dropped.
 ///
 /// # Calling
@@ -61,6 +62,14 @@ pub trait Store: Send + Sync {
         changes: &[Change],
         finished_at: Timestamp,
     ) -> Result<(), Error>;
+
+    /// Makes every write of `batch` (updates and moves to the history, in
+    /// order) as one change: all of them or, if any fails its checks or
+    /// names a job not in the queue, none, with an error naming the job.
+    /// One durable write for the whole batch (see [`crate::batch`]): how
+    /// `rm`, `hold`, `release` and `qedit` of a cluster stay atomic and
+    /// fast. An empty batch writes nothing.
+    fn apply(&self, batch: &Batch) -> Result<(), Error>;
 
     /// The last `limit` jobs to leave the queue, newest first (the order they
     /// were moved, whatever their `finished_at`).

@@ -5,13 +5,15 @@
 use proptest::prelude::*;
 use starling_protocol::classad::{parse_ad, unparse_ad};
 use starling_protocol::identity::Timestamp;
-use starling_storage::{Change, JobId, MemoryStore, SledStore, Store};
+use starling_storage::{Batch, Change, JobId, MemoryStore, SledStore, Store};
 
 #[derive(Clone, Debug)]
 enum Op {
     Submit(Vec<String>),
     Update(u64, u32, Vec<Change>),
     History(u64, u32, Vec<Change>),
+    /// Updates (`false`) and moves to history (`true`), as one batch.
+    Batch(Vec<(u64, u32, bool, Vec<Change>)>),
 }
 
 fn change() -> impl Strategy<Value = Change> {
@@ -36,6 +38,11 @@ fn op() -> impl Strategy<Value = Op> {
             .prop_map(|(c, p, ch)| Op::Update(c, p, ch)),
         1 => (1..4u64, 0..3u32, prop::collection::vec(change(), 0..2))
             .prop_map(|(c, p, ch)| Op::History(c, p, ch)),
+        2 => prop::collection::vec(
+            (1..4u64, 0..3u32, prop::bool::weighted(0.3), prop::collection::vec(change(), 0..3)),
+            0..6,
+        )
+        .prop_map(Op::Batch),
     ]
 }
 
@@ -50,6 +57,18 @@ fn run(store: &dyn Store, op: &Op) -> Result<Option<u64>, String> {
         Op::History(c, p, changes) => store
             .move_to_history(JobId::new(*c, *p), changes, at)
             .map(|()| None),
+        Op::Batch(writes) => {
+            let mut batch = Batch::new();
+            for (c, p, leaves, changes) in writes {
+                let id = JobId::new(*c, *p);
+                if *leaves {
+                    batch.move_to_history(id, changes.clone(), at);
+                } else {
+                    batch.update(id, changes.clone());
+                }
+            }
+            store.apply(&batch).map(|()| None)
+        }
     }
     .map_err(|e| e.to_string())
 }

@@ -4,8 +4,8 @@
 use starling_protocol::classad::{parse_ad, ClassAd};
 use starling_protocol::identity::{Envelope, Keypair, Kind, Timestamp};
 use starling_storage::{
-    Change, Claim, Error, Factor, Favours, JobId, MemoryStore, Side, SledStore, Store, Usage,
-    MAX_CHECKPOINT_LEN,
+    Batch, Change, Claim, Error, Factor, Favours, JobId, MemoryStore, Side, SledStore, Store,
+    Usage, MAX_CHECKPOINT_LEN,
 };
 
 macro_rules! suite {
@@ -47,6 +47,9 @@ suite!(
     claims_are_kept_replaced_and_removed,
     sequences_count_up_per_kind,
     checkpoint_records_are_kept_replaced_and_removed,
+    a_batch_changes_every_job_in_one_go,
+    a_batch_applies_its_writes_in_order,
+    a_failed_batch_changes_nothing_and_names_the_job,
 );
 
 fn ad(text: &str) -> ClassAd {
@@ -230,6 +233,178 @@ fn history_takes_jobs_out_of_the_queue_newest_first(store: &dyn Store) {
     assert!(matches!(err, Error::BadExpression { .. }), "{err}");
     assert!(store.job(JobId::new(1, 1)).unwrap().is_some());
     assert_eq!(store.history(10).unwrap().len(), 2);
+}
+
+/// Jobs as `(id, ad text)`.
+type Listing = Vec<(JobId, String)>;
+
+/// The queue and the history as text, to compare before and after.
+fn snapshot(store: &dyn Store) -> (Listing, Listing) {
+    let text = starling_protocol::classad::unparse_ad;
+    (
+        store
+            .jobs()
+            .unwrap()
+            .iter()
+            .map(|(id, ad)| (*id, text(ad)))
+            .collect(),
+        store
+            .history(usize::MAX)
+            .unwrap()
+            .iter()
+            .map(|h| (h.id, text(&h.ad)))
+            .collect(),
+    )
+}
+
+fn a_batch_changes_every_job_in_one_go(store: &dyn Store) {
+    let procs = vec![ad("[ JobStatus = 1; Note = 0 ]"); 300];
+    store.submit(&procs).unwrap();
+    store.submit(&[ad("[ JobStatus = 1 ]")]).unwrap();
+    let t = Timestamp::from_unix_secs;
+    // rm of a cluster whose even procs are idle (they leave) and odd ones
+    // run (they stay, marked removed, until their run stops).
+    let mut batch = Batch::new();
+    for proc in 0..300 {
+        let id = JobId::new(1, proc);
+        let changes = vec![
+            Change::set("JobStatus", "3"),
+            Change::set("RemoveReason", "\"by the user\""),
+        ];
+        if proc % 2 == 0 {
+            batch.move_to_history(id, changes, t(1000 + u64::from(proc)));
+        } else {
+            batch.update(id, changes);
+        }
+    }
+    assert_eq!(batch.len(), 300);
+    store.apply(&batch).unwrap();
+    let queue = store.jobs().unwrap();
+    assert_eq!(queue.len(), 151, "150 running procs and the other cluster");
+    for (id, job) in &queue {
+        let status = attr(job, "JobStatus");
+        if id.cluster == 1 {
+            assert_eq!(id.proc % 2, 1);
+            assert_eq!(status.as_deref(), Some("3"));
+            assert_eq!(
+                attr(job, "RemoveReason").as_deref(),
+                Some("\"by the user\"")
+            );
+            assert_eq!(attr(job, "Note").as_deref(), Some("0"));
+        } else {
+            assert_eq!(status.as_deref(), Some("1"), "a job outside the batch");
+        }
+    }
+    let history = store.history(usize::MAX).unwrap();
+    assert_eq!(history.len(), 150);
+    // Newest first: the batch's moves in the order they were added.
+    assert_eq!(history[0].id, JobId::new(1, 298));
+    assert_eq!(history[149].id, JobId::new(1, 0));
+    assert_eq!(history[149].finished_at, t(1000));
+    assert_eq!(attr(&history[0].ad, "JobStatus").as_deref(), Some("3"));
+    assert_eq!(attr(&history[0].ad, "ProcId").as_deref(), Some("298"));
+    // Nothing to do is not an error.
+    store.apply(&Batch::new()).unwrap();
+    assert_eq!(store.jobs().unwrap().len(), 151);
+}
+
+fn a_batch_applies_its_writes_in_order(store: &dyn Store) {
+    store.submit(&[ad("[ A = 0 ]"), ad("[ A = 0 ]")]).unwrap();
+    let (a, b) = (JobId::new(1, 0), JobId::new(1, 1));
+    let mut batch = Batch::new();
+    batch.update(a, vec![Change::set("A", "1")]);
+    batch.update(a, vec![Change::set("B", "A + 1"), Change::remove("A")]);
+    batch.update(b, vec![Change::set("A", "5")]);
+    batch.move_to_history(
+        b,
+        vec![Change::set("JobStatus", "4")],
+        Timestamp::from_unix_secs(9),
+    );
+    store.apply(&batch).unwrap();
+    let job = store.job(a).unwrap().unwrap();
+    assert!(job.get("A").is_none());
+    assert_eq!(attr(&job, "B").as_deref(), Some("A + 1"));
+    assert!(store.job(b).unwrap().is_none());
+    let history = store.history(1).unwrap();
+    assert_eq!(attr(&history[0].ad, "A").as_deref(), Some("5"));
+    assert_eq!(attr(&history[0].ad, "JobStatus").as_deref(), Some("4"));
+    // A write after its job left, in the same batch, fails the batch.
+    let mut batch = Batch::new();
+    batch.update(a, vec![Change::set("C", "1")]);
+    batch.move_to_history(a, vec![], Timestamp::from_unix_secs(10));
+    batch.update(a, vec![Change::set("D", "1")]);
+    let err = store.apply(&batch).unwrap_err();
+    assert_eq!(err.to_string(), "no job 1.0 in the queue");
+    assert!(store.job(a).unwrap().unwrap().get("C").is_none());
+}
+
+fn a_failed_batch_changes_nothing_and_names_the_job(store: &dyn Store) {
+    store.submit(&vec![ad("[ A = 0 ]"); 50]).unwrap();
+    let before = snapshot(store);
+    let t = Timestamp::from_unix_secs(5);
+    // Every write would do, but for one at the end of the batch.
+    let failing = |last: &dyn Fn(&mut Batch)| {
+        let mut batch = Batch::new();
+        for proc in 0..49 {
+            let id = JobId::new(1, proc);
+            if proc % 3 == 0 {
+                batch.move_to_history(id, vec![Change::set("JobStatus", "3")], t);
+            } else {
+                batch.update(
+                    id,
+                    vec![Change::set("A", "1"), Change::set("JobStatus", "5")],
+                );
+            }
+        }
+        last(&mut batch);
+        batch
+    };
+    type Last<'a> = Box<dyn Fn(&mut Batch) + 'a>;
+    let cases: Vec<(Last<'_>, &str)> = vec![
+        (
+            Box::new(|b| b.update(JobId::new(1, 77), vec![Change::set("A", "1")])),
+            "no job 1.77 in the queue",
+        ),
+        (
+            Box::new(|b| b.move_to_history(JobId::new(2, 0), vec![], t)),
+            "no job 2.0 in the queue",
+        ),
+        (
+            Box::new(|b| b.update(JobId::new(1, 49), vec![Change::set("B", "1 +")])),
+            "attribute \"B\"",
+        ),
+        (
+            Box::new(|b| b.update(JobId::new(1, 49), vec![Change::set("ProcId", "3")])),
+            "(job 1.49)",
+        ),
+        (
+            Box::new(|b| {
+                let big = format!("\"{}\"", "x".repeat(200_000));
+                let changes: Vec<Change> = (0..6)
+                    .map(|i| Change::set(format!("P{i}"), big.clone()))
+                    .collect();
+                b.update(JobId::new(1, 49), changes)
+            }),
+            "job 1.49: the job's attributes take",
+        ),
+    ];
+    for (last, says) in cases {
+        let err = store.apply(&failing(&*last)).unwrap_err();
+        assert!(err.to_string().contains(says), "{err} should say {says}");
+        assert!(
+            snapshot(store) == before,
+            "a failed batch ({says}) changed the store"
+        );
+    }
+    // The same batch, made good, goes through whole.
+    store
+        .apply(&failing(&|b| {
+            b.update(JobId::new(1, 49), vec![Change::set("A", "2")])
+        }))
+        .unwrap();
+    let (queue, history) = snapshot(store);
+    assert_eq!(history.len(), 17);
+    assert_eq!(queue.len(), 33);
 }
 
 fn cluster_ids_are_not_reused_after_history(store: &dyn Store) {

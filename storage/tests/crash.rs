@@ -1,5 +1,6 @@
 //! Crash safety: a child process submits clusters, updates several
-//! attributes at once, moves jobs to history and draws sequence numbers,
+//! attributes at once, moves jobs to history, changes many jobs in one
+//! batch (some to history) and draws sequence numbers,
 //! printing a line after each call returns; the parent kills it with SIGKILL
 //! at seeded random points, reopens the store and checks that every
 //! acknowledged change is there and that no change is there in part.
@@ -16,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use starling_protocol::classad::{parse_ad, unparse, ClassAd};
 use starling_protocol::identity::{Kind, Timestamp};
-use starling_storage::{Change, JobId, SledStore, Store};
+use starling_storage::{Batch, Change, JobId, SledStore, Store};
 
 const STORE_ENV: &str = "STARLING_CRASH_STORE";
 const ROUND_ENV: &str = "STARLING_CRASH_ROUND";
@@ -80,7 +81,27 @@ fn crash_child() {
             Change::set("B", value.to_string()),
             Change::set("C", value.to_string()),
         ];
-        if queue.len() > QUEUE && rng.below(3) == 0 {
+        if queue.len() > QUEUE && rng.below(4) == 0 {
+            // The two oldest jobs leave, every other one is updated: all
+            // of it or none.
+            let retired: Vec<JobId> = queue.drain(..2).collect();
+            let mut batch = Batch::new();
+            let mut last = abc.to_vec();
+            last.push(Change::set("JobStatus", "3"));
+            for id in &retired {
+                batch.move_to_history(*id, last.clone(), Timestamp::from_unix_millis(value));
+            }
+            for id in &queue {
+                batch.update(*id, abc.to_vec());
+            }
+            say(format_args!(
+                "begin batch {value} {} {}",
+                ids(&retired),
+                ids(&queue)
+            ));
+            store.apply(&batch).unwrap();
+            say(format_args!("ack batch {value}"));
+        } else if queue.len() > QUEUE && rng.below(3) == 0 {
             let id = queue.remove(0);
             say(format_args!("begin history {id} {value}"));
             let mut last = abc.to_vec();
@@ -112,6 +133,14 @@ fn crash_child() {
     }
 }
 
+/// Job ids as one word: `1.0,1.2`.
+fn ids(ids: &[JobId]) -> String {
+    ids.iter()
+        .map(JobId::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 /// When the parent kills a child.
 #[derive(Clone, Copy, Debug)]
 enum Kill {
@@ -137,6 +166,8 @@ struct Model {
     /// Rounds in which an operation was cut, and in which it then showed.
     cut: usize,
     cut_applied: usize,
+    /// Of those, batches.
+    cut_batches: usize,
 }
 
 #[derive(Clone, Debug)]
@@ -144,6 +175,12 @@ enum Pending {
     Submit(u64),
     Update(JobId, u64),
     History(JobId, u64),
+    /// Jobs moved to the history and jobs updated, all to one value.
+    Batch {
+        value: u64,
+        retired: Vec<JobId>,
+        updated: Vec<JobId>,
+    },
     Seq,
 }
 
@@ -165,6 +202,31 @@ impl Model {
                 self.pending = Some(Pending::History(job_id(id), v.parse().unwrap()))
             }
             ["begin", "seq"] => self.pending = Some(Pending::Seq),
+            ["begin", "batch", v, retired, updated] => {
+                let list = |text: &str| -> Vec<JobId> {
+                    text.split(',')
+                        .filter(|w| !w.is_empty())
+                        .map(job_id)
+                        .collect()
+                };
+                self.pending = Some(Pending::Batch {
+                    value: v.parse().unwrap(),
+                    retired: list(retired),
+                    updated: list(updated),
+                });
+            }
+            ["ack", "batch", v] => {
+                let Some(Pending::Batch {
+                    value,
+                    retired,
+                    updated,
+                }) = self.pending.take()
+                else {
+                    panic!("a batch acknowledged that was not begun");
+                };
+                assert_eq!(value, v.parse::<u64>().unwrap());
+                self.batch_applied(value, &retired, &updated);
+            }
             ["ack", "submit", cluster, v] => {
                 let cluster: u64 = cluster.parse().unwrap();
                 assert!(cluster > self.last_cluster, "cluster id {cluster} reused");
@@ -194,6 +256,14 @@ impl Model {
         }
     }
 
+    /// Takes a batch's values as acknowledged.
+    fn batch_applied(&mut self, value: u64, retired: &[JobId], updated: &[JobId]) {
+        for id in retired.iter().chain(updated) {
+            self.acked.insert(*id, value);
+        }
+        self.retired.extend(retired);
+    }
+
     /// Checks the reopened store against what was acknowledged, then takes
     /// what the cut operation did, if anything, as the new truth.
     fn check(&mut self, store: &SledStore) {
@@ -221,8 +291,34 @@ impl Model {
         for (cluster, n) in procs {
             assert_eq!(n, PROCS, "cluster {cluster} has {n} of its {PROCS} procs");
         }
-        let pending = self.pending.take();
+        let mut pending = self.pending.take();
         let mut applied = false;
+        if let Some(Pending::Batch {
+            value,
+            retired,
+            updated,
+        }) = &pending
+        {
+            // A cut batch shows in every one of its jobs or in none.
+            let shows = |id: &JobId, leaves: bool| {
+                seen.get(id) == Some(value) && history.contains_key(id) == leaves
+            };
+            let shown = retired.iter().filter(|id| shows(id, true)).count()
+                + updated.iter().filter(|id| shows(id, false)).count();
+            let all = retired.len() + updated.len();
+            assert!(
+                shown == 0 || shown == all,
+                "a cut batch shows in {shown} of its {all} jobs"
+            );
+            if shown == all {
+                self.batch_applied(*value, retired, updated);
+                applied = true;
+            }
+            self.cut += 1;
+            self.cut_batches += 1;
+            self.cut_applied += usize::from(applied);
+            pending = None;
+        }
         for (&id, &value) in &seen {
             let in_history = history.contains_key(&id);
             match self.acked.get(&id) {
@@ -357,6 +453,7 @@ fn kill_9_never_loses_an_acknowledged_change() {
             0 => Kill::AfterStart(Duration::from_millis(rng.below(40))),
             1 | 4 => Kill::OnBegin("history"),
             2 => Kill::OnBegin("submit"),
+            5 => Kill::OnBegin("batch"),
             _ => Kill::AfterReady(Duration::from_millis(rng.below(80))),
         };
         let mut child = spawn(&path, round, &stderr);
@@ -412,12 +509,14 @@ fn kill_9_never_loses_an_acknowledged_change() {
         !model.retired.is_empty(),
         "no history move was ever acknowledged"
     );
+    assert!(model.cut_batches > 0, "no kill cut a batch");
     eprintln!(
         "{ROUNDS} kills in {:.1?}: {acks} acknowledged calls, {} calls cut ({} of them took \
-         effect), {} jobs retired, last cluster {}",
+         effect, {} batches), {} jobs retired, last cluster {}",
         started.elapsed(),
         model.cut,
         model.cut_applied,
+        model.cut_batches,
         model.retired.len(),
         model.last_cluster
     );

@@ -530,14 +530,20 @@ fn acted_response(selection: &Selection, acted: crate::queue::Acted) -> Response
         .iter()
         .map(|(id, why)| (id.to_string(), why.clone()))
         .collect();
-    // A job id that selected nothing is worth saying.
-    for target in &selection.targets {
-        if let Target::Job(id) = target {
-            let mentioned =
-                acted.changed.contains(id) || acted.skipped.iter().any(|(s, _)| s == id);
-            if !mentioned {
-                skipped.push((id.to_string(), "no such job in the queue".to_owned()));
-            }
+    // A job id that selected nothing is worth saying. (A set: a request
+    // may name 10,000 jobs and change 100,000.)
+    let named = selection.targets.iter().filter_map(|t| match t {
+        Target::Job(id) => Some(id),
+        _ => None,
+    });
+    if named.clone().next().is_some() {
+        let mentioned: std::collections::HashSet<_> = acted
+            .changed
+            .iter()
+            .chain(acted.skipped.iter().map(|(id, _)| id))
+            .collect();
+        for id in named.filter(|id| !mentioned.contains(id)) {
+            skipped.push((id.to_string(), "no such job in the queue".to_owned()));
         }
     }
     Response::Acted {
@@ -716,5 +722,33 @@ async fn why_idle(supervisor: &ActorRef<SupervisorMsg>, queue: &Queue, job: &str
     let analysis = why::analyze(&ad, &named, &rejections, now);
     Response::Why {
         report: format!("Job {id}\n{analysis}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::queue::Acted;
+    use starling_storage::JobId;
+
+    #[test]
+    fn a_named_job_that_nothing_selected_is_reported() {
+        let words = ["1.0", "1.1", "2.0", "3"].map(String::from);
+        let selection = Selection::parse(&words, None).unwrap();
+        let acted = Acted {
+            changed: vec![JobId::new(1, 0), JobId::new(3, 0), JobId::new(3, 1)],
+            skipped: vec![(JobId::new(1, 1), "already held".to_owned())],
+        };
+        let Response::Acted { changed, skipped } = acted_response(&selection, acted) else {
+            panic!("not an Acted answer");
+        };
+        assert_eq!(changed, ["1.0", "3.0", "3.1"]);
+        assert_eq!(
+            skipped,
+            [
+                ("1.1".to_owned(), "already held".to_owned()),
+                ("2.0".to_owned(), "no such job in the queue".to_owned()),
+            ]
+        );
     }
 }

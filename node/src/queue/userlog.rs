@@ -16,9 +16,13 @@
 //! (→ is a tab.) Each event is appended and synced, with the job owner's
 //! rights (an agent running as root never writes a log its user could
 //! not); a log that cannot be written is reported in the agent's log and never stops
-//! the job. `submit` refuses a log its user cannot write. Free text (a
+//! the job. The events of one action on many jobs ([`Appends`]: a cluster
+//! submitted, held or removed) go to each log in one append and one sync,
+//! in the jobs' order, so 100,000 jobs sharing a log cost one sync, not
+//! 100,000. `submit` refuses a log its user cannot write. Free text (a
 //! hold reason) is kept to one line, as the format needs.
 
+use std::collections::HashMap;
 use std::io::Write as _;
 use std::path::Path;
 
@@ -416,14 +420,34 @@ pub fn timestamp(secs: i64) -> String {
 
 /// The event's text as HTCondor writes it, ending with its `...` line.
 pub fn entry(id: JobId, at: i64, event: &Event<'_>) -> String {
-    format!(
-        "{:03} ({:03}.{:03}.000) {} {}...\n",
-        event.code(),
-        id.cluster,
-        id.proc,
-        timestamp(at),
-        event.body()
-    )
+    Entries::new(at, event).of(id)
+}
+
+/// One event at one time for many jobs: its text made once, each job's
+/// [`entry`] from it.
+#[derive(Debug, Clone)]
+pub struct Entries {
+    code: u32,
+    stamp: String,
+    body: String,
+}
+
+impl Entries {
+    pub fn new(at: i64, event: &Event<'_>) -> Entries {
+        Entries {
+            code: event.code(),
+            stamp: timestamp(at),
+            body: event.body(),
+        }
+    }
+
+    /// The job's entry.
+    pub fn of(&self, id: JobId) -> String {
+        format!(
+            "{:03} ({:03}.{:03}.000) {} {}...\n",
+            self.code, id.cluster, id.proc, self.stamp, self.body
+        )
+    }
 }
 
 /// Appends `text` to the log at `path`, opened (and created if need be)
@@ -432,6 +456,79 @@ pub fn append(rights: &Rights, path: &Path, text: &str) -> std::io::Result<()> {
     let mut file = rights.open(path, std::fs::OpenOptions::new().create(true).append(true))?;
     file.write_all(text.as_bytes())?;
     file.sync_data()
+}
+
+/// Events on their way to user logs, kept per log (and owner) in the
+/// order they were added, to be written with one append and one sync per
+/// log ([`Appends::write`]).
+#[derive(Debug, Default)]
+pub struct Appends {
+    logs: Vec<Pending>,
+    /// Each `(owner, path)`'s place in `logs`.
+    index: HashMap<(String, String), usize>,
+}
+
+#[derive(Debug)]
+struct Pending {
+    owner: String,
+    path: String,
+    text: String,
+    events: usize,
+}
+
+/// A log that could not be written: its path, how many events it missed
+/// and why.
+#[derive(Debug)]
+pub struct Unwritten {
+    pub path: String,
+    pub events: usize,
+    pub error: String,
+}
+
+impl Appends {
+    /// Adds an event ([`entry`]'s text) for the log at `path`, to be
+    /// written with `owner`'s rights.
+    pub fn add(&mut self, owner: &str, path: &str, entry: &str) {
+        let key = (owner.to_owned(), path.to_owned());
+        let at = *self.index.entry(key).or_insert_with(|| {
+            self.logs.push(Pending {
+                owner: owner.to_owned(),
+                path: path.to_owned(),
+                text: String::new(),
+                events: 0,
+            });
+            self.logs.len() - 1
+        });
+        let log = &mut self.logs[at];
+        log.text.push_str(entry);
+        log.events += 1;
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.logs.is_empty()
+    }
+
+    /// Appends each log's events in one write and syncs it once, with its
+    /// owner's rights. Blocking: call it off the async threads. A log that
+    /// fails does not stop the others; the failures are returned.
+    pub fn write(self) -> Vec<Unwritten> {
+        let mut failed = Vec::new();
+        for log in self.logs {
+            let written = Rights::of_owner(&log.owner)
+                .map_err(|e| e.to_string())
+                .and_then(|rights| {
+                    append(&rights, Path::new(&log.path), &log.text).map_err(|e| e.to_string())
+                });
+            if let Err(error) = written {
+                failed.push(Unwritten {
+                    path: log.path,
+                    events: log.events,
+                    error,
+                });
+            }
+        }
+        failed
+    }
 }
 
 #[cfg(test)]
@@ -512,5 +609,43 @@ mod tests {
             held,
             "012 (001.000.000) 1970-01-01 00:00:00 Job was held.\n\ttwo lines\n\tCode 1 Subcode 0\n...\n"
         );
+    }
+    #[test]
+    fn appends_keep_each_logs_events_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.log"), dir.path().join("b.log"));
+        let missing = dir.path().join("no/such/dir.log");
+        // The agent's own rights (a root agent writes root's logs as root).
+        let owner = if rustix::process::geteuid().is_root() {
+            "root"
+        } else {
+            "anyone"
+        };
+        let mut appends = Appends::default();
+        assert!(appends.is_empty());
+        let event = Event::Released { reason: "r" };
+        for proc in 0..6 {
+            let path = match proc % 3 {
+                0 => &a,
+                1 => &b,
+                _ => &missing,
+            };
+            let entry = entry(JobId::new(1, proc), 0, &event);
+            appends.add(owner, &path.to_string_lossy(), &entry);
+        }
+        let failed = appends.write();
+        assert_eq!(failed.len(), 1, "{failed:?}");
+        assert_eq!(failed[0].events, 2);
+        assert!(failed[0].path.ends_with("dir.log"));
+        let procs = |path: &Path| -> Vec<String> {
+            std::fs::read_to_string(path)
+                .unwrap()
+                .lines()
+                .filter_map(|l| l.strip_prefix("013 (001."))
+                .map(|rest| rest[..3].to_owned())
+                .collect()
+        };
+        assert_eq!(procs(&a), ["000", "003"]);
+        assert_eq!(procs(&b), ["001", "004"]);
     }
 }

@@ -350,13 +350,17 @@ impl NegotiatorState {
                 }
             }
             Event::Removed { ids } => {
+                let mut stopped = Vec::new();
                 for id in ids {
                     self.cancel_move(id);
-                    let was_placed = self.stop_job(id, ReleaseReason::JobRemoved);
-                    if was_placed {
-                        if let Err(e) = self.args.queue.finish_removed(id).await {
-                            tracing::warn!(job = %id, error = %e, "could not finish the removal");
-                        }
+                    if self.stop_job(id, ReleaseReason::JobRemoved) {
+                        stopped.push(id);
+                    }
+                }
+                // Their runs are stopped: they leave the queue together.
+                if !stopped.is_empty() {
+                    if let Err(e) = self.args.queue.finish_removed(&stopped).await {
+                        tracing::warn!(jobs = stopped.len(), error = %e, "could not finish the removal");
                     }
                 }
             }
