@@ -293,6 +293,11 @@ pub struct Report {
     /// run elsewhere; it is neither completed nor held.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evicted: Option<String>,
+    /// Set with `evicted` when the job's process never started (its input
+    /// could not be fetched from its submit agent, which went away): the
+    /// run is not counted as one of the job's starts.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub never_started: bool,
 }
 
 /// Why a job must be held, HTCondor style.

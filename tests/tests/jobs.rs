@@ -231,7 +231,13 @@ fn a_killed_and_restarted_submit_agent_loses_nothing_and_runs_nothing_twice() {
     for row in &done {
         assert_eq!(row[1], "4");
         // Reconnected to, not run again.
-        assert_eq!(row[3], "1", "{row:?}");
+        assert_eq!(
+            row[3],
+            "1",
+            "{row:?}\n{}\n{}",
+            std::fs::read_to_string(work.path().join("job.log")).unwrap_or_default(),
+            pool.diagnose(SUBMITTER, &format!("1.{}", row[0]), 3)
+        );
     }
     check_outputs(work.path(), procs);
 }

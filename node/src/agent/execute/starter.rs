@@ -424,6 +424,7 @@ async fn run_in(
             report.evicted = Some(format!(
                 "the input could not be fetched from the submit agent: {e}"
             ));
+            report.never_started = true;
             deliver(args, Some(sandbox), Vec::new(), report, stopped).await;
             return;
         }

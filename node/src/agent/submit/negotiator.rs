@@ -542,8 +542,16 @@ impl NegotiatorState {
                 let queue = &self.args.queue;
                 if let Some(reason) = &report.evicted {
                     // The machine made it leave (owner policy, preemption):
-                    // back to idle with its run time, and the claim goes.
-                    if let Err(e) = queue.evicted(job, reason).await {
+                    // back to idle with its run time, and the claim goes. A
+                    // run whose process never started (its input could not
+                    // be fetched while this agent was away) is not a start.
+                    let back = if report.never_started {
+                        tracing::info!(%job, %reason, "the job never started there; back to idle");
+                        queue.unclaimed(job).await
+                    } else {
+                        queue.evicted(job, reason).await
+                    };
+                    if let Err(e) = back {
                         tracing::warn!(%job, error = %e, "could not return the job to idle");
                     }
                     self.placed.remove(&job);
