@@ -10,6 +10,12 @@ use super::files::{self, AssembleError, Assembler};
 use super::*;
 
 /// Every wait in these tests ends within this.
+/// These tests start real processes, process groups, cgroups and slot
+/// accounts, and some stop, freeze or kill a whole family: run in parallel,
+/// one test's family could take in another's job (seen as a job that never
+/// answered its SIGTERM). One at a time.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 const LIMIT: Duration = Duration::from_secs(20);
 
 fn sandbox(root: &std::path::Path) -> Sandbox {
@@ -31,6 +37,7 @@ fn sh(sandbox: &Sandbox, script: &str) -> Spec {
 
 #[tokio::test]
 async fn exit_code_streams_and_environment_are_reported() {
+    let _one_at_a_time = ONE_AT_A_TIME.lock().await;
     let root = tempfile::tempdir().unwrap();
     let sb = sandbox(root.path());
     let mut spec = sh(&sb, "echo out $GREETING; echo err >&2; pwd; exit 7");
@@ -53,6 +60,7 @@ async fn exit_code_streams_and_environment_are_reported() {
 
 #[tokio::test]
 async fn a_signal_is_reported_as_such() {
+    let _one_at_a_time = ONE_AT_A_TIME.lock().await;
     let root = tempfile::tempdir().unwrap();
     let sb = sandbox(root.path());
     let outcome = run(sh(&sb, "kill -TERM $$")).await;
@@ -68,6 +76,7 @@ async fn a_signal_is_reported_as_such() {
 
 #[tokio::test]
 async fn a_missing_or_unrunnable_executable_is_a_start_error_with_hold_code_6() {
+    let _one_at_a_time = ONE_AT_A_TIME.lock().await;
     let root = tempfile::tempdir().unwrap();
     let sb = sandbox(root.path());
     let e = start(Spec::new(&sb, PathBuf::from("/no/such/program")))
@@ -85,6 +94,7 @@ async fn a_missing_or_unrunnable_executable_is_a_start_error_with_hold_code_6() 
 
 #[tokio::test]
 async fn a_job_over_its_memory_is_killed_and_held_with_code_34() {
+    let _one_at_a_time = ONE_AT_A_TIME.lock().await;
     let root = tempfile::tempdir().unwrap();
     let sb = sandbox(root.path());
     let mut spec = sh(
@@ -104,6 +114,7 @@ async fn a_job_over_its_memory_is_killed_and_held_with_code_34() {
 
 #[tokio::test]
 async fn suspend_stops_the_job_and_terminate_reaches_a_job_ignoring_sigterm() {
+    let _one_at_a_time = ONE_AT_A_TIME.lock().await;
     let root = tempfile::tempdir().unwrap();
     let sb = sandbox(root.path());
     let ticks = sb.path().join("ticks");
@@ -140,6 +151,7 @@ async fn suspend_stops_the_job_and_terminate_reaches_a_job_ignoring_sigterm() {
 
 #[tokio::test]
 async fn asking_a_job_to_leave_signals_it_once() {
+    let _one_at_a_time = ONE_AT_A_TIME.lock().await;
     let root = tempfile::tempdir().unwrap();
     let sb = sandbox(root.path());
     let got = sb.path().join("got");
@@ -164,6 +176,7 @@ async fn asking_a_job_to_leave_signals_it_once() {
 
 #[tokio::test]
 async fn dropping_a_running_job_kills_what_it_started() {
+    let _one_at_a_time = ONE_AT_A_TIME.lock().await;
     let root = tempfile::tempdir().unwrap();
     let sb = sandbox(root.path());
     let pidfile = sb.path().join("child");
@@ -193,6 +206,7 @@ async fn dropping_a_running_job_kills_what_it_started() {
 
 #[tokio::test]
 async fn outputs_are_the_new_and_changed_files_or_those_asked_for() {
+    let _one_at_a_time = ONE_AT_A_TIME.lock().await;
     let root = tempfile::tempdir().unwrap();
     let mut sb = sandbox(root.path());
     std::fs::write(sb.path().join("input.txt"), "in").unwrap();
@@ -300,6 +314,7 @@ fn offered_files_are_listed_with_their_hash_and_read_in_chunks() {
 
 #[tokio::test]
 async fn a_sweep_kills_jobs_left_running_and_removes_their_sandboxes() {
+    let _one_at_a_time = ONE_AT_A_TIME.lock().await;
     let root = tempfile::tempdir().unwrap();
     let left = sandbox(root.path());
     let mut running = start(sh(&left, "sleep 30")).await.unwrap();
@@ -318,6 +333,7 @@ async fn a_sweep_kills_jobs_left_running_and_removes_their_sandboxes() {
 
 #[tokio::test]
 async fn as_root_a_job_runs_as_the_configured_account() {
+    let _one_at_a_time = ONE_AT_A_TIME.lock().await;
     if rustix::process::getuid().as_raw() != 0 {
         return; // only root can switch users
     }
@@ -447,16 +463,19 @@ async fn daemons_die_with_the_job(version: cgroup::Version, name: &str) {
 
 #[tokio::test]
 async fn with_cgroup_v1_a_daemonised_child_dies_with_its_job() {
+    let _one_at_a_time = ONE_AT_A_TIME.lock().await;
     daemons_die_with_the_job(cgroup::Version::V1, "v1").await;
 }
 
 #[tokio::test]
 async fn with_cgroup_v2_a_daemonised_child_dies_with_its_job() {
+    let _one_at_a_time = ONE_AT_A_TIME.lock().await;
     daemons_die_with_the_job(cgroup::Version::V2, "v2").await;
 }
 
 #[tokio::test]
 async fn without_cgroups_a_daemon_of_a_dedicated_account_dies_with_its_job() {
+    let _one_at_a_time = ONE_AT_A_TIME.lock().await;
     if !rustix::process::geteuid().is_root() {
         eprintln!("skipped: needs root");
         return;
@@ -483,6 +502,7 @@ async fn without_cgroups_a_daemon_of_a_dedicated_account_dies_with_its_job() {
 
 #[tokio::test]
 async fn a_cgroup_holds_a_job_to_its_memory_and_counts_its_children() {
+    let _one_at_a_time = ONE_AT_A_TIME.lock().await;
     let Some(isolation) = confined(cgroup::Version::V1, "mem") else {
         return;
     };
@@ -510,6 +530,7 @@ async fn a_cgroup_holds_a_job_to_its_memory_and_counts_its_children() {
 
 #[tokio::test]
 async fn a_job_gets_a_private_tmp_in_its_sandbox() {
+    let _one_at_a_time = ONE_AT_A_TIME.lock().await;
     if !rustix::process::geteuid().is_root() {
         eprintln!("skipped: a private /tmp needs root");
         return;
@@ -546,6 +567,7 @@ async fn a_job_gets_a_private_tmp_in_its_sandbox() {
 
 #[tokio::test]
 async fn a_sandbox_is_measured_and_a_job_over_its_disk_is_held_with_code_34() {
+    let _one_at_a_time = ONE_AT_A_TIME.lock().await;
     let root = tempfile::tempdir().unwrap();
     let sb = sandbox(root.path());
     let mut spec = sh(&sb, "head -c 3000000 /dev/zero > big; sleep 30");
