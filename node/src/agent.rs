@@ -652,6 +652,7 @@ struct StartdSetup {
     migration: crate::config::Migration,
     links: links::Client,
     foreign_gpus_max: Option<u32>,
+    shares: pool::shares::Client,
 }
 
 impl Actor for Supervisor {
@@ -769,6 +770,21 @@ impl Actor for Supervisor {
             me: net.peer_id,
             domain: args.trust.domain.clone(),
         };
+        // The keeper of the domain's caps on trusted domains is its netmgr.
+        let shares_keeper = args
+            .trust
+            .roles
+            .contains(starling_protocol::identity::Role::Netmgr)
+            .then(|| {
+                pool::shares::Keeper::new(&args.trust.domain, live_trust.clone(), myself.clone())
+            });
+        let shares = pool::shares::Client {
+            network: net.commands.clone(),
+            supervisor: myself.clone(),
+            me: net.peer_id,
+            domain: args.trust.domain.clone(),
+            keeper: shares_keeper.clone(),
+        };
         let startd_args = StartdSetup {
             freshness,
             store: advertiser_args.store.clone(),
@@ -787,6 +803,7 @@ impl Actor for Supervisor {
             migration: args.config.migration.clone(),
             links: link_client.clone(),
             foreign_gpus_max: args.config.gpus.foreign_max,
+            shares,
         };
         let store_server = lending.map(|(chunks, stats)| {
             store::server::spawn(store::server::ServerArgs {
@@ -810,6 +827,7 @@ impl Actor for Supervisor {
             startd.clone(),
             store_server,
             Some((link_owner.clone(), view.clone())),
+            shares_keeper,
         );
         let queue = crate::queue::Queue::open(advertiser_args.store.clone()).await?;
         // The user log's submit events name this agent's address once it
@@ -1208,6 +1226,7 @@ async fn spawn_startd(
             migration: setup.migration.clone(),
             links: setup.links.clone(),
             foreign_gpus_max: setup.foreign_gpus_max,
+            shares: setup.shares.clone(),
         },
         supervisor.get_cell(),
     )

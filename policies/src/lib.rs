@@ -23,6 +23,8 @@
 //! - [`control_access`]: who may do what through the control socket.
 //! - [`terms`]: the terms a domain's signed policy sets on the domains it
 //!   trusts (`accept`), applied to their jobs.
+//! - [`shares`]: what a trusted domain holds in this whole domain at once,
+//!   against its caps (`max_slots`, `max_fraction`): the keeper's ledger.
 //! - [`replicas`]: which store peers keep a checkpoint's replicas, and
 //!   which replica a restore reads first.
 //! - [`storing`]: what a store peer keeps for whom, and how much.
@@ -43,6 +45,7 @@ pub mod owner_policy;
 pub mod priority;
 pub mod replicas;
 pub mod run_as;
+pub mod shares;
 pub mod slots;
 pub mod storing;
 pub mod terms;

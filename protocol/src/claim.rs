@@ -246,7 +246,40 @@ pub enum Request {
         /// At most this many bytes, at most [`MAX_PEEK_LEN`].
         max: u32,
     },
+    /// Ask the domain's netmgr, the keeper of what the domain's signed
+    /// terms let each trusted domain hold at once (`max_slots`,
+    /// `max_fraction`), for a share of it: one slot of `cpus` CPUs for
+    /// `domain`'s job under `claim`, for `lease_ms`. Asked again before the
+    /// lease ends to keep it; a share not kept lapses. Only agents of the
+    /// keeper's own domain may ask.
+    Share {
+        /// The trusted (foreign) domain whose job the slot is for.
+        domain: String,
+        /// The claim granted under the share (the asker's own id for it).
+        claim: ClaimId,
+        /// The CPUs the claim holds, at most [`MAX_SHARE_CPUS`].
+        cpus: u32,
+        /// The lease asked for, at most [`MAX_SHARE_LEASE_MS`].
+        lease_ms: u64,
+        /// The asker holds this share already (a renewal): a keeper that
+        /// restarted counts it again rather than refusing it as new.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        renewing: bool,
+    },
+    /// Give a share back: the claim under it has ended.
+    Unshare {
+        /// The trusted domain it was for.
+        domain: String,
+        /// The claim.
+        claim: ClaimId,
+    },
 }
+
+/// The longest share lease one may ask for.
+pub const MAX_SHARE_LEASE_MS: u64 = 300_000;
+
+/// Most CPUs one share may count.
+pub const MAX_SHARE_CPUS: u32 = 1 << 16;
 
 /// An execute agent's answer to a [`Request`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -312,6 +345,20 @@ pub enum Response {
         size: u64,
         /// The job still runs (more may come).
         running: bool,
+    },
+    /// The answer to [`Request::Share`]: the share is held (or kept) for
+    /// `lease_ms` from when this was sent.
+    Shared {
+        /// The claim.
+        claim: ClaimId,
+        lease_ms: u64,
+    },
+    /// The answer to [`Request::Share`] when the terms leave no room (or
+    /// the asker may not ask): why, naming the domain and the term.
+    NotShared {
+        /// The claim.
+        claim: ClaimId,
+        reason: String,
     },
     /// No such claim here (never granted, expired, or already released).
     UnknownClaim {
@@ -395,6 +442,36 @@ impl Message for Request {
             Request::Keepalive { .. } | Request::Release { .. } => Ok(()),
             Request::Vacate { reason, .. } => check_vacate_reason(reason),
             Request::Peek { max, .. } => check_peek_len(*max),
+            Request::Share {
+                domain,
+                cpus,
+                lease_ms,
+                ..
+            } => {
+                crate::identity::check_domain_name(domain).map_err(|e| Error::Invalid {
+                    field: "share domain",
+                    reason: e.to_string(),
+                })?;
+                if *cpus == 0 || *cpus > MAX_SHARE_CPUS {
+                    return Err(Error::Invalid {
+                        field: "share cpus",
+                        reason: format!("{cpus}, not within 1-{MAX_SHARE_CPUS}"),
+                    });
+                }
+                if *lease_ms == 0 || *lease_ms > MAX_SHARE_LEASE_MS {
+                    return Err(Error::Invalid {
+                        field: "share lease_ms",
+                        reason: format!("{lease_ms}, not within 1-{MAX_SHARE_LEASE_MS}"),
+                    });
+                }
+                Ok(())
+            }
+            Request::Unshare { domain, .. } => {
+                crate::identity::check_domain_name(domain).map_err(|e| Error::Invalid {
+                    field: "share domain",
+                    reason: e.to_string(),
+                })
+            }
         }
     }
 }
@@ -413,7 +490,11 @@ impl Message for Response {
             Response::Peeked { bytes, .. } => {
                 check_peek_len(u32::try_from(bytes.len()).unwrap_or(u32::MAX))
             }
+            Response::NotShared { reason, .. } => {
+                wire::check_text("reason", reason, wire::MAX_REASON_LEN)
+            }
             Response::KeptAlive { .. }
+            | Response::Shared { .. }
             | Response::Released { .. }
             | Response::Vacating { .. }
             | Response::UnknownClaim { .. } => Ok(()),

@@ -255,6 +255,24 @@ fn claim_request() -> impl Strategy<Value = claim::Request> {
             .prop_map(|(claim, reason)| claim::Request::Release { claim, reason }),
         (claim_id(), "[ -~]{0,256}")
             .prop_map(|(claim, reason)| claim::Request::Vacate { claim, reason }),
+        (
+            "[a-z]{1,12}\\.example",
+            claim_id(),
+            1..=claim::MAX_SHARE_CPUS,
+            1..=claim::MAX_SHARE_LEASE_MS,
+            any::<bool>()
+        )
+            .prop_map(
+                |(domain, claim, cpus, lease_ms, renewing)| claim::Request::Share {
+                    domain,
+                    claim,
+                    cpus,
+                    lease_ms,
+                    renewing,
+                }
+            ),
+        ("[a-z]{1,12}\\.example", claim_id())
+            .prop_map(|(domain, claim)| claim::Request::Unshare { domain, claim }),
     ]
 }
 
@@ -286,6 +304,10 @@ fn claim_response() -> impl Strategy<Value = claim::Response> {
         (claim_id(), any::<bool>())
             .prop_map(|(claim, running)| claim::Response::Vacating { claim, running }),
         claim_id().prop_map(|claim| claim::Response::UnknownClaim { claim }),
+        (claim_id(), any::<u64>())
+            .prop_map(|(claim, lease_ms)| claim::Response::Shared { claim, lease_ms }),
+        (claim_id(), reason())
+            .prop_map(|(claim, reason)| claim::Response::NotShared { claim, reason }),
     ]
 }
 
@@ -1366,4 +1388,37 @@ fn golden_files_decode_to_their_messages(dir: &std::path::Path) {
         let env = gossip::decode(&read(name)).unwrap();
         gossip::open(&env, T0, &Freshness::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
+}
+
+#[test]
+fn a_share_request_out_of_bounds_is_refused_naming_the_field() {
+    let claim = claim::ClaimId::from_bytes([3; 16]);
+    let share = |domain: &str, cpus, lease_ms| {
+        cbor::encode(&claim::Request::Share {
+            domain: domain.to_owned(),
+            claim,
+            cpus,
+            lease_ms,
+            renewing: false,
+        })
+    };
+    for (bytes, field) in [
+        (share("", 1, 1000), "share domain"),
+        (share("bad domain!", 1, 1000), "share domain"),
+        (share("d1.example", 0, 1000), "share cpus"),
+        (
+            share("d1.example", claim::MAX_SHARE_CPUS + 1, 1000),
+            "share cpus",
+        ),
+        (share("d1.example", 1, 0), "share lease_ms"),
+        (
+            share("d1.example", 1, claim::MAX_SHARE_LEASE_MS + 1),
+            "share lease_ms",
+        ),
+    ] {
+        let err = claim::Request::decode(&bytes).unwrap_err();
+        assert!(err.to_string().contains(field), "{err}");
+    }
+    let good = claim::Request::decode(&share("d1.example", 4, 30_000)).unwrap();
+    assert!(matches!(good, claim::Request::Share { cpus: 4, .. }));
 }

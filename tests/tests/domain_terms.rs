@@ -11,6 +11,15 @@
 //!   only; d0's job is refused, and the reason names d0 as the domain not
 //!   trusted (not "no domain"); d0's machines leave agent-01's view.
 //!
+//! - **caps held domain-wide**: on eight agents (d1 = agent-01, -03, -05,
+//!   -07, two CPUs each), d1's terms let d0 hold 3 slots at once
+//!   (`testnet up --terms`). Twenty one-CPU jobs of d0 submitted at once
+//!   all finish, and the jobs' own start and end times show never more
+//!   than 3 running in d1 at any instant (and 3 at some instant); a job
+//!   waiting meanwhile is explained by the term. Then a policy with
+//!   `max_fraction = 0.25` (2 of d1's 8 CPUs), installed into d1's running
+//!   agents, holds the next jobs to 2 at once.
+//!
 //! Each policy is installed into the running agent, which puts it in
 //! force within seconds with no restart.
 //!
@@ -27,11 +36,17 @@ use support::*;
 /// Installs `policy` into agent-01 of `pool` (d1) while it runs; waits
 /// until the agent says it is in force, with no restart.
 fn install_policy(pool: &Pool, policy: &Path) {
-    let pid = pid_of(&pool.agent(1)).unwrap();
-    let log = pool.agent(1).join("agent.log");
+    install_policy_into(pool, 1, policy);
+}
+
+/// Installs `policy` into agent `i` of `pool` while it runs, as
+/// [`install_policy`] does.
+fn install_policy_into(pool: &Pool, i: usize, policy: &Path) {
+    let pid = pid_of(&pool.agent(i)).unwrap();
+    let log = pool.agent(i).join("agent.log");
     let before = std::fs::read_to_string(&log).unwrap_or_default().len();
     let installed = pool.ok(
-        1,
+        i,
         &std::env::temp_dir(),
         &["domain", "install", policy.to_str().unwrap()],
     );
@@ -44,7 +59,7 @@ fn install_policy(pool: &Pool, policy: &Path) {
             .then_some(())
     });
     assert_eq!(
-        pid_of(&pool.agent(1)),
+        pid_of(&pool.agent(i)),
         Some(pid),
         "the agent was not restarted"
     );
@@ -244,5 +259,140 @@ fn a_job_of_a_domain_no_longer_trusted_is_refused_naming_that_domain() {
             "the job's agent is of domain d0.testnet, which this machine's domain does not trust"
         ),
         "{why}"
+    );
+}
+
+/// A job that records when it starts and ends (unix nanoseconds) in the
+/// shared log, running three seconds in between.
+const RECORDED_JOB: &str = "#!/bin/sh\n\
+echo \"start $(date +%s%N) $1\" >> \"$2\"\n\
+sleep 3\n\
+echo \"end $(date +%s%N) $1\" >> \"$2\"\n";
+
+/// The jobs' recorded runs: (job, start ns, end ns) of each ended run.
+fn runs(log: &Path) -> Vec<(String, u128, u128)> {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    let mut started = std::collections::HashMap::new();
+    let mut runs = Vec::new();
+    for line in text.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let [what, at, job] = words[..] else { continue };
+        let at: u128 = at.parse().unwrap();
+        match what {
+            "start" => {
+                started.insert(job.to_owned(), at);
+            }
+            "end" => runs.push((job.to_owned(), started[job], at)),
+            _ => {}
+        }
+    }
+    runs
+}
+
+/// The most runs of `runs` under way at one instant.
+fn most_at_once(runs: &[(String, u128, u128)]) -> usize {
+    let mut events: Vec<(u128, i32)> = runs
+        .iter()
+        .flat_map(|(_, start, end)| [(*start, 1), (*end, -1)])
+        .collect();
+    // At a tie an end counts first: the slot was free.
+    events.sort();
+    let (mut now, mut most) = (0i32, 0i32);
+    for (_, step) in events {
+        now += step;
+        most = most.max(now);
+    }
+    most as usize
+}
+
+/// Submits `count` recorded jobs from agent-00, each of one CPU and only
+/// for d1, named `name.$(Process)` in the log.
+fn run_recorded(pool: &Pool, dir: &Path, log: &Path, name: &str, count: usize) {
+    std::fs::write(
+        dir.join(format!("{name}.sub")),
+        format!(
+            "executable = job.sh\narguments = {name}.$(Process) {}\nrequest_cpus = 1\n\
+             requirements = StarlingDomain == \"d1.testnet\"\nqueue {count}\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    pool.ok(0, dir, &["submit", &format!("{name}.sub")]);
+}
+
+/// The runs of the jobs named `name.*` that have ended.
+fn ended_of(log: &Path, name: &str) -> Vec<(String, u128, u128)> {
+    runs(log)
+        .into_iter()
+        .filter(|(job, _, _)| job.starts_with(&format!("{name}.")))
+        .collect()
+}
+
+#[test]
+fn a_cap_on_a_trusted_domain_holds_across_the_whole_domain_and_changes_live() {
+    let work = tempfile::tempdir().unwrap();
+    let terms = work.path().join("terms.toml");
+    std::fs::write(
+        &terms,
+        "[[terms]]\ndomain = \"d1.testnet\"\ntrusts = \"d0.testnet\"\nmax_slots = 3\n",
+    )
+    .unwrap();
+    let mut extra = vec![
+        "--domains",
+        "2",
+        "--cpus",
+        "2",
+        "--refresh-secs",
+        "2",
+        "--lifetime-secs",
+        "6",
+        "--terms",
+        terms.to_str().unwrap(),
+    ];
+    if rustix::process::geteuid().is_root() {
+        // The jobs write into a directory the test reads.
+        extra.extend(["--jobs", "account=nobody", "--jobs", "private_tmp=false"]);
+    }
+    let pool = Pool::up_as(None, 8, &extra);
+    let shared = shared_dir();
+    let log = shared.path().join("runs");
+    script(&work.path().join("job.sh"), RECORDED_JOB);
+
+    run_recorded(&pool, work.path(), &log, "slots", 20);
+    let runs = wait_for(Duration::from_secs(150), "20 jobs ended", || {
+        let runs = ended_of(&log, "slots");
+        (runs.len() >= 20).then_some(runs)
+    });
+    let jobs: std::collections::BTreeSet<&str> = runs.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(jobs.len(), 20, "every job ran: {runs:?}");
+    assert_eq!(
+        most_at_once(&runs),
+        3,
+        "d0 held 3 of d1's 8 CPUs at most, and used them: {runs:?}"
+    );
+    // The claims beyond the cap were refused naming the term.
+    let refused = [1, 3, 5, 7].iter().any(|i| {
+        std::fs::read_to_string(pool.agent(*i).join("agent.log"))
+            .unwrap_or_default()
+            .contains("d1.testnet lets d0.testnet hold at most 3 slots at once (max_slots = 3)")
+    });
+    assert!(refused, "a refusal names the cap");
+
+    // A share of the domain's CPUs instead, put in force while running.
+    let policy = work.path().join("fraction.policy");
+    let d0 = format!("d0.testnet={}", d0_key(&pool));
+    sign_d1_policy(&pool, &policy, &["--trust", &d0, "--max-fraction", "0.25"]);
+    for i in [1, 3, 5, 7] {
+        install_policy_into(&pool, i, &policy);
+    }
+    run_recorded(&pool, work.path(), &log, "fraction", 6);
+    let runs = wait_for(Duration::from_secs(120), "6 more jobs ended", || {
+        let runs = ended_of(&log, "fraction");
+        (runs.len() >= 6).then_some(runs)
+    });
+    assert_eq!(
+        most_at_once(&runs),
+        2,
+        "a quarter of d1's 8 CPUs is 2: {runs:?}"
     );
 }

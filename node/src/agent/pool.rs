@@ -1,8 +1,10 @@
 //! The agent's part in the pool: the view of the pool it keeps from
 //! gossiped, verified ads, the machine ad it advertises, which domains it
-//! trusts, and the usage books behind fair share.
+//! trusts, the usage books behind fair share, and the domain-wide caps its
+//! terms set on trusted domains (shares).
 
 pub mod advertiser;
+pub mod shares;
 pub mod trust;
 pub mod usage;
 pub mod view;

@@ -26,7 +26,7 @@ use std::path::PathBuf;
 
 use libp2p::PeerId;
 use ractor::ActorRef;
-use starling_protocol::claim::ClaimId;
+use starling_protocol::claim::{self, ClaimId};
 use starling_protocol::transfer::{self, ErrorCode, File, TransferId, MAX_CHUNK_LEN};
 use tokio::sync::{mpsc, oneshot};
 
@@ -180,12 +180,14 @@ pub fn spawn(
         std::sync::Arc<super::links::Owner>,
         ActorRef<super::view_actor::ViewMsg>,
     )>,
+    shares: Option<std::sync::Arc<super::pool::shares::Keeper>>,
 ) -> tokio::task::JoinHandle<()> {
     let state = RouterLoop {
         network,
         startd,
         store,
         links,
+        shares,
         offers: HashMap::new(),
         opened: HashMap::new(),
         shadows: HashMap::new(),
@@ -206,6 +208,8 @@ struct RouterLoop {
         std::sync::Arc<super::links::Owner>,
         ActorRef<super::view_actor::ViewMsg>,
     )>,
+    /// The domain's share keeper, when this agent is its netmgr.
+    shares: Option<std::sync::Arc<super::pool::shares::Keeper>>,
     offers: HashMap<TransferId, Offer>,
     /// The open files of offers made with [`Router::offer_opened`].
     opened: HashMap<TransferId, std::sync::Arc<Vec<std::fs::File>>>,
@@ -299,6 +303,36 @@ impl RouterLoop {
 
     async fn on_inbound(&mut self, request: Inbound) {
         match request {
+            Inbound::Claim {
+                peer,
+                id,
+                request: request @ (claim::Request::Share { .. } | claim::Request::Unshare { .. }),
+            } => {
+                // Answered off the loop: the keeper reads the view.
+                let keeper = self.shares.clone();
+                let network = self.network.clone();
+                tokio::spawn(async move {
+                    let answer = match keeper {
+                        Some(keeper) => keeper.serve(Some(&peer), &request).await,
+                        None => claim::Response::NotShared {
+                            claim: match request {
+                                claim::Request::Share { claim, .. }
+                                | claim::Request::Unshare { claim, .. } => claim,
+                                _ => ClaimId::from_bytes([0; 16]),
+                            },
+                            reason: "this agent keeps no shares of its domain's caps (it is not \
+                                     the domain's netmgr)"
+                                .to_owned(),
+                        },
+                    };
+                    let _ = network
+                        .send(Command::Respond {
+                            id,
+                            answer: Answer::Claim(answer),
+                        })
+                        .await;
+                });
+            }
             Inbound::Claim { peer, id, request } => {
                 let _ = self.startd.cast(StartdMsg::Claim { peer, id, request });
             }
@@ -705,7 +739,7 @@ mod tests {
     ) -> mpsc::Receiver<Command> {
         let (network, answers) = mpsc::channel(16);
         let (startd, _) = Actor::spawn(None, IdleStartd, ()).await.unwrap();
-        spawn(commands, inbound, network, startd, None, None);
+        spawn(commands, inbound, network, startd, None, None, None);
         answers
     }
 

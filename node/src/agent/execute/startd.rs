@@ -130,6 +130,10 @@ pub enum StartdMsg {
     Ended { claim: ClaimId, run: u64 },
     /// Check leases.
     Tick,
+    /// The share of its domain's cap a foreign claim held was lost (the
+    /// keeper refused to renew it, or could not be reached in time): its
+    /// job must leave.
+    ShareLost(crate::agent::pool::shares::Lost),
     /// Evaluate the owner policy.
     Policy,
     /// Answer the claim requests gathered over the arbitration window.
@@ -194,6 +198,9 @@ pub struct StartdArgs {
     /// The most GPUs jobs from other domains hold at once (`[gpus]
     /// foreign_max`); `None`: no cap but the machine's.
     pub foreign_gpus_max: Option<u32>,
+    /// Asking the domain's keeper for shares of its caps on trusted
+    /// domains (`max_slots`, `max_fraction`).
+    pub shares: crate::agent::pool::shares::Client,
 }
 
 /// Reads at most `max` bytes of `stream` of the job whose sandbox is
@@ -268,6 +275,11 @@ pub struct StartdState {
     saved: tokio::time::Instant,
     /// When the running jobs were last looked at for a move.
     moves_looked: tokio::time::Instant,
+    /// The task renewing the shares foreign claims hold, and its orders.
+    renewals: (
+        mpsc::Sender<crate::agent::pool::shares::Renew>,
+        tokio::task::JoinHandle<()>,
+    ),
 }
 
 /// A claim request kept until resources free (or its wait is over).
@@ -314,6 +326,9 @@ struct Held {
     preempted_for: Option<String>,
     /// `preempted_for` is the drain's (a cancelled drain lifts it).
     drained: bool,
+    /// The claim holds a share of the domain's cap on this trusted domain
+    /// (given back when the claim ends).
+    share: Option<String>,
 }
 
 /// A job running under a claim.
@@ -390,6 +405,20 @@ impl Actor for Startd {
         // The supervisor is starting too and cannot answer yet: the totals
         // come with the first claim's machine ad.
         let total = Resources::default();
+        let (renew_tx, renew_rx) = mpsc::channel(crate::agent::pool::shares::RENEW_CAPACITY);
+        let (lost_tx, mut lost_rx) = mpsc::channel(crate::agent::pool::shares::RENEW_CAPACITY);
+        let renewals =
+            crate::agent::pool::shares::spawn_renewals(args.shares.clone(), renew_rx, lost_tx);
+        {
+            let myself = myself.clone();
+            tokio::spawn(async move {
+                while let Some(lost) = lost_rx.recv().await {
+                    if myself.cast(StartdMsg::ShareLost(lost)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
         let mut state = StartdState {
             args,
             slots: Partitionable::new(total),
@@ -407,6 +436,7 @@ impl Actor for Startd {
             priorities: None,
             saved: tokio::time::Instant::now(),
             moves_looked: tokio::time::Instant::now(),
+            renewals: (renew_tx, renewals),
         };
         for found in adopted {
             state.take_on(&myself, found);
@@ -476,6 +506,7 @@ impl Actor for Startd {
                 }
                 state.advertise();
             }
+            StartdMsg::ShareLost(lost) => state.on_share_lost(lost).await,
             StartdMsg::Tick => {
                 state.learn_totals().await;
                 state.expire().await;
@@ -510,6 +541,7 @@ impl Actor for Startd {
         _myself: ActorRef<StartdMsg>,
         state: &mut StartdState,
     ) -> Result<(), ActorProcessingErr> {
+        state.renewals.1.abort();
         // Jobs do not outlive a startd that stops: nobody would report
         // them. Their leases end now, so that the watchdog ends what the
         // starters have no time to.
@@ -783,6 +815,22 @@ impl StartdState {
         let Ok(claim) = ClaimId::random() else {
             return Self::reject(request, RejectCode::Busy, "no randomness for a claim id");
         };
+        let share = match domain.verified.as_deref().filter(|_| foreign) {
+            Some(d) if self.args.trust.current().caps.contains_key(d) => {
+                match self.args.shares.ask(d, claim, resources.cpus, false).await {
+                    Ok(until) => {
+                        self.keep_share(claim, d, resources.cpus, until);
+                        Some(d.to_owned())
+                    }
+                    // Beyond the cap the job waits, as it does for a full
+                    // machine, and runs as others finish.
+                    Err(why) => {
+                        return Self::reject(request, RejectCode::QuotaExceeded, why.to_string())
+                    }
+                }
+            }
+            _ => None,
+        };
         let now = unix_now();
         let fits = |d: &slots::Device| slots::device_fits(&ad, d, now);
         let gpus = match self.slots.carve_where(claim, &resources, &fits) {
@@ -794,7 +842,8 @@ impl StartdState {
                 .cloned()
                 .collect::<Vec<_>>(),
             Err(_) => {
-                return Self::reject(request, RejectCode::Busy, "the machine filled up meanwhile")
+                self.give_back_share(claim, share.is_some());
+                return Self::reject(request, RejectCode::Busy, "the machine filled up meanwhile");
             }
         };
         let lease = Duration::from_millis(lease_ms).clamp(MIN_LEASE, MAX_LEASE);
@@ -814,6 +863,7 @@ impl StartdState {
         let saved = tokio::task::spawn_blocking(move || store.put_claim(&record)).await;
         if !matches!(saved, Ok(Ok(()))) {
             self.slots.release(&claim);
+            self.give_back_share(claim, share.is_some());
             // Refused at once, with the store's reason ("disk full: ..."),
             // rather than left for the submitter to wonder about.
             let why = match saved {
@@ -842,6 +892,7 @@ impl StartdState {
                 evicting: false,
                 preempted_for: None,
                 drained: false,
+                share,
             },
         );
         self.granted.insert((peer, request), claim);
@@ -1135,6 +1186,20 @@ impl StartdState {
         let weight = f64::from(resources.cpus.max(1));
         self.args.accounting.job_started(&user, weight, now);
         tracing::info!(%claim, %peer, run, lease_left = ?left, "holding the claim of a job taken on again");
+        // A foreign job under a cap held a share before the restart: it is
+        // renewed as such (a keeper that let it lapse meanwhile refuses it
+        // if the cap is full, and the job leaves).
+        let share = (!record.own_domain
+            && self.args.trust.current().caps.contains_key(&record.domain))
+        .then(|| record.domain.clone());
+        if let Some(domain) = &share {
+            self.keep_share(
+                claim,
+                domain,
+                resources.cpus,
+                std::time::Instant::now() + crate::agent::pool::shares::LEASE,
+            );
+        }
         self.claims.insert(
             claim,
             Held {
@@ -1169,6 +1234,7 @@ impl StartdState {
                 evicting: false,
                 preempted_for: None,
                 drained: false,
+                share,
             },
         );
     }
@@ -1242,6 +1308,7 @@ impl StartdState {
         let Some(held) = self.claims.remove(&claim) else {
             return;
         };
+        self.give_back_share(claim, held.share.is_some());
         self.granted.remove(&(held.peer, held.request));
         if let Some(job) = &held.job {
             self.account_end(job);
@@ -1255,6 +1322,51 @@ impl StartdState {
         let _ = tokio::task::spawn_blocking(move || store.remove_claim(&id)).await;
         self.advertise();
         self.serve_waiting().await;
+    }
+
+    /// Has the renewal task keep `claim`'s share of the cap on `domain`.
+    fn keep_share(&self, claim: ClaimId, domain: &str, cpus: u32, until: std::time::Instant) {
+        let order = crate::agent::pool::shares::Renew::Keep {
+            claim,
+            domain: domain.to_owned(),
+            cpus,
+            until,
+        };
+        if self.renewals.0.try_send(order).is_err() {
+            tracing::warn!(%claim, "the share renewals are behind; this share may lapse and its job leave");
+        }
+    }
+
+    /// Gives `claim`'s share back, if it `holds` one.
+    fn give_back_share(&self, claim: ClaimId, holds: bool) {
+        if holds {
+            let _ = self
+                .renewals
+                .0
+                .try_send(crate::agent::pool::shares::Renew::Drop { claim });
+        }
+    }
+
+    /// A foreign claim lost its share of the domain's cap: its job leaves
+    /// (vacated with its `KillSig`, so it can checkpoint) within
+    /// [`crate::agent::pool::shares::LEAVE_WITHIN`], before the keeper could
+    /// count the slot free; a claim with no job ends now.
+    async fn on_share_lost(&mut self, lost: crate::agent::pool::shares::Lost) {
+        let Some(held) = self.claims.get_mut(&lost.claim) else {
+            return;
+        };
+        tracing::warn!(claim = %lost.claim, reason = %lost.reason, "a foreign claim lost its share of the domain's cap; its job leaves");
+        match &held.job {
+            Some(job) if !job.handle.is_done() => {
+                held.evicting = true;
+                job.handle.send(Control::Vacate {
+                    grace: crate::agent::pool::shares::LEAVE_WITHIN,
+                    reason: lost.reason,
+                });
+                self.advertise();
+            }
+            _ => self.drop_claim(lost.claim).await,
+        }
     }
 
     /// The job of `peer`'s `claim` if it has run and its report was taken,

@@ -67,6 +67,9 @@ pub struct Trust {
     /// Which of a trusted domain's jobs the domain's policy accepts here,
     /// where it says ([`starling_policies::terms`]).
     pub accept_terms: std::collections::BTreeMap<String, starling_policies::terms::Accept>,
+    /// What each trusted domain's jobs may hold in this whole domain at
+    /// once, where the policy caps it ([`starling_policies::shares`]).
+    pub caps: std::collections::BTreeMap<String, starling_policies::shares::Caps>,
 }
 
 /// An agent's trust as it holds it now: replaced whole when its domain's
@@ -132,6 +135,7 @@ pub fn load(data: &DataDir, key: &Keypair, now: Timestamp) -> Result<Trust, Erro
     let mut foreign_factors = std::collections::BTreeMap::new();
     let mut store_quotas = std::collections::BTreeMap::new();
     let mut accept_terms = std::collections::BTreeMap::new();
+    let mut caps = std::collections::BTreeMap::new();
     let path = data
         .policies_path()
         .join(format!("{}.policy", primary.domain));
@@ -158,6 +162,13 @@ pub fn load(data: &DataDir, key: &Keypair, now: Timestamp) -> Result<Trust, Erro
                         })?;
                     accept_terms.insert(trusted.name.clone(), accept);
                 }
+                let cap = starling_policies::shares::Caps {
+                    max_slots: trusted.max_slots,
+                    max_fraction: trusted.max_fraction,
+                };
+                if cap.any() {
+                    caps.insert(trusted.name.clone(), cap);
+                }
                 if !domains.contains(&trusted.name) {
                     domains.push(trusted.name.clone());
                 }
@@ -180,6 +191,7 @@ pub fn load(data: &DataDir, key: &Keypair, now: Timestamp) -> Result<Trust, Erro
         foreign_factors,
         store_quotas,
         accept_terms,
+        caps,
     })
 }
 
@@ -229,6 +241,7 @@ fn personal(key: &Keypair, now: Timestamp) -> Result<Trust, Error> {
         foreign_factors: std::collections::BTreeMap::new(),
         accept_terms: std::collections::BTreeMap::new(),
         store_quotas: std::collections::BTreeMap::new(),
+        caps: std::collections::BTreeMap::new(),
     })
 }
 

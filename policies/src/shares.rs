@@ -1,0 +1,401 @@
+//! What a trusted domain's jobs hold in this whole domain at once, against
+//! the caps its signed terms set (`max_slots`, `max_fraction`): the ledger
+//! of the domain's share keeper.
+//!
+//! There is no central manager, yet a cap is a promise: "d0 holds at most 4
+//! slots here" must hold at every instant, even when four agents are asked
+//! for d0's jobs in the same millisecond. Splitting the cap into per-agent
+//! allowances lent over gossip cannot promise it while agents disagree on
+//! who is in the domain; consensus among all agents is a heavy price for
+//! one number. The domain's cap therefore has one keeper, as its uplink
+//! has one owner: its `netmgr` agent, which holds this ledger. An execute
+//! agent asks the keeper for a *share* (one slot of so many CPUs, for one
+//! claim) before it grants a foreign domain's claim, keeps it with a
+//! renewal every few seconds while the claim lives, and gives it back when
+//! the claim ends. The keeper answers in order, one ledger, so two agents
+//! asking at once cannot both take the last slot.
+//!
+//! Why the cap holds across failures:
+//! - A share is a lease. The holder counts it from when it *asked* (before
+//!   the keeper's clock started it), so its idea of the end is never later
+//!   than the keeper's; it vacates the job well before that end if it could
+//!   not renew (keeper unreachable), so a share the keeper lets lapse is no
+//!   longer used.
+//! - A keeper that restarts (or a new keeper) knows no shares. For one
+//!   lease after it starts it takes renewals (the holders re-register what
+//!   they hold) but grants no new share ([`Ledger::recovering`]), so what it
+//!   had granted before is counted again before anything new is.
+//! - A policy that lowers a cap leaves running claims alone (renewals are
+//!   always kept, as HTCondor lets claims run to completion); new shares
+//!   wait until the held ones fall under the new cap.
+//!
+//! Jobs beyond the cap are refused a claim as busy; the submit agent asks
+//! again and they run as others finish.
+//!
+//! Units: `max_slots` counts claims (one dynamic slot each, whatever its
+//! size); `max_fraction` counts CPUs against the domain's total CPUs now
+//! (the sum of its machines' `TotalCpus`), rounded down.
+
+use std::collections::BTreeMap;
+
+/// A trusted domain's caps on what it holds here at once.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Caps {
+    /// Most slots (claims) at once.
+    pub max_slots: Option<u32>,
+    /// Largest share of the domain's CPUs, in (0, 1].
+    pub max_fraction: Option<f64>,
+}
+
+impl Caps {
+    /// Whether any cap is set (otherwise no share is needed).
+    pub fn any(&self) -> bool {
+        self.max_slots.is_some() || self.max_fraction.is_some()
+    }
+}
+
+/// One share: a claim's slot, its CPUs, and when its lease ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Share {
+    cpus: u32,
+    until_ms: u64,
+}
+
+/// Who holds a share: the agent that asked and its claim id.
+pub type Holder = (String, [u8; 16]);
+
+/// The keeper's ledger: every share held, per trusted domain.
+#[derive(Debug, Clone)]
+pub struct Ledger {
+    by: String,
+    recovering_until_ms: u64,
+    shares: BTreeMap<String, BTreeMap<Holder, Share>>,
+}
+
+/// What a trusted domain holds now.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Held {
+    pub slots: u32,
+    pub cpus: u64,
+}
+
+impl Ledger {
+    /// A keeper for domain `by`, started at `now_ms`: for `lease_ms` it
+    /// only takes renewals.
+    pub fn new(by: &str, now_ms: u64, lease_ms: u64) -> Ledger {
+        Ledger {
+            by: by.to_owned(),
+            recovering_until_ms: now_ms.saturating_add(lease_ms),
+            shares: BTreeMap::new(),
+        }
+    }
+
+    /// Whether the keeper is still re-learning the shares held before it
+    /// started (no new share is granted until then).
+    pub fn recovering(&self, now_ms: u64) -> bool {
+        now_ms < self.recovering_until_ms
+    }
+
+    fn expire(&mut self, now_ms: u64) {
+        for shares in self.shares.values_mut() {
+            shares.retain(|_, s| s.until_ms > now_ms);
+        }
+        self.shares.retain(|_, s| !s.is_empty());
+    }
+
+    /// What `domain` holds at `now_ms`.
+    pub fn held(&mut self, domain: &str, now_ms: u64) -> Held {
+        self.expire(now_ms);
+        self.shares.get(domain).map_or(Held::default(), |s| Held {
+            slots: u32::try_from(s.len()).unwrap_or(u32::MAX),
+            cpus: s.values().map(|s| u64::from(s.cpus)).sum(),
+        })
+    }
+
+    /// Grants or keeps `holder`'s share of one slot of `cpus` CPUs for
+    /// `domain`'s job until `now_ms + lease_ms`, under `caps` with the
+    /// domain at `total_cpus` CPUs now. A share this ledger holds is always
+    /// kept, and so is one the holder says it was granted (`renewing`)
+    /// while the keeper recovers; a new one only when the caps leave room
+    /// for it. The refusal names the domain and the term.
+    #[allow(clippy::too_many_arguments)]
+    pub fn ask(
+        &mut self,
+        domain: &str,
+        holder: Holder,
+        cpus: u32,
+        lease_ms: u64,
+        renewing: bool,
+        caps: &Caps,
+        total_cpus: u64,
+        now_ms: u64,
+    ) -> Result<(), String> {
+        self.expire(now_ms);
+        let until_ms = now_ms.saturating_add(lease_ms);
+        let recovering = self.recovering(now_ms);
+        let domain_shares = self.shares.entry(domain.to_owned()).or_default();
+        if let Some(share) = domain_shares.get_mut(&holder) {
+            *share = Share { cpus, until_ms };
+            return Ok(());
+        }
+        if recovering && renewing {
+            // Granted by the keeper before it restarted: counted again.
+            domain_shares.insert(holder, Share { cpus, until_ms });
+            return Ok(());
+        }
+        if recovering {
+            return Err(format!(
+                "{}'s share keeper started less than a lease ago and is still counting the \
+                 slots {domain} holds; asked again, it answers within {} s",
+                self.by,
+                (self.recovering_until_ms - now_ms).div_ceil(1000)
+            ));
+        }
+        let held = self.held(domain, now_ms);
+        if let Some(max) = caps.max_slots {
+            if held.slots >= max {
+                return Err(format!(
+                    "{} lets {domain} hold at most {max} slot{} at once (max_slots = {max}); \
+                     {} {} held",
+                    self.by,
+                    if max == 1 { "" } else { "s" },
+                    held.slots,
+                    if held.slots == 1 { "is" } else { "are" },
+                ));
+            }
+        }
+        if let Some(fraction) = caps.max_fraction {
+            let limit = (fraction * total_cpus as f64).floor() as u64;
+            if held.cpus + u64::from(cpus) > limit {
+                return Err(format!(
+                    "{} lets {domain} hold at most {fraction} of its {total_cpus} CPUs at once \
+                     (max_fraction = {fraction}, {limit} CPUs); {} held, {cpus} asked",
+                    self.by, held.cpus
+                ));
+            }
+        }
+        self.shares
+            .entry(domain.to_owned())
+            .or_default()
+            .insert(holder, Share { cpus, until_ms });
+        Ok(())
+    }
+
+    /// Gives `holder`'s share back (its claim ended).
+    pub fn release(&mut self, domain: &str, holder: &Holder) {
+        if let Some(shares) = self.shares.get_mut(domain) {
+            shares.remove(holder);
+            if shares.is_empty() {
+                self.shares.remove(domain);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LEASE: u64 = 20_000;
+
+    fn holder(agent: &str, claim: u8) -> Holder {
+        (agent.to_owned(), [claim; 16])
+    }
+
+    fn slots(max: u32) -> Caps {
+        Caps {
+            max_slots: Some(max),
+            max_fraction: None,
+        }
+    }
+
+    /// A keeper past its recovery.
+    fn ledger() -> Ledger {
+        Ledger::new("d1", 0, LEASE)
+    }
+
+    #[test]
+    fn no_more_slots_than_the_cap_whoever_asks_and_the_refusal_says_why() {
+        let mut l = ledger();
+        let now = LEASE;
+        for (i, agent) in ["a", "b", "c"].iter().enumerate() {
+            l.ask(
+                "d0",
+                holder(agent, i as u8),
+                1,
+                LEASE,
+                false,
+                &slots(3),
+                8,
+                now,
+            )
+            .unwrap();
+        }
+        let err = l
+            .ask("d0", holder("d", 9), 1, LEASE, false, &slots(3), 8, now)
+            .unwrap_err();
+        assert_eq!(
+            err,
+            "d1 lets d0 hold at most 3 slots at once (max_slots = 3); 3 are held"
+        );
+        // Another domain has its own count.
+        l.ask("d2", holder("d", 9), 1, LEASE, false, &slots(1), 8, now)
+            .unwrap();
+        // A renewal is kept, even when full.
+        l.ask("d0", holder("a", 0), 1, LEASE, false, &slots(3), 8, now + 1)
+            .unwrap();
+        // One given back makes room for one.
+        l.release("d0", &holder("b", 1));
+        l.ask("d0", holder("d", 9), 1, LEASE, false, &slots(3), 8, now + 2)
+            .unwrap();
+        assert_eq!(l.held("d0", now + 2), Held { slots: 3, cpus: 3 });
+    }
+
+    #[test]
+    fn a_share_not_kept_lapses_and_frees_its_slot() {
+        let mut l = ledger();
+        let now = LEASE;
+        l.ask("d0", holder("a", 1), 2, LEASE, false, &slots(1), 8, now)
+            .unwrap();
+        assert!(l
+            .ask(
+                "d0",
+                holder("b", 2),
+                1,
+                LEASE,
+                false,
+                &slots(1),
+                8,
+                now + LEASE - 1
+            )
+            .is_err());
+        l.ask(
+            "d0",
+            holder("b", 2),
+            1,
+            LEASE,
+            false,
+            &slots(1),
+            8,
+            now + LEASE,
+        )
+        .unwrap();
+        // The lapsed holder asking again is a new share, refused.
+        assert!(l
+            .ask(
+                "d0",
+                holder("a", 1),
+                2,
+                LEASE,
+                false,
+                &slots(1),
+                8,
+                now + LEASE
+            )
+            .is_err());
+    }
+
+    #[test]
+    fn a_restarted_keeper_takes_renewals_but_grants_nothing_new_for_a_lease() {
+        let mut l = Ledger::new("d1", 1_000, LEASE);
+        // What was held before the restart is counted again...
+        l.ask("d0", holder("a", 1), 1, LEASE, true, &slots(1), 8, 2_000)
+            .unwrap();
+        assert!(l.recovering(2_000));
+        // ...nothing new is granted...
+        let err = l
+            .ask("d0", holder("b", 2), 1, LEASE, false, &slots(1), 8, 2_000)
+            .unwrap_err();
+        assert!(err.contains("answers within 19 s"), "{err}");
+        // ...and after a lease the keeper grants again, within the caps.
+        assert!(l
+            .ask(
+                "d0",
+                holder("b", 2),
+                1,
+                LEASE,
+                false,
+                &slots(1),
+                8,
+                1_000 + LEASE
+            )
+            .is_err());
+        l.release("d0", &holder("a", 1));
+        l.ask(
+            "d0",
+            holder("b", 2),
+            1,
+            LEASE,
+            false,
+            &slots(1),
+            8,
+            1_000 + LEASE,
+        )
+        .unwrap();
+        // A renewal the keeper had let lapse is asked as new.
+        assert!(l
+            .ask(
+                "d0",
+                holder("a", 1),
+                1,
+                LEASE,
+                true,
+                &slots(1),
+                8,
+                1_000 + LEASE
+            )
+            .is_err());
+    }
+
+    #[test]
+    fn a_fraction_counts_cpus_against_the_domain_total_rounded_down() {
+        let mut l = ledger();
+        let now = LEASE;
+        let half = Caps {
+            max_slots: None,
+            max_fraction: Some(0.5),
+        };
+        // 9 CPUs in the domain: at most 4 for d0.
+        l.ask("d0", holder("a", 1), 3, LEASE, false, &half, 9, now)
+            .unwrap();
+        l.ask("d0", holder("a", 2), 1, LEASE, false, &half, 9, now)
+            .unwrap();
+        let err = l
+            .ask("d0", holder("b", 3), 1, LEASE, false, &half, 9, now)
+            .unwrap_err();
+        assert_eq!(
+            err,
+            "d1 lets d0 hold at most 0.5 of its 9 CPUs at once (max_fraction = 0.5, 4 CPUs); 4 \
+             held, 1 asked"
+        );
+        // More machines, more room.
+        l.ask("d0", holder("b", 3), 1, LEASE, false, &half, 10, now)
+            .unwrap();
+    }
+
+    #[test]
+    fn interleaved_asks_and_releases_never_exceed_the_cap() {
+        // A deterministic pseudo-random walk of asks, renewals, releases
+        // and lapses from eight agents: the held count never passes 3.
+        let mut l = ledger();
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut now = LEASE;
+        for _ in 0..10_000 {
+            now += next() % 2_000;
+            let who = holder(&format!("a{}", next() % 8), (next() % 4) as u8);
+            if next() % 3 == 0 {
+                l.release("d0", &who);
+            } else {
+                let renewing = next() % 2 == 0;
+                let _ = l.ask("d0", who, 1, LEASE, renewing, &slots(3), 8, now);
+            }
+            assert!(l.held("d0", now).slots <= 3);
+        }
+    }
+}
