@@ -19,6 +19,11 @@
 //!   waiting meanwhile is explained by the term. Then a policy with
 //!   `max_fraction = 0.25` (2 of d1's 8 CPUs), installed into d1's running
 //!   agents, holds the next jobs to 2 at once.
+//! - **a cap through its keeper's crash**: d1 lets d0 hold 1 slot; while
+//!   d0's first job holds it on agent-03, d1's keeper (agent-01, its
+//!   netmgr) is killed with SIGKILL and restarted, and a second job
+//!   submitted: it runs only after the first has ended (a restarted keeper
+//!   counts the shares held before it grants a new one).
 //!
 //! Each policy is installed into the running agent, which puts it in
 //! force within seconds with no restart.
@@ -394,5 +399,91 @@ fn a_cap_on_a_trusted_domain_holds_across_the_whole_domain_and_changes_live() {
         most_at_once(&runs),
         2,
         "a quarter of d1's 8 CPUs is 2: {runs:?}"
+    );
+}
+
+/// A job for d1 that records its run in `log` as `name.$(Process)`,
+/// sleeping `secs`, with `requirements`.
+fn submit_recorded(pool: &Pool, dir: &Path, log: &Path, name: &str, secs: u32, requirements: &str) {
+    std::fs::write(
+        dir.join(format!("{name}.sub")),
+        format!(
+            "executable = job.sh\narguments = {name}.$(Process) {} {secs}\nrequest_cpus = 1\n\
+             requirements = {requirements}\nqueue\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    pool.ok(0, dir, &["submit", &format!("{name}.sub")]);
+}
+
+#[test]
+fn a_cap_holds_while_its_keeper_is_killed_and_restarted() {
+    let work = tempfile::tempdir().unwrap();
+    let terms = work.path().join("terms.toml");
+    std::fs::write(
+        &terms,
+        "[[terms]]\ndomain = \"d1.testnet\"\ntrusts = \"d0.testnet\"\nmax_slots = 1\n",
+    )
+    .unwrap();
+    let mut extra = vec![
+        "--domains",
+        "2",
+        "--cpus",
+        "2",
+        "--refresh-secs",
+        "2",
+        "--lifetime-secs",
+        "6",
+        "--terms",
+        terms.to_str().unwrap(),
+    ];
+    if rustix::process::geteuid().is_root() {
+        extra.extend(["--jobs", "account=nobody", "--jobs", "private_tmp=false"]);
+    }
+    // d0: agent-00, agent-02; d1: agent-01 (its netmgr, the cap's keeper)
+    // and agent-03.
+    let pool = Pool::up_as(None, 4, &extra);
+    let shared = shared_dir();
+    let log = shared.path().join("runs");
+    script(
+        &work.path().join("job.sh"),
+        "#!/bin/sh\necho \"start $(date +%s%N) $1\" >> \"$2\"\nsleep \"$3\"\n\
+         echo \"end $(date +%s%N) $1\" >> \"$2\"\n",
+    );
+    // The one slot d0 may hold, taken on agent-03.
+    submit_recorded(
+        &pool,
+        work.path(),
+        &log,
+        "first",
+        25,
+        "StarlingHost == \"agent-03.d1.testnet\"",
+    );
+    wait_for(Duration::from_secs(60), "the first job running", || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .contains("start")
+            .then_some(())
+    });
+    // The keeper dies with everything it counted, and comes back.
+    pool.crash(1);
+    pool.restart(1);
+    submit_recorded(
+        &pool,
+        work.path(),
+        &log,
+        "second",
+        1,
+        "StarlingDomain == \"d1.testnet\"",
+    );
+    let runs = wait_for(Duration::from_secs(120), "both jobs ended", || {
+        let runs = runs(&log);
+        (runs.len() >= 2).then_some(runs)
+    });
+    assert_eq!(
+        most_at_once(&runs),
+        1,
+        "the second job waited for the first: {runs:?}"
     );
 }
