@@ -268,11 +268,14 @@ fn a_job_of_a_domain_no_longer_trusted_is_refused_naming_that_domain() {
 }
 
 /// A job that records when it starts and ends (unix nanoseconds) in the
-/// shared log, running three seconds in between.
+/// shared log `$2` as job `$1`, running `$3` seconds in between.
 const RECORDED_JOB: &str = "#!/bin/sh\n\
 echo \"start $(date +%s%N) $1\" >> \"$2\"\n\
-sleep 3\n\
+sleep \"$3\"\n\
 echo \"end $(date +%s%N) $1\" >> \"$2\"\n";
+
+/// The requirements of a job that may run only in d1.
+const IN_D1: &str = "StarlingDomain == \"d1.testnet\"";
 
 /// The jobs' recorded runs: (job, start ns, end ns) of each ended run.
 fn runs(log: &Path) -> Vec<(String, u128, u128)> {
@@ -310,21 +313,6 @@ fn most_at_once(runs: &[(String, u128, u128)]) -> usize {
     most as usize
 }
 
-/// Submits `count` recorded jobs from agent-00, each of one CPU and only
-/// for d1, named `name.$(Process)` in the log.
-fn run_recorded(pool: &Pool, dir: &Path, log: &Path, name: &str, count: usize) {
-    std::fs::write(
-        dir.join(format!("{name}.sub")),
-        format!(
-            "executable = job.sh\narguments = {name}.$(Process) {}\nrequest_cpus = 1\n\
-             requirements = StarlingDomain == \"d1.testnet\"\nqueue {count}\n",
-            log.display()
-        ),
-    )
-    .unwrap();
-    pool.ok(0, dir, &["submit", &format!("{name}.sub")]);
-}
-
 /// The runs of the jobs named `name.*` that have ended.
 fn ended_of(log: &Path, name: &str) -> Vec<(String, u128, u128)> {
     runs(log)
@@ -333,13 +321,14 @@ fn ended_of(log: &Path, name: &str) -> Vec<(String, u128, u128)> {
         .collect()
 }
 
-#[test]
-fn a_cap_on_a_trusted_domain_holds_across_the_whole_domain_and_changes_live() {
-    let work = tempfile::tempdir().unwrap();
-    let terms = work.path().join("terms.toml");
+/// A pool of `agents` agents in two domains, two CPUs each, whose d1 trusts
+/// d0 on the terms `cap` (a line of a `[[terms]]` table), and whose jobs
+/// may write into a directory the test reads.
+fn capped_pool(work: &Path, agents: usize, cap: &str) -> Pool {
+    let terms = work.join("terms.toml");
     std::fs::write(
         &terms,
-        "[[terms]]\ndomain = \"d1.testnet\"\ntrusts = \"d0.testnet\"\nmax_slots = 3\n",
+        format!("[[terms]]\ndomain = \"d1.testnet\"\ntrusts = \"d0.testnet\"\n{cap}\n"),
     )
     .unwrap();
     let mut extra = vec![
@@ -355,15 +344,20 @@ fn a_cap_on_a_trusted_domain_holds_across_the_whole_domain_and_changes_live() {
         terms.to_str().unwrap(),
     ];
     if rustix::process::geteuid().is_root() {
-        // The jobs write into a directory the test reads.
         extra.extend(["--jobs", "account=nobody", "--jobs", "private_tmp=false"]);
     }
-    let pool = Pool::up_as(None, 8, &extra);
+    Pool::up_as(None, agents, &extra)
+}
+
+#[test]
+fn a_cap_on_a_trusted_domain_holds_across_the_whole_domain_and_changes_live() {
+    let work = tempfile::tempdir().unwrap();
+    let pool = capped_pool(work.path(), 8, "max_slots = 3");
     let shared = shared_dir();
     let log = shared.path().join("runs");
     script(&work.path().join("job.sh"), RECORDED_JOB);
 
-    run_recorded(&pool, work.path(), &log, "slots", 20);
+    submit_recorded(&pool, (work.path(), &log), "slots", (20, 3), IN_D1);
     let runs = wait_for(Duration::from_secs(150), "20 jobs ended", || {
         let runs = ended_of(&log, "slots");
         (runs.len() >= 20).then_some(runs)
@@ -390,7 +384,7 @@ fn a_cap_on_a_trusted_domain_holds_across_the_whole_domain_and_changes_live() {
     for i in [1, 3, 5, 7] {
         install_policy_into(&pool, i, &policy);
     }
-    run_recorded(&pool, work.path(), &log, "fraction", 6);
+    submit_recorded(&pool, (work.path(), &log), "fraction", (6, 3), IN_D1);
     let runs = wait_for(Duration::from_secs(120), "6 more jobs ended", || {
         let runs = ended_of(&log, "fraction");
         (runs.len() >= 6).then_some(runs)
@@ -402,14 +396,20 @@ fn a_cap_on_a_trusted_domain_holds_across_the_whole_domain_and_changes_live() {
     );
 }
 
-/// A job for d1 that records its run in `log` as `name.$(Process)`,
-/// sleeping `secs`, with `requirements`.
-fn submit_recorded(pool: &Pool, dir: &Path, log: &Path, name: &str, secs: u32, requirements: &str) {
+/// Submits from agent-00 `count` one-CPU jobs with `requirements` that
+/// record their runs in `log` as `name.$(Process)`, each running `secs`.
+fn submit_recorded(
+    pool: &Pool,
+    (dir, log): (&Path, &Path),
+    name: &str,
+    (count, secs): (usize, u32),
+    requirements: &str,
+) {
     std::fs::write(
         dir.join(format!("{name}.sub")),
         format!(
             "executable = job.sh\narguments = {name}.$(Process) {} {secs}\nrequest_cpus = 1\n\
-             requirements = {requirements}\nqueue\n",
+             requirements = {requirements}\nqueue {count}\n",
             log.display()
         ),
     )
@@ -420,44 +420,18 @@ fn submit_recorded(pool: &Pool, dir: &Path, log: &Path, name: &str, secs: u32, r
 #[test]
 fn a_cap_holds_while_its_keeper_is_killed_and_restarted() {
     let work = tempfile::tempdir().unwrap();
-    let terms = work.path().join("terms.toml");
-    std::fs::write(
-        &terms,
-        "[[terms]]\ndomain = \"d1.testnet\"\ntrusts = \"d0.testnet\"\nmax_slots = 1\n",
-    )
-    .unwrap();
-    let mut extra = vec![
-        "--domains",
-        "2",
-        "--cpus",
-        "2",
-        "--refresh-secs",
-        "2",
-        "--lifetime-secs",
-        "6",
-        "--terms",
-        terms.to_str().unwrap(),
-    ];
-    if rustix::process::geteuid().is_root() {
-        extra.extend(["--jobs", "account=nobody", "--jobs", "private_tmp=false"]);
-    }
     // d0: agent-00, agent-02; d1: agent-01 (its netmgr, the cap's keeper)
     // and agent-03.
-    let pool = Pool::up_as(None, 4, &extra);
+    let pool = capped_pool(work.path(), 4, "max_slots = 1");
     let shared = shared_dir();
     let log = shared.path().join("runs");
-    script(
-        &work.path().join("job.sh"),
-        "#!/bin/sh\necho \"start $(date +%s%N) $1\" >> \"$2\"\nsleep \"$3\"\n\
-         echo \"end $(date +%s%N) $1\" >> \"$2\"\n",
-    );
+    script(&work.path().join("job.sh"), RECORDED_JOB);
     // The one slot d0 may hold, taken on agent-03.
     submit_recorded(
         &pool,
-        work.path(),
-        &log,
+        (work.path(), &log),
         "first",
-        25,
+        (1, 25),
         "StarlingHost == \"agent-03.d1.testnet\"",
     );
     wait_for(Duration::from_secs(60), "the first job running", || {
@@ -469,14 +443,7 @@ fn a_cap_holds_while_its_keeper_is_killed_and_restarted() {
     // The keeper dies with everything it counted, and comes back.
     pool.crash(1);
     pool.restart(1);
-    submit_recorded(
-        &pool,
-        work.path(),
-        &log,
-        "second",
-        1,
-        "StarlingDomain == \"d1.testnet\"",
-    );
+    submit_recorded(&pool, (work.path(), &log), "second", (1, 1), IN_D1);
     let runs = wait_for(Duration::from_secs(120), "both jobs ended", || {
         let runs = runs(&log);
         (runs.len() >= 2).then_some(runs)
