@@ -195,6 +195,7 @@ impl Testnet {
             foreign_factors: std::collections::BTreeMap::new(),
             store_quotas: std::collections::BTreeMap::new(),
             accept_terms: std::collections::BTreeMap::new(),
+            export_terms: std::collections::BTreeMap::new(),
         })
     }
 

@@ -67,6 +67,17 @@ pub struct Trust {
     /// Which of a trusted domain's jobs the domain's policy accepts here,
     /// where it says ([`starling_policies::terms`]).
     pub accept_terms: std::collections::BTreeMap<String, starling_policies::terms::Accept>,
+    /// Which of this domain's machines its policy advertises to a trusted
+    /// domain, where it says; a trusted domain not here gets every machine
+    /// ([`starling_policies::terms::exported`]).
+    pub export_terms: std::collections::BTreeMap<String, starling_policies::terms::Export>,
+}
+
+impl Trust {
+    /// The domains this one trusts (its own excluded).
+    pub fn trusted(&self) -> &[String] {
+        self.domains.get(1..).unwrap_or_default()
+    }
 }
 
 /// An agent's trust as it holds it now: replaced whole when its domain's
@@ -132,6 +143,7 @@ pub fn load(data: &DataDir, key: &Keypair, now: Timestamp) -> Result<Trust, Erro
     let mut foreign_factors = std::collections::BTreeMap::new();
     let mut store_quotas = std::collections::BTreeMap::new();
     let mut accept_terms = std::collections::BTreeMap::new();
+    let mut export_terms = std::collections::BTreeMap::new();
     let path = data
         .policies_path()
         .join(format!("{}.policy", primary.domain));
@@ -158,6 +170,16 @@ pub fn load(data: &DataDir, key: &Keypair, now: Timestamp) -> Result<Trust, Erro
                         })?;
                     accept_terms.insert(trusted.name.clone(), accept);
                 }
+                if let Some(text) = &trusted.export.machines {
+                    let export =
+                        starling_policies::terms::Export::parse(text).map_err(|reason| {
+                            Error::Policy {
+                                path: path.clone(),
+                                reason: format!("the terms for {}: {reason}", trusted.name),
+                            }
+                        })?;
+                    export_terms.insert(trusted.name.clone(), export);
+                }
                 if !domains.contains(&trusted.name) {
                     domains.push(trusted.name.clone());
                 }
@@ -180,6 +202,7 @@ pub fn load(data: &DataDir, key: &Keypair, now: Timestamp) -> Result<Trust, Erro
         foreign_factors,
         store_quotas,
         accept_terms,
+        export_terms,
     })
 }
 
@@ -228,6 +251,7 @@ fn personal(key: &Keypair, now: Timestamp) -> Result<Trust, Error> {
         domains: vec![name],
         foreign_factors: std::collections::BTreeMap::new(),
         accept_terms: std::collections::BTreeMap::new(),
+        export_terms: std::collections::BTreeMap::new(),
         store_quotas: std::collections::BTreeMap::new(),
     })
 }
