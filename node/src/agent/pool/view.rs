@@ -14,7 +14,7 @@
 //! 4. No certificate from a domain trusted here admitting the signer, or
 //!    an ad whose `StarlingDomain` is not that domain, or (from gossip) a
 //!    domain other than the topic's: rejected (not admitted).
-//! 4a. Misaddressed ([`Topic::admits`]): an ad whose signed audience
+//! 5. Misaddressed ([`Topic::admits`]): an ad whose signed audience
 //!    (`StarlingAudience`) is not the topic's, or a foreign domain's ad
 //!    not meant for this agent's domain (its internal ad, or one exported
 //!    to a third domain): rejected (not admitted). An ad of this agent's
@@ -23,14 +23,14 @@
 //!    follows its domain's export topics so that their mesh forms) and
 //!    served to that audience's pulls ([`View::page`]), never counted,
 //!    matched or shown here.
-//! 5. A sequence number below the newest held for the signer: rejected as
+//! 6. A sequence number below the newest held for the signer: rejected as
 //!    a replay when the newest was issued more than [`REPLAY_GRACE_MS`]
 //!    later and the offered ad is more than [`REPLAY_AGE_MS`] old by our
 //!    clock (gossipsub forgets a message within seconds, so even a starved
 //!    honest relay does not hand on one that old); otherwise ignored (two
 //!    updates crossed in flight, or a relay was slow). The same sequence number again is
 //!    ignored (a duplicate: anti-entropy and gossip overlap).
-//! 6. Otherwise accepted, replacing the older ad. An accepted ad whose
+//! 7. Otherwise accepted, replacing the older ad. An accepted ad whose
 //!    `expires_at` has already passed (a withdrawal: an agent shutting down
 //!    publishes one) removes the signer's ad from the view.
 //!

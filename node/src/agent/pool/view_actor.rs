@@ -344,6 +344,11 @@ fn audience_of(own: &str, domains: &[String]) -> Option<Option<String>> {
     domains.first().map(|d| Some(d.clone()))
 }
 
+/// The agent id of a libp2p peer (every Starling peer has an ed25519 key).
+pub fn agent_of(peer: &PeerId) -> Option<AgentId> {
+    AgentId::from_peer_id_bytes(&peer.to_bytes())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -361,9 +366,4 @@ mod tests {
         assert_eq!(of(&["d0"]), Some(Some("d0".to_owned())));
         assert_eq!(of(&[]), None);
     }
-}
-
-/// The agent id of a libp2p peer (every Starling peer has an ed25519 key).
-pub fn agent_of(peer: &PeerId) -> Option<AgentId> {
-    AgentId::from_peer_id_bytes(&peer.to_bytes())
 }
