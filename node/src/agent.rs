@@ -341,13 +341,14 @@ impl Agent {
     /// agent's own view. For tests and experiments that play a misbehaving
     /// peer; an agent never does this to its own ads.
     pub async fn publish_raw(&self, domain: &str, bytes: Vec<u8>) {
-        let _ = self
-            .network
-            .send(Command::Publish {
-                domain: domain.to_owned(),
-                bytes,
-            })
-            .await;
+        if let Ok(topic) = starling_protocol::gossip::Topic::ads(domain) {
+            self.publish_raw_on(topic, bytes).await;
+        }
+    }
+
+    /// [`Agent::publish_raw`] on any topic.
+    pub async fn publish_raw_on(&self, topic: starling_protocol::gossip::Topic, bytes: Vec<u8>) {
+        let _ = self.network.send(Command::Publish { topic, bytes }).await;
     }
 
     /// Bytes this agent received and sent on all its connections.
@@ -680,6 +681,7 @@ impl Actor for Supervisor {
             None,
             ViewActor,
             ViewArgs {
+                domain: args.trust.domain.clone(),
                 anchors: args.trust.anchors.clone(),
                 freshness,
                 network: network_tx.clone(),
@@ -758,6 +760,7 @@ impl Actor for Supervisor {
             disk: disk.clone(),
             lent: lending.as_ref().map(|(_, stats)| stats.subscribe()),
             gpus: args.config.gpus.clone(),
+            trust: live_trust.clone(),
         };
         let (advertiser, _) =
             Actor::spawn_linked(None, Advertiser, advertiser_args.clone(), myself.get_cell())
@@ -1076,6 +1079,7 @@ impl Actor for Supervisor {
                     None,
                     ViewActor,
                     ViewArgs {
+                        domain: state.advertiser_args.domain.clone(),
                         anchors,
                         freshness,
                         network: state.network.clone(),

@@ -6,6 +6,12 @@
 //!   TARGET. Only true accepts: false refuses, and UNDEFINED or ERROR
 //!   refuse too (an administrator's term that cannot be decided must not
 //!   let jobs through), said as such so the administrator can fix it.
+//! - **export** ([`exported`]): a ClassAd expression with this machine's
+//!   ad (as it is advertised) as MY. Only true exports: a machine the term
+//!   does not export is never advertised to the domain, and its claims are
+//!   refused, said as "d1 does not export this machine to d0: export = …
+//!   is false". No term exports every machine. UNDEFINED or ERROR do not
+//!   export (said as such).
 //!
 //! The execute agent decides; the submit agent learns the reason from the
 //! refusal and `why` shows it per machine.
@@ -55,6 +61,57 @@ impl Acceptance {
             Acceptance::Refused(reason) | Acceptance::Undecided(reason) => Some(reason),
         }
     }
+}
+
+/// A trusted domain's `export` term, parsed.
+#[derive(Debug, Clone)]
+pub struct Export {
+    /// As the policy says it (what a refusal quotes).
+    pub text: String,
+    pub expr: Expr,
+}
+
+impl Export {
+    /// Parses the term (checked when the policy was signed and installed).
+    pub fn parse(text: &str) -> Result<Export, String> {
+        let expr = parse_expr(text).map_err(|e| format!("invalid export expression: {e}"))?;
+        Ok(Export {
+            text: text.to_owned(),
+            expr,
+        })
+    }
+}
+
+/// Whether domain `by`'s `export` term (none: every machine) advertises
+/// `machine` to domain `to` at `now` (unix seconds): `Ok` when it does,
+/// else the reason, naming both domains and the term, which a refused
+/// claim quotes.
+pub fn exported(
+    by: &str,
+    to: &str,
+    export: Option<&Export>,
+    machine: &ClassAd,
+    now: i64,
+) -> Result<(), String> {
+    let Some(export) = export else {
+        return Ok(());
+    };
+    let value = Evaluator::with_ads(Some(machine), None)
+        .now(now)
+        .eval_on(Side::My, &export.expr);
+    if requirement_holds(&value) {
+        return Ok(());
+    }
+    let what = match value {
+        Value::Undefined | Value::Error => {
+            format!("{} (counted as false)", unparse_value(&value))
+        }
+        other => unparse_value(&other),
+    };
+    Err(format!(
+        "{by} does not export this machine to {to}: export = {} is {what}",
+        export.text
+    ))
 }
 
 /// Whether domain `by`'s `accept` term lets `job` (from a domain it
@@ -141,5 +198,28 @@ mod tests {
         let number = acceptance("d1", &Accept::parse("0").unwrap(), &small, &machine, 0);
         assert!(matches!(number, Acceptance::Refused(_)));
         assert!(Accept::parse("RequestCpus <=").is_err());
+    }
+
+    #[test]
+    fn only_a_true_export_term_advertises_a_machine_and_none_advertises_all() {
+        let gpu = parse_ad("[ Name = \"m1\"; Cpus = 8; HasGpu = true ]").unwrap();
+        let plain = parse_ad("[ Name = \"m2\"; Cpus = 2 ]").unwrap();
+        assert_eq!(exported("d1", "d0", None, &plain, 0), Ok(()));
+        let term = Export::parse("HasGpu =?= true").unwrap();
+        assert_eq!(exported("d1", "d0", Some(&term), &gpu, 0), Ok(()));
+        assert_eq!(
+            exported("d1", "d0", Some(&term), &plain, 0),
+            Err(
+                "d1 does not export this machine to d0: export = HasGpu =?= true is false"
+                    .to_owned()
+            )
+        );
+        let undefined = Export::parse("HasGpu").unwrap();
+        let err = exported("d1", "d0", Some(&undefined), &plain, 0).unwrap_err();
+        assert!(err.ends_with("is undefined (counted as false)"), "{err}");
+        let error = Export::parse("Name + 1").unwrap();
+        let err = exported("d1", "d0", Some(&error), &plain, 0).unwrap_err();
+        assert!(err.ends_with("is error (counted as false)"), "{err}");
+        assert!(Export::parse("Cpus >").is_err());
     }
 }

@@ -13,11 +13,18 @@
 //! [`decode`] reads one (bounded by [`MAX_SIGNED_AD_LEN`]), [`open`] checks
 //! signature and window and parses the ad with the bounded ClassAd parser.
 //!
-//! Topics: full machine ads go to their domain's topic
-//! (`starling/ads/<domain>/1`, [`Topic::Ads`]); ads a domain exports to
-//! trusted domains go to one flock-wide topic (`starling/flock/1`,
-//! [`Topic::Flock`]). gossipsub payloads stay a few KiB in practice; the
-//! limits below only refuse what no honest agent sends.
+//! Topics: full machine ads go to their domain's own topic
+//! (`starling/ads/<domain>/1`, [`Topic::Ads`]), which only the domain's own
+//! agents follow. What a domain exports to a trusted domain goes to a topic
+//! of its own, one per audience (`starling/ads/<domain>/for/<audience>/1`,
+//! [`Topic::Export`]), which only the audience's agents and the domain's
+//! own follow: gossipsub hands a message only to peers that follow its
+//! topic, so an ad not exported to a domain is never sent, nor relayed,
+//! to that domain's agents. The audience is also signed inside the ad
+//! ([`AUDIENCE_ATTR`]), so an ad copied onto another topic is refused by
+//! its receivers ([`Topic::admits`]). [`Topic::Flock`] (`starling/flock/1`)
+//! is reserved and not used. gossipsub payloads stay a few KiB in
+//! practice; the limits below only refuse what no honest agent sends.
 
 use std::fmt;
 
@@ -48,8 +55,14 @@ pub const MAX_CERTIFICATE_ENVELOPE_LEN: usize = MAX_CERTIFICATE_LEN + 512;
 pub const MAX_SIGNED_AD_LEN: usize =
     MAX_AD_TEXT_LEN + MAX_CERTIFICATES * MAX_CERTIFICATE_ENVELOPE_LEN + 1024;
 
-/// The flock-wide topic for exported availability.
+/// The flock-wide topic for exported availability (reserved: exports go
+/// to per-audience topics, [`Topic::Export`]).
 pub const FLOCK_TOPIC: &str = "starling/flock/1";
+
+/// The attribute of a machine ad that names the domain it is meant for
+/// (`StarlingAudience = "d0.example"`), signed with the ad. An ad without
+/// it is its domain's internal ad, for the domain's own agents only.
+pub const AUDIENCE_ATTR: &str = "StarlingAudience";
 
 /// What a signed ad describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -82,13 +95,71 @@ impl AdKind {
 }
 
 /// A gossipsub topic Starling uses.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum Topic {
-    /// Full machine ads of one domain: `starling/ads/<domain>/1`.
+    /// Full machine ads of one domain, for its own agents:
+    /// `starling/ads/<domain>/1`.
     Ads { domain: String },
-    /// Exported availability, flock-wide: `starling/flock/1`.
+    /// The ads `domain` exports to the trusted domain `audience`:
+    /// `starling/ads/<domain>/for/<audience>/1`.
+    Export { domain: String, audience: String },
+    /// Reserved, not used: `starling/flock/1`.
     Flock,
+}
+
+/// Why an ad may not travel on a topic, or be held by an agent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Misaddressed {
+    /// The ad is of another domain than the topic's.
+    Domain { ad: String, topic: String },
+    /// The ad is meant for another audience than the topic's (`None`: the
+    /// domain's own agents).
+    Audience {
+        ad: Option<String>,
+        topic: Option<String>,
+    },
+    /// A foreign domain's ad that is not meant for the receiver's domain.
+    NotForUs {
+        domain: String,
+        audience: Option<String>,
+    },
+}
+
+impl fmt::Display for Misaddressed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let who = |a: &Option<String>| match a {
+            Some(a) => format!("{a:?}"),
+            None => "its own domain".to_owned(),
+        };
+        match self {
+            Misaddressed::Domain { ad, topic } => {
+                write!(f, "an ad of domain {ad:?} on the topic of {topic:?}")
+            }
+            Misaddressed::Audience { ad, topic } => write!(
+                f,
+                "an ad meant for {} on the topic meant for {}",
+                who(ad),
+                who(topic)
+            ),
+            Misaddressed::NotForUs { domain, audience } => write!(
+                f,
+                "an ad of domain {domain:?} meant for {}, not for this domain",
+                who(audience)
+            ),
+        }
+    }
+}
+
+/// Where an ad that may be held goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Addressed {
+    /// Into the view: the receiver's own domain's internal ad, or a foreign
+    /// domain's ad meant for the receiver's domain.
+    View,
+    /// The receiver's own domain's ad meant for `audience`: relayed (and
+    /// kept to answer that audience's pulls), never counted in the view.
+    Export { audience: String },
 }
 
 impl Topic {
@@ -100,13 +171,102 @@ impl Topic {
         })
     }
 
+    /// The topic of what `domain` exports to `audience`; both must be
+    /// valid domain names.
+    pub fn export(domain: &str, audience: &str) -> Result<Self, Error> {
+        check_domain_name(domain)?;
+        check_domain_name(audience)?;
+        Ok(Topic::Export {
+            domain: domain.to_owned(),
+            audience: audience.to_owned(),
+        })
+    }
+
+    /// The topic an ad of `domain` meant for `audience` travels on.
+    pub fn of(domain: &str, audience: Option<&str>) -> Result<Self, Error> {
+        match audience {
+            None => Self::ads(domain),
+            Some(a) => Self::export(domain, a),
+        }
+    }
+
     /// Reads a topic name this code publishes to.
     pub fn parse(name: &str) -> Option<Self> {
         if name == FLOCK_TOPIC {
             return Some(Topic::Flock);
         }
-        let domain = name.strip_prefix("starling/ads/")?.strip_suffix("/1")?;
-        Self::ads(domain).ok()
+        let inner = name.strip_prefix("starling/ads/")?.strip_suffix("/1")?;
+        match inner.split_once("/for/") {
+            Some((domain, audience)) => Self::export(domain, audience).ok(),
+            None => Self::ads(inner).ok(),
+        }
+    }
+
+    /// The domain whose ads travel here.
+    pub fn domain(&self) -> Option<&str> {
+        match self {
+            Topic::Ads { domain } | Topic::Export { domain, .. } => Some(domain),
+            Topic::Flock => None,
+        }
+    }
+
+    /// The domain the ads here are meant for (`None`: the domain's own).
+    pub fn audience(&self) -> Option<&str> {
+        match self {
+            Topic::Export { audience, .. } => Some(audience),
+            _ => None,
+        }
+    }
+
+    /// The topics an agent of `own` follows when its domain trusts
+    /// `trusted`: its domain's own, what each trusted domain exports to
+    /// it, and what its domain exports to each (which it relays, so that
+    /// the mesh of an export topic forms among the agents of both ends).
+    /// Never a trusted domain's own topic: that carries ads not exported.
+    pub fn followed(own: &str, trusted: &[String]) -> Vec<Topic> {
+        let mut topics: Vec<Topic> = Self::ads(own).into_iter().collect();
+        for other in trusted.iter().filter(|t| *t != own) {
+            topics.extend(Self::export(other, own));
+            topics.extend(Self::export(own, other));
+        }
+        topics.sort();
+        topics.dedup();
+        topics
+    }
+
+    /// Whether an ad of `domain` meant for `audience` may travel on this
+    /// topic, and be held by an agent of `receiver`, and where it goes.
+    pub fn admits(
+        topic: Option<&Topic>,
+        receiver: &str,
+        domain: &str,
+        audience: Option<&str>,
+    ) -> Result<Addressed, Misaddressed> {
+        if let Some(topic) = topic {
+            if topic.domain() != Some(domain) {
+                return Err(Misaddressed::Domain {
+                    ad: domain.to_owned(),
+                    topic: topic.domain().unwrap_or_default().to_owned(),
+                });
+            }
+            if topic.audience() != audience {
+                return Err(Misaddressed::Audience {
+                    ad: audience.map(str::to_owned),
+                    topic: topic.audience().map(str::to_owned),
+                });
+            }
+        }
+        match audience {
+            None if domain == receiver => Ok(Addressed::View),
+            Some(a) if a == receiver && domain != receiver => Ok(Addressed::View),
+            Some(a) if domain == receiver => Ok(Addressed::Export {
+                audience: a.to_owned(),
+            }),
+            _ => Err(Misaddressed::NotForUs {
+                domain: domain.to_owned(),
+                audience: audience.map(str::to_owned),
+            }),
+        }
     }
 }
 
@@ -114,6 +274,9 @@ impl fmt::Display for Topic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Topic::Ads { domain } => write!(f, "starling/ads/{domain}/1"),
+            Topic::Export { domain, audience } => {
+                write!(f, "starling/ads/{domain}/for/{audience}/1")
+            }
             Topic::Flock => f.write_str(FLOCK_TOPIC),
         }
     }
@@ -413,5 +576,97 @@ mod tests {
         assert_eq!(Topic::parse("starling/flock/1"), Some(Topic::Flock));
         assert_eq!(Topic::parse("starling/ads/a b/1"), None);
         assert!(Topic::ads("bad/domain").is_err());
+    }
+
+    #[test]
+    fn export_topics_name_domain_and_audience_and_parse_back() {
+        let topic = Topic::export("d1.example", "d0.example").unwrap();
+        assert_eq!(
+            topic.to_string(),
+            "starling/ads/d1.example/for/d0.example/1"
+        );
+        assert_eq!(Topic::parse(&topic.to_string()), Some(topic.clone()));
+        assert_eq!(topic.domain(), Some("d1.example"));
+        assert_eq!(topic.audience(), Some("d0.example"));
+        assert_eq!(Topic::of("d1.example", Some("d0.example")).unwrap(), topic);
+        for bad in [
+            "starling/ads/d1/for//1",
+            "starling/ads//for/d0/1",
+            "starling/ads/d1/for/d0/for/d2/1",
+            "starling/ads/d1/for/d 0/1",
+            "starling/ads/d1/for/d0/2",
+        ] {
+            assert_eq!(Topic::parse(bad), None, "{bad}");
+        }
+        assert!(Topic::export("d1", "a/b").is_err());
+    }
+
+    #[test]
+    fn an_agent_follows_its_own_topic_and_both_ends_of_each_export_never_a_foreign_domains_own() {
+        let followed = Topic::followed("d0", &["d0".to_owned(), "d1".to_owned(), "d2".to_owned()]);
+        let names: Vec<String> = followed.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            names,
+            [
+                "starling/ads/d0/1",
+                "starling/ads/d0/for/d1/1",
+                "starling/ads/d0/for/d2/1",
+                "starling/ads/d1/for/d0/1",
+                "starling/ads/d2/for/d0/1",
+            ]
+        );
+        assert!(!followed.contains(&Topic::ads("d1").unwrap()));
+    }
+
+    #[test]
+    fn an_ad_is_admitted_only_on_its_own_topic_and_by_its_audience() {
+        let d0 = Topic::ads("d0").unwrap();
+        let d1_for_d0 = Topic::export("d1", "d0").unwrap();
+        let d0_for_d1 = Topic::export("d0", "d1").unwrap();
+        // An agent of d0: its own internal ads go into the view.
+        assert_eq!(
+            Topic::admits(Some(&d0), "d0", "d0", None),
+            Ok(Addressed::View)
+        );
+        // d1's ads meant for d0 too.
+        assert_eq!(
+            Topic::admits(Some(&d1_for_d0), "d0", "d1", Some("d0")),
+            Ok(Addressed::View)
+        );
+        assert_eq!(
+            Topic::admits(None, "d0", "d1", Some("d0")),
+            Ok(Addressed::View)
+        );
+        // d0's own ads meant for d1 are relayed, not viewed.
+        assert_eq!(
+            Topic::admits(Some(&d0_for_d1), "d0", "d0", Some("d1")),
+            Ok(Addressed::Export {
+                audience: "d1".to_owned()
+            })
+        );
+        // d1's internal ad, or d1's ad meant for d2, never enters d0.
+        assert!(matches!(
+            Topic::admits(None, "d0", "d1", None),
+            Err(Misaddressed::NotForUs { .. })
+        ));
+        let err = Topic::admits(None, "d0", "d1", Some("d2")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "an ad of domain \"d1\" meant for \"d2\", not for this domain"
+        );
+        // An ad copied onto a topic of another audience or domain.
+        let err = Topic::admits(Some(&d1_for_d0), "d0", "d1", None).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "an ad meant for its own domain on the topic meant for \"d0\""
+        );
+        assert!(matches!(
+            Topic::admits(Some(&d1_for_d0), "d0", "d2", Some("d0")),
+            Err(Misaddressed::Domain { .. })
+        ));
+        assert!(matches!(
+            Topic::admits(Some(&Topic::Flock), "d0", "d0", None),
+            Err(Misaddressed::Domain { .. })
+        ));
     }
 }

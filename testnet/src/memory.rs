@@ -196,6 +196,7 @@ impl Testnet {
             store_quotas: std::collections::BTreeMap::new(),
             accept_terms: std::collections::BTreeMap::new(),
             caps: std::collections::BTreeMap::new(),
+            export_terms: std::collections::BTreeMap::new(),
         })
     }
 

@@ -226,10 +226,35 @@ pub fn machine_ads(info: &Info) -> usize {
         .sum()
 }
 
-/// Whether an agent of a testnet of `total` has joined: it sees all
-/// `total` machine ads (its own among them) and, unless alone, a peer.
-pub fn joined(info: &Info, total: usize) -> bool {
-    machine_ads(info) >= total && (total == 1 || info.peers >= 1)
+/// Whether an agent of a testnet of `total` has joined: it sees the
+/// `expected` machine ads it is shown ([`expected_ads`], its own among
+/// them) and, unless alone, a peer.
+pub fn joined(info: &Info, expected: usize, total: usize) -> bool {
+    machine_ads(info) >= expected && (total == 1 || info.peers >= 1)
+}
+
+/// How many machine ads each agent of `layout` can be counted on to see:
+/// those of its own domain, and those of every domain whose terms for its
+/// domain have no `export` expression. What an `export` expression lets
+/// through is the exporting agents' to decide, so those are not waited
+/// for.
+pub fn expected_ads(layout: &Layout, terms: &[layout::DomainTerms]) -> Vec<usize> {
+    let filtered = |from: &str, to: &str| {
+        terms
+            .iter()
+            .any(|t| t.domain == from && t.trusts == to && t.export.is_some())
+    };
+    layout
+        .agents
+        .iter()
+        .map(|me| {
+            layout
+                .agents
+                .iter()
+                .filter(|other| other.domain == me.domain || !filtered(&other.domain, &me.domain))
+                .count()
+        })
+        .collect()
 }
 
 /// Makes the testnet in `options.dir` (see [`layout::prepare`]) and starts
@@ -403,7 +428,9 @@ pub fn up(options: &UpOptions, progress: &mut dyn FnMut(Progress)) -> anyhow::Re
         next = end;
     }
 
-    // Every agent answers; now wait until each sees every machine ad.
+    // Every agent answers; now wait until each sees every machine ad
+    // (every one shown to it).
+    let expected = expected_ads(&layout, &options.terms);
     let mut done = vec![false; total];
     let mut pause = POLL_FIRST;
     loop {
@@ -413,7 +440,7 @@ pub fn up(options: &UpOptions, progress: &mut dyn FnMut(Progress)) -> anyhow::Re
         }
         for (i, answer) in ask_info(&layout, &pending, answer_timeout(deadline)) {
             if let Ok(info) = answer {
-                done[i] = joined(&info, total);
+                done[i] = joined(&info, expected[i], total);
                 infos[i] = Some(info);
             }
         }
@@ -426,7 +453,13 @@ pub fn up(options: &UpOptions, progress: &mut dyn FnMut(Progress)) -> anyhow::Re
             break;
         }
         if Instant::now() >= deadline {
-            bail!(not_joined(&layout, &done, &infos, options.timeout));
+            bail!(not_joined(
+                &layout,
+                &done,
+                &infos,
+                &expected,
+                options.timeout
+            ));
         }
         std::thread::sleep(pause.min(deadline.saturating_duration_since(Instant::now())));
         pause = (pause * 2).min(POLL_MAX);
@@ -959,7 +992,13 @@ fn left_running(layout: &Layout) -> String {
 }
 
 /// The error for agents that answer but have not joined by the deadline.
-fn not_joined(layout: &Layout, done: &[bool], infos: &[Option<Info>], timeout: Duration) -> String {
+fn not_joined(
+    layout: &Layout,
+    done: &[bool],
+    infos: &[Option<Info>],
+    expected: &[usize],
+    timeout: Duration,
+) -> String {
     let total = layout.agents.len();
     let lines: Vec<String> = (0..total)
         .filter(|&i| !done[i])
@@ -967,8 +1006,9 @@ fn not_joined(layout: &Layout, done: &[bool], infos: &[Option<Info>], timeout: D
             let agent = &layout.agents[i];
             let seen = match &infos[i] {
                 Some(info) => format!(
-                    "sees {} of {total} machine ads and {} peers",
+                    "sees {} of {} machine ads and {} peers",
                     machine_ads(info),
+                    expected[i],
                     info.peers
                 ),
                 None => "does not answer".to_owned(),
@@ -982,7 +1022,7 @@ fn not_joined(layout: &Layout, done: &[bool], infos: &[Option<Info>], timeout: D
         .collect();
     format!(
         "{} of {total} agents did not join within {} s (an agent has joined when it sees \
-         all {total} machine ads):\n{}\n{}",
+         every machine ad shown to it):\n{}\n{}",
         lines.len(),
         timeout.as_secs(),
         lines.join("\n"),
@@ -1211,11 +1251,31 @@ mod tests {
     }
 
     #[test]
+    fn an_agent_waits_only_for_the_ads_shown_to_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let layout = layout::Layout::plan(dir.path(), 5, 2).unwrap();
+        let export = |from: &str, to: &str, e: Option<&str>| layout::DomainTerms {
+            domain: from.to_owned(),
+            trusts: to.to_owned(),
+            export: e.map(str::to_owned),
+            ..Default::default()
+        };
+        // d0: agents 0, 2, 4; d1: agents 1, 3.
+        assert_eq!(expected_ads(&layout, &[]), [5; 5]);
+        let terms = [
+            export("d1.testnet", "d0.testnet", Some("false")),
+            export("d0.testnet", "d1.testnet", None),
+        ];
+        assert_eq!(expected_ads(&layout, &terms), [3, 5, 3, 5, 3]);
+    }
+
+    #[test]
     fn joined_means_every_machine_ad_and_a_peer() {
-        assert!(joined(&info(1, 5), 5));
-        assert!(!joined(&info(1, 4), 5), "one ad short");
-        assert!(!joined(&info(0, 5), 5), "no peer");
-        assert!(joined(&info(0, 1), 1), "a testnet of one has no peers");
+        assert!(joined(&info(1, 5), 5, 5));
+        assert!(!joined(&info(1, 4), 5, 5), "one ad short");
+        assert!(!joined(&info(0, 5), 5, 5), "no peer");
+        assert!(joined(&info(0, 1), 1, 1), "a testnet of one has no peers");
+        assert!(joined(&info(1, 4), 4, 5), "one ad not exported to it");
         assert_eq!(machine_ads(&info(0, 3)), 3, "submitter ads do not count");
     }
 

@@ -19,7 +19,9 @@
 //!   enters the table only where its bucket has room, so that Kademlia
 //!   never dials to check a full bucket (see `Loop::learn_address`);
 //! - **mDNS**, when configured (on for a LAN install, off in testnets);
-//! - **gossipsub** on a mesh of [`GOSSIP_MESH`] peers per topic, with
+//! - **gossipsub** on the topics of [`Topic::followed`] (the domain's own
+//!   ads, what each trusted domain exports to it, and what the domain
+//!   exports to each), on a mesh of [`GOSSIP_MESH`] peers per topic, with
 //!   anonymous, content-addressed messages (each ad is
 //!   already a signed envelope, so a second libp2p signature would only
 //!   cost time) and application validation: a message is forwarded only
@@ -177,7 +179,8 @@ pub struct Settings {
     pub bootstrap: Vec<Multiaddr>,
     pub mdns: bool,
     pub max_connections: u32,
-    /// Domains whose ad topics to subscribe to: our own and the trusted.
+    /// Our domain, then the domains it trusts: which ad topics to follow
+    /// ([`Topic::followed`]).
     pub domains: Vec<String>,
     /// Our certificates, shown to peers we pull the view from.
     pub certificates: Vec<Envelope>,
@@ -209,9 +212,9 @@ pub struct Traffic {
 /// What actors ask of the network.
 #[derive(Debug)]
 pub enum Command {
-    /// Publish a signed ad on `domain`'s topic.
+    /// Publish a signed ad on `topic`.
     Publish {
-        domain: String,
+        topic: Topic,
         bytes: Vec<u8>,
     },
     /// The view's judgement of a gossip message.
@@ -236,8 +239,9 @@ pub enum Command {
     SetView(ActorRef<ViewMsg>),
     /// Pull the view from a few connected peers again.
     PullAgain,
-    /// The ad topics of these domains only, from now on (the domain's
-    /// policy changed what it trusts).
+    /// The ad topics of our domain and these trusted domains only
+    /// ([`Topic::followed`]), from now on (the domain's policy changed
+    /// what it trusts): our domain first.
     SetDomains(Vec<String>),
     Peers(oneshot::Sender<Vec<PeerInfo>>),
     ListenAddrs(oneshot::Sender<Vec<Multiaddr>>),
@@ -332,13 +336,14 @@ pub fn start(
                 reason: e.to_string(),
             })?;
     }
-    for domain in &settings.domains {
-        if let Ok(topic) = Topic::ads(domain) {
-            let topic = IdentTopic::new(topic.to_string());
-            // Subscribing only fails for a topic refused by a filter; we
-            // have none.
-            let _ = swarm.behaviour_mut().gossipsub.subscribe(&topic);
-        }
+    let followed = followed(&settings.domains);
+    for topic in &followed {
+        // Subscribing only fails for a topic refused by a filter; we have
+        // none.
+        let _ = swarm
+            .behaviour_mut()
+            .gossipsub
+            .subscribe(&IdentTopic::new(topic.to_string()));
     }
     for address in &settings.bootstrap {
         if let Some(peer) = peer_of(address) {
@@ -352,16 +357,9 @@ pub fn start(
         }
     }
     let peer_id = *swarm.local_peer_id();
-    let topics = settings
-        .domains
-        .iter()
-        .filter_map(|d| Topic::ads(d).ok())
-        .map(|t| {
-            (
-                IdentTopic::new(t.to_string()).hash(),
-                domain_of_topic(&t.to_string()),
-            )
-        })
+    let topics = followed
+        .into_iter()
+        .map(|t| (IdentTopic::new(t.to_string()).hash(), t))
         .collect();
     let state = Loop {
         swarm,
@@ -393,10 +391,12 @@ pub fn start(
     })
 }
 
-fn domain_of_topic(topic: &str) -> String {
-    match Topic::parse(topic) {
-        Some(Topic::Ads { domain }) => domain,
-        _ => String::new(),
+/// The topics an agent follows: `domains` is its own domain, then those
+/// it trusts.
+fn followed(domains: &[String]) -> Vec<Topic> {
+    match domains.split_first() {
+        Some((own, trusted)) => Topic::followed(own, trusted),
+        None => Vec::new(),
     }
 }
 
@@ -526,7 +526,10 @@ fn make_behaviour(
         .build()?;
     let mut gossipsub =
         gossipsub::Behaviour::new(gossipsub::MessageAuthenticity::Anonymous, config)?;
-    gossipsub.with_peer_score(score_params(&settings.domains), score_thresholds())?;
+    gossipsub.with_peer_score(
+        score_params(&followed(&settings.domains)),
+        score_thresholds(),
+    )?;
     let view = request_response::Behaviour::with_codec(
         ViewCodec,
         [(StreamProtocol::new(VIEW_V1), ProtocolSupport::Full)],
@@ -571,7 +574,7 @@ fn make_behaviour(
 /// minute per agent), so the mesh-delivery penalties that suit busy topics
 /// would punish honest peers here and are off; so is the IP colocation
 /// penalty, since a testnet runs many agents on one address.
-fn score_params(domains: &[String]) -> gossipsub::PeerScoreParams {
+fn score_params(topics: &[Topic]) -> gossipsub::PeerScoreParams {
     let mut params = gossipsub::PeerScoreParams {
         app_specific_weight: 1.0,
         ip_colocation_factor_weight: 0.0,
@@ -580,29 +583,30 @@ fn score_params(domains: &[String]) -> gossipsub::PeerScoreParams {
         topic_score_cap: 20.0,
         ..Default::default()
     };
-    for domain in domains {
-        let Ok(topic) = Topic::ads(domain) else {
-            continue;
-        };
-        let topic = IdentTopic::new(topic.to_string()).hash();
+    for topic in topics {
         params.topics.insert(
-            topic,
-            gossipsub::TopicScoreParams {
-                topic_weight: 1.0,
-                time_in_mesh_weight: 0.1,
-                time_in_mesh_quantum: Duration::from_secs(1),
-                time_in_mesh_cap: 60.0,
-                first_message_deliveries_weight: 0.5,
-                first_message_deliveries_cap: 20.0,
-                mesh_message_deliveries_weight: 0.0,
-                mesh_failure_penalty_weight: 0.0,
-                invalid_message_deliveries_weight: -100.0,
-                invalid_message_deliveries_decay: 0.99,
-                ..Default::default()
-            },
+            IdentTopic::new(topic.to_string()).hash(),
+            topic_score_params(),
         );
     }
     params
+}
+
+/// The score parameters of each ad topic (see [`score_params`]).
+fn topic_score_params() -> gossipsub::TopicScoreParams {
+    gossipsub::TopicScoreParams {
+        topic_weight: 1.0,
+        time_in_mesh_weight: 0.1,
+        time_in_mesh_quantum: Duration::from_secs(1),
+        time_in_mesh_cap: 60.0,
+        first_message_deliveries_weight: 0.5,
+        first_message_deliveries_cap: 20.0,
+        mesh_message_deliveries_weight: 0.0,
+        mesh_failure_penalty_weight: 0.0,
+        invalid_message_deliveries_weight: -100.0,
+        invalid_message_deliveries_decay: 0.99,
+        ..Default::default()
+    }
 }
 
 /// Far below anything an honest peer reaches: gossipsub's own behaviour
@@ -625,14 +629,15 @@ struct Loop {
     /// that noise and yamux carry).
     registry: libp2p::metrics::Registry,
     view: ActorRef<ViewMsg>,
-    topics: HashMap<TopicHash, String>,
+    /// The topics followed.
+    topics: HashMap<TopicHash, Topic>,
     certificates: Vec<Envelope>,
     /// Where inbound job requests go.
     jobs: mpsc::Sender<jobs::Inbound>,
     pending_jobs: jobs::Pending,
     pending_validations: usize,
     /// The latest ad per topic that found no peer to go to yet.
-    pending_publish: HashMap<TopicHash, Vec<u8>>,
+    pending_publish: HashMap<TopicHash, (Topic, Vec<u8>)>,
     /// Pulls of our view being served: to whom, and where the answer goes.
     serving: HashMap<u64, (PeerId, ResponseChannel<Response>)>,
     next_serve: u64,
@@ -701,7 +706,7 @@ impl Loop {
 
     fn on_command(&mut self, command: Command) {
         match command {
-            Command::Publish { domain, bytes } => self.publish(&domain, bytes),
+            Command::Publish { topic, bytes } => self.publish(topic, bytes),
             Command::Validated {
                 id,
                 source,
@@ -796,15 +801,14 @@ impl Loop {
         self.pending_jobs.sent::<R>(id, reply);
     }
 
-    /// Subscribes to the ad topics of `domains` not yet followed, and
-    /// leaves those of domains no longer among them.
+    /// Subscribes to the ad topics of `domains` (ours first, then the
+    /// trusted) not yet followed, and leaves those no longer among them.
     fn set_domains(&mut self, domains: &[String]) {
-        let wanted: HashMap<TopicHash, (IdentTopic, String)> = domains
-            .iter()
-            .filter_map(|d| Topic::ads(d).ok())
+        let wanted: HashMap<TopicHash, (IdentTopic, Topic)> = followed(domains)
+            .into_iter()
             .map(|t| {
                 let ident = IdentTopic::new(t.to_string());
-                (ident.hash(), (ident, domain_of_topic(&t.to_string())))
+                (ident.hash(), (ident, t))
             })
             .collect();
         let left: Vec<TopicHash> = self
@@ -813,46 +817,45 @@ impl Loop {
             .filter(|t| !wanted.contains_key(*t))
             .cloned()
             .collect();
-        for topic in left {
-            if let Some(domain) = self.topics.remove(&topic) {
-                if let Ok(t) = Topic::ads(&domain) {
-                    let _ = self
-                        .swarm
-                        .behaviour_mut()
-                        .gossipsub
-                        .unsubscribe(&IdentTopic::new(t.to_string()));
-                }
-                tracing::info!(%domain, "left the domain's ad topic");
+        for hash in left {
+            if let Some(topic) = self.topics.remove(&hash) {
+                let _ = self
+                    .swarm
+                    .behaviour_mut()
+                    .gossipsub
+                    .unsubscribe(&IdentTopic::new(topic.to_string()));
+                tracing::info!(%topic, "left an ad topic");
             }
         }
-        for (hash, (ident, domain)) in wanted {
+        for (hash, (ident, topic)) in wanted {
             if let std::collections::hash_map::Entry::Vacant(entry) = self.topics.entry(hash) {
-                let _ = self.swarm.behaviour_mut().gossipsub.subscribe(&ident);
-                tracing::info!(%domain, "following the domain's ad topic");
-                entry.insert(domain);
+                let gossip = &mut self.swarm.behaviour_mut().gossipsub;
+                let _ = gossip.subscribe(&ident);
+                // Scored as the topics followed from the start.
+                let _ = gossip.set_topic_params(ident, topic_score_params());
+                tracing::info!(%topic, "following an ad topic");
+                entry.insert(topic);
             }
         }
     }
 
-    fn publish(&mut self, domain: &str, bytes: Vec<u8>) {
-        let Ok(topic) = Topic::ads(domain) else {
-            tracing::warn!(domain, "not publishing on an invalid domain topic");
-            return;
-        };
-        let topic = IdentTopic::new(topic.to_string());
+    /// Publishes on `topic`: to its mesh when we follow it, else (an ad
+    /// withdrawn from an audience no longer trusted) to the peers that do.
+    fn publish(&mut self, topic: Topic, bytes: Vec<u8>) {
+        let ident = IdentTopic::new(topic.to_string());
         match self
             .swarm
             .behaviour_mut()
             .gossipsub
-            .publish(topic.clone(), bytes.clone())
+            .publish(ident.clone(), bytes.clone())
         {
             Ok(_) => {
-                self.pending_publish.remove(&topic.hash());
+                self.pending_publish.remove(&ident.hash());
             }
             Err(gossipsub::PublishError::NoPeersSubscribedToTopic)
             | Err(gossipsub::PublishError::AllQueuesFull(_)) => {
                 tracing::debug!(%topic, "no peer to publish to yet; will retry");
-                self.pending_publish.insert(topic.hash(), bytes);
+                self.pending_publish.insert(ident.hash(), (topic, bytes));
             }
             Err(gossipsub::PublishError::Duplicate) => {}
             Err(e) => tracing::warn!(%topic, error = %e, "cannot publish the ad"),
@@ -1101,8 +1104,8 @@ impl Loop {
                 message_id,
                 message,
             }) => {
-                let domain = self.topics.get(&message.topic).cloned();
-                if self.pending_validations >= MAX_PENDING_VALIDATIONS || domain.is_none() {
+                let topic = self.topics.get(&message.topic).cloned();
+                if self.pending_validations >= MAX_PENDING_VALIDATIONS || topic.is_none() {
                     self.swarm
                         .behaviour_mut()
                         .gossipsub
@@ -1114,10 +1117,11 @@ impl Loop {
                     return;
                 }
                 self.pending_validations += 1;
+                let Some(topic) = topic else { return };
                 let sent = self.view.cast(ViewMsg::Gossip {
                     id: message_id.clone(),
                     source: propagation_source,
-                    domain: domain.unwrap_or_default(),
+                    topic,
                     data: message.data,
                 });
                 if sent.is_err() {
@@ -1134,10 +1138,8 @@ impl Loop {
                 }
             }
             BehaviourEvent::Gossipsub(gossipsub::Event::Subscribed { topic, .. }) => {
-                if let Some(bytes) = self.pending_publish.remove(&topic) {
-                    if let Some(domain) = self.topics.get(&topic).cloned() {
-                        self.publish(&domain, bytes);
-                    }
+                if let Some((topic, bytes)) = self.pending_publish.remove(&topic) {
+                    self.publish(topic, bytes);
                 }
             }
             BehaviourEvent::Kad(kad::Event::OutboundQueryProgressed {

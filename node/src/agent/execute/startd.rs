@@ -909,9 +909,10 @@ impl StartdState {
     /// Opens a signed job: it must be a JOB envelope in its window, signed
     /// by the peer that sent it. Returns the ad and the signer's domain
     /// when a certificate from a domain we trust admits it.
-    /// What this domain's `accept` term for `domain` says of `job` on
-    /// `machine`, when it has one; an undecidable term is logged once per
-    /// domain (every job it meets would say so again).
+    /// What this domain's `export` and `accept` terms for `domain` say of
+    /// `job` on `machine`, when it has either: a machine not exported to
+    /// the domain is refused first; an undecidable accept term is logged
+    /// once per domain (every job it meets would say so again).
     fn acceptance(
         &mut self,
         domain: &str,
@@ -919,14 +920,21 @@ impl StartdState {
         machine: &ClassAd,
     ) -> Option<terms::Acceptance> {
         let trust = self.args.trust.current();
-        let accept = trust.accept_terms.get(domain)?;
-        let verdict = terms::acceptance(
+        let advertised = self.slots.advertise(machine);
+        // A machine not advertised to the domain takes none of its claims.
+        let export = trust.export_terms.get(domain);
+        if let Err(reason) = terms::exported(
             &self.args.own_domain,
-            accept,
-            job,
-            &self.slots.advertise(machine),
+            domain,
+            export,
+            &advertised,
             unix_now(),
-        );
+        ) {
+            return Some(terms::Acceptance::Refused(reason));
+        }
+        let accept = trust.accept_terms.get(domain)?;
+        let verdict =
+            terms::acceptance(&self.args.own_domain, accept, job, &advertised, unix_now());
         if let terms::Acceptance::Undecided(reason) = &verdict {
             if self.undecided_terms.insert(domain.to_owned()) {
                 tracing::warn!(%domain, %reason, "this domain's accept term for a trusted domain cannot decide its jobs; they are refused");

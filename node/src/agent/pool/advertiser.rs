@@ -16,13 +16,46 @@
 //! it and the startd shows the Owner state. An ad the store cannot number
 //! (no room even for its sequence number) is not an error of the
 //! advertiser: it is tried again at the next check.
+//!
+//! ## Exports
+//!
+//! Each publication goes out once for the domain's own agents (on
+//! `starling/ads/<domain>/1`) and once more for each trusted domain whose
+//! `export` term ([`starling_policies::terms::exported`], evaluated on
+//! this very ad) advertises the machine to it: the same ad with
+//! `StarlingAudience = "<that domain>"` added and signed, on that
+//! audience's topic `starling/ads/<domain>/for/<audience>/1`. The
+//! filtering happens here, at the source, because this is the only agent
+//! that signs the ad: no relay can make a copy for an audience it was not
+//! signed for, and receivers refuse a copy on any other topic or meant
+//! for any other domain (see `view`). The alternative, one flock-wide
+//! topic of ads encrypted per audience, would send every ad to every
+//! domain and need key agreement between domains; per-audience topics
+//! cost one signature and one copy per trusted domain, and gossipsub
+//! already sends a topic's messages only to the peers that follow it.
+//!
+//! When the machine stops being exported to a domain (the policy changed,
+//! it now trusts the domain no more, or the ad changed so that the term
+//! is false), the next publication sends that audience a withdrawal
+//! instead: an ad holding only `MyType`, `StarlingDomain` and
+//! `StarlingAudience`, whose window has already closed, which takes the
+//! machine out of the audience's views as soon as it arrives. A policy
+//! change republishes at once, and a change of what the term says is
+//! noticed at the next check ([`CHECK_INTERVAL`]), so a machine leaves an
+//! audience's view within seconds. A restarted advertiser does not know
+//! what it exported before, so its first publication withdraws from every
+//! trusted domain it does not export to (a copy from before the restart
+//! would otherwise live out its lifetime there). An audience that never
+//! saw the machine learns from such a withdrawal only what the signer's
+//! certificate says: that the agent is of this domain.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use starling_protocol::classad::{unparse_ad, ClassAd};
-use starling_protocol::gossip::{self, AdKind};
+use starling_protocol::gossip::{self, AdKind, Topic};
 use starling_protocol::identity::{Envelope, Keypair, Kind, Timestamp};
 use starling_storage::space::Space;
 use starling_storage::Store;
@@ -141,6 +174,9 @@ pub struct AdvertiserArgs {
     /// How the machine's GPUs are found (only declared devices count where
     /// a probe is given).
     pub gpus: config::Gpus,
+    /// The trust in force: which domains the ad is exported to, on which
+    /// terms.
+    pub trust: crate::agent::trust::LiveTrust,
 }
 
 pub struct AdvertiserState {
@@ -155,6 +191,10 @@ pub struct AdvertiserState {
     publish_pending: bool,
     /// When the probe was last refreshed.
     probed: tokio::time::Instant,
+    /// The trusted domains the last publication gave a live copy of the ad
+    /// (at start: every trusted domain, so that the first publication
+    /// withdraws whatever an earlier run exported).
+    exported: BTreeSet<String>,
 }
 
 impl Actor for Advertiser {
@@ -196,6 +236,7 @@ impl Actor for Advertiser {
             }
         };
         let now = unix_secs();
+        let exported = args.trust.current().trusted().iter().cloned().collect();
         myself.send_interval(check_interval(args.refresh), || AdvertiserMsg::Check);
         for after in STARTUP_REPUBLISH {
             myself.send_after(after, || AdvertiserMsg::Republish);
@@ -211,6 +252,7 @@ impl Actor for Advertiser {
             occupancy: Occupancy::default(),
             publish_pending: false,
             probed: tokio::time::Instant::now(),
+            exported,
         })
     }
 
@@ -281,9 +323,9 @@ impl Actor for Advertiser {
                     Some((text, at)) => {
                         *text != stable || at.elapsed() >= refresh_due(state.args.refresh)
                     }
-                };
+                } || audiences(&state.args, &ad) != state.exported;
                 if due
-                    && publish(&state.args, &ad, state.args.lifetime)
+                    && publish(&state.args, &ad, state.args.lifetime, &mut state.exported)
                         .await?
                         .is_some()
                 {
@@ -295,7 +337,7 @@ impl Actor for Advertiser {
                 state.publish_pending = false;
                 if state.last.is_some() {
                     let ad = state.build()?;
-                    if publish(&state.args, &ad, state.args.lifetime)
+                    if publish(&state.args, &ad, state.args.lifetime, &mut state.exported)
                         .await?
                         .is_some()
                     {
@@ -326,7 +368,9 @@ impl Actor for Advertiser {
                     }
                 };
                 state.args.machine = machine;
-                let Some(seq) = publish(&state.args, &ad, state.args.lifetime).await? else {
+                let Some(seq) =
+                    publish(&state.args, &ad, state.args.lifetime, &mut state.exported).await?
+                else {
                     let _ = reply.send(Err(
                         "the store could not number the ad (see the agent's log)".to_owned(),
                     ));
@@ -338,7 +382,7 @@ impl Actor for Advertiser {
             }
             AdvertiserMsg::Withdraw(reply) => {
                 if let Some(ad) = &state.last {
-                    publish(&state.args, ad, Duration::ZERO).await?;
+                    publish(&state.args, ad, Duration::ZERO, &mut state.exported).await?;
                 }
                 let _ = reply.send(());
             }
@@ -504,14 +548,73 @@ fn occupied(
     Ok(ad)
 }
 
+/// The trusted domains the domain's `export` terms advertise `ad` to.
+fn audiences(args: &AdvertiserArgs, ad: &ClassAd) -> BTreeSet<String> {
+    exports(args, ad)
+        .into_iter()
+        .filter(|(_, verdict)| verdict.is_ok())
+        .map(|(audience, _)| audience)
+        .collect()
+}
+
+/// What the domain's `export` term for each trusted domain says of `ad`:
+/// `Ok` where it is advertised there, else the reason.
+fn exports(args: &AdvertiserArgs, ad: &ClassAd) -> Vec<(String, Result<(), String>)> {
+    let trust = args.trust.current();
+    let now = unix_secs();
+    trust
+        .trusted()
+        .iter()
+        .map(|to| {
+            let verdict = starling_policies::terms::exported(
+                &args.domain,
+                to,
+                trust.export_terms.get(to),
+                ad,
+                now,
+            );
+            (to.clone(), verdict)
+        })
+        .collect()
+}
+
+/// `ad` as meant for `audience`: with the audience signed into it.
+fn addressed(ad: &ClassAd, audience: &str) -> ClassAd {
+    use starling_protocol::classad::{Expr, Name, Value};
+    let mut copy = ad.clone();
+    copy.insert(
+        Name::known(gossip::AUDIENCE_ATTR),
+        Expr::from(Value::string(audience)),
+    );
+    copy
+}
+
+/// What a withdrawal from `audience` carries: only what a view needs to
+/// admit it and find the ad it removes, nothing of the machine.
+fn withdrawal_for(ad: &ClassAd, domain: &str, audience: &str) -> ClassAd {
+    use starling_protocol::classad::{Expr, Name, Value};
+    let mut bare = ClassAd::new();
+    if let Some(my_type) = ad.get("MyType") {
+        bare.insert(Name::known("MyType"), my_type.clone());
+    }
+    bare.insert(
+        Name::known("StarlingDomain"),
+        Expr::from(Value::string(domain)),
+    );
+    addressed(&bare, audience)
+}
+
 /// Signs `ad` with the next sequence number, valid for `lifetime`, puts it
-/// in our own view and hands it to the network; returns the sequence number,
-/// or `None` when the store could not give one (a full disk), for the
-/// caller to try again later.
+/// in our own view and hands it to the network; then a copy for each
+/// trusted domain it is exported to, and a withdrawal for each of
+/// `exported` it no longer is (see the module's "Exports"), updating
+/// `exported`. Returns the sequence number, or `None` when the store could
+/// not give one (a full disk), for the caller to try again later.
 async fn publish(
     args: &AdvertiserArgs,
     ad: &ClassAd,
     lifetime: Duration,
+    exported: &mut BTreeSet<String>,
 ) -> Result<Option<u64>, ActorProcessingErr> {
     let store = args.store.clone();
     let seq = match tokio::task::spawn_blocking(move || store.next_sequence(Kind::MACHINE_AD))
@@ -545,15 +648,72 @@ async fn publish(
         envelope: Box::new(envelope),
         ad: ad.clone(),
         domain: args.domain.clone(),
+        audience: None,
     });
-    args.network
-        .send(Command::Publish {
+    send(args, Topic::ads(&args.domain)?, bytes).await?;
+    let withdrawing = ttl == 0;
+    let trust = args.trust.current();
+    let mut now_exported = BTreeSet::new();
+    let mut copies = Vec::new();
+    for (audience, verdict) in exports(args, ad) {
+        match verdict {
+            Ok(()) if !withdrawing => {
+                copies.push((audience.clone(), addressed(ad, &audience), ttl));
+                now_exported.insert(audience);
+            }
+            Ok(()) => {
+                let bare = withdrawal_for(ad, &args.domain, &audience);
+                copies.push((audience, bare, 0));
+            }
+            Err(reason) if exported.contains(&audience) => {
+                tracing::info!(%audience, %reason, "the machine is no longer advertised to a trusted domain; withdrawing it there");
+                let bare = withdrawal_for(ad, &args.domain, &audience);
+                copies.push((audience, bare, 0));
+            }
+            Err(_) => {}
+        }
+    }
+    // Trusted no more: withdrawn there too, as far as the peers that
+    // follow its topic still carry it.
+    for audience in exported.iter().filter(|a| !trust.trusted().contains(a)) {
+        let bare = withdrawal_for(ad, &args.domain, audience);
+        copies.push((audience.clone(), bare, 0));
+    }
+    for (audience, copy, ttl) in copies {
+        let envelope = gossip::seal(
+            &args.key,
+            seq,
+            now,
+            ttl,
+            AdKind::Machine,
+            &copy,
+            &args.certificates,
+        )?;
+        let bytes = envelope.to_bytes();
+        let topic = Topic::export(&args.domain, &audience)?;
+        let _ = args.view.cast(ViewMsg::Own {
+            envelope: Box::new(envelope),
+            ad: copy,
             domain: args.domain.clone(),
-            bytes,
-        })
+            audience: Some(audience),
+        });
+        send(args, topic, bytes).await?;
+    }
+    *exported = now_exported;
+    Ok(Some(seq))
+}
+
+/// Hands a signed ad to the network for `topic`.
+async fn send(
+    args: &AdvertiserArgs,
+    topic: Topic,
+    bytes: Vec<u8>,
+) -> Result<(), ActorProcessingErr> {
+    args.network
+        .send(Command::Publish { topic, bytes })
         .await
         .map_err(|_| "the network loop has stopped")?;
-    Ok(Some(seq))
+    Ok(())
 }
 
 /// How often to check: [`CHECK_INTERVAL`], or more often when the refresh

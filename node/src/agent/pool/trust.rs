@@ -70,6 +70,17 @@ pub struct Trust {
     /// What each trusted domain's jobs may hold in this whole domain at
     /// once, where the policy caps it ([`starling_policies::shares`]).
     pub caps: std::collections::BTreeMap<String, starling_policies::shares::Caps>,
+    /// Which of this domain's machines its policy advertises to a trusted
+    /// domain, where it says; a trusted domain not here gets every machine
+    /// ([`starling_policies::terms::exported`]).
+    pub export_terms: std::collections::BTreeMap<String, starling_policies::terms::Export>,
+}
+
+impl Trust {
+    /// The domains this one trusts (its own excluded).
+    pub fn trusted(&self) -> &[String] {
+        self.domains.get(1..).unwrap_or_default()
+    }
 }
 
 /// An agent's trust as it holds it now: replaced whole when its domain's
@@ -136,6 +147,7 @@ pub fn load(data: &DataDir, key: &Keypair, now: Timestamp) -> Result<Trust, Erro
     let mut store_quotas = std::collections::BTreeMap::new();
     let mut accept_terms = std::collections::BTreeMap::new();
     let mut caps = std::collections::BTreeMap::new();
+    let mut export_terms = std::collections::BTreeMap::new();
     let path = data
         .policies_path()
         .join(format!("{}.policy", primary.domain));
@@ -169,6 +181,16 @@ pub fn load(data: &DataDir, key: &Keypair, now: Timestamp) -> Result<Trust, Erro
                 if cap.any() {
                     caps.insert(trusted.name.clone(), cap);
                 }
+                if let Some(text) = &trusted.export.machines {
+                    let export =
+                        starling_policies::terms::Export::parse(text).map_err(|reason| {
+                            Error::Policy {
+                                path: path.clone(),
+                                reason: format!("the terms for {}: {reason}", trusted.name),
+                            }
+                        })?;
+                    export_terms.insert(trusted.name.clone(), export);
+                }
                 if !domains.contains(&trusted.name) {
                     domains.push(trusted.name.clone());
                 }
@@ -192,6 +214,7 @@ pub fn load(data: &DataDir, key: &Keypair, now: Timestamp) -> Result<Trust, Erro
         store_quotas,
         accept_terms,
         caps,
+        export_terms,
     })
 }
 
@@ -240,6 +263,7 @@ fn personal(key: &Keypair, now: Timestamp) -> Result<Trust, Error> {
         domains: vec![name],
         foreign_factors: std::collections::BTreeMap::new(),
         accept_terms: std::collections::BTreeMap::new(),
+        export_terms: std::collections::BTreeMap::new(),
         store_quotas: std::collections::BTreeMap::new(),
         caps: std::collections::BTreeMap::new(),
     })

@@ -14,25 +14,39 @@
 //! 4. No certificate from a domain trusted here admitting the signer, or
 //!    an ad whose `StarlingDomain` is not that domain, or (from gossip) a
 //!    domain other than the topic's: rejected (not admitted).
-//! 5. A sequence number below the newest held for the signer: rejected as
+//! 5. Misaddressed ([`Topic::admits`]): an ad whose signed audience
+//!    (`StarlingAudience`) is not the topic's, or a foreign domain's ad
+//!    not meant for this agent's domain (its internal ad, or one exported
+//!    to a third domain): rejected (not admitted). An ad of this agent's
+//!    own domain meant for a trusted domain is checked as any other but
+//!    kept aside, on that audience's shelf: it is relayed (this agent
+//!    follows its domain's export topics so that their mesh forms) and
+//!    served to that audience's pulls ([`View::page`]), never counted,
+//!    matched or shown here.
+//! 6. A sequence number below the newest held for the signer: rejected as
 //!    a replay when the newest was issued more than [`REPLAY_GRACE_MS`]
 //!    later and the offered ad is more than [`REPLAY_AGE_MS`] old by our
 //!    clock (gossipsub forgets a message within seconds, so even a starved
 //!    honest relay does not hand on one that old); otherwise ignored (two
 //!    updates crossed in flight, or a relay was slow). The same sequence number again is
 //!    ignored (a duplicate: anti-entropy and gossip overlap).
-//! 6. Otherwise accepted, replacing the older ad. An accepted ad whose
+//! 7. Otherwise accepted, replacing the older ad. An accepted ad whose
 //!    `expires_at` has already passed (a withdrawal: an agent shutting down
 //!    publishes one) removes the signer's ad from the view.
 //!
 //! Rejections are counted per peer that delivered them; the network turns
 //! the counts into a peer score.
+//!
+//! Each shelf (the view proper, and one per audience of this domain's
+//! exports) holds at most one ad per signer and kind, with its own
+//! sequence numbers: an agent signs its internal ad and each audience's
+//! copy with the same number, and each travels to different receivers.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use starling_protocol::classad::{ClassAd, Evaluator, Expr, Name, Side, Value};
-use starling_protocol::gossip::{self, AdKind};
+use starling_protocol::gossip::{self, AdKind, Addressed, Topic};
 use starling_protocol::identity::{
     AgentId, CertificateCache, Envelope, Error as IdentityError, Freshness, Kind, Timestamp,
     TrustAnchors, Verifier,
@@ -164,63 +178,89 @@ pub struct Held {
     pub received: Timestamp,
 }
 
+/// Ads with their indexes: the view proper, or the ads of this domain
+/// meant for one audience.
+#[derive(Debug, Default)]
+struct Shelf {
+    ads: BTreeMap<Key, Held>,
+    by_type: HashMap<String, BTreeSet<Key>>,
+    expiry: BTreeSet<(Timestamp, Key)>,
+}
+
 /// The ads an agent accepted, with their indexes and reject counts.
 #[derive(Debug)]
 pub struct View {
+    /// The domain of the agent whose view this is.
+    own_domain: String,
     anchors: TrustAnchors,
     freshness: Freshness,
     verifier: Verifier,
     /// Each agent sends the same certificate with every ad.
     certificates: CertificateCache,
-    ads: BTreeMap<Key, Held>,
-    by_type: HashMap<String, BTreeSet<Key>>,
-    expiry: BTreeSet<(Timestamp, Key)>,
+    /// The view proper: this domain's internal ads and the ads trusted
+    /// domains export to it.
+    main: Shelf,
+    /// This domain's ads meant for each trusted domain, by audience.
+    exports: BTreeMap<String, Shelf>,
     rejects: HashMap<AgentId, (u64, u64)>,
     reject_clock: u64,
 }
 
 impl View {
-    /// A view that admits ads from agents certified by `anchors`.
-    pub fn new(anchors: TrustAnchors, freshness: Freshness) -> View {
+    /// A view of an agent of `own_domain` that admits ads from agents
+    /// certified by `anchors`.
+    pub fn new(own_domain: &str, anchors: TrustAnchors, freshness: Freshness) -> View {
         View {
+            own_domain: own_domain.to_owned(),
             anchors,
             freshness,
             verifier: Verifier::new(freshness),
             certificates: CertificateCache::new(),
-            ads: BTreeMap::new(),
-            by_type: HashMap::new(),
-            expiry: BTreeSet::new(),
+            main: Shelf::default(),
+            exports: BTreeMap::new(),
             rejects: HashMap::new(),
             reject_clock: 0,
         }
     }
 
-    /// Offers the bytes of one signed ad, delivered by `from` (on the
-    /// topic of `topic_domain`, when it came by gossip).
+    /// Offers the bytes of one signed ad, delivered by `from` (on `topic`,
+    /// when it came by gossip).
     pub fn offer(
         &mut self,
         bytes: &[u8],
-        topic_domain: Option<&str>,
+        topic: Option<&Topic>,
         from: Option<AgentId>,
         now: Timestamp,
     ) -> Verdict {
-        let verdict = self.judge(bytes, topic_domain, now);
+        let verdict = self.judge(bytes, topic, now);
         if let (Verdict::Rejected(_), Some(peer)) = (&verdict, from) {
             self.count_reject(peer);
         }
         verdict
     }
 
-    /// Inserts this agent's own ad, already signed by it.
-    pub fn insert_own(&mut self, envelope: Envelope, ad: ClassAd, domain: &str, now: Timestamp) {
+    /// Inserts this agent's own ad, already signed by it: its internal ad
+    /// (`audience` `None`) or its copy for a trusted domain.
+    pub fn insert_own(
+        &mut self,
+        envelope: Envelope,
+        ad: ClassAd,
+        domain: &str,
+        audience: Option<&str>,
+        now: Timestamp,
+    ) {
         let key = Key {
             signer: *envelope.header().signer.as_bytes(),
             kind: envelope.header().kind.as_u16(),
         };
-        self.store(key, envelope, ad, domain.to_owned(), now);
+        let shelf = match audience {
+            None => &mut self.main,
+            Some(a) => self.exports.entry(a.to_owned()).or_default(),
+        };
+        shelf.store(key, envelope, ad, domain.to_owned(), now);
     }
 
-    fn judge(&mut self, bytes: &[u8], topic_domain: Option<&str>, now: Timestamp) -> Verdict {
+    fn judge(&mut self, bytes: &[u8], topic: Option<&Topic>, now: Timestamp) -> Verdict {
         if bytes.len() > gossip::MAX_SIGNED_AD_LEN {
             return Verdict::Rejected(Rejection::Oversized { size: bytes.len() });
         }
@@ -242,10 +282,14 @@ impl View {
         // The very envelope already held was checked when it came in: a
         // second copy (pages pulled from several peers hold the same ads)
         // is not worth two signature checks and a parse again.
-        if self
-            .ads
-            .get(&key)
-            .is_some_and(|held| *held.envelope == envelope)
+        if std::iter::once(&self.main)
+            .chain(self.exports.values())
+            .any(|shelf| {
+                shelf
+                    .ads
+                    .get(&key)
+                    .is_some_and(|held| *held.envelope == envelope)
+            })
         {
             return Verdict::Ignored(Ignored::Duplicate);
         }
@@ -285,14 +329,26 @@ impl View {
                 return Verdict::Rejected(Rejection::NotAdmitted(why));
             }
         };
-        if let Some(topic) = topic_domain {
-            if topic != domain {
-                return Verdict::Rejected(Rejection::NotAdmitted(format!(
-                    "an ad of domain {domain:?} on the topic of {topic:?}"
-                )));
-            }
+        let audience = text_attr(&signed.ad, gossip::AUDIENCE_ATTR);
+        if audience.is_none() && signed.ad.get(gossip::AUDIENCE_ATTR).is_some() {
+            return Verdict::Rejected(Rejection::NotAdmitted(format!(
+                "its {} is not a string",
+                gossip::AUDIENCE_ATTR
+            )));
         }
-        if let Some(held) = self.ads.get(&key) {
+        let addressed = match Topic::admits(topic, &self.own_domain, &domain, audience.as_deref()) {
+            Ok(a) => a,
+            Err(why) => return Verdict::Rejected(Rejection::NotAdmitted(why.to_string())),
+        };
+        let exported_ads: usize = self.exports.values().map(|s| s.ads.len()).sum();
+        let viewed_ads = self.main.ads.len();
+        let (shelf, held_already) = match addressed {
+            Addressed::View => (&mut self.main, viewed_ads),
+            Addressed::Export { audience } => {
+                (self.exports.entry(audience).or_default(), exported_ads)
+            }
+        };
+        if let Some(held) = shelf.ads.get(&key) {
             let newest = held.envelope.header();
             if header.seq == newest.seq {
                 return Verdict::Ignored(Ignored::Duplicate);
@@ -314,14 +370,149 @@ impl View {
                     Verdict::Ignored(Ignored::Stale)
                 };
             }
-        } else if self.ads.len() >= MAX_ADS {
+        } else if held_already >= MAX_ADS {
             return Verdict::Ignored(Ignored::Full);
         }
         let kind = signed.kind;
-        self.store(key, envelope, signed.ad, domain, now);
+        shelf.store(key, envelope, signed.ad, domain, now);
         Verdict::Accepted { signer, kind }
     }
 
+    /// Trusts `anchors` from now on (the domain's policy changed): ads of
+    /// domains no longer among `domains`, and this domain's ads meant for
+    /// them, leave at once; the rest are admitted again by their next copy
+    /// as before. Returns how many live ads left the view proper.
+    pub fn set_anchors(&mut self, anchors: TrustAnchors, domains: &[String]) -> usize {
+        self.anchors = anchors;
+        self.certificates = CertificateCache::new();
+        self.exports
+            .retain(|audience, _| domains.contains(audience));
+        let gone: Vec<Key> = self
+            .main
+            .ads
+            .iter()
+            .filter(|(_, held)| !domains.contains(&held.domain))
+            .map(|(key, _)| *key)
+            .collect();
+        gone.iter()
+            .filter_map(|key| self.main.remove(key))
+            .filter(|held| !held.withdrawn)
+            .count()
+    }
+
+    /// Drops every ad whose time is up; returns how many live ads left the
+    /// view proper.
+    pub fn expire(&mut self, now: Timestamp) -> usize {
+        for shelf in self.exports.values_mut() {
+            shelf.expire(now);
+        }
+        self.exports.retain(|_, shelf| !shelf.ads.is_empty());
+        self.main.expire(now)
+    }
+
+    /// The live ads of one `MyType` (all types when `None`), in key order.
+    pub fn ads_of_type<'a>(
+        &'a self,
+        my_type: Option<&str>,
+    ) -> Box<dyn Iterator<Item = &'a Held> + 'a> {
+        self.main.ads_of_type(my_type)
+    }
+
+    /// The live ads for which `constraint` evaluates to true.
+    pub fn select<'a>(&'a self, my_type: Option<&str>, constraint: Option<&Expr>) -> Vec<&'a Held> {
+        self.ads_of_type(my_type)
+            .filter(|h| {
+                constraint.is_none_or(|c| Evaluator::with_ads(Some(&h.ad), None).eval(c).is_true())
+            })
+            .collect()
+    }
+
+    /// How many live ads the view holds, by `MyType`.
+    pub fn counts(&self) -> BTreeMap<String, usize> {
+        self.main
+            .by_type
+            .iter()
+            .map(|(t, keys)| (t.clone(), keys.len()))
+            .collect()
+    }
+
+    /// How many live ads the view holds.
+    pub fn len(&self) -> usize {
+        self.main.by_type.values().map(BTreeSet::len).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// How many live ads of this domain meant for `audience` are held.
+    pub fn exported_to(&self, audience: &str) -> usize {
+        self.exports
+            .get(audience)
+            .map_or(0, |shelf| shelf.by_type.values().map(BTreeSet::len).sum())
+    }
+
+    /// One page of live envelopes of `kinds` (all when empty) after
+    /// `after`, at most `max`, and the cursor of the next page: of the
+    /// view proper for an agent of this domain (`audience` `None`), else of
+    /// this domain's ads meant for `audience`'s agents (nothing else of
+    /// the view is theirs to see).
+    pub fn page(
+        &self,
+        audience: Option<&str>,
+        kinds: &[Kind],
+        after: Option<&Cursor>,
+        max: usize,
+    ) -> (Vec<Envelope>, Option<Cursor>) {
+        match audience {
+            None => self.main.page(kinds, after, max),
+            Some(a) => self
+                .exports
+                .get(a)
+                .map_or((Vec::new(), None), |shelf| shelf.page(kinds, after, max)),
+        }
+    }
+
+    /// The sequence number and arrival time of `signer`'s live ad of `kind`.
+    pub fn holding(&self, signer: &AgentId, kind: Kind) -> Option<(u64, Timestamp)> {
+        let key = Key {
+            signer: *signer.public_key().as_bytes(),
+            kind: kind.as_u16(),
+        };
+        self.main
+            .ads
+            .get(&key)
+            .filter(|h| !h.withdrawn)
+            .map(|h| (h.envelope.header().seq, h.received))
+    }
+
+    /// How many messages from `peer` were rejected.
+    pub fn rejects(&self, peer: &AgentId) -> u64 {
+        self.rejects.get(peer).map_or(0, |&(n, _)| n)
+    }
+
+    /// Counts one rejected message against `peer`.
+    pub fn count_reject(&mut self, peer: AgentId) {
+        self.reject_clock += 1;
+        let clock = self.reject_clock;
+        if !self.rejects.contains_key(&peer) && self.rejects.len() >= MAX_TRACKED_PEERS {
+            // Forget the peer whose last reject is oldest.
+            if let Some(oldest) = self
+                .rejects
+                .iter()
+                .min_by_key(|(_, &(_, at))| at)
+                .map(|(p, _)| *p)
+            {
+                self.rejects.remove(&oldest);
+            }
+        }
+        let entry = self.rejects.entry(peer).or_insert((0, clock));
+        entry.0 += 1;
+        entry.1 = clock;
+    }
+}
+
+impl Shelf {
     fn store(&mut self, key: Key, envelope: Envelope, ad: ClassAd, domain: String, now: Timestamp) {
         let expires = envelope.header().expires_at;
         // A withdrawal stays (hidden) as long as the ad it replaces would
@@ -364,27 +555,8 @@ impl View {
         Some(held)
     }
 
-    /// Trusts `anchors` from now on (the domain's policy changed): ads of
-    /// domains no longer among `domains` leave the view at once, and the
-    /// rest are admitted again by their next copy as before. Returns how
-    /// many live ads left.
-    pub fn set_anchors(&mut self, anchors: TrustAnchors, domains: &[String]) -> usize {
-        self.anchors = anchors;
-        self.certificates = CertificateCache::new();
-        let gone: Vec<Key> = self
-            .ads
-            .iter()
-            .filter(|(_, held)| !domains.contains(&held.domain))
-            .map(|(key, _)| *key)
-            .collect();
-        gone.iter()
-            .filter_map(|key| self.remove(key))
-            .filter(|held| !held.withdrawn)
-            .count()
-    }
-
     /// Drops every ad whose time is up; returns how many live ads left.
-    pub fn expire(&mut self, now: Timestamp) -> usize {
+    fn expire(&mut self, now: Timestamp) -> usize {
         let mut gone = 0;
         while let Some(&(until, key)) = self.expiry.first() {
             if until > now {
@@ -398,10 +570,7 @@ impl View {
     }
 
     /// The live ads of one `MyType` (all types when `None`), in key order.
-    pub fn ads_of_type<'a>(
-        &'a self,
-        my_type: Option<&str>,
-    ) -> Box<dyn Iterator<Item = &'a Held> + 'a> {
+    fn ads_of_type<'a>(&'a self, my_type: Option<&str>) -> Box<dyn Iterator<Item = &'a Held> + 'a> {
         match my_type {
             None => Box::new(self.ads.values().filter(|h| !h.withdrawn)),
             Some(t) => match self.by_type.get(t) {
@@ -411,35 +580,9 @@ impl View {
         }
     }
 
-    /// The live ads for which `constraint` evaluates to true.
-    pub fn select<'a>(&'a self, my_type: Option<&str>, constraint: Option<&Expr>) -> Vec<&'a Held> {
-        self.ads_of_type(my_type)
-            .filter(|h| {
-                constraint.is_none_or(|c| Evaluator::with_ads(Some(&h.ad), None).eval(c).is_true())
-            })
-            .collect()
-    }
-
-    /// How many live ads the view holds, by `MyType`.
-    pub fn counts(&self) -> BTreeMap<String, usize> {
-        self.by_type
-            .iter()
-            .map(|(t, keys)| (t.clone(), keys.len()))
-            .collect()
-    }
-
-    /// How many live ads the view holds.
-    pub fn len(&self) -> usize {
-        self.by_type.values().map(BTreeSet::len).sum()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// One page of live envelopes of `kinds` (all when empty) after
     /// `after`, at most `max`, and the cursor of the next page.
-    pub fn page(
+    fn page(
         &self,
         kinds: &[Kind],
         after: Option<&Cursor>,
@@ -469,43 +612,6 @@ impl View {
             last = Some(*key);
         }
         (page, None)
-    }
-
-    /// The sequence number and arrival time of `signer`'s live ad of `kind`.
-    pub fn holding(&self, signer: &AgentId, kind: Kind) -> Option<(u64, Timestamp)> {
-        let key = Key {
-            signer: *signer.public_key().as_bytes(),
-            kind: kind.as_u16(),
-        };
-        self.ads
-            .get(&key)
-            .filter(|h| !h.withdrawn)
-            .map(|h| (h.envelope.header().seq, h.received))
-    }
-
-    /// How many messages from `peer` were rejected.
-    pub fn rejects(&self, peer: &AgentId) -> u64 {
-        self.rejects.get(peer).map_or(0, |&(n, _)| n)
-    }
-
-    /// Counts one rejected message against `peer`.
-    pub fn count_reject(&mut self, peer: AgentId) {
-        self.reject_clock += 1;
-        let clock = self.reject_clock;
-        if !self.rejects.contains_key(&peer) && self.rejects.len() >= MAX_TRACKED_PEERS {
-            // Forget the peer whose last reject is oldest.
-            if let Some(oldest) = self
-                .rejects
-                .iter()
-                .min_by_key(|(_, &(_, at))| at)
-                .map(|(p, _)| *p)
-            {
-                self.rejects.remove(&oldest);
-            }
-        }
-        let entry = self.rejects.entry(peer).or_insert((0, clock));
-        entry.0 += 1;
-        entry.1 = clock;
     }
 }
 
@@ -579,11 +685,11 @@ mod tests {
     fn view() -> View {
         let mut anchors = TrustAnchors::default();
         anchors.insert(DOMAIN, domain_key().public());
-        View::new(anchors, Freshness::default())
+        View::new(DOMAIN, anchors, Freshness::default())
     }
 
     fn offer(view: &mut View, bytes: &[u8], now: Timestamp) -> Verdict {
-        view.offer(bytes, Some(DOMAIN), Some(peer()), now)
+        view.offer(bytes, Some(&Topic::ads(DOMAIN).unwrap()), Some(peer()), now)
     }
 
     fn names(view: &View) -> Vec<String> {
@@ -729,7 +835,12 @@ mod tests {
         }
         // A good ad on another domain's topic.
         assert!(matches!(
-            v.offer(&signed(1, 1, T0), Some("other.test"), Some(peer()), T0),
+            v.offer(
+                &signed(1, 1, T0),
+                Some(&Topic::ads("other.test").unwrap()),
+                Some(peer()),
+                T0
+            ),
             Verdict::Rejected(Rejection::NotAdmitted(_))
         ));
         assert!(v.is_empty());
@@ -765,7 +876,7 @@ mod tests {
         assert!(v.is_empty());
         // Once the predecessor would have expired, the tombstone goes too.
         v.expire(T0.saturating_add_millis(3 * MINUTE));
-        assert!(v.ads.is_empty());
+        assert!(v.main.ads.is_empty());
     }
 
     #[test]
@@ -789,7 +900,7 @@ mod tests {
         let mut seen = Vec::new();
         let mut after = None;
         loop {
-            let (ads, next) = v.page(&[], after.as_ref(), 7);
+            let (ads, next) = v.page(None, &[], after.as_ref(), 7);
             assert!(ads.len() <= 7);
             seen.extend(ads.iter().map(|e| e.header().signer));
             match next {
@@ -802,11 +913,11 @@ mod tests {
         sorted.sort_by_key(|k| *k.as_bytes());
         sorted.dedup();
         assert_eq!(sorted.len(), 25);
-        let (only_jobs, _) = v.page(&[Kind::SUBMITTER_AD], None, 100);
+        let (only_jobs, _) = v.page(None, &[Kind::SUBMITTER_AD], None, 100);
         assert!(only_jobs.is_empty());
         // A cursor that is not one of ours starts over rather than failing.
         let junk = Cursor::new(vec![1, 2, 3]).unwrap();
-        assert_eq!(v.page(&[], Some(&junk), 100).0.len(), 25);
+        assert_eq!(v.page(None, &[], Some(&junk), 100).0.len(), 25);
     }
 
     #[test]
@@ -819,6 +930,234 @@ mod tests {
         assert_eq!(picked.len(), 1);
         assert!(v.select(Some("Submitter"), None).is_empty());
         assert_eq!(v.select(None, None).len(), 2);
+    }
+
+    const FOREIGN: &str = "far.test";
+
+    fn foreign_key() -> Keypair {
+        Keypair::from_seed(&[202; 32])
+    }
+
+    /// A view of an agent of DOMAIN that also trusts FOREIGN.
+    fn trusting_view() -> View {
+        let mut anchors = TrustAnchors::default();
+        anchors.insert(DOMAIN, domain_key().public());
+        anchors.insert(FOREIGN, foreign_key().public());
+        View::new(DOMAIN, anchors, Freshness::default())
+    }
+
+    /// A machine ad by agent `n` of `domain` (signed by `by`), meant for
+    /// `audience` (its `StarlingAudience`, as ClassAd text; `None`: none).
+    fn addressed(n: u8, domain: &str, by: &Keypair, audience: Option<&str>, seq: u64) -> Vec<u8> {
+        let key = agent(n);
+        let mut ad = ad_text(&format!("m{n}"), domain);
+        if let Some(a) = audience {
+            ad.insert(
+                Name::new(gossip::AUDIENCE_ATTR).unwrap(),
+                starling_protocol::classad::parse_expr(a).unwrap(),
+            );
+        }
+        gossip::seal(
+            &key,
+            seq,
+            T0,
+            3 * MINUTE,
+            AdKind::Machine,
+            &ad,
+            &[certificate(domain, by, &key)],
+        )
+        .unwrap()
+        .to_bytes()
+    }
+
+    #[test]
+    fn a_foreign_ad_enters_only_when_meant_for_this_domain_on_its_topic() {
+        let mut v = trusting_view();
+        let for_us = Topic::export(FOREIGN, DOMAIN).unwrap();
+        let meant = addressed(1, FOREIGN, &foreign_key(), Some("\"lab.test\""), 1);
+        assert!(matches!(
+            v.offer(&meant, Some(&for_us), Some(peer()), T0),
+            Verdict::Accepted { .. }
+        ));
+        assert_eq!(names(&v), ["m1"]);
+        // From a pulled page (no topic) as well.
+        let mut pulled = trusting_view();
+        assert!(matches!(
+            pulled.offer(&meant, None, None, T0),
+            Verdict::Accepted { .. }
+        ));
+        // Its internal ad, one meant for a third domain, an audience that
+        // is not a string, or a forged audience on our topic: refused,
+        // counted, never a panic.
+        let cases = [
+            (
+                "internal, on its own topic",
+                addressed(2, FOREIGN, &foreign_key(), None, 1),
+                Some(Topic::ads(FOREIGN).unwrap()),
+            ),
+            (
+                "internal, pulled",
+                addressed(2, FOREIGN, &foreign_key(), None, 1),
+                None,
+            ),
+            (
+                "internal, copied onto our topic",
+                addressed(2, FOREIGN, &foreign_key(), None, 1),
+                Some(for_us.clone()),
+            ),
+            (
+                "meant for a third domain, on its topic",
+                addressed(3, FOREIGN, &foreign_key(), Some("\"third.test\""), 1),
+                Some(Topic::export(FOREIGN, "third.test").unwrap()),
+            ),
+            (
+                "meant for a third domain, copied onto ours",
+                addressed(3, FOREIGN, &foreign_key(), Some("\"third.test\""), 1),
+                Some(for_us.clone()),
+            ),
+            (
+                "an audience that is no string",
+                addressed(4, FOREIGN, &foreign_key(), Some("42"), 1),
+                Some(for_us.clone()),
+            ),
+            (
+                "an audience that is undefined",
+                addressed(4, FOREIGN, &foreign_key(), Some("Nowhere"), 1),
+                Some(for_us.clone()),
+            ),
+            (
+                "an audience that is not a domain name",
+                addressed(4, FOREIGN, &foreign_key(), Some("\"a/b\""), 1),
+                Some(for_us.clone()),
+            ),
+            (
+                "our own domain's ad on the foreign topic",
+                addressed(5, DOMAIN, &domain_key(), Some("\"lab.test\""), 1),
+                Some(for_us.clone()),
+            ),
+        ];
+        for (what, bytes, topic) in cases {
+            let verdict = v.offer(&bytes, topic.as_ref(), Some(peer()), T0);
+            assert!(
+                matches!(verdict, Verdict::Rejected(Rejection::NotAdmitted(_))),
+                "{what}: {verdict:?}"
+            );
+        }
+        assert_eq!(names(&v), ["m1"]);
+        assert_eq!(v.rejects(&peer()), 9);
+    }
+
+    #[test]
+    fn this_domains_ads_for_an_audience_are_relayed_and_served_to_it_but_never_counted() {
+        let mut v = trusting_view();
+        offer(&mut v, &signed(1, 1, T0), T0);
+        let to_far = Topic::export(DOMAIN, FOREIGN).unwrap();
+        let copy = addressed(1, DOMAIN, &domain_key(), Some("\"far.test\""), 1);
+        // Same signer and sequence as the internal ad, on another shelf.
+        assert!(matches!(
+            v.offer(&copy, Some(&to_far), Some(peer()), T0),
+            Verdict::Accepted { .. }
+        ));
+        assert!(matches!(
+            v.offer(
+                &addressed(2, DOMAIN, &domain_key(), Some("\"far.test\""), 1),
+                Some(&to_far),
+                Some(peer()),
+                T0
+            ),
+            Verdict::Accepted { .. }
+        ));
+        assert_eq!(
+            v.offer(&copy, Some(&to_far), Some(peer()), T0),
+            Verdict::Ignored(Ignored::Duplicate)
+        );
+        assert_eq!(names(&v), ["m1"], "the copies are not in the view");
+        assert_eq!(v.len(), 1);
+        assert_eq!(v.exported_to(FOREIGN), 2);
+        // Pages: our own agents get the view, the audience only its copies,
+        // anyone else nothing.
+        let signers = |page: Vec<Envelope>| -> Vec<String> {
+            page.iter()
+                .map(|e| {
+                    let ad = gossip::open(e, T0, &Freshness::default()).unwrap().ad;
+                    format!(
+                        "{}:{}",
+                        text_attr(&ad, "Name").unwrap(),
+                        text_attr(&ad, gossip::AUDIENCE_ATTR).unwrap_or_default()
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(signers(v.page(None, &[], None, 100).0), ["m1:"]);
+        let mut far = signers(v.page(Some(FOREIGN), &[], None, 100).0);
+        far.sort();
+        assert_eq!(far, ["m1:far.test", "m2:far.test"]);
+        assert!(v.page(Some("third.test"), &[], None, 100).0.is_empty());
+        // On the internal topic, a copy is misaddressed.
+        assert!(matches!(
+            offer(
+                &mut v,
+                &addressed(3, DOMAIN, &domain_key(), Some("\"far.test\""), 1),
+                T0
+            ),
+            Verdict::Rejected(Rejection::NotAdmitted(_))
+        ));
+        // A withdrawal of the copy takes it off the audience's pages.
+        let key = agent(1);
+        let mut ad = ad_text("m1", DOMAIN);
+        ad.insert(
+            Name::new(gossip::AUDIENCE_ATTR).unwrap(),
+            starling_protocol::classad::parse_expr("\"far.test\"").unwrap(),
+        );
+        let at = T0.saturating_add_millis(1_000);
+        let withdrawal = gossip::seal(
+            &key,
+            2,
+            at,
+            0,
+            AdKind::Machine,
+            &ad,
+            &[certificate(DOMAIN, &domain_key(), &key)],
+        )
+        .unwrap()
+        .to_bytes();
+        assert!(matches!(
+            v.offer(&withdrawal, Some(&to_far), Some(peer()), at),
+            Verdict::Accepted { .. }
+        ));
+        assert_eq!(
+            signers(v.page(Some(FOREIGN), &[], None, 100).0),
+            ["m2:far.test"]
+        );
+        assert_eq!(names(&v), ["m1"], "the internal ad stays");
+        // When the domain stops trusting the audience, its shelf goes.
+        let mut anchors = TrustAnchors::default();
+        anchors.insert(DOMAIN, domain_key().public());
+        v.set_anchors(anchors, &[DOMAIN.to_owned()]);
+        assert_eq!(v.exported_to(FOREIGN), 0);
+        assert_eq!(names(&v), ["m1"]);
+    }
+
+    #[test]
+    fn garbage_under_an_audience_topic_never_panics() {
+        let mut v = trusting_view();
+        let topics = [
+            Topic::export(FOREIGN, DOMAIN).unwrap(),
+            Topic::export(DOMAIN, FOREIGN).unwrap(),
+            Topic::Flock,
+        ];
+        let good = addressed(1, FOREIGN, &foreign_key(), Some("\"lab.test\""), 1);
+        for topic in &topics {
+            for cut in [0, 1, 10, good.len() / 2, good.len() - 1] {
+                let verdict = v.offer(&good[..cut], Some(topic), Some(peer()), T0);
+                assert!(matches!(verdict, Verdict::Rejected(_)), "{verdict:?}");
+            }
+            for bit in (0..good.len() * 8).step_by(97) {
+                let mut flipped = good.clone();
+                flipped[bit / 8] ^= 1 << (bit % 8);
+                let _ = v.offer(&flipped, Some(topic), Some(peer()), T0);
+            }
+        }
     }
 
     #[test]

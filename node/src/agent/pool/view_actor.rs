@@ -6,6 +6,12 @@
 //! offered the same way, except that an older or duplicate ad in a page is
 //! never held against the peer: a peer may simply have missed an update.
 //! A timer drops expired ads every second.
+//!
+//! A pull is answered by what the asking agent's domain may see: an agent
+//! of this domain gets the view; an agent of a trusted domain gets only
+//! this domain's ads meant for its domain (what the domain's `export` term
+//! advertises to it, as their signers published them); a stranger gets a
+//! refusal.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -14,6 +20,7 @@ use libp2p::gossipsub::{MessageAcceptance, MessageId};
 use libp2p::PeerId;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use starling_protocol::classad::{parse_expr, unparse_ad, ClassAd, Expr};
+use starling_protocol::gossip::Topic;
 use starling_protocol::identity::{
     AgentId, Certificate, Envelope, Freshness, Kind, Timestamp, TrustAnchors,
 };
@@ -35,11 +42,11 @@ pub enum ViewMsg {
         anchors: TrustAnchors,
         domains: Vec<String>,
     },
-    /// A gossip message to judge.
+    /// A gossip message to judge, which came on `topic`.
     Gossip {
         id: MessageId,
         source: PeerId,
-        domain: String,
+        topic: Topic,
         data: Vec<u8>,
     },
     /// A page pulled from a peer.
@@ -50,11 +57,13 @@ pub enum ViewMsg {
         from: PeerId,
         pull: PullRequest,
     },
-    /// This agent's own ad, signed.
+    /// This agent's own ad, signed: its internal ad (`audience` `None`)
+    /// or its copy for a trusted domain.
     Own {
         envelope: Box<Envelope>,
         ad: ClassAd,
         domain: String,
+        audience: Option<String>,
     },
     /// The live ads of a kind (`MyType`; all for `None`) that satisfy a
     /// constraint, as ClassAd text.
@@ -95,6 +104,8 @@ pub struct ViewActor;
 
 /// What the view actor starts with.
 pub struct ViewArgs {
+    /// The agent's domain.
+    pub domain: String,
     pub anchors: TrustAnchors,
     pub freshness: Freshness,
     pub network: mpsc::Sender<Command>,
@@ -102,6 +113,7 @@ pub struct ViewArgs {
 
 pub struct ViewState {
     view: View,
+    domain: String,
     anchors: TrustAnchors,
     freshness: Freshness,
     network: mpsc::Sender<Command>,
@@ -119,7 +131,8 @@ impl Actor for ViewActor {
     ) -> Result<ViewState, ActorProcessingErr> {
         myself.send_interval(EXPIRY_TICK, || ViewMsg::Tick);
         Ok(ViewState {
-            view: View::new(args.anchors.clone(), args.freshness),
+            view: View::new(&args.domain, args.anchors.clone(), args.freshness),
+            domain: args.domain,
             anchors: args.anchors,
             freshness: args.freshness,
             network: args.network,
@@ -144,12 +157,12 @@ impl Actor for ViewActor {
             ViewMsg::Gossip {
                 id,
                 source,
-                domain,
+                topic,
                 data,
             } => {
                 let from = agent_of(&source);
                 let before = from.map_or(0, |a| state.view.rejects(&a));
-                let verdict = state.view.offer(&data, Some(&domain), from, now);
+                let verdict = state.view.offer(&data, Some(&topic), from, now);
                 let acceptance = match &verdict {
                     Verdict::Accepted { signer, .. } => {
                         tracing::debug!(peer = %source, signer = %signer.short(), "accepted a gossiped ad");
@@ -157,7 +170,7 @@ impl Actor for ViewActor {
                     }
                     Verdict::Ignored(_) => MessageAcceptance::Ignore,
                     Verdict::Rejected(why) => {
-                        tracing::info!(peer = %source, %why, "rejected a gossiped ad");
+                        tracing::info!(peer = %source, %topic, %why, "rejected a gossiped ad");
                         MessageAcceptance::Reject
                     }
                 };
@@ -217,7 +230,10 @@ impl Actor for ViewActor {
                 envelope,
                 ad,
                 domain,
-            } => state.view.insert_own(*envelope, ad, &domain, now),
+                audience,
+            } => state
+                .view
+                .insert_own(*envelope, ad, &domain, audience.as_deref(), now),
             ViewMsg::Query {
                 my_type,
                 constraint,
@@ -291,23 +307,63 @@ fn serve_pull(state: &ViewState, from: PeerId, pull: &PullRequest, now: Timestam
             reason: "unknown request".to_owned(),
         };
     };
-    let admitted = agent_of(&from).is_some_and(|agent| {
-        certificates
-            .iter()
-            .any(|c| Certificate::verify(c, &agent, &state.anchors, now, &state.freshness).is_ok())
-    });
-    if !admitted {
+    let domains: Vec<String> = agent_of(&from)
+        .map(|agent| {
+            certificates
+                .iter()
+                .filter_map(|c| {
+                    Certificate::verify(c, &agent, &state.anchors, now, &state.freshness).ok()
+                })
+                .map(|c| c.domain)
+                .collect()
+        })
+        .unwrap_or_default();
+    let Some(audience) = audience_of(&state.domain, &domains) else {
         return PullResponse::Refused {
             reason: "no certificate from a domain trusted here".to_owned(),
         };
-    }
-    let (ads, next) = state
-        .view
-        .page(kinds, after.as_ref(), pull.page_size() as usize);
+    };
+    let (ads, next) = state.view.page(
+        audience.as_deref(),
+        kinds,
+        after.as_ref(),
+        pull.page_size() as usize,
+    );
     PullResponse::Page { ads, next }
+}
+
+/// Whose pages an agent certified (as far as this agent trusts) in
+/// `domains` gets from an agent of `own`: the view (`Some(None)`) when it
+/// is of the same domain, else what is meant for its first trusted domain;
+/// `None` for a stranger. An agent certified in two trusted domains sees
+/// what one of them is shown, never both together.
+fn audience_of(own: &str, domains: &[String]) -> Option<Option<String>> {
+    if domains.iter().any(|d| d == own) {
+        return Some(None);
+    }
+    domains.first().map(|d| Some(d.clone()))
 }
 
 /// The agent id of a libp2p peer (every Starling peer has an ed25519 key).
 pub fn agent_of(peer: &PeerId) -> Option<AgentId> {
     AgentId::from_peer_id_bytes(&peer.to_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pull_is_answered_with_what_the_asking_domain_may_see() {
+        let of = |ds: &[&str]| {
+            audience_of(
+                "d1",
+                &ds.iter().map(|d| (*d).to_owned()).collect::<Vec<_>>(),
+            )
+        };
+        assert_eq!(of(&["d1"]), Some(None));
+        assert_eq!(of(&["d0", "d1"]), Some(None));
+        assert_eq!(of(&["d0"]), Some(Some("d0".to_owned())));
+        assert_eq!(of(&[]), None);
+    }
 }
