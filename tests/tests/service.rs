@@ -8,6 +8,14 @@
 //!   and what waits for a restart. A file that no longer reads is reported
 //!   and the configuration in force kept.
 //!
+//! - **install-service** writes a systemd unit that runs this very program,
+//!   with restart on failure and the hardening options, says how to start
+//!   it, leaves an identical unit alone and an edited one too unless told
+//!   `--force` (checked with `systemd-analyze verify` where it exists).
+//! - **config** prints the configuration the agent runs with, each value
+//!   with its origin (the file's line, `--data-dir`, or the default); a
+//!   misspelt key is refused naming the file, the line and the key.
+//!
 //! Every wait polls a condition until a deadline; every process started is
 //! killed when the test ends.
 
@@ -114,4 +122,113 @@ fn sighup_puts_a_new_owner_policy_in_force_without_disturbing_the_running_job() 
     let seen = pool.ok(0, work.path(), &["status", "-af", "Site", "Start"]);
     assert_eq!(seen.trim(), "lab-3 false");
     assert_eq!(pid_of(&dir), Some(pid));
+}
+
+#[test]
+fn install_service_writes_a_unit_for_this_program_and_keeps_an_edited_one() {
+    let units = tempfile::tempdir().unwrap();
+    let dir = units.path().to_str().unwrap();
+    let said = ok_in(units.path(), &["install-service", "--unit-dir", dir]);
+    assert!(
+        said.contains("systemctl enable --now starling-agent"),
+        "{said}"
+    );
+    let path = units.path().join("starling-agent.service");
+    let unit = std::fs::read_to_string(&path).unwrap();
+    let program = std::fs::canonicalize(env!("CARGO_BIN_EXE_starling-e2e")).unwrap();
+    assert!(
+        unit.lines()
+            .any(|l| l == format!("ExecStart={} agent", program.display())),
+        "{unit}"
+    );
+    for line in [
+        "Restart=on-failure",
+        "ExecReload=/bin/kill -HUP $MAINPID",
+        "KillMode=process",
+        "NoNewPrivileges=yes",
+        "ProtectSystem=full",
+        "WantedBy=multi-user.target",
+    ] {
+        assert!(unit.lines().any(|l| l == line), "{line} in\n{unit}");
+    }
+    if std::process::Command::new("systemd-analyze")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        let verified = std::process::Command::new("systemd-analyze")
+            .args(["verify", path.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(
+            verified.status.success(),
+            "{}",
+            String::from_utf8_lossy(&verified.stderr)
+        );
+    }
+
+    let again = ok_in(units.path(), &["install-service", "--unit-dir", dir]);
+    assert!(again.contains("installed already"), "{again}");
+    std::fs::write(&path, unit.replace("RestartSec=5s", "RestartSec=1s")).unwrap();
+    let refused = starling_in(units.path(), &["install-service", "--unit-dir", dir]);
+    assert!(!refused.status.success());
+    let why = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        why.contains("says something else") && why.contains("--force"),
+        "{why}"
+    );
+    assert!(std::fs::read_to_string(&path)
+        .unwrap()
+        .contains("RestartSec=1s"));
+    ok_in(
+        units.path(),
+        &["install-service", "--unit-dir", dir, "--force"],
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), unit);
+}
+
+#[test]
+fn config_says_where_each_value_comes_from_and_names_a_misspelt_key() {
+    let work = tempfile::tempdir().unwrap();
+    let file = work.path().join("agent.toml");
+    std::fs::write(
+        &file,
+        "# an administrator's file\n[machine]\nstart = \"KeyboardIdle > 600\"\n",
+    )
+    .unwrap();
+    let data = work.path().join("data");
+    let shown = ok_in(
+        work.path(),
+        &[
+            "config",
+            "--config",
+            file.to_str().unwrap(),
+            "--data-dir",
+            data.to_str().unwrap(),
+        ],
+    );
+    let at = format!("{}:3", file.display());
+    assert!(
+        shown.contains(&format!("start = \"KeyboardIdle > 600\"  # {at}")),
+        "{shown}"
+    );
+    assert!(shown.contains("rank = \"0\"  # default"), "{shown}");
+    assert!(
+        shown.contains(&format!("data_dir = \"{}\"  # --data-dir", data.display())),
+        "{shown}"
+    );
+    let changed = ok_in(
+        work.path(),
+        &["config", "--config", file.to_str().unwrap(), "--changed"],
+    );
+    assert!(!changed.contains("# default"), "{changed}");
+
+    std::fs::write(&file, "[machine]\nstrat = \"true\"\n").unwrap();
+    let refused = starling_in(work.path(), &["config", "--config", file.to_str().unwrap()]);
+    assert!(!refused.status.success());
+    let why = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        why.contains(file.to_str().unwrap()) && why.contains("line 2") && why.contains("strat"),
+        "{why}"
+    );
 }

@@ -21,8 +21,9 @@ use crate::config::{Config, Overrides};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The configuration file (TOML; see examples/agent.toml). Without one,
-    /// every setting has its default.
+    /// The configuration file (TOML; see examples/agent.toml). Default:
+    /// /etc/starling/agent.toml as root, else ~/.config/starling/agent.toml,
+    /// when it exists; without one, every setting has its default.
     #[arg(long, short = 'c', value_name = "FILE")]
     config: Option<PathBuf>,
     /// Listen on this multiaddress instead of network.listen (repeatable).
@@ -36,7 +37,7 @@ pub(crate) struct Args {
 
 pub(crate) fn run(args: Args, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
     let source = Source {
-        file: args.config.clone(),
+        file: crate::config::locate(args.config.as_deref()),
         overrides: Overrides {
             data_dir: data_dir.map(Path::to_path_buf),
             listen: (!args.listen.is_empty()).then_some(args.listen),
