@@ -227,6 +227,26 @@ impl Agent {
         }
     }
 
+    /// Puts a configuration read again in force where it can be without a
+    /// restart ([`SupervisorMsg::Reload`]): what changed, one line each.
+    /// Claims and jobs are untouched.
+    pub async fn reload(&self, config: Config) -> Vec<String> {
+        match self
+            .supervisor
+            .call(
+                |reply| SupervisorMsg::Reload {
+                    config: Box::new(config),
+                    reply,
+                },
+                Some(QUERY_TIMEOUT * 2),
+            )
+            .await
+        {
+            Ok(ractor::rpc::CallResult::Success(said)) => said,
+            _ => vec!["the agent did not answer the reload in time".to_owned()],
+        }
+    }
+
     /// Withdraws the ad, stops the network and the actors, and closes the
     /// store. Dropping this future midway leaves the agent half stopped;
     /// its ad then expires on its own.
@@ -539,6 +559,14 @@ pub enum SupervisorMsg {
     /// The domain's policy changed on disk and reads well: put it in
     /// force ([`watch_policy`]).
     PolicyChanged(Box<Trust>),
+    /// Put a configuration read again (SIGHUP) in force where it can be
+    /// without a restart: the machine's owner policy and attributes, and
+    /// the domain's policy read again from disk. Replies with what changed
+    /// and what waits for a restart, one line each.
+    Reload {
+        config: Box<Config>,
+        reply: RpcReplyPort<Vec<String>>,
+    },
     /// Withdraw the ad (through the advertiser).
     Withdraw(RpcReplyPort<()>),
     /// Set or remove a configured attribute of the machine ad (through the
@@ -617,6 +645,18 @@ struct SupervisorState {
     trust: trust::LiveTrust,
     /// The policy watch ([`watch_policy`]), aborted on the way out.
     policy_task: Option<tokio::task::JoinHandle<()>>,
+    /// What a configuration reload compares with and needs.
+    reload: ReloadSetup,
+}
+
+/// The configuration in force, and what a reload needs besides.
+struct ReloadSetup {
+    config: Config,
+    /// The ad attributes the agent adds to the configured ones (isolation,
+    /// store place, links), kept across reloads.
+    machine_extras: BTreeMap<String, String>,
+    data_dir: Option<PathBuf>,
+    key: Arc<Keypair>,
 }
 
 /// What a (re)started negotiator is given.
@@ -725,10 +765,10 @@ impl Actor for Supervisor {
             )
         };
         let (disk, disk_task) = disk::watch(args.disk, myself.clone());
-        let mut machine = args.config.machine.clone();
-        machine.attributes.extend(isolation.attributes());
+        let mut machine_extras = BTreeMap::new();
+        machine_extras.extend(isolation.attributes());
         let place = store::place_of_this(&args.config.store, &args.trust.domain);
-        machine.attributes.extend(store::place_attributes(&place));
+        machine_extras.extend(store::place_attributes(&place));
         let link_owner = links::Owner::new(links::Settings::of(
             &args.config.links,
             &args.trust.domain,
@@ -736,7 +776,9 @@ impl Actor for Supervisor {
                 .roles
                 .contains(starling_protocol::identity::Role::Netmgr),
         ));
-        machine.attributes.extend(link_owner.attributes());
+        machine_extras.extend(link_owner.attributes());
+        let mut machine = args.config.machine.clone();
+        machine.attributes.extend(machine_extras.clone());
         let lending = store::open_lent(
             &args.config.store,
             args.trust.roles,
@@ -926,6 +968,12 @@ impl Actor for Supervisor {
             keeper_task,
             trust: live_trust,
             policy_task,
+            reload: ReloadSetup {
+                config: args.config.clone(),
+                machine_extras,
+                data_dir: args.data_dir.clone(),
+                key: args.key.clone(),
+            },
         })
     }
 
@@ -946,7 +994,7 @@ impl Actor for Supervisor {
 
     async fn handle(
         &self,
-        _myself: ActorRef<SupervisorMsg>,
+        myself: ActorRef<SupervisorMsg>,
         message: SupervisorMsg,
         state: &mut SupervisorState,
     ) -> Result<(), ActorProcessingErr> {
@@ -972,6 +1020,10 @@ impl Actor for Supervisor {
                 state.trust.replace(*trust);
                 // Published again at once, into the topics followed now.
                 let _ = state.advertiser.cast(AdvertiserMsg::Republish);
+            }
+            SupervisorMsg::Reload { config, reply } => {
+                let said = state.reload(&myself, *config).await;
+                let _ = reply.send(said);
             }
             SupervisorMsg::Withdraw(reply) => {
                 let answer = state
@@ -1239,6 +1291,73 @@ async fn spawn_startd(
 }
 
 impl SupervisorState {
+    /// Puts `config` in force where it can be without a restart
+    /// ([`SupervisorMsg::Reload`]); says what changed, what is in force and
+    /// what waits for a restart.
+    async fn reload(&mut self, myself: &ActorRef<SupervisorMsg>, config: Config) -> Vec<String> {
+        let mut said = Vec::new();
+        let (live, later) = config_changes(&self.reload.config, &config);
+        if !live.is_empty() {
+            let mut machine = config.machine.clone();
+            machine
+                .attributes
+                .extend(self.reload.machine_extras.clone());
+            let answer = self
+                .advertiser
+                .call(
+                    |reply| AdvertiserMsg::SetMachine {
+                        machine: Box::new(machine.clone()),
+                        reply,
+                    },
+                    Some(QUERY_TIMEOUT),
+                )
+                .await;
+            match answer {
+                Ok(ractor::rpc::CallResult::Success(Ok(_))) => {
+                    self.advertiser_args.machine = machine;
+                    self.reload.config.machine = config.machine.clone();
+                    for key in &live {
+                        said.push(format!("{key}: in force"));
+                    }
+                    // The owner policy is evaluated again at once.
+                    let _ = self.startd.cast(startd::StartdMsg::Policy);
+                }
+                Ok(ractor::rpc::CallResult::Success(Err(why))) => {
+                    said.push(format!("[machine] not changed: {why}"));
+                }
+                _ => said.push("[machine] not changed: the advertiser did not answer".to_owned()),
+            }
+        }
+        for key in later {
+            said.push(format!("{key}: takes effect when the agent restarts"));
+        }
+        // The domain's policy is read again now (the watch would within a
+        // second).
+        if let Some(dir) = self.reload.data_dir.clone() {
+            let key = self.reload.key.clone();
+            let loaded = tokio::task::spawn_blocking(move || {
+                let data = starling_storage::DataDir::open(&dir).map_err(|e| e.to_string())?;
+                trust::load(&data, &key, Timestamp::now()).map_err(|e| e.to_string())
+            })
+            .await
+            .unwrap_or_else(|e| Err(e.to_string()));
+            match loaded {
+                Ok(trust) if trust.domain == self.trust.current().domain => {
+                    let _ = myself.cast(SupervisorMsg::PolicyChanged(Box::new(trust)));
+                    said.push("the domain's policy: read again, in force".to_owned());
+                }
+                Ok(_) => said.push(
+                    "the agent's domain changed on disk: takes effect when the agent restarts"
+                        .to_owned(),
+                ),
+                Err(e) => said.push(format!(
+                    "the domain's policy cannot be used ({e}); the one in force is kept"
+                )),
+            }
+        }
+        said
+    }
+
     fn which(&self, cell: &ActorCell) -> Option<&'static str> {
         let id = cell.get_id();
         if id == self.view.get_id() {
@@ -1520,6 +1639,52 @@ pub mod control_actor {
                     super::jobs_control::handle(&args.supervisor, &args.info, &access, jobs).await
                 }
             }
+        }
+    }
+}
+
+/// The keys whose values differ between the configuration in force and a
+/// new one, as `section.key`: those a reload puts in force (the machine's
+/// owner policy and attributes) and those that wait for a restart.
+fn config_changes(old: &Config, new: &Config) -> (Vec<String>, Vec<String>) {
+    /// `[machine]` keys that shape the slots or the startd's timers.
+    const MACHINE_AT_RESTART: [&str; 2] = ["machine.cpus", "machine.policy_interval_secs"];
+    let flat = |config: &Config| {
+        let mut keys = BTreeMap::new();
+        if let Ok(toml::Value::Table(table)) = toml::Value::try_from(config) {
+            flatten("", &toml::Value::Table(table), &mut keys);
+        }
+        keys
+    };
+    let (old, new) = (flat(old), flat(new));
+    let mut changed: Vec<String> = old
+        .keys()
+        .chain(new.keys())
+        .filter(|k| old.get(*k) != new.get(*k))
+        .cloned()
+        .collect();
+    changed.sort();
+    changed.dedup();
+    changed
+        .into_iter()
+        .partition(|k| k.starts_with("machine.") && !MACHINE_AT_RESTART.iter().any(|r| k == r))
+}
+
+/// The leaves of a TOML table as `a.b.c` to value (arrays are leaves).
+fn flatten(prefix: &str, value: &toml::Value, out: &mut BTreeMap<String, toml::Value>) {
+    match value {
+        toml::Value::Table(table) => {
+            for (k, v) in table {
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                flatten(&key, v, out);
+            }
+        }
+        other => {
+            out.insert(prefix.to_owned(), other.clone());
         }
     }
 }

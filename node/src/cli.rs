@@ -9,6 +9,7 @@
 
 mod agent;
 mod ckpt;
+mod config;
 mod domain;
 mod drain;
 mod eval;
@@ -19,6 +20,7 @@ mod jobs;
 mod matching;
 mod net;
 mod off;
+mod service;
 mod status;
 mod store;
 mod tail;
@@ -58,6 +60,11 @@ pub struct Cli {
 enum Command {
     /// Run the agent in the foreground (until SIGINT, SIGTERM or `shutdown`).
     Agent(agent::Args),
+    /// Install the agent as a systemd service (starling-agent.service).
+    InstallService(service::Args),
+    /// Print the configuration the agent runs with, each value with where it
+    /// comes from (like condor_config_val -summary).
+    Config(config::Args),
     /// Evaluate ClassAd expressions (like HTCondor's classad_eval).
     Eval(eval::Args),
     /// Match one job ad against many machine ads, two-sidedly, and rank them.
@@ -145,6 +152,8 @@ const TASKS: &[(&str, &[&str])] = &[
         "Run an agent on this machine",
         &[
             "agent",
+            "config",
+            "install-service",
             "whoami",
             "off",
             "drain",
@@ -280,6 +289,8 @@ pub fn main_with(extensions: &[&dyn Extension]) -> ExitCode {
     let data_dir = cli.data_dir.as_deref();
     let result = match cli.command {
         Command::Agent(args) => agent::run(args, data_dir),
+        Command::Config(args) => config::run(args, data_dir),
+        Command::InstallService(args) => service::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Match(args) => matching::run(args),
         Command::Status(args) => status::run(args, data_dir),

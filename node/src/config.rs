@@ -654,6 +654,67 @@ pub struct Overrides {
     pub bootstrap: Option<Vec<String>>,
 }
 
+/// The configuration file an agent reads when none is named: as root,
+/// `/etc/starling/agent.toml` (a machine's service); otherwise
+/// `$XDG_CONFIG_HOME/starling/agent.toml`, else
+/// `~/.config/starling/agent.toml` (a user's own agent).
+pub fn default_path() -> Option<PathBuf> {
+    if rustix::process::geteuid().is_root() {
+        return Some(PathBuf::from(SYSTEM_FILE));
+    }
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
+    Some(base.join("starling").join("agent.toml"))
+}
+
+/// The system-wide configuration file, read by an agent run as root.
+pub const SYSTEM_FILE: &str = "/etc/starling/agent.toml";
+
+/// The file an agent reads: the one named, else [`default_path`] if it
+/// exists; `None` means every value is a default.
+pub fn locate(named: Option<&Path>) -> Option<PathBuf> {
+    match named {
+        Some(path) => Some(path.to_owned()),
+        None => default_path().filter(|p| p.exists()),
+    }
+}
+
+/// Where each key of a configuration file is set: `section.key` (dotted
+/// for nested tables; arrays are one value) to its line, counted from 1.
+/// Empty for text that does not parse (its error is reported by
+/// [`Config::parse`]).
+pub fn lines_of_keys(text: &str) -> BTreeMap<String, usize> {
+    fn walk(
+        text: &str,
+        prefix: &str,
+        table: &toml::de::DeTable<'_>,
+        out: &mut BTreeMap<String, usize>,
+    ) {
+        for (key, value) in table {
+            let name = if prefix.is_empty() {
+                key.get_ref().to_string()
+            } else {
+                format!("{prefix}.{}", key.get_ref())
+            };
+            match value.get_ref() {
+                toml::de::DeValue::Table(inner) => walk(text, &name, inner, out),
+                _ => {
+                    let at = key.span().start;
+                    let line = text.get(..at).map_or(0, |t| t.matches('\n').count()) + 1;
+                    out.insert(name, line);
+                }
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    if let Ok(table) = toml::de::DeTable::parse(text) {
+        walk(text, "", table.get_ref(), &mut out);
+    }
+    out
+}
+
 impl Config {
     /// Reads and validates the file at `path`; `None` means the defaults.
     pub fn load(path: Option<&Path>) -> Result<Config, Error> {

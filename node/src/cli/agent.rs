@@ -1,5 +1,8 @@
 //! `starling agent`: runs the agent in the foreground until SIGINT, SIGTERM
-//! or a control `shutdown` request, then stops cleanly (exit 0).
+//! or a control `shutdown` request, then stops cleanly (exit 0). SIGHUP
+//! reads the configuration again and puts in force what can be without a
+//! restart (the machine's owner policy and attributes, the domain's
+//! policy), leaving claims and jobs alone, and logs what waits for one.
 
 mod memory;
 
@@ -18,8 +21,9 @@ use crate::config::{Config, Overrides};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The configuration file (TOML; see examples/agent.toml). Without one,
-    /// every setting has its default.
+    /// The configuration file (TOML; see examples/agent.toml). Default:
+    /// /etc/starling/agent.toml as root, else ~/.config/starling/agent.toml,
+    /// when it exists; without one, every setting has its default.
     #[arg(long, short = 'c', value_name = "FILE")]
     config: Option<PathBuf>,
     /// Listen on this multiaddress instead of network.listen (repeatable).
@@ -32,19 +36,38 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: Args, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
-    let mut config = Config::load(args.config.as_deref())?;
-    config.apply(Overrides {
-        data_dir: data_dir.map(Path::to_path_buf),
-        listen: (!args.listen.is_empty()).then_some(args.listen),
-        bootstrap: (!args.bootstrap.is_empty()).then_some(args.bootstrap),
-    })?;
+    let source = Source {
+        file: crate::config::locate(args.config.as_deref()),
+        overrides: Overrides {
+            data_dir: data_dir.map(Path::to_path_buf),
+            listen: (!args.listen.is_empty()).then_some(args.listen),
+            bootstrap: (!args.bootstrap.is_empty()).then_some(args.bootstrap),
+        },
+    };
+    let config = source.read()?;
     init_tracing();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("starling")
         .build()
         .context("starting the async runtime")?;
-    runtime.block_on(run_agent(config))
+    runtime.block_on(run_agent(config, source))
+}
+
+/// Where the agent's configuration comes from: the file (read again on
+/// SIGHUP) and the command line's flags, which win over it.
+#[derive(Debug, Clone)]
+struct Source {
+    file: Option<PathBuf>,
+    overrides: Overrides,
+}
+
+impl Source {
+    fn read(&self) -> anyhow::Result<Config> {
+        let mut config = Config::load(self.file.as_deref())?;
+        config.apply(self.overrides.clone())?;
+        Ok(config)
+    }
 }
 
 /// Raises the soft limit on open files to the hard one: a job's input is
@@ -87,7 +110,7 @@ fn init_tracing() {
         .try_init();
 }
 
-async fn run_agent(config: Config) -> anyhow::Result<ExitCode> {
+async fn run_agent(config: Config, source: Source) -> anyhow::Result<ExitCode> {
     raise_open_files_limit();
     let dir = config.data_dir()?;
     let data = DataDir::open(&dir)?;
@@ -135,7 +158,42 @@ async fn run_agent(config: Config) -> anyhow::Result<ExitCode> {
         },
     );
     let span = tracing::info_span!("agent", id = %key.agent_id().short());
-    serve(key, trust, config, dir, disk).instrument(span).await
+    serve(key, trust, (config, source), dir, disk)
+        .instrument(span)
+        .await
+}
+
+/// SIGHUP: reads the configuration again and puts in force what can be
+/// without a restart (HTCondor's `condor_reconfig`); a file that does not
+/// read is reported and the configuration in force kept.
+async fn reload(agent: &Agent, source: &Source) {
+    let file = source.file.as_ref().map_or_else(
+        || "no file, the defaults".to_owned(),
+        |f| f.display().to_string(),
+    );
+    let config = match tokio::task::spawn_blocking({
+        let source = source.clone();
+        move || source.read()
+    })
+    .await
+    {
+        Ok(Ok(config)) => config,
+        Ok(Err(e)) => {
+            tracing::warn!(%file, error = %format!("{e:#}"), "SIGHUP: the configuration does not read; the one in force is kept");
+            return;
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "SIGHUP: reading the configuration failed");
+            return;
+        }
+    };
+    let said = agent.reload(config).await;
+    if said.is_empty() {
+        tracing::info!(%file, "SIGHUP: configuration read again; nothing changed");
+    }
+    for line in said {
+        tracing::info!(%file, "SIGHUP: {line}");
+    }
 }
 
 /// The reserve file in the data directory ([`Guarded`]).
@@ -144,7 +202,7 @@ const RESERVE_FILE: &str = "disk-reserve";
 async fn serve(
     key: starling_protocol::identity::Keypair,
     trust: trust::Trust,
-    config: Config,
+    (config, source): (Config, Source),
     dir: PathBuf,
     disk: Arc<Guarded>,
 ) -> anyhow::Result<ExitCode> {
@@ -183,10 +241,15 @@ async fn serve(
         .context("listening for SIGTERM")?;
     // Owned here and aborted on the way out, with the agent.
     let trim = tokio::spawn(memory::trim_periodically());
-    let outcome = tokio::select! {
-        _ = tokio::signal::ctrl_c() => Stopped::Requested,
-        _ = terminate.recv() => Stopped::Requested,
-        stopped = agent.stopped() => stopped,
+    let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
+        .context("listening for SIGHUP")?;
+    let outcome = loop {
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => break Stopped::Requested,
+            _ = terminate.recv() => break Stopped::Requested,
+            stopped = agent.stopped() => break stopped,
+            _ = hangup.recv() => reload(&agent, &source).await,
+        }
     };
     tracing::info!("stopping");
     trim.abort();

@@ -115,6 +115,14 @@ pub enum AdvertiserMsg {
         value: Option<String>,
         reply: RpcReplyPort<Result<u64, String>>,
     },
+    /// Replace the machine's configuration (its owner policy and
+    /// attributes, on a configuration reload) and publish at once; replies
+    /// with the sequence number published, or why the new ad does not build
+    /// (the old one stays).
+    SetMachine {
+        machine: Box<crate::config::Machine>,
+        reply: RpcReplyPort<Result<u64, String>>,
+    },
 }
 
 pub struct Advertiser;
@@ -352,33 +360,10 @@ impl Actor for Advertiser {
                     Some(v) => machine.attributes.insert(name, v),
                     None => machine.attributes.remove(&name),
                 };
-                let built = machine::build_ad(
-                    &state.probe,
-                    &machine,
-                    &state.args.identity,
-                    &state.status_now(),
-                    unix_secs(),
-                )
-                .and_then(|ad| occupied(ad, &state.occupancy, owner_load(&machine)));
-                let ad = match built {
-                    Ok(ad) => ad,
-                    Err(e) => {
-                        let _ = reply.send(Err(e.to_string()));
-                        return Ok(());
-                    }
-                };
-                state.args.machine = machine;
-                let Some(seq) =
-                    publish(&state.args, &ad, state.args.lifetime, &mut state.exported).await?
-                else {
-                    let _ = reply.send(Err(
-                        "the store could not number the ad (see the agent's log)".to_owned(),
-                    ));
-                    return Ok(());
-                };
-                state.published = Some((stable_text(&ad), tokio::time::Instant::now()));
-                state.last = Some(ad);
-                let _ = reply.send(Ok(seq));
+                let _ = reply.send(state.put_machine(machine).await?);
+            }
+            AdvertiserMsg::SetMachine { machine, reply } => {
+                let _ = reply.send(state.put_machine(*machine).await?);
             }
             AdvertiserMsg::Withdraw(reply) => {
                 if let Some(ad) = &state.last {
@@ -392,6 +377,38 @@ impl Actor for Advertiser {
 }
 
 impl AdvertiserState {
+    /// Builds the ad with `machine` as the machine's configuration and
+    /// publishes it at once; keeps `machine` only if the ad builds. The
+    /// outer error is the store's, which stops the actor as a publish's
+    /// does.
+    async fn put_machine(
+        &mut self,
+        machine: crate::config::Machine,
+    ) -> Result<Result<u64, String>, ActorProcessingErr> {
+        let built = machine::build_ad(
+            &self.probe,
+            &machine,
+            &self.args.identity,
+            &self.status_now(),
+            unix_secs(),
+        )
+        .and_then(|ad| occupied(ad, &self.occupancy, owner_load(&machine)));
+        let ad = match built {
+            Ok(ad) => ad,
+            Err(e) => return Ok(Err(e.to_string())),
+        };
+        self.args.machine = machine;
+        let Some(seq) = publish(&self.args, &ad, self.args.lifetime, &mut self.exported).await?
+        else {
+            return Ok(Err(
+                "the store could not number the ad (see the agent's log)".to_owned(),
+            ));
+        };
+        self.published = Some((stable_text(&ad), tokio::time::Instant::now()));
+        self.last = Some(ad);
+        Ok(Ok(seq))
+    }
+
     /// Re-reads the cheap, changing parts of the machine (unless a probe
     /// was given, as in-process testnets do).
     fn refresh_probe(&mut self) {
