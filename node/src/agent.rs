@@ -147,7 +147,12 @@ impl Agent {
     /// first ad is on its way, peers are being dialed).
     pub async fn start(setup: Setup) -> Result<Agent, Error> {
         let listen = parse_addrs("listen", &setup.config.network.listen)?;
-        let bootstrap = parse_addrs("bootstrap", &setup.config.network.bootstrap)?;
+        let mut bootstrap = parse_addrs("bootstrap", &setup.config.network.bootstrap)?;
+        bootstrap.extend(policy_bootstrap(
+            &setup.trust.bootstrap,
+            &setup.key.agent_id(),
+            &bootstrap,
+        ));
         let (jobs_tx, jobs_rx) = mpsc::channel(network::jobs::INBOUND_CAPACITY);
         let settings = network::Settings {
             transport: setup.transport,
@@ -534,6 +539,30 @@ async fn peers(
             score: p.score,
             rejected: rejects.get(i).copied().unwrap_or(0),
         })
+        .collect()
+}
+
+/// The domain policy's bootstrap addresses to dial besides the
+/// configured ones: not this agent's own, not one configured already; one
+/// that does not read is logged and left out (the policy was signed by
+/// the domain's administrator, but the agent must still start).
+fn policy_bootstrap(
+    listed: &[String],
+    me: &starling_protocol::identity::AgentId,
+    configured: &[Multiaddr],
+) -> Vec<Multiaddr> {
+    let mine = format!("/p2p/{me}");
+    listed
+        .iter()
+        .filter(|a| !a.ends_with(&mine))
+        .filter_map(|a| match a.parse::<Multiaddr>() {
+            Ok(addr) => Some(addr),
+            Err(e) => {
+                tracing::warn!(address = %a, error = %e, "a bootstrap address of the domain's policy does not read; left out");
+                None
+            }
+        })
+        .filter(|a| !configured.contains(a))
         .collect()
 }
 

@@ -113,7 +113,11 @@ fn policy() -> impl Strategy<Value = DomainPolicy> {
             let trusts: Vec<_> = (0..n).map(trusted).collect();
             (Just(format!("home-{domain}")), trusts)
         })
-        .prop_map(|(domain, trusts)| DomainPolicy { domain, trusts })
+        .prop_map(|(domain, trusts)| DomainPolicy {
+            domain,
+            trusts,
+            bootstrap: Vec::new(),
+        })
 }
 
 /// Every way to read untrusted bytes as a signed file; none may panic.
@@ -237,6 +241,7 @@ fn policy_encoding_is_pinned() {
             },
             store_mib: None,
         }],
+        bootstrap: Vec::new(),
     };
     golden(
         "domain_policy",

@@ -764,6 +764,7 @@ mod tests {
                     store_mib: None,
                 })
                 .collect(),
+            bootstrap: Vec::new(),
         }
     }
 

@@ -488,6 +488,7 @@ pub fn prepare(
                     }
                 })
                 .collect(),
+            bootstrap: Vec::new(),
         };
         // The issue time orders policies, as `starling domain policy` does.
         let policy_envelope = policy

@@ -12,6 +12,10 @@
 //!   with restart on failure and the hardening options, says how to start
 //!   it, leaves an identical unit alone and an edited one too unless told
 //!   `--force` (checked with `systemd-analyze verify` where it exists).
+//! - **joining by the policy alone**: an agent whose configuration names
+//!   no bootstrap peer (and listens on a new port, so no peer remembers it)
+//!   joins its domain's pool from the bootstrap address in the domain's
+//!   signed policy: admitting a machine and installing the policy is enough.
 //! - **config** prints the configuration the agent runs with, each value
 //!   with its origin (the file's line, `--data-dir`, or the default); a
 //!   misspelt key is refused naming the file, the line and the key.
@@ -230,5 +234,77 @@ fn config_says_where_each_value_comes_from_and_names_a_misspelt_key() {
     assert!(
         why.contains(file.to_str().unwrap()) && why.contains("line 2") && why.contains("strat"),
         "{why}"
+    );
+}
+
+#[test]
+fn an_agent_joins_by_the_bootstrap_address_in_its_domains_policy() {
+    let pool = Pool::up(2);
+    let work = tempfile::tempdir().unwrap();
+    let config_path = pool.agent(1).join("agent.toml");
+    let mut config: toml::Table = std::fs::read_to_string(&config_path)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let network = config["network"].as_table_mut().unwrap();
+    let join = network["bootstrap"].as_array().unwrap()[0]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(join.contains("/p2p/"), "{join}");
+    network.insert("bootstrap".into(), toml::Value::Array(Vec::new()));
+
+    // The administrator lists agent-00 in the domain's policy.
+    let policy = work.path().join("d0.policy");
+    let key = pool.dir.join("domains").join("d0.testnet.key");
+    let signed = starling_in(
+        work.path(),
+        &[
+            "domain",
+            "policy",
+            "--key",
+            key.to_str().unwrap(),
+            "--bootstrap",
+            &join,
+            "--out",
+            policy.to_str().unwrap(),
+        ],
+    );
+    assert!(signed.status.success(), "{signed:?}");
+    assert!(
+        String::from_utf8_lossy(&signed.stderr).contains("its agents join by 1 bootstrap address"),
+        "{signed:?}"
+    );
+    let verified = ok_in(work.path(), &["domain", "verify", policy.to_str().unwrap()]);
+    assert!(
+        verified.contains(&format!("bootstrap   {join}")),
+        "{verified}"
+    );
+
+    // agent-01 stops, forgets its bootstrap peer, takes the policy, starts.
+    let pid = pid_of(&pool.agent(1)).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    wait_for(Duration::from_secs(30), "agent-01 stopped", || {
+        (!running(pid)).then_some(())
+    });
+    std::fs::write(&config_path, toml::to_string(&config).unwrap()).unwrap();
+    pool.ok(
+        1,
+        work.path(),
+        &["domain", "install", policy.to_str().unwrap()],
+    );
+    let _agent = pool.start(1);
+    wait_for(
+        Duration::from_secs(60),
+        "each agent seeing the other",
+        || {
+            // agent-01's control socket may not be up yet: not seen yet.
+            let seen = |i| {
+                let out = pool.run(i, work.path(), &["status", "-af", "Name"]);
+                String::from_utf8_lossy(&out.stdout).into_owned()
+            };
+            let (seen_by_0, seen_by_1) = (seen(0), seen(1));
+            (seen_by_0.contains("agent-01") && seen_by_1.contains("agent-00")).then_some(())
+        },
     );
 }

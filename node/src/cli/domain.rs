@@ -105,6 +105,12 @@ pub(super) struct PolicyArgs {
     /// jobs, at most (0: none).
     #[arg(long, value_name = "MIB")]
     store_mib: Vec<u64>,
+    /// An address of one of this domain's agents
+    /// (/ip4/ADDR/tcp/PORT/p2p/AGENT_ID), which every agent of the domain
+    /// dials at start: admitting a machine is then enough for it to join.
+    /// Repeat for several.
+    #[arg(long, value_name = "MULTIADDR")]
+    bootstrap: Vec<String>,
     /// How many days the policy is valid.
     #[arg(long, default_value_t = 365)]
     days: u64,
@@ -256,8 +262,11 @@ fn admit(
 /// line.
 fn policy(args: &PolicyArgs, matches: &ArgMatches) -> anyhow::Result<ExitCode> {
     let (domain, domain_key) = read_domain_key(&args.key)?;
-    if args.trust.is_empty() {
-        bail!("give at least one --trust NAME=KEY (a policy that trusts nobody needs no signing)");
+    if args.trust.is_empty() && args.bootstrap.is_empty() {
+        bail!(
+            "give at least one --trust NAME=KEY or --bootstrap MULTIADDR (a policy that says \
+             neither needs no signing)"
+        );
     }
     let trust_at: Vec<usize> = matches
         .indices_of("trust")
@@ -328,7 +337,11 @@ fn policy(args: &PolicyArgs, matches: &ArgMatches) -> anyhow::Result<ExitCode> {
         .store_mib =
         Some(v));
 
-    let policy = DomainPolicy { domain, trusts };
+    let policy = DomainPolicy {
+        domain,
+        trusts,
+        bootstrap: args.bootstrap.clone(),
+    };
     let (issued_at, expires_at) = validity(args.days)?;
     let envelope = policy.sign(
         &domain_key,
@@ -337,11 +350,21 @@ fn policy(args: &PolicyArgs, matches: &ArgMatches) -> anyhow::Result<ExitCode> {
         expires_at,
     )?;
     let names: Vec<&str> = policy.trusts.iter().map(|t| t.name.as_str()).collect();
+    let trusts = if names.is_empty() {
+        "trusts no other domain".to_owned()
+    } else {
+        format!("trusts {}", names.join(", "))
+    };
+    let bootstrap = match policy.bootstrap.len() {
+        0 => String::new(),
+        n => format!(
+            ", its agents join by {n} bootstrap address{}",
+            if n == 1 { "" } else { "es" }
+        ),
+    };
     let summary = format!(
-        "domain {} trusts {} until {}",
-        policy.domain,
-        names.join(", "),
-        expires_at
+        "domain {} {trusts}{bootstrap} until {}",
+        policy.domain, expires_at
     );
     write_out(
         args.out.as_deref(),
@@ -524,6 +547,9 @@ fn verify(
                 if let Some(n) = t.store_mib {
                     println!("    store            {n} MiB");
                 }
+            }
+            for addr in &policy.bootstrap {
+                println!("  bootstrap   {addr}");
             }
         }
         kind => {

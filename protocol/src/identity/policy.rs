@@ -33,7 +33,20 @@ pub struct DomainPolicy {
     /// The foreign domains trusted.
     #[serde(default)]
     pub trusts: Vec<TrustedDomain>,
+    /// Where the domain's agents find each other: multiaddresses of some of
+    /// its agents (`/ip4/…/tcp/…/p2p/<agent id>`), which every agent dials
+    /// at start besides its own `network.bootstrap`, so that admitting a
+    /// machine and installing the policy is enough for it to join. At most
+    /// [`MAX_BOOTSTRAP`], each at most [`MAX_BOOTSTRAP_LEN`] bytes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bootstrap: Vec<String>,
 }
+
+/// Most bootstrap addresses one policy lists.
+pub const MAX_BOOTSTRAP: usize = 32;
+
+/// Longest bootstrap address.
+pub const MAX_BOOTSTRAP_LEN: usize = 256;
 
 /// One foreign domain and the terms it is trusted on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -116,6 +129,32 @@ impl DomainPolicy {
                     self.trusts.len()
                 ),
             });
+        }
+        if self.bootstrap.len() > MAX_BOOTSTRAP {
+            return Err(Error::Invalid {
+                field: "bootstrap",
+                reason: format!(
+                    "{} addresses, more than the limit of {MAX_BOOTSTRAP}",
+                    self.bootstrap.len()
+                ),
+            });
+        }
+        for addr in &self.bootstrap {
+            let printable = addr.chars().all(|c| c.is_ascii_graphic());
+            if addr.len() > MAX_BOOTSTRAP_LEN
+                || !printable
+                || !addr.starts_with('/')
+                || !addr.contains("/p2p/")
+            {
+                return Err(Error::Invalid {
+                    field: "bootstrap",
+                    reason: format!(
+                        "{:?} is not a peer's address: expected /ip4/ADDR/tcp/PORT/p2p/AGENT_ID \
+                         (at most {MAX_BOOTSTRAP_LEN} printable bytes)",
+                        addr.chars().take(80).collect::<String>()
+                    ),
+                });
+            }
         }
         let mut names = HashMap::new();
         let mut keys = HashMap::new();
@@ -312,6 +351,7 @@ mod tests {
                 export: Export::default(),
                 store_mib: None,
             }],
+            bootstrap: Vec::new(),
         }
     }
 
@@ -430,5 +470,32 @@ mod tests {
         assert_eq!(policy.trusts[0].name, "chem");
         assert_eq!(policy.trusts[0].priority_factor, 1.0);
         assert_eq!(policy.trusts[0].accept, None);
+    }
+
+    #[test]
+    fn bootstrap_addresses_are_peers_addresses_and_bounded() {
+        let mut p = policy();
+        p.bootstrap = vec![
+            "/ip4/10.0.0.1/tcp/9618/p2p/12D3KooWRYh97xd2nuGcr3hcs6244VJ2mpMvNWQ3NViszmZZL1t6"
+                .to_owned(),
+        ];
+        p.validate().unwrap();
+        for bad in [
+            "10.0.0.1:9618",
+            "/ip4/10.0.0.1/tcp/9618",
+            "/ip4/10.0.0.1/tcp/1/p2p/x\ny",
+        ] {
+            p.bootstrap = vec![bad.to_owned()];
+            let err = p.validate().unwrap_err().to_string();
+            assert!(err.contains("not a peer's address"), "{bad}: {err}");
+        }
+        p.bootstrap = vec![format!("/p2p/{}", "x".repeat(MAX_BOOTSTRAP_LEN))];
+        assert!(p.validate().is_err());
+        p.bootstrap = vec!["/dns/a/tcp/1/p2p/x".to_owned(); MAX_BOOTSTRAP + 1];
+        assert!(p
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("more than the limit"));
     }
 }

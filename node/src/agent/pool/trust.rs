@@ -67,6 +67,9 @@ pub struct Trust {
     /// Which of a trusted domain's jobs the domain's policy accepts here,
     /// where it says ([`starling_policies::terms`]).
     pub accept_terms: std::collections::BTreeMap<String, starling_policies::terms::Accept>,
+    /// Where the domain's agents find each other, as its policy says
+    /// (dialed at start besides `network.bootstrap`).
+    pub bootstrap: Vec<String>,
     /// What each trusted domain's jobs may hold in this whole domain at
     /// once, where the policy caps it ([`starling_policies::shares`]).
     pub caps: std::collections::BTreeMap<String, starling_policies::shares::Caps>,
@@ -147,6 +150,7 @@ pub fn load(data: &DataDir, key: &Keypair, now: Timestamp) -> Result<Trust, Erro
     let mut store_quotas = std::collections::BTreeMap::new();
     let mut accept_terms = std::collections::BTreeMap::new();
     let mut caps = std::collections::BTreeMap::new();
+    let mut bootstrap = Vec::new();
     let mut export_terms = std::collections::BTreeMap::new();
     let path = data
         .policies_path()
@@ -158,6 +162,7 @@ pub fn load(data: &DataDir, key: &Keypair, now: Timestamp) -> Result<Trust, Erro
                     path: path.clone(),
                     reason,
                 })?;
+            bootstrap.clone_from(&policy.bootstrap);
             for trusted in &policy.trusts {
                 anchors.insert(&trusted.name, trusted.key);
                 foreign_factors.insert(trusted.name.clone(), trusted.priority_factor);
@@ -215,6 +220,7 @@ pub fn load(data: &DataDir, key: &Keypair, now: Timestamp) -> Result<Trust, Erro
         accept_terms,
         caps,
         export_terms,
+        bootstrap,
     })
 }
 
@@ -266,6 +272,7 @@ fn personal(key: &Keypair, now: Timestamp) -> Result<Trust, Error> {
         export_terms: std::collections::BTreeMap::new(),
         store_quotas: std::collections::BTreeMap::new(),
         caps: std::collections::BTreeMap::new(),
+        bootstrap: Vec::new(),
     })
 }
 
