@@ -6,13 +6,21 @@
 //! evaluating macros per proc as `condor_submit` does: `$(Cluster)`,
 //! `$(Process)`, `$(Item)`, `$(Step)`, `$(Row)`, `$(ItemIndex)`, any key set
 //! anywhere in the file (the latest value at each `queue`), `$(NAME:default)`
-//! and `$ENV(NAME)`; `$$(Attr)` is left for the execute side. Anything
-//! wrong is a [`SubmitError`] naming the file, the line and the problem, and
-//! nothing is produced from a file with an error.
+//! (an undefined macro is empty) and the macro functions of `functions`
+//! (`$INT`, `$REAL`, `$F…`, `$SUBSTR`, `$CHOICE`, `$RANDOM_CHOICE`,
+//! `$RANDOM_INTEGER`, `$ENV`); `$$(Attr)` is left for the execute side.
+//! `if`/`elif`/`else`/`endif` choose lines at parse time, with HTCondor's
+//! conditions (numbers, booleans, `defined`, `version`; "complex
+//! conditionals" are refused, as HTCondor refuses them). Anything wrong is
+//! a [`SubmitError`] naming the file, the line and the problem, and nothing
+//! is produced from a file with an error.
 //!
 //! A key that is neither a submit command nor used as a macro anywhere in
-//! the file is an error (`exectuable = a.out` would otherwise be ignored
-//! and the job fail later for want of an executable).
+//! the file is a warning with a "did you mean" ([`Description::warnings`]),
+//! as in HTCondor; so are HTCondor commands Starling does not carry out
+//! (`IGNORED`, each with why).
+//!
+//! `tests/submit/` compares all this with HTCondor's own submit code.
 //!
 //! Values are checked at the door ([`values`]): names and paths are one
 //! line of printable text, paths fit `PATH_MAX` and `NAME_MAX`, requests
@@ -23,6 +31,7 @@
 //! no directory.
 
 pub mod args;
+mod functions;
 pub mod gpus;
 pub mod kill_sig;
 pub mod values;
@@ -224,6 +233,7 @@ enum Statement {
 pub struct Description {
     file: String,
     statements: Vec<Statement>,
+    warnings: Vec<SubmitError>,
 }
 
 /// The commands `starling submit` knows, lower case (and the GPU ones,
@@ -277,6 +287,110 @@ const COMMANDS: &[&str] = &[
     "description",
 ];
 
+/// HTCondor 25's submit commands that Starling accepts and ignores, each
+/// with why it has no effect here.
+const IGNORED: &[(&str, &str)] = &[
+    ("nice_user", "Starling has no nice-user priority yet"),
+    (
+        "concurrency_limits",
+        "Starling has no pool-wide concurrency limits yet",
+    ),
+    ("allowed_execute_duration", "not enforced by Starling yet"),
+    ("allowed_job_duration", "not enforced by Starling yet"),
+    (
+        "want_graceful_removal",
+        "Starling always sends the kill signal first",
+    ),
+    (
+        "transfer_output_remaps",
+        "Starling does not remap output files yet",
+    ),
+    ("use_oauth_services", "Starling has no credential service"),
+    (
+        "retry_request_memory",
+        "Starling does not retry with more memory yet",
+    ),
+    (
+        "retry_request_memory_increase",
+        "Starling does not retry with more memory yet",
+    ),
+    (
+        "retry_request_memory_max",
+        "Starling does not retry with more memory yet",
+    ),
+    ("transfer_output", "only for the grid universe"),
+    ("transfer_input", "only for the grid universe"),
+    ("transfer_error", "only for the grid universe"),
+    ("max_idle", "Starling materialises every job at submit"),
+    (
+        "max_materialize",
+        "Starling materialises every job at submit",
+    ),
+    ("stream_output", "output comes back when the job ends"),
+    ("stream_error", "errors come back when the job ends"),
+    ("stream_input", "input goes with the job when it starts"),
+    ("output_directory", "not supported by Starling yet"),
+    ("success_exit_code", "not supported by Starling yet"),
+    (
+        "job_lease_duration",
+        "Starling's claims keep their own leases",
+    ),
+    ("coresize", "Starling does not limit core files"),
+    ("image_size", "Starling schedules by request_memory"),
+    (
+        "leave_in_queue",
+        "Starling keeps finished jobs in its history",
+    ),
+    ("max_transfer_input_mb", "not enforced by Starling yet"),
+    ("max_transfer_output_mb", "not enforced by Starling yet"),
+    ("preserve_relative_paths", "not supported by Starling yet"),
+    ("want_remote_io", "Starling has no remote I/O"),
+    ("want_io_proxy", "Starling has no remote I/O"),
+    ("encrypt_input_files", "Starling encrypts every transfer"),
+    ("encrypt_output_files", "Starling encrypts every transfer"),
+    (
+        "dont_encrypt_input_files",
+        "Starling encrypts every transfer",
+    ),
+    (
+        "dont_encrypt_output_files",
+        "Starling encrypts every transfer",
+    ),
+    ("deferral_time", "Starling has no deferred start yet"),
+    ("deferral_window", "Starling has no deferred start yet"),
+    ("deferral_prep_time", "Starling has no deferred start yet"),
+    ("job_machine_attrs", "not recorded by Starling yet"),
+    ("periodic_vacate", "not supported by Starling yet"),
+    ("submit_event_notes", "Starling's user log has no notes"),
+    ("load_profile", "Starling runs jobs without a login profile"),
+    (
+        "run_as_owner",
+        "Starling runs jobs as its configured account",
+    ),
+    ("skip_filechecks", "Starling always checks the files"),
+    ("machine_count", "a vanilla job runs on one machine"),
+    ("cron_minute", "Starling has no cron jobs"),
+    ("cron_hour", "Starling has no cron jobs"),
+    ("cron_day_of_month", "Starling has no cron jobs"),
+    ("cron_month", "Starling has no cron jobs"),
+    ("cron_day_of_week", "Starling has no cron jobs"),
+    ("cron_prep_time", "Starling has no cron jobs"),
+    ("cron_window", "Starling has no cron jobs"),
+    (
+        "docker_image",
+        "only for the docker universe, which Starling refuses",
+    ),
+    (
+        "container_image",
+        "only for the container universe, which Starling refuses",
+    ),
+    (
+        "grid_resource",
+        "only for the grid universe, which Starling refuses",
+    ),
+    ("jobbatchname", "write batch_name"),
+];
+
 /// Attribute names of the commands that are ClassAd expressions.
 const EXPRESSIONS: &[(&str, &str)] = &[
     ("periodic_hold", "PeriodicHold"),
@@ -311,6 +425,9 @@ pub fn parse(file: &str, text: &str) -> Result<Description, SubmitError> {
     }
     let lines = logical_lines(text).map_err(|(l, p)| err(l, p))?;
     let mut statements = Vec::new();
+    // The macros set so far, for `if` conditions; the open `if`s.
+    let mut defined: BTreeMap<String, String> = BTreeMap::new();
+    let mut conditions: Vec<Branch> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
         let (line, body) = (lines[i].0, lines[i].1.as_str());
@@ -322,6 +439,64 @@ pub fn parse(file: &str, text: &str) -> Result<Description, SubmitError> {
             ));
         }
         let lower = body.to_ascii_lowercase();
+        let word = lower.split_whitespace().next().unwrap_or("");
+        if matches!(word, "if" | "elif" | "else" | "endif") {
+            let rest = body[word.len()..].trim();
+            let active = conditions.iter().all(|c: &Branch| c.active);
+            match word {
+                "if" => {
+                    let value = if active {
+                        condition(rest, &defined).map_err(|p| err(line, p))?
+                    } else {
+                        false
+                    };
+                    conditions.push(Branch {
+                        active: value,
+                        taken: value,
+                        line,
+                        seen_else: false,
+                    });
+                }
+                "elif" | "else" => {
+                    let parent = conditions.len() > 1
+                        && conditions[..conditions.len() - 1].iter().all(|c| c.active);
+                    let parent = parent || conditions.len() == 1;
+                    let Some(top) = conditions.last_mut() else {
+                        return Err(err(line, format!("{word} without an if")));
+                    };
+                    if top.seen_else {
+                        return Err(err(line, format!("{word} after else")));
+                    }
+                    let value = if top.taken || !parent {
+                        false
+                    } else if word == "else" {
+                        true
+                    } else {
+                        condition(rest, &defined).map_err(|p| err(line, p))?
+                    };
+                    top.seen_else = word == "else";
+                    top.active = value;
+                    top.taken |= value;
+                }
+                _ => {
+                    if conditions.pop().is_none() {
+                        return Err(err(line, "endif without an if".to_owned()));
+                    }
+                }
+            }
+            continue;
+        }
+        if !conditions.iter().all(|c| c.active) {
+            continue;
+        }
+        if word == "include" || lower.starts_with("include:") {
+            return Err(err(
+                line,
+                "include is not supported by starling submit yet: put the included \
+                 file's lines in this file"
+                    .to_owned(),
+            ));
+        }
         if lower == "queue" || lower.starts_with("queue ") || lower.starts_with("queue\t") {
             let mut rest = body[5..].trim().to_owned();
             // A parenthesised list may go on over several lines.
@@ -381,17 +556,22 @@ pub fn parse(file: &str, text: &str) -> Result<Description, SubmitError> {
         {
             return Err(err(line, format!("{key:?} is not a command name")));
         }
+        defined.insert(lower_key.clone(), value.clone());
         statements.push(Statement::Set {
             key: lower_key,
             value,
             line,
         });
     }
-    let description = Description {
+    if let Some(open) = conditions.last() {
+        return Err(err(open.line, "this if has no endif".to_owned()));
+    }
+    let mut description = Description {
         file: file.to_owned(),
         statements,
+        warnings: Vec::new(),
     };
-    description.check_keys()?;
+    description.check_keys();
     if !description
         .statements
         .iter()
@@ -403,6 +583,126 @@ pub fn parse(file: &str, text: &str) -> Result<Description, SubmitError> {
         ));
     }
     Ok(description)
+}
+
+/// One open `if`: whether its lines count now, whether a branch was
+/// taken, where it opened.
+struct Branch {
+    active: bool,
+    taken: bool,
+    line: usize,
+    seen_else: bool,
+}
+
+/// The HTCondor version whose submit language this is, for `if version`.
+const HTCONDOR_VERSION: [i64; 3] = [25, 14, 1];
+
+/// The value of an `if`/`elif` condition as HTCondor reads one: a number,
+/// a boolean word, `defined NAME`, `version OP X.Y[.Z]`, any of them after
+/// macro expansion and a leading `!`. Anything else ("complex
+/// conditionals") HTCondor refuses, and so does Starling.
+fn condition(text: &str, macros: &BTreeMap<String, String>) -> Result<bool, String> {
+    let expanded = expand_simple(text, macros, 0);
+    let t = expanded.trim();
+    if let Some(rest) = t.strip_prefix('!') {
+        return condition(rest, macros).map(|v| !v);
+    }
+    if let Ok(n) = t.parse::<f64>() {
+        return Ok(n != 0.0);
+    }
+    if let Some(b) = parse_bool(t).filter(|_| !t.chars().all(|c| c.is_ascii_digit())) {
+        return Ok(b);
+    }
+    let lower = t.to_ascii_lowercase();
+    if let Some(name) = lower.strip_prefix("defined") {
+        let name = name.trim();
+        if name.is_empty() {
+            return Ok(false);
+        }
+        if name.parse::<f64>().is_ok() || parse_bool(name).is_some() {
+            return Ok(true);
+        }
+        if !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+        {
+            return Err(format!(
+                "{t:?} is not a valid if condition: defined takes a macro name, a boolean or a number"
+            ));
+        }
+        return Ok(macros.get(name).is_some_and(|v| !v.is_empty()));
+    }
+    if let Some(rest) = lower.strip_prefix("version") {
+        let rest = rest.trim();
+        let (negated, rest) = match rest.strip_prefix('!') {
+            Some(r) => (true, r),
+            None => (false, rest),
+        };
+        let op_len = rest
+            .find(|c: char| !"<=>".contains(c))
+            .unwrap_or(rest.len());
+        let (op, version) = rest.split_at(op_len);
+        let parts: Vec<i64> = version
+            .trim()
+            .trim_start_matches(['v', 'V'])
+            .split('.')
+            .map(|p| p.trim().parse::<i64>())
+            .collect::<Result<_, _>>()
+            .map_err(|_| format!("{t:?}: the version literal is invalid"))?;
+        if parts.len() < 2 || parts.len() > 3 || parts[0] < 6 {
+            return Err(format!("{t:?}: the version literal is invalid"));
+        }
+        let given = [
+            parts[0],
+            parts[1],
+            parts.get(2).copied().unwrap_or(HTCONDOR_VERSION[2]),
+        ];
+        let ordering = HTCONDOR_VERSION.cmp(&given);
+        use std::cmp::Ordering::*;
+        let value = match op {
+            ">" => ordering == Greater,
+            ">=" => ordering != Less,
+            "<" => ordering == Less,
+            "<=" => ordering != Greater,
+            "==" | "=" => ordering == Equal,
+            _ => return Err(format!("{t:?}: {op:?} is not a comparison")),
+        };
+        return Ok(value != negated);
+    }
+    Err(format!(
+        "{t:?} is not a valid if condition: complex conditionals are not supported (as in \
+         HTCondor: use a number, true/false, `defined NAME` or `version >= X.Y`)"
+    ))
+}
+
+/// `$(NAME)` and `$(NAME:default)` replaced by the macros set so far, for
+/// `if` conditions.
+fn expand_simple(text: &str, macros: &BTreeMap<String, String>, depth: usize) -> String {
+    if depth > MAX_MACRO_DEPTH {
+        return String::new();
+    }
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("$(") {
+        out.push_str(&rest[..at]);
+        let body = &rest[at + 2..];
+        let Some(end) = body.find(')') else {
+            out.push_str(&rest[at..]);
+            return out;
+        };
+        let inner = &body[..end];
+        let (name, default) = match inner.split_once(':') {
+            Some((n, d)) => (n.trim(), Some(d)),
+            None => (inner.trim(), None),
+        };
+        match macros.get(&name.to_ascii_lowercase()) {
+            Some(v) => out.push_str(&expand_simple(v, macros, depth + 1)),
+            None => out.push_str(default.unwrap_or("")),
+        }
+        rest = &body[end + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Joins continuation lines, drops comments and blank lines; each line
@@ -542,27 +842,28 @@ fn parse_queue(rest: &str, _line: usize) -> Result<Statement, String> {
 /// The items of `( a, b, c )` (commas or new lines separate them when
 /// `commas`, else each line is an item).
 fn list_items(tail: &str, commas: bool) -> Result<Vec<String>, String> {
-    let inner = tail
+    let inner = match tail
         .strip_prefix('(')
         .and_then(|t| t.trim_end().strip_suffix(')'))
-        .ok_or_else(|| format!("expected a ( list ), not {tail:?}"))?;
-    let items: Vec<String> = if commas && !inner.contains('\n') {
+    {
+        Some(inner) => inner,
+        // `queue name in A, B, C`: the rest of the line is the list.
+        None if commas && !tail.starts_with('(') => tail,
+        None => return Err(format!("expected a ( list ), not {tail:?}")),
+    };
+    let items: Vec<String> = if commas {
+        // `in`: items are separated by commas and white space.
         inner
-            .split(',')
-            .map(|s| s.trim().to_owned())
+            .lines()
+            .filter(|l| !l.trim_start().starts_with('#'))
+            .flat_map(|l| l.split(|c: char| c == ',' || c.is_whitespace()))
             .filter(|s| !s.is_empty())
+            .map(str::to_owned)
             .collect()
     } else {
         inner
             .lines()
-            .flat_map(|l| {
-                if commas && !l.contains(' ') {
-                    l.split(',').map(str::to_owned).collect::<Vec<_>>()
-                } else {
-                    vec![l.to_owned()]
-                }
-            })
-            .map(|s| s.trim().trim_end_matches(',').trim().to_owned())
+            .map(|s| s.trim().to_owned())
             .filter(|s| !s.is_empty() && !s.starts_with('#'))
             .collect()
     };
@@ -593,15 +894,16 @@ impl Description {
         }
     }
 
-    fn is_queue_variable(&self, name: &str) -> bool {
-        name == "item"
-            || self.statements.iter().any(
-                |s| matches!(s, Statement::Queue { vars, .. } if vars.iter().any(|v| v == name)),
-            )
+    /// What the file says that Starling ignores, as warnings naming the
+    /// line: keys that are neither a command, a `+Attr` nor a macro used
+    /// anywhere (with a "did you mean"), and HTCondor commands Starling
+    /// does not carry out.
+    pub fn warnings(&self) -> &[SubmitError] {
+        &self.warnings
     }
 
-    /// Every key must be a command, a `+Attr`, or a macro used somewhere.
-    fn check_keys(&self) -> Result<(), SubmitError> {
+    /// Finds the keys [`Description::warnings`] reports.
+    fn check_keys(&mut self) {
         let mut used = std::collections::BTreeSet::new();
         for s in &self.statements {
             match s {
@@ -621,10 +923,18 @@ impl Description {
                 }
             }
         }
+        let mut warnings = Vec::new();
         for s in &self.statements {
             if let Statement::Set { key, line, .. } = s {
                 let known = |k: &str| COMMANDS.contains(&k) || gpus::COMMANDS.contains(&k);
                 if key.starts_with("my.") || known(key) || used.contains(key) {
+                    continue;
+                }
+                if let Some((_, why)) = IGNORED.iter().find(|(c, _)| c == key) {
+                    warnings.push(self.error(
+                        *line,
+                        format!("{key}: an HTCondor command Starling ignores ({why})"),
+                    ));
                     continue;
                 }
                 let hint = COMMANDS
@@ -633,13 +943,16 @@ impl Description {
                     .find(|c| close(c, key))
                     .map(|c| format!(" (did you mean {c}?)"))
                     .unwrap_or_default();
-                return Err(self.error(
+                warnings.push(self.error(
                     *line,
-                    format!("unknown command {key:?}{hint}; a macro must be used as $({key})"),
+                    format!(
+                        "{key:?} is not a submit command{hint}; as a macro it is never used \
+                         (ignored, as condor_submit does)"
+                    ),
                 ));
             }
         }
-        Ok(())
+        self.warnings = warnings;
     }
 
     /// How many procs the file queues.
@@ -672,6 +985,7 @@ impl Description {
                 } => {
                     let base = Macros {
                         map: &macros,
+                        cwd,
                         env,
                         file: self,
                         line: *line,
@@ -867,7 +1181,9 @@ impl Description {
         set_str(
             &mut ad,
             "Cmd",
-            &resolve(&iwd, &executable).to_string_lossy(),
+            // As condor_submit: the program is named from the submit
+            // directory, not from initialdir.
+            &resolve(cwd, &executable).to_string_lossy(),
         );
         set_str(&mut ad, "Iwd", &iwd.to_string_lossy());
         set(&mut ad, "QDate", Value::Int(env.now()));
@@ -888,6 +1204,9 @@ impl Description {
                 args::split_old_args(&a)
             };
             set_str(&mut ad, "Arguments", &args::join_new(&argv));
+        } else {
+            // HTCondor writes no arguments as an empty Arguments.
+            set_str(&mut ad, "Arguments", "");
         }
         let mut environment: Vec<(String, String)> = Vec::new();
         if get("getenv")?.is_some_and(|g| is_true(&g)) {
@@ -1002,17 +1321,30 @@ impl Description {
         // A program sent with the job must be here; one that is already on
         // the machines (transfer_executable = false) need not.
         if transfer_executable {
-            must_exist(env, &resolve(&iwd, &executable)).map_err(|e| bad("executable", e))?;
+            must_exist(env, &resolve(cwd, &executable)).map_err(|e| bad("executable", e))?;
         }
-        if let Some(s) = get("should_transfer_files")? {
-            let up = s.to_ascii_uppercase();
-            if !["YES", "NO", "IF_NEEDED"].contains(&up.as_str()) {
-                return Err(bad(
-                    "should_transfer_files",
-                    format!("{s:?} is not YES, NO or IF_NEEDED"),
-                ));
+        // HTCondor's defaults: IF_NEEDED, and output back when the job
+        // exits.
+        let should = match get("should_transfer_files")? {
+            None => "IF_NEEDED".to_owned(),
+            Some(s) => {
+                let up = s.to_ascii_uppercase();
+                if !["YES", "NO", "IF_NEEDED"].contains(&up.as_str()) {
+                    return Err(bad(
+                        "should_transfer_files",
+                        format!("{s:?} is not YES, NO or IF_NEEDED"),
+                    ));
+                }
+                up
             }
-            set_str(&mut ad, "ShouldTransferFiles", &up);
+        };
+        set_str(&mut ad, "ShouldTransferFiles", &should);
+        if should == "NO" && get("transfer_input_files")?.is_some() {
+            return Err(bad(
+                "transfer_input_files",
+                "is set but should_transfer_files = NO: say YES or IF_NEEDED to send them"
+                    .to_owned(),
+            ));
         }
         if let Some(w) = get("when_to_transfer_output")? {
             let up = w.to_ascii_uppercase();
@@ -1022,8 +1354,37 @@ impl Description {
                     format!("{w:?} is not ON_EXIT or ON_EXIT_OR_EVICT"),
                 ));
             }
+            if up == "ON_EXIT_OR_EVICT" && should == "IF_NEEDED" {
+                return Err(bad(
+                    "when_to_transfer_output",
+                    "ON_EXIT_OR_EVICT needs should_transfer_files = YES (as in HTCondor)"
+                        .to_owned(),
+                ));
+            }
             set_str(&mut ad, "WhenToTransferOutput", &up);
+        } else if should != "NO" {
+            set_str(&mut ad, "WhenToTransferOutput", "ON_EXIT");
         }
+        // One machine per job, as HTCondor writes for every universe but
+        // parallel.
+        set(&mut ad, "MinHosts", Value::Int(1));
+        set(&mut ad, "MaxHosts", Value::Int(1));
+        let notification = match get("notification")? {
+            None => 0,
+            Some(n) => match n.to_ascii_lowercase().as_str() {
+                "never" => 0,
+                "always" => 1,
+                "complete" => 2,
+                "error" => 3,
+                _ => {
+                    return Err(bad(
+                        "notification",
+                        format!("{n:?} is not Never, Always, Complete or Error"),
+                    ))
+                }
+            },
+        };
+        set(&mut ad, "JobNotification", Value::Int(notification));
         // Requests: a number with an optional unit, or an expression.
         let cpus = get("request_cpus")?.unwrap_or_else(|| "1".to_owned());
         request(&mut ad, "RequestCpus", &cpus, None, values::CPUS)
@@ -1349,6 +1710,7 @@ fn close(a: &str, b: &str) -> bool {
 /// The macros at one queue statement.
 struct Macros<'a> {
     map: &'a BTreeMap<String, String>,
+    cwd: &'a Path,
     env: &'a dyn Environment,
     file: &'a Description,
     line: usize,
@@ -1359,6 +1721,152 @@ impl Macros<'_> {
         self.file.statements.iter().rev().find_map(|s| match s {
             Statement::Set { key: k, line, .. } if k == key && *line <= self.line => Some(*line),
             _ => None,
+        })
+    }
+
+    /// A macro's raw value: the proc's own (queue variables, Process, …)
+    /// first, then the file's.
+    fn lookup(&self, lower: &str, per: &BTreeMap<String, String>) -> Option<String> {
+        per.get(lower).or_else(|| self.map.get(lower)).cloned()
+    }
+
+    /// The value of `name` for a function argument: the macro of that
+    /// name, expanded, else the text itself.
+    fn argument(
+        &self,
+        name: &str,
+        per: &BTreeMap<String, String>,
+        depth: usize,
+    ) -> Result<String, SubmitError> {
+        let name = name.trim();
+        match self.lookup(&name.to_ascii_lowercase(), per) {
+            Some(v) => self.expand(&v, per, depth + 1),
+            None => self.expand(name, per, depth + 1),
+        }
+    }
+
+    /// One macro function, `$NAME(body)`.
+    fn call(
+        &self,
+        function: functions::Function,
+        name: &str,
+        body: &str,
+        per: &BTreeMap<String, String>,
+        depth: usize,
+    ) -> Result<String, SubmitError> {
+        use functions::Function as F;
+        let err = |p: String| self.file.error(self.line, format!("${name}({body}): {p}"));
+        Ok(match function {
+            F::Env => {
+                let (var, default) = match body.split_once(':') {
+                    Some((v, d)) => (v.trim(), Some(d)),
+                    None => (body.trim(), None),
+                };
+                match (self.env.var(var), default) {
+                    (Some(v), _) => v,
+                    (None, Some(d)) => self.expand(d, per, depth + 1)?,
+                    (None, None) => String::new(),
+                }
+            }
+            F::Int | F::Real => {
+                let (arg, format) = match body.split_once(',') {
+                    Some((a, f)) => (a, Some(f)),
+                    None => (body, None),
+                };
+                let text = self.argument(arg, per, depth)?;
+                if function == F::Int {
+                    let n = functions::integer(&text)
+                        .ok_or_else(|| err(format!("{text:?} does not evaluate to an integer")))?;
+                    match format {
+                        None => n.to_string(),
+                        Some(f) => functions::format_int(f, n)
+                            .ok_or_else(|| err(format!("{f:?} is not a valid format")))?,
+                    }
+                } else {
+                    let r = functions::real(&text)
+                        .ok_or_else(|| err(format!("{text:?} does not evaluate to a real")))?;
+                    match format {
+                        None => functions::general(r, 16),
+                        Some(f) => functions::format_real(f, r)
+                            .ok_or_else(|| err(format!("{f:?} is not a valid format")))?,
+                    }
+                }
+            }
+            F::Substr => {
+                let mut args = body.splitn(3, ',');
+                let target = args.next().unwrap_or("").trim();
+                let start = args
+                    .next()
+                    .ok_or_else(|| err("no length specified".to_owned()))?;
+                let start = functions::integer(&self.argument(start, per, depth)?)
+                    .ok_or_else(|| err(format!("{start:?} is not a start index")))?;
+                let length = match args.next() {
+                    Some(l) => Some(
+                        functions::integer(&self.argument(l, per, depth)?)
+                            .ok_or_else(|| err(format!("{l:?} is not a length")))?,
+                    ),
+                    None => None,
+                };
+                let text: Vec<char> = match self.lookup(&target.to_ascii_lowercase(), per) {
+                    Some(v) => self.expand(&v, per, depth + 1)?.chars().collect(),
+                    None => Vec::new(),
+                };
+                let n = text.len() as i64;
+                let from = if start < 0 { n + start } else { start }.clamp(0, n);
+                let left = n - from;
+                let take = match length {
+                    None => left,
+                    Some(l) if l < 0 => (left + l).max(0),
+                    Some(l) => l.min(left),
+                };
+                text[from as usize..(from + take) as usize].iter().collect()
+            }
+            F::Choice => {
+                let (index, list) = body
+                    .split_once(',')
+                    .ok_or_else(|| err("no list".to_owned()))?;
+                let index_text = self.argument(index, per, depth)?;
+                let index = functions::integer(&index_text)
+                    .filter(|i| *i >= 0)
+                    .ok_or_else(|| err(format!("{index_text:?} is not an index")))?;
+                let list = if list.contains(',') {
+                    list.to_owned()
+                } else {
+                    let name = list.trim();
+                    let v = self
+                        .lookup(&name.to_ascii_lowercase(), per)
+                        .ok_or_else(|| err(format!("no list named {name:?}")))?;
+                    self.expand(&v, per, depth + 1)?
+                };
+                let item = functions::nth_item(&list, index as usize)
+                    .ok_or_else(|| err(format!("index {index} is out of range")))?;
+                self.expand(&item, per, depth + 1)?
+            }
+            F::RandomChoice => {
+                let items: Vec<&str> = body.split(',').collect();
+                let pick = functions::random_below(items.len() as u64) as usize;
+                self.expand(items[pick].trim(), per, depth + 1)?
+            }
+            F::RandomInteger => {
+                let args: Vec<String> = body
+                    .split(',')
+                    .map(|a| self.expand(a.trim(), per, depth + 1))
+                    .collect::<Result<_, _>>()?;
+                let num = |i: usize| args.get(i).and_then(|a| functions::integer(a));
+                let (Some(min), Some(max)) = (num(0), num(1)) else {
+                    return Err(err("needs a minimum and a maximum".to_owned()));
+                };
+                let step = num(2).unwrap_or(1).max(1);
+                if max < min {
+                    return Err(err(format!("the maximum {max} is below the minimum {min}")));
+                }
+                let choices = ((max - min) / step + 1) as u64;
+                (min + step * functions::random_below(choices) as i64).to_string()
+            }
+            F::File => {
+                let path = self.argument(body, per, depth)?;
+                functions::file_parts(&name[1..], &path, self.cwd)
+            }
         })
     }
 
@@ -1397,12 +1905,6 @@ impl Macros<'_> {
                     .ok_or_else(|| err(format!("unclosed $$( in {value:?}")))?;
                 out.push_str(&after[..=end]);
                 rest = &after[end + 1..];
-            } else if let Some(body) = after.strip_prefix("$ENV(") {
-                let end = body
-                    .find(')')
-                    .ok_or_else(|| err(format!("unclosed $ENV( in {value:?}")))?;
-                out.push_str(&self.env.var(body[..end].trim()).unwrap_or_default());
-                rest = &body[end + 1..];
             } else if let Some(body) = after.strip_prefix("$(") {
                 let end = body
                     .find(')')
@@ -1413,22 +1915,20 @@ impl Macros<'_> {
                     None => (inner.trim(), None),
                 };
                 let lower = name.to_ascii_lowercase();
-                let found = per
-                    .get(&lower)
-                    .cloned()
-                    .or_else(|| self.map.get(&lower).cloned());
+                let found = self.lookup(&lower, per);
                 let text = match (found, default) {
                     (Some(v), _) => self.expand(&v, per, depth + 1)?,
                     (None, Some(d)) => self.expand(d, per, depth + 1)?,
-                    // A variable of another queue statement is empty here,
-                    // as in condor_submit; anything else is a typo.
-                    (None, None) if self.file.is_queue_variable(&lower) => String::new(),
-                    (None, None) => {
-                        return Err(err(format!("$({name}) is not defined")));
-                    }
+                    (None, None) if lower == "dollar" => "$".to_owned(),
+                    // An undefined macro is empty, as in condor_submit.
+                    (None, None) => String::new(),
                 };
                 out.push_str(&text);
                 rest = &body[end + 1..];
+            } else if let Some((function, name, body, tail)) = function_call(after) {
+                let text = self.call(function, name, body, per, depth)?;
+                out.push_str(&text);
+                rest = tail;
             } else {
                 out.push('$');
                 rest = &after[1..];
@@ -1440,6 +1940,34 @@ impl Macros<'_> {
         out.push_str(rest);
         Ok(out)
     }
+}
+
+/// `$NAME(body)` at the start of `text`, when NAME is a macro function:
+/// the function, its name, its body (up to the matching parenthesis) and
+/// the text after it.
+fn function_call(text: &str) -> Option<(functions::Function, &str, &str, &str)> {
+    let rest = text.strip_prefix('$')?;
+    let name_len = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|&n| n > 0 && rest[n..].starts_with('('))?;
+    let name = &rest[..name_len];
+    let function = functions::Function::named(name)?;
+    let open = name_len + 1;
+    let mut depth = 1;
+    for (i, c) in rest[open..].char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    let body = &rest[open..open + i];
+                    return Some((function, name, body, &rest[open + i + 1..]));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// A value's ClassAd text, for messages.

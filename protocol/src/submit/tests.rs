@@ -118,7 +118,8 @@ fn a_realistic_file_gives_htcondor_job_ads() {
     .unwrap();
     assert_eq!(ads.len(), 4);
     let a = &ads[0];
-    assert_eq!(s(a, "Cmd"), "/work/run/bin/analyse");
+    // The program is named from the submit directory, not initialdir.
+    assert_eq!(s(a, "Cmd"), "/work/bin/analyse");
     assert_eq!(s(a, "Iwd"), "/work/run");
     assert_eq!(s(a, "Arguments"), "--in a.dat --n 0");
     assert_eq!(s(a, "Environment"), "MODE=fast 'GREETING=hello world'");
@@ -167,11 +168,6 @@ fn queue_forms() {
 fn errors_name_the_line_and_the_problem() {
     let cases = [
         (
-            "executable = /bin/x\nexectuable = y\nqueue\n",
-            2,
-            "did you mean executable",
-        ),
-        (
             "executable = /bin/x\nrequirements = (Memory >\nqueue\n",
             2,
             "requirements",
@@ -189,9 +185,16 @@ fn errors_name_the_line_and_the_problem() {
         ("executable = /bin/x\n", 0, "no queue statement"),
         ("queue\n", 1, "no executable"),
         (
-            "executable = /bin/x\narguments = $(nope)\nqueue\n",
+            "executable = /bin/x\nif $(N) > 3\nendif\nqueue\n",
+            2,
+            "complex conditionals",
+        ),
+        ("executable = /bin/x\nif true\nqueue\n", 2, "no endif"),
+        ("executable = /bin/x\nelse\nqueue\n", 2, "without an if"),
+        (
+            "executable = /bin/x\narguments = $INT(x)\nqueue\n",
             3,
-            "$(nope) is not defined",
+            "does not evaluate to an integer",
         ),
         (
             "executable = /bin/x\na = $(b)\nb = $(a)\narguments = $(a)\nqueue\n",
@@ -532,4 +535,61 @@ fn files_that_are_not_there_and_words_for_amounts_are_refused_with_the_line() {
         let text = format!("executable = a.sh\n{ok}queue\n");
         assert!(expand(&text).is_ok(), "{ok}");
     }
+}
+
+#[test]
+fn unknown_commands_are_warnings_with_a_suggestion() {
+    let d = super::parse(
+        "job.sub",
+        "executable = /bin/x\nexectuable = y\nnice_user = true\nqueue\n",
+    )
+    .unwrap();
+    let w: Vec<String> = d.warnings().iter().map(|w| w.to_string()).collect();
+    assert_eq!(w.len(), 2, "{w:?}");
+    assert!(w[0].starts_with("job.sub:2:") && w[0].contains("did you mean executable"));
+    assert!(w[1].starts_with("job.sub:3:") && w[1].contains("nice_user"));
+}
+
+#[test]
+fn undefined_macros_expand_to_nothing() {
+    let ads = expand("executable = /bin/x\narguments = a$(nope)b\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "Args"), "ab");
+}
+
+#[test]
+fn macro_functions_expand_as_in_htcondor() {
+    let ads = expand(
+        "N = 7\nNAME = abcdefgh\nL = red, green, blue\nexecutable = /bin/x\n\
+         arguments = $INT(Process,%03d) $INT(N,%x) $Fn(d/f.tar.gz) $Fx(d/f.tar.gz) \
+         $SUBSTR(NAME,2,3) $CHOICE(Process,L) $RANDOM_INTEGER(4,4) $RANDOM_CHOICE(z)\n\
+         queue 2\n",
+    )
+    .unwrap();
+    assert_eq!(s(&ads[0], "Args"), "000 7 f.tar .gz cde red 4 z");
+    assert_eq!(s(&ads[1], "Args"), "001 7 f.tar .gz cde green 4 z");
+}
+
+#[test]
+fn conditionals_choose_lines_as_in_htcondor() {
+    let ads = expand(
+        "MODE = 1\nexecutable = /bin/x\nif defined MODE\n  arguments = d\nelse\n  arguments = u\nendif\n\
+         if version >= 8.0\n  request_cpus = 2\nendif\n\
+         if $(MODE)\n  if false\n    priority = 9\n  elif true\n    priority = 3\n  endif\nendif\nqueue\n",
+    )
+    .unwrap();
+    assert_eq!(s(&ads[0], "Args"), "d");
+    assert_eq!(
+        ads[0].get("RequestCpus").map(super::show).as_deref(),
+        Some("2")
+    );
+    assert_eq!(ads[0].get("JobPrio").map(super::show).as_deref(), Some("3"));
+}
+
+#[test]
+fn queue_in_multiplies_every_item_by_the_count() {
+    let ads = expand("executable = /bin/x\narguments = $(x)\nqueue 3 x in (a b c)\n").unwrap();
+    assert_eq!(ads.len(), 9);
+    let ads = expand("executable = /bin/x\narguments = $(n)\nqueue n in A, B, C\n").unwrap();
+    let args: Vec<String> = ads.iter().map(|ad| s(ad, "Args")).collect();
+    assert_eq!(args, ["A", "B", "C"]);
 }
