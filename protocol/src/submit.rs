@@ -52,6 +52,11 @@ pub const MAX_PROCS: usize = 100_000;
 pub const MAX_MACRO_DEPTH: usize = 32;
 /// Largest file `queue ... from FILE` reads, in bytes.
 pub const MAX_ITEMS_FILE_LEN: usize = 16 << 20;
+/// Deepest nesting of `include : FILE`.
+pub const MAX_INCLUDE_DEPTH: usize = 8;
+/// Statements read from the nth included file carry line numbers offset
+/// by `n` times this, so that errors name that file and its own line.
+const INCLUDE_LINE_BASE: usize = 1 << 32;
 /// Longest expanded value, in bytes.
 pub const MAX_VALUE_LEN: usize = 256 << 10;
 
@@ -224,8 +229,83 @@ enum Statement {
         count: Option<String>,
         vars: Vec<String>,
         items: Items,
+        /// `[start:end:step]` before the items, Python's slice.
+        slice: Option<Slice>,
         line: usize,
     },
+}
+
+/// A `queue` statement's `[start:end:step]`: which items are queued.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Slice {
+    start: Option<i64>,
+    end: Option<i64>,
+    step: Option<i64>,
+}
+
+impl Slice {
+    /// Reads `[a:b:c]` (each part optional) at the start of `text`; the
+    /// slice and the text after it.
+    fn parse(text: &str) -> Result<Option<(Slice, &str)>, String> {
+        let Some(rest) = text.strip_prefix('[') else {
+            return Ok(None);
+        };
+        let end = rest
+            .find(']')
+            .ok_or_else(|| format!("the slice {text:?} has no ']'"))?;
+        let parts: Vec<&str> = rest[..end].split(':').collect();
+        if parts.len() > 3 {
+            return Err(format!(
+                "[{}] is not a slice [start:end:step]",
+                &rest[..end]
+            ));
+        }
+        let num = |i: usize| -> Result<Option<i64>, String> {
+            match parts.get(i).map(|p| p.trim()) {
+                None | Some("") => Ok(None),
+                Some(p) => p
+                    .parse()
+                    .map(Some)
+                    .map_err(|_| format!("{p:?} in a slice is not a whole number")),
+            }
+        };
+        let slice = Slice {
+            start: num(0)?,
+            end: num(1)?,
+            step: num(2)?,
+        };
+        if slice.step == Some(0) {
+            return Err("a slice's step cannot be 0".to_owned());
+        }
+        if parts.len() == 1 && slice.start.is_some() {
+            // `[n]`: the one item n.
+            return Ok(Some((
+                Slice {
+                    end: slice.start.map(|s| if s == -1 { i64::MAX } else { s + 1 }),
+                    ..slice
+                },
+                rest[end + 1..].trim_start(),
+            )));
+        }
+        Ok(Some((slice, rest[end + 1..].trim_start())))
+    }
+
+    /// Whether item `index` of `len` is selected (Python's rules).
+    fn selects(&self, index: usize, len: usize) -> bool {
+        let len = len as i64;
+        let at = |v: i64| if v < 0 { (len + v).max(0) } else { v.min(len) };
+        let step = self.step.unwrap_or(1);
+        let i = index as i64;
+        if step > 0 {
+            let start = self.start.map_or(0, at);
+            let end = self.end.map_or(len, at);
+            i >= start && i < end && (i - start) % step == 0
+        } else {
+            let start = self.start.map_or(len - 1, |v| at(v).min(len - 1));
+            let end = self.end.map_or(-1, at);
+            i <= start && i > end && (start - i) % (-step) == 0
+        }
+    }
 }
 
 /// A parsed submit file.
@@ -234,6 +314,11 @@ pub struct Description {
     file: String,
     statements: Vec<Statement>,
     warnings: Vec<SubmitError>,
+    /// The files `include` read, in order: the statements of the nth
+    /// have lines offset by `n * INCLUDE_LINE_BASE`.
+    includes: Vec<String>,
+    /// Macros named by `if` conditions (so not unused).
+    in_conditions: std::collections::BTreeSet<String>,
 }
 
 /// The commands `starling submit` knows, lower case (and the GPU ones,
@@ -356,9 +441,6 @@ const IGNORED: &[(&str, &str)] = &[
         "dont_encrypt_output_files",
         "Starling encrypts every transfer",
     ),
-    ("deferral_time", "Starling has no deferred start yet"),
-    ("deferral_window", "Starling has no deferred start yet"),
-    ("deferral_prep_time", "Starling has no deferred start yet"),
     ("job_machine_attrs", "not recorded by Starling yet"),
     ("periodic_vacate", "not supported by Starling yet"),
     ("submit_event_notes", "Starling's user log has no notes"),
@@ -369,26 +451,65 @@ const IGNORED: &[(&str, &str)] = &[
     ),
     ("skip_filechecks", "Starling always checks the files"),
     ("machine_count", "a vanilla job runs on one machine"),
-    ("cron_minute", "Starling has no cron jobs"),
-    ("cron_hour", "Starling has no cron jobs"),
-    ("cron_day_of_month", "Starling has no cron jobs"),
-    ("cron_month", "Starling has no cron jobs"),
-    ("cron_day_of_week", "Starling has no cron jobs"),
-    ("cron_prep_time", "Starling has no cron jobs"),
-    ("cron_window", "Starling has no cron jobs"),
-    (
-        "docker_image",
-        "only for the docker universe, which Starling refuses",
-    ),
-    (
-        "container_image",
-        "only for the container universe, which Starling refuses",
-    ),
     (
         "grid_resource",
         "only for the grid universe, which Starling refuses",
     ),
     ("jobbatchname", "write batch_name"),
+];
+
+/// HTCondor 25's submit commands whose job Starling would run wrongly if
+/// it ignored them (at the wrong time, outside its container): refused,
+/// each with why.
+const REFUSED: &[(&str, &str)] = &[
+    (
+        "docker_image",
+        "Starling cannot run containers yet (no machine advertises a container runtime)",
+    ),
+    (
+        "container_image",
+        "Starling cannot run containers yet (no machine advertises a container runtime)",
+    ),
+    (
+        "deferral_time",
+        "Starling has no deferred start yet: submit the job when it should start",
+    ),
+    (
+        "deferral_window",
+        "Starling has no deferred start yet: submit the job when it should start",
+    ),
+    (
+        "deferral_prep_time",
+        "Starling has no deferred start yet: submit the job when it should start",
+    ),
+    (
+        "cron_minute",
+        "Starling has no cron jobs: submit from cron instead",
+    ),
+    (
+        "cron_hour",
+        "Starling has no cron jobs: submit from cron instead",
+    ),
+    (
+        "cron_day_of_month",
+        "Starling has no cron jobs: submit from cron instead",
+    ),
+    (
+        "cron_month",
+        "Starling has no cron jobs: submit from cron instead",
+    ),
+    (
+        "cron_day_of_week",
+        "Starling has no cron jobs: submit from cron instead",
+    ),
+    (
+        "cron_prep_time",
+        "Starling has no cron jobs: submit from cron instead",
+    ),
+    (
+        "cron_window",
+        "Starling has no cron jobs: submit from cron instead",
+    ),
 ];
 
 /// Attribute names of the commands that are ClassAd expressions.
@@ -404,7 +525,6 @@ const EXPRESSIONS: &[(&str, &str)] = &[
     ("on_exit_hold_subcode", "OnExitHoldSubCode"),
     ("job_max_vacate_time", "JobMaxVacateTime"),
     ("checkpoint_exit_code", "CheckpointExitCode"),
-    ("max_retries", "MaxRetries"),
 ];
 
 /// Most store peers a job may ask to keep its checkpoint.
@@ -412,6 +532,88 @@ pub const MAX_CHECKPOINT_REPLICAS: i64 = crate::checkpoint::MAX_REPLICAS as i64;
 
 /// Parses a submit file. `file` names it in errors.
 pub fn parse(file: &str, text: &str) -> Result<Description, SubmitError> {
+    parse_source(file, text, None)
+}
+
+/// [`parse`], reading the files `include : FILE` names (relative to `dir`,
+/// the submitter's working directory) through `env`, at most
+/// [`MAX_INCLUDE_DEPTH`] deep and [`MAX_FILE_LEN`] bytes in all.
+pub fn parse_with_includes(
+    file: &str,
+    text: &str,
+    dir: &Path,
+    env: &dyn Environment,
+) -> Result<Description, SubmitError> {
+    parse_source(file, text, Some(&Includer { dir, env }))
+}
+
+/// Where included files come from.
+struct Includer<'a> {
+    dir: &'a Path,
+    env: &'a dyn Environment,
+}
+
+/// What parsing has gathered so far, over the file and its includes.
+#[derive(Default)]
+struct Parsed {
+    statements: Vec<Statement>,
+    /// The macros set so far, for `if` conditions.
+    defined: BTreeMap<String, String>,
+    /// The included files, in order (see [`INCLUDE_LINE_BASE`]).
+    sources: Vec<String>,
+    /// Macros `if` conditions name: used, for [`Description::warnings`].
+    in_conditions: std::collections::BTreeSet<String>,
+    bytes: usize,
+}
+
+fn parse_source(
+    file: &str,
+    text: &str,
+    includes: Option<&Includer<'_>>,
+) -> Result<Description, SubmitError> {
+    let mut parsed = Parsed::default();
+    read_text(&mut parsed, file, text, 0, includes, 0)?;
+    let mut description = Description {
+        file: file.to_owned(),
+        statements: parsed.statements,
+        warnings: Vec::new(),
+        includes: parsed.sources,
+        in_conditions: parsed.in_conditions,
+    };
+    description.check_keys();
+    if let Some((line, key, why)) = description.statements.iter().find_map(|s| match s {
+        Statement::Set { key, line, .. } => REFUSED
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, why)| (*line, key.clone(), *why)),
+        _ => None,
+    }) {
+        return Err(description.error(line, format!("{key}: not supported: {why}")));
+    }
+    if !description
+        .statements
+        .iter()
+        .any(|s| matches!(s, Statement::Queue { .. }))
+    {
+        return Err(SubmitError {
+            file: file.to_owned(),
+            line: 0,
+            problem: "there is no queue statement: nothing would be submitted".to_owned(),
+        });
+    }
+    Ok(description)
+}
+
+/// Reads one file's lines into `parsed`; its statements' lines are offset
+/// by `base` (0 for the submit file itself).
+fn read_text(
+    parsed: &mut Parsed,
+    file: &str,
+    text: &str,
+    base: usize,
+    includes: Option<&Includer<'_>>,
+    depth: usize,
+) -> Result<(), SubmitError> {
     let err = |line: usize, problem: String| SubmitError {
         file: file.to_owned(),
         line,
@@ -424,9 +626,7 @@ pub fn parse(file: &str, text: &str) -> Result<Description, SubmitError> {
         ));
     }
     let lines = logical_lines(text).map_err(|(l, p)| err(l, p))?;
-    let mut statements = Vec::new();
-    // The macros set so far, for `if` conditions; the open `if`s.
-    let mut defined: BTreeMap<String, String> = BTreeMap::new();
+    // The open `if`s of this file.
     let mut conditions: Vec<Branch> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
@@ -442,11 +642,20 @@ pub fn parse(file: &str, text: &str) -> Result<Description, SubmitError> {
         let word = lower.split_whitespace().next().unwrap_or("");
         if matches!(word, "if" | "elif" | "else" | "endif") {
             let rest = body[word.len()..].trim();
+            referenced(rest, &mut parsed.in_conditions);
+            if let Some(name) = rest
+                .trim_start_matches(['!', ' ', '\t'])
+                .strip_prefix("defined")
+            {
+                parsed
+                    .in_conditions
+                    .insert(name.trim().to_ascii_lowercase());
+            }
             let active = conditions.iter().all(|c: &Branch| c.active);
             match word {
                 "if" => {
                     let value = if active {
-                        condition(rest, &defined).map_err(|p| err(line, p))?
+                        condition(rest, &parsed.defined).map_err(|p| err(line, p))?
                     } else {
                         false
                     };
@@ -472,7 +681,7 @@ pub fn parse(file: &str, text: &str) -> Result<Description, SubmitError> {
                     } else if word == "else" {
                         true
                     } else {
-                        condition(rest, &defined).map_err(|p| err(line, p))?
+                        condition(rest, &parsed.defined).map_err(|p| err(line, p))?
                     };
                     top.seen_else = word == "else";
                     top.active = value;
@@ -490,12 +699,48 @@ pub fn parse(file: &str, text: &str) -> Result<Description, SubmitError> {
             continue;
         }
         if word == "include" || lower.starts_with("include:") {
-            return Err(err(
-                line,
-                "include is not supported by starling submit yet: put the included \
-                 file's lines in this file"
-                    .to_owned(),
-            ));
+            let rest = body["include".len()..].trim_start();
+            let Some(target) = rest.strip_prefix(':') else {
+                let problem = if rest.to_ascii_lowercase().starts_with("command") {
+                    "include command : runs a program; starling submit runs no program named \
+                     in a submit file: run it yourself and include its output as a file"
+                } else {
+                    "expected `include : FILE`"
+                };
+                return Err(err(line, problem.to_owned()));
+            };
+            let target = expand_simple(target.trim(), &parsed.defined, 0);
+            let Some(includer) = includes else {
+                return Err(err(
+                    line,
+                    format!("include : {target}: included files are read only where the submitter's files are"),
+                ));
+            };
+            if depth >= MAX_INCLUDE_DEPTH {
+                return Err(err(
+                    line,
+                    format!("include : {target}: includes nest deeper than {MAX_INCLUDE_DEPTH}"),
+                ));
+            }
+            let path = resolve(includer.dir, &target);
+            let included = includer.env.read_file(&path).map_err(|e| {
+                err(
+                    line,
+                    format!("include : cannot read {}: {e}", path.display()),
+                )
+            })?;
+            parsed.bytes += included.len();
+            if parsed.bytes > MAX_FILE_LEN {
+                return Err(err(
+                    line,
+                    format!("include : {target}: the file and its includes come to more than {MAX_FILE_LEN} bytes"),
+                ));
+            }
+            let name = path.display().to_string();
+            parsed.sources.push(name.clone());
+            let included_base = parsed.sources.len() * INCLUDE_LINE_BASE;
+            read_text(parsed, &name, &included, included_base, includes, depth + 1)?;
+            continue;
         }
         if lower == "queue" || lower.starts_with("queue ") || lower.starts_with("queue\t") {
             let mut rest = body[5..].trim().to_owned();
@@ -513,7 +758,9 @@ pub fn parse(file: &str, text: &str) -> Result<Description, SubmitError> {
                     }
                 }
             }
-            statements.push(parse_queue(&rest, line).map_err(|p| err(line, p))?);
+            parsed
+                .statements
+                .push(parse_queue(&rest, base + line).map_err(|p| err(line, p))?);
             continue;
         }
         let Some((key, value)) = body.split_once('=') else {
@@ -542,10 +789,10 @@ pub fn parse(file: &str, text: &str) -> Result<Description, SubmitError> {
             if !value.contains("$(") {
                 parse_expr(&value).map_err(|e| err(line, format!("+{attr} = {value}: {e}")))?;
             }
-            statements.push(Statement::Set {
+            parsed.statements.push(Statement::Set {
                 key: format!("my.{attr}"),
                 value,
-                line,
+                line: base + line,
             });
             continue;
         }
@@ -556,33 +803,22 @@ pub fn parse(file: &str, text: &str) -> Result<Description, SubmitError> {
         {
             return Err(err(line, format!("{key:?} is not a command name")));
         }
-        defined.insert(lower_key.clone(), value.clone());
-        statements.push(Statement::Set {
+        let value = self_reference(
+            &lower_key,
+            &value,
+            parsed.defined.get(&lower_key).map(String::as_str),
+        );
+        parsed.defined.insert(lower_key.clone(), value.clone());
+        parsed.statements.push(Statement::Set {
             key: lower_key,
             value,
-            line,
+            line: base + line,
         });
     }
     if let Some(open) = conditions.last() {
         return Err(err(open.line, "this if has no endif".to_owned()));
     }
-    let mut description = Description {
-        file: file.to_owned(),
-        statements,
-        warnings: Vec::new(),
-    };
-    description.check_keys();
-    if !description
-        .statements
-        .iter()
-        .any(|s| matches!(s, Statement::Queue { .. }))
-    {
-        return Err(err(
-            0,
-            "there is no queue statement: nothing would be submitted".to_owned(),
-        ));
-    }
-    Ok(description)
+    Ok(())
 }
 
 /// One open `if`: whether its lines count now, whether a branch was
@@ -746,6 +982,7 @@ fn parse_queue(rest: &str, _line: usize) -> Result<Statement, String> {
             count: None,
             vars: Vec::new(),
             items: Items::None,
+            slice: None,
             line,
         });
     }
@@ -769,11 +1006,16 @@ fn parse_queue(rest: &str, _line: usize) -> Result<Statement, String> {
             count: Some(rest.to_owned()),
             vars: Vec::new(),
             items: Items::None,
+            slice: None,
             line,
         });
     };
     let head = rest[..at.saturating_sub(0).min(rest.len())].trim();
     let tail = rest[(at + keyword.len() - 1).min(rest.len())..].trim();
+    let (slice, tail) = match Slice::parse(tail)? {
+        Some((slice, tail)) => (Some(slice), tail),
+        None => (None, tail),
+    };
     let mut words: Vec<&str> = head
         .split(|c: char| c.is_whitespace() || c == ',')
         .filter(|w| !w.is_empty())
@@ -802,6 +1044,11 @@ fn parse_queue(rest: &str, _line: usize) -> Result<Statement, String> {
                 Items::List(list_items(tail, false)?)
             } else if tail.is_empty() {
                 return Err("`queue ... from` needs a file name or a ( list )".to_owned());
+            } else if tail.ends_with('|') {
+                return Err(format!(
+                    "`queue ... from {tail}` runs a program; starling submit runs no program \
+                     named in a submit file: write its output to a file and queue from that"
+                ));
             } else {
                 Items::File(tail.to_owned())
             }
@@ -835,6 +1082,7 @@ fn parse_queue(rest: &str, _line: usize) -> Result<Statement, String> {
         count,
         vars,
         items,
+        slice,
         line,
     })
 }
@@ -887,8 +1135,15 @@ fn referenced(value: &str, into: &mut std::collections::BTreeSet<String>) {
 
 impl Description {
     fn error(&self, line: usize, problem: impl Into<String>) -> SubmitError {
+        let (file, line) = match (line / INCLUDE_LINE_BASE).checked_sub(1) {
+            Some(n) => (
+                self.includes.get(n).cloned().unwrap_or_default(),
+                line % INCLUDE_LINE_BASE,
+            ),
+            None => (self.file.clone(), line),
+        };
         SubmitError {
-            file: self.file.clone(),
+            file,
             line,
             problem: problem.into(),
         }
@@ -904,7 +1159,7 @@ impl Description {
 
     /// Finds the keys [`Description::warnings`] reports.
     fn check_keys(&mut self) {
-        let mut used = std::collections::BTreeSet::new();
+        let mut used = self.in_conditions.clone();
         for s in &self.statements {
             match s {
                 Statement::Set { value, .. } => referenced(value, &mut used),
@@ -926,6 +1181,19 @@ impl Description {
         let mut warnings = Vec::new();
         for s in &self.statements {
             if let Statement::Set { key, line, .. } = s {
+                if let Statement::Set { value, .. } = s {
+                    if ["request_memory", "request_disk"].contains(&key.as_str())
+                        && retry_list(value).is_some()
+                    {
+                        warnings.push(self.error(
+                            *line,
+                            format!(
+                                "{key}: only the first size is requested; Starling does not \
+                                 retry with larger requests yet"
+                            ),
+                        ));
+                    }
+                }
                 let known = |k: &str| COMMANDS.contains(&k) || gpus::COMMANDS.contains(&k);
                 if key.starts_with("my.") || known(key) || used.contains(key) {
                     continue;
@@ -968,19 +1236,24 @@ impl Description {
         env: &dyn Environment,
     ) -> Result<Vec<ClassAd>, SubmitError> {
         let mut macros: BTreeMap<String, String> = BTreeMap::new();
+        // condor_submit's name for the submit file.
+        macros.insert("submit_file".to_owned(), self.file.clone());
         let mut ads = Vec::new();
         // Directories found there, each looked at once for all procs.
         let mut directories = std::collections::BTreeSet::new();
         for s in &self.statements {
             match s {
-                Statement::Set { key, value, line } => {
-                    let _ = line;
-                    macros.insert(key.clone(), value.clone());
+                Statement::Set { key, value, .. } => {
+                    // `A = $(A) more` refers to the value before this line,
+                    // as in condor_submit.
+                    let value = self_reference(key, value, macros.get(key).map(String::as_str));
+                    macros.insert(key.clone(), value);
                 }
                 Statement::Queue {
                     count,
                     vars,
                     items,
+                    slice,
                     line,
                 } => {
                     let base = Macros {
@@ -1001,7 +1274,17 @@ impl Description {
                     };
                     let rows: Vec<String> = match items {
                         Items::None => vec![String::new()],
-                        Items::List(list) => list.clone(),
+                        // Items may hold macros; empty ones are dropped.
+                        Items::List(list) => {
+                            let mut rows = Vec::with_capacity(list.len());
+                            for item in list {
+                                let item = base.expand(item, &BTreeMap::new(), 0)?;
+                                if !item.trim().is_empty() {
+                                    rows.push(item);
+                                }
+                            }
+                            rows
+                        }
                         Items::File(f) => {
                             let f = base.expand(f, &BTreeMap::new(), 0)?;
                             let path = resolve(cwd, &f);
@@ -1049,7 +1332,10 @@ impl Description {
                                     .rsplit_once('/')
                                     .map(|(d, _)| format!("{d}/"))
                                     .unwrap_or_default();
-                                names.extend(found.into_iter().map(|n| format!("{prefix}{n}")));
+                                // Directories end in '/', as HTCondor lists them.
+                                let end = if *dirs { "/" } else { "" };
+                                names
+                                    .extend(found.into_iter().map(|n| format!("{prefix}{n}{end}")));
                             }
                             names
                         }
@@ -1060,6 +1346,9 @@ impl Description {
                         vars.clone()
                     };
                     for (row_index, row) in rows.iter().enumerate() {
+                        if slice.is_some_and(|s| !s.selects(row_index, rows.len())) {
+                            continue;
+                        }
                         let values: Vec<String> = if var_names.len() == 1 {
                             vec![row.clone()]
                         } else {
@@ -1143,10 +1432,10 @@ impl Description {
             };
 
         if let Some(u) = get("universe")? {
-            if !u.eq_ignore_ascii_case("vanilla") {
+            if let Some(why) = universe_refusal(&u) {
                 return Err(bad(
                     "universe",
-                    format!("{u:?} is not supported (only vanilla)"),
+                    format!("{u:?} is not supported (only vanilla): {why}"),
                 ));
             }
         }
@@ -1209,8 +1498,23 @@ impl Description {
             set_str(&mut ad, "Arguments", "");
         }
         let mut environment: Vec<(String, String)> = Vec::new();
-        if get("getenv")?.is_some_and(|g| is_true(&g)) {
-            environment.extend(env.vars());
+        if let Some(g) = get("getenv")? {
+            match parse_bool(&g) {
+                Some(true) => environment.extend(env.vars()),
+                Some(false) => {}
+                // A list of names (globs allowed), as HTCondor 10 and later.
+                None => {
+                    let patterns: Vec<&str> = g
+                        .split(|c: char| c == ',' || c.is_whitespace())
+                        .filter(|p| !p.is_empty())
+                        .collect();
+                    environment.extend(
+                        env.vars()
+                            .into_iter()
+                            .filter(|(k, _)| patterns.iter().any(|p| glob_match(p, k))),
+                    );
+                }
+            }
         }
         if let Some(e) = get("environment")?.or(get("env")?) {
             let key = if m.map.contains_key("environment") {
@@ -1225,7 +1529,7 @@ impl Description {
             } else if e.starts_with('"') {
                 return Err(bad(key, unterminated(&e)));
             } else {
-                set_str(&mut ad, "Env", &e);
+                // Written in the new syntax only, as HTCondor does.
                 args::split_old_env(&e).map_err(|x| bad(key, x))?
             };
             for (k, v) in pairs {
@@ -1328,7 +1632,11 @@ impl Description {
         let should = match get("should_transfer_files")? {
             None => "IF_NEEDED".to_owned(),
             Some(s) => {
-                let up = s.to_ascii_uppercase();
+                let mut up = s.to_ascii_uppercase();
+                // HTCondor takes ALWAYS as YES.
+                if up == "ALWAYS" {
+                    up = "YES".to_owned();
+                }
                 if !["YES", "NO", "IF_NEEDED"].contains(&up.as_str()) {
                     return Err(bad(
                         "should_transfer_files",
@@ -1390,6 +1698,9 @@ impl Description {
         request(&mut ad, "RequestCpus", &cpus, None, values::CPUS)
             .map_err(|e| bad("request_cpus", e))?;
         let memory = get("request_memory")?.unwrap_or_else(|| "128".to_owned());
+        // A list of sizes is HTCondor's retry ladder: the first is the
+        // request (a warning says the rest is ignored).
+        let memory = retry_list(&memory).map_or(memory.clone(), str::to_owned);
         request(
             &mut ad,
             "RequestMemory",
@@ -1399,10 +1710,19 @@ impl Description {
         )
         .map_err(|e| bad("request_memory", e))?;
         let disk = get("request_disk")?.unwrap_or_else(|| "1024".to_owned());
+        let disk = retry_list(&disk).map_or(disk.clone(), str::to_owned);
         request(&mut ad, "RequestDisk", &disk, Some(Unit::Kib), values::DISK)
             .map_err(|e| bad("request_disk", e))?;
 
-        let mut resources = "(TARGET.Cpus >= RequestCpus) && (TARGET.Memory >= RequestMemory) && (TARGET.Disk >= RequestDisk)".to_owned();
+        // HTCondor's resource clauses: memory and disk (and GPUs below);
+        // cores are left to the slot, as the negotiation plan and the
+        // execute agent count them (`policies::negotiation::plan`).
+        let mut resources =
+            "(TARGET.Disk >= RequestDisk) && (TARGET.Memory >= RequestMemory)".to_owned();
+        // ... and cores when the job asks for more than one, as HTCondor.
+        if get("request_cpus")?.is_some_and(|c| c.trim() != "1") {
+            resources.push_str(" && (TARGET.Cpus >= RequestCpus)");
+        }
         let user_requirements = get("requirements")?;
         if let Some(r) = &user_requirements {
             parse_expr(r).map_err(|e| {
@@ -1446,6 +1766,8 @@ impl Description {
         }
         if let Some(u) = &group_user {
             set_str(&mut ad, "AcctGroupUser", u);
+        } else if group.is_some() {
+            set_str(&mut ad, "AcctGroupUser", &env.owner());
         }
         // HTCondor's accounting principal: the group and its user (the
         // owner unless given), whose usage fair share counts.
@@ -1465,6 +1787,50 @@ impl Description {
         for (key, name) in EXPRESSIONS {
             if let Some(v) = get(key)? {
                 set_expr(&mut ad, key, name, &v)?;
+            }
+        }
+        // max_retries as HTCondor writes it: the job leaves the queue when
+        // it succeeds or has run out of retries.
+        if let Some(n) = get("max_retries")? {
+            let n = n
+                .trim()
+                .parse::<i64>()
+                .ok()
+                .filter(|n| *n >= 0)
+                .ok_or_else(|| bad("max_retries", format!("{n:?} is not a whole number")))?;
+            set(&mut ad, "JobMaxRetries", Value::Int(n));
+            let mut remove = "NumJobCompletions > JobMaxRetries || ExitCode is 0".to_owned();
+            if let Some(user) = get("on_exit_remove")? {
+                remove = format!("{remove} || {user}");
+            }
+            set_expr(&mut ad, "max_retries", "OnExitRemove", &remove)?;
+            if get("on_exit_hold")?.is_none() {
+                set(&mut ad, "OnExitHold", Value::Bool(false));
+            }
+        }
+        if let Some(code) = get("checkpoint_exit_code")? {
+            // HTCondor's name for it, beside the one Starling's execute
+            // side reads.
+            set_expr(
+                &mut ad,
+                "checkpoint_exit_code",
+                "SuccessCheckpointExitCode",
+                &code,
+            )?;
+        }
+        // Accepted into the ad as HTCondor writes them, with a warning
+        // that Starling does not act on them (see IGNORED).
+        for (key, name) in [
+            ("concurrency_limits", "ConcurrencyLimits"),
+            ("transfer_output_remaps", "TransferOutputRemaps"),
+        ] {
+            if let Some(v) = get(key)? {
+                let v = v.trim();
+                let v = v
+                    .strip_prefix('"')
+                    .and_then(|v| v.strip_suffix('"'))
+                    .unwrap_or(v);
+                set_str(&mut ad, name, v);
             }
         }
         if let Some(k) = get("kill_sig")? {
@@ -1658,10 +2024,6 @@ fn must_exist(env: &dyn Environment, path: &Path) -> Result<(), String> {
     }
 }
 
-fn is_true(v: &str) -> bool {
-    parse_bool(v).unwrap_or(false)
-}
-
 fn parse_bool(v: &str) -> Option<bool> {
     match v.trim().to_ascii_lowercase().as_str() {
         "true" | "yes" | "t" | "y" | "1" => Some(true),
@@ -1718,8 +2080,15 @@ struct Macros<'a> {
 
 impl Macros<'_> {
     fn line_of(&self, key: &str) -> Option<usize> {
-        self.file.statements.iter().rev().find_map(|s| match s {
-            Statement::Set { key: k, line, .. } if k == key && *line <= self.line => Some(*line),
+        // The latest setting before this queue statement, in file order
+        // (lines of included files are offset, so order is what counts).
+        let statements = &self.file.statements;
+        let end = statements
+            .iter()
+            .position(|s| matches!(s, Statement::Queue { line, .. } if *line == self.line))
+            .unwrap_or(statements.len());
+        statements[..end].iter().rev().find_map(|s| match s {
+            Statement::Set { key: k, line, .. } if k == key => Some(*line),
             _ => None,
         })
     }
@@ -1876,7 +2245,9 @@ impl Macros<'_> {
         key: &str,
         per: &BTreeMap<String, String>,
     ) -> Result<Option<String>, SubmitError> {
-        match self.map.get(key) {
+        // A queue variable named like a command is that command for its
+        // item (`queue arguments from args.txt`).
+        match per.get(key).or_else(|| self.map.get(key)) {
             None => Ok(None),
             Some(v) => self.expand(v, per, 0).map(|s| Some(s.trim().to_owned())),
         }
@@ -1940,6 +2311,61 @@ impl Macros<'_> {
         out.push_str(rest);
         Ok(out)
     }
+}
+
+/// The first size of a list of sizes (`1024, 2048, 4096`, HTCondor's
+/// retry ladder for `request_memory` and `request_disk`), if `text` is one.
+fn retry_list(text: &str) -> Option<&str> {
+    let is_size = |s: &str| {
+        let s = s.trim();
+        let digits = s.trim_end_matches(|c: char| c.is_ascii_alphabetic()).trim();
+        !digits.is_empty() && digits.parse::<f64>().is_ok()
+    };
+    (text.contains(',') && text.split(',').all(is_size))
+        .then(|| text.split(',').next().unwrap_or("").trim())
+}
+
+/// Why Starling refuses a universe; `None` for vanilla.
+fn universe_refusal(universe: &str) -> Option<&'static str> {
+    Some(match universe.to_ascii_lowercase().as_str() {
+        "vanilla" => return None,
+        "docker" | "container" => {
+            "Starling cannot run containers yet (no machine advertises a container runtime); \
+             run the program in the vanilla universe"
+        }
+        "java" => "Starling machines advertise no Java runtime yet",
+        "parallel" | "mpi" => {
+            "Starling has no co-allocated parallel jobs yet; submit one job per machine"
+        }
+        "local" | "scheduler" => {
+            "Starling runs every job on a matched machine, never on the submitter"
+        }
+        "grid" | "vm" | "standard" | "globus" => {
+            "Starling does not hand jobs to other batch systems or virtual machines"
+        }
+        _ => "it is not an HTCondor universe",
+    })
+}
+
+/// `value` with its references to `key` itself (`$(key)`, any case)
+/// replaced by `previous` (empty when there is none).
+fn self_reference(key: &str, value: &str, previous: Option<&str>) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(at) = rest.find("$(") {
+        let body = &rest[at + 2..];
+        let name_end = body.find([')', ':']).unwrap_or(body.len());
+        if body[..name_end].trim().eq_ignore_ascii_case(key) && body[name_end..].starts_with(')') {
+            out.push_str(&rest[..at]);
+            out.push_str(previous.unwrap_or(""));
+            rest = &body[name_end + 1..];
+        } else {
+            out.push_str(&rest[..at + 2]);
+            rest = body;
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `$NAME(body)` at the start of `text`, when NAME is a macro function:

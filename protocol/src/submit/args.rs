@@ -55,20 +55,42 @@ pub fn split_new(text: &str) -> Result<Vec<String>, String> {
     Ok(items)
 }
 
-/// Joins items into the new syntax, quoting where needed.
+/// Joins items into the new syntax as HTCondor writes it in job ads:
+/// each run of white space and single quotes inside single quotes (a
+/// single quote doubled), an empty item as `''`, and a double quote
+/// doubled.
 pub fn join_new(items: &[String]) -> String {
+    fn quoted(run: &str, out: &mut String) {
+        out.push('\'');
+        out.push_str(&run.replace('\'', "''"));
+        out.push('\'');
+    }
     items
         .iter()
         .map(|item| {
-            if !item.is_empty()
-                && !item
-                    .chars()
-                    .any(|c| c.is_whitespace() || c == '\'' || c == '"')
-            {
-                item.clone()
-            } else {
-                format!("'{}'", item.replace('\'', "''").replace('"', "\"\""))
+            if item.is_empty() {
+                return "''".to_owned();
             }
+            let mut out = String::with_capacity(item.len() + 2);
+            let mut run = String::new();
+            for c in item.chars() {
+                if c.is_whitespace() || c == '\'' {
+                    run.push(c);
+                    continue;
+                }
+                if !run.is_empty() {
+                    quoted(&std::mem::take(&mut run), &mut out);
+                }
+                if c == '"' {
+                    out.push_str("\"\"");
+                } else {
+                    out.push(c);
+                }
+            }
+            if !run.is_empty() {
+                quoted(&run, &mut out);
+            }
+            out
         })
         .collect::<Vec<_>>()
         .join(" ")
@@ -103,8 +125,11 @@ pub fn split_old_env(text: &str) -> Result<Vec<(String, String)>, String> {
     )
 }
 
-/// Joins an environment into the new syntax.
+/// Joins an environment into the new syntax, sorted by name as HTCondor
+/// writes it.
 pub fn join_env(pairs: &[(String, String)]) -> String {
+    let mut pairs: Vec<&(String, String)> = pairs.iter().collect();
+    pairs.sort_by(|a, b| a.0.cmp(&b.0));
     let items: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
     join_new(&items)
 }
@@ -121,6 +146,10 @@ mod tests {
     fn new_syntax_round_trips() {
         let items = split_new("one 'two words' 'it''s' \"\"quoted\"\"").unwrap();
         assert_eq!(items, vec!["one", "two words", "it's", "\"quoted\""]);
+        assert_eq!(split_new(&join_new(&items)).unwrap(), items);
+        // As HTCondor writes them: only the spaces and quotes quoted.
+        let items: Vec<String> = ["two with spaces", "x 'q' y"].map(String::from).to_vec();
+        assert_eq!(join_new(&items), "two' 'with' 'spaces x' '''q''' 'y");
         assert_eq!(split_new(&join_new(&items)).unwrap(), items);
         assert_eq!(split_new("''").unwrap(), vec![""]);
         assert!(split_new("'open").unwrap_err().contains("not closed"));

@@ -122,7 +122,8 @@ fn a_realistic_file_gives_htcondor_job_ads() {
     assert_eq!(s(a, "Cmd"), "/work/bin/analyse");
     assert_eq!(s(a, "Iwd"), "/work/run");
     assert_eq!(s(a, "Arguments"), "--in a.dat --n 0");
-    assert_eq!(s(a, "Environment"), "MODE=fast 'GREETING=hello world'");
+    // Sorted by name and quoted as HTCondor writes it.
+    assert_eq!(s(a, "Environment"), "GREETING=hello' 'world MODE=fast");
     assert_eq!(s(a, "Out"), "out.7.0");
     assert_eq!(s(&ads[1], "Err"), "err.1");
     assert_eq!(s(a, "TransferInput"), "common.dat,extra.dat");
@@ -190,6 +191,12 @@ fn errors_name_the_line_and_the_problem() {
             "complex conditionals",
         ),
         ("executable = /bin/x\nif true\nqueue\n", 2, "no endif"),
+        (
+            "executable = /bin/x\ncontainer_image = a.sif\nqueue\n",
+            2,
+            "container_image: not supported: Starling cannot run containers",
+        ),
+        ("executable = /bin/x\ncron_minute = 5\nqueue\n", 2, "no cron jobs"),
         ("executable = /bin/x\nelse\nqueue\n", 2, "without an if"),
         (
             "executable = /bin/x\narguments = $INT(x)\nqueue\n",
@@ -592,4 +599,111 @@ fn queue_in_multiplies_every_item_by_the_count() {
     let ads = expand("executable = /bin/x\narguments = $(n)\nqueue n in A, B, C\n").unwrap();
     let args: Vec<String> = ads.iter().map(|ad| s(ad, "Args")).collect();
     assert_eq!(args, ["A", "B", "C"]);
+}
+
+#[test]
+fn includes_read_files_from_the_submit_directory_with_their_own_lines() {
+    let mut world = fake();
+    world.files.insert(
+        PathBuf::from("/work/common.inc"),
+        "executable = /bin/x\nif defined FAST\n  request_cpus = 4\nendif\n".into(),
+    );
+    world.files.insert(
+        PathBuf::from("/work/bad.inc"),
+        "\nrequirements = (\n".into(),
+    );
+    world.files.insert(
+        PathBuf::from("/work/loop.inc"),
+        "include : loop.inc\n".into(),
+    );
+    let dir = Path::new("/work");
+    let text = "FAST = 1\nNAME = common\ninclude : $(NAME).inc\nqueue\n";
+    let d = parse_with_includes("job.sub", text, dir, &world).unwrap();
+    let ads = d.expand(1, dir, &world).unwrap();
+    assert_eq!(i(&ads[0], "RequestCpus"), 4);
+
+    // An error in an included file names that file and its line.
+    let text = "executable = /bin/x\ninclude : bad.inc\nqueue\n";
+    let d = parse_with_includes("job.sub", text, dir, &world).unwrap();
+    let e = d.expand(1, dir, &world).unwrap_err();
+    assert_eq!((e.file.as_str(), e.line), ("/work/bad.inc", 2), "{e}");
+
+    let e = parse_with_includes("job.sub", "include : none.inc\nqueue\n", dir, &world).unwrap_err();
+    assert_eq!(e.line, 1);
+    assert!(e.problem.contains("cannot read /work/none.inc"), "{e}");
+    let e = parse_with_includes("job.sub", "include : loop.inc\nqueue\n", dir, &world).unwrap_err();
+    assert!(e.problem.contains("nest deeper"), "{e}");
+    let e =
+        parse_with_includes("job.sub", "include command : ls\nqueue\n", dir, &world).unwrap_err();
+    assert!(e.problem.contains("runs no program"), "{e}");
+    // Without the submitter's files, an include is refused by name.
+    let e = parse("job.sub", "include : common.inc\nqueue\n").unwrap_err();
+    assert!(e.problem.contains("include"), "{e}");
+}
+
+#[test]
+fn a_macro_may_extend_its_own_value() {
+    let ads =
+        expand("A = one\nA = $(A) two\nexecutable = /bin/x\narguments = $(A)\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "Args"), "one two");
+}
+
+#[test]
+fn queue_variables_named_like_commands_set_them() {
+    let ads = expand("executable = /bin/x\nqueue arguments in (one, two)\n").unwrap();
+    let args: Vec<String> = ads.iter().map(|ad| s(ad, "Args")).collect();
+    assert_eq!(args, ["one", "two"]);
+}
+
+#[test]
+fn slices_choose_items_as_python_does() {
+    let args = |text: &str| -> Vec<String> {
+        expand(text)
+            .unwrap()
+            .iter()
+            .map(|ad| s(ad, "Args"))
+            .collect()
+    };
+    let q = |slice: &str| {
+        format!("executable = /bin/x\narguments = $(Item)\nqueue in {slice} (a, b, c, d)\n")
+    };
+    assert_eq!(args(&q("[1:3]")), ["b", "c"]);
+    assert_eq!(args(&q("[::2]")), ["a", "c"]);
+    assert_eq!(args(&q("[-1]")), ["d"]);
+    assert_eq!(
+        args(&q("[::-1]")),
+        ["a", "b", "c", "d"].map(String::from)[..4].to_vec()
+    );
+    assert!(expand(&q("[::0]")).unwrap_err().problem.contains("step"));
+}
+
+#[test]
+fn max_retries_is_written_as_htcondor_writes_it() {
+    let ads = expand("executable = /bin/x\nmax_retries = 5\nqueue\n").unwrap();
+    let show = |n: &str| ads[0].get(n).map(super::show).unwrap_or_default();
+    assert_eq!(show("JobMaxRetries"), "5");
+    assert_eq!(
+        show("OnExitRemove"),
+        "NumJobCompletions > JobMaxRetries || ExitCode is 0"
+    );
+    assert_eq!(show("OnExitHold"), "false");
+}
+
+#[test]
+fn getenv_takes_a_list_of_names() {
+    let ads = expand("executable = /bin/x\ngetenv = HOME, NOPE\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "Environment"), "HOME=/home/alice");
+}
+
+#[test]
+fn programs_named_in_a_submit_file_are_not_run() {
+    let e = expand("executable = /bin/x\nqueue from seq 1 3 |\n").unwrap_err();
+    assert_eq!(e.line, 2);
+    assert!(e.problem.contains("runs a program"), "{e}");
+}
+
+#[test]
+fn submit_file_names_the_file() {
+    let ads = expand("executable = /bin/x\narguments = $Fn(SUBMIT_FILE)\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "Args"), "job");
 }

@@ -171,7 +171,15 @@ fn requirement_clauses(text: &str) -> String {
     };
     let mut clauses = Vec::new();
     split(&e, &mut clauses);
-    let platform = ["TARGET.Arch", "TARGET.OpSys", "TARGET.FileSystemDomain"];
+    // Deliberate: Starling matches no platform of the submitting machine
+    // (Arch, OpSys), has no shared file system (FileSystemDomain), and
+    // always transfers files, so its machines advertise no HasFileTransfer.
+    let platform = [
+        "TARGET.Arch",
+        "TARGET.OpSys",
+        "TARGET.FileSystemDomain",
+        "TARGET.HasFileTransfer",
+    ];
     clauses.retain(|c| !platform.iter().any(|p| c.contains(p)));
     // HTCondor 25.12's disk clause leaves the check to startds of 25.12 and
     // later; Starling's matcher checks the disk itself.
@@ -192,7 +200,8 @@ fn starling_ads(dir: &Path, file: &str) -> Result<Vec<ClassAd>, String> {
         vars: std::env::vars().collect(),
         owner: "alice".to_owned(),
     };
-    let description = submit::parse(file, &text).map_err(|e| e.to_string())?;
+    let description =
+        submit::parse_with_includes(file, &text, dir, &env).map_err(|e| e.to_string())?;
     description.expand(1, dir, &env).map_err(|e| e.to_string())
 }
 

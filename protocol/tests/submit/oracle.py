@@ -24,7 +24,9 @@ a time, each on the file cut after that statement with the earlier `queue`
 lines blanked out (HTCondor keeps one hash for the whole file; macros set
 between the statements come out the same, item variables of earlier
 statements do not leak); the count before the item list (`queue 3 x in
-...`) is read from the queue arguments here.
+...`) is read from the queue arguments here, and so is a slice
+(`queue in [1:3] (...)`, which the bindings' item data ignores), applied
+as Python slices, which HTCondor's are.
 """
 
 import ctypes
@@ -35,10 +37,16 @@ import re
 import subprocess
 import sys
 
+# HTCondor reads no local configuration; the variables are taken back
+# once it has started, so that `getenv` sees the caller's environment.
+ADDED = [k for k in ("CONDOR_CONFIG",) if k not in os.environ]
 os.environ["CONDOR_CONFIG"] = "/dev/null"
-os.environ.setdefault("_CONDOR_SEC_PASSWORD_DIRECTORY", "/nonexistent")
 
 import htcondor2  # noqa: E402
+
+htcondor2.param.get("FILESYSTEM_DOMAIN")  # configuration read now, not later
+for k in ADDED:
+    del os.environ[k]
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SHIM_SRC = os.path.join(HERE, "oracle_shim.cpp")
@@ -107,8 +115,8 @@ def count_of(submit, qargs):
     if not words:
         return 1
     first = words[0]
-    if first.lower() in ("in", "from", "matching") or re.fullmatch(r"[A-Za-z_]\w*,?", first):
-        return 1
+    if not re.match(r"[0-9$(]", first):
+        return 1  # a variable list or the items: no count
     submit["starling_queue_count__"] = first
     text = submit.expand("starling_queue_count__").strip()
     try:
@@ -144,10 +152,19 @@ def jobs_of(path):
         count = count_of(s, qargs)
         items = s.itemdata()
         items = [None] if items is None else list(items)
+        # The bindings' item data ignores a slice (`queue in [1:3] (...)`);
+        # HTCondor's is Python's, so Python applies it here.
+        sliced = re.match(r"^(?:.*?\b(?:in|from|matching)\s*(?:files\s+|dirs\s+)?)\[([^\]]*)\]", qargs, re.I)
+        order = list(range(len(items)))
+        if sliced:
+            parts = [int(p) if p.strip() else None for p in sliced.group(1).split(":")]
+            order = order[parts[0]] if len(parts) == 1 else order[slice(*parts)]
+            order = order if isinstance(order, list) else [order]
         h = hash_of(s)
         if SHIM.starling_init_base_ad(h, NOW, OWNER) != 0:
             raise ValueError("init_base_ad failed")
-        for index, item in enumerate(items):
+        for index in order:
+            item = items[index]
             if isinstance(item, dict):
                 for name, value in item.items():
                     SHIM.starling_set_live(h, name.encode(), value.encode())
