@@ -566,12 +566,20 @@ struct Parsed {
     bytes: usize,
 }
 
+/// Macros `condor_submit` defines on a Linux machine before the file.
+const PLATFORM_MACROS: &[(&str, &str)] = &[("islinux", "true"), ("iswindows", "false")];
+
 fn parse_source(
     file: &str,
     text: &str,
     includes: Option<&Includer<'_>>,
 ) -> Result<Description, SubmitError> {
     let mut parsed = Parsed::default();
+    for (name, value) in PLATFORM_MACROS {
+        parsed
+            .defined
+            .insert((*name).to_owned(), (*value).to_owned());
+    }
     read_text(&mut parsed, file, text, 0, includes, 0)?;
     let mut description = Description {
         file: file.to_owned(),
@@ -1236,8 +1244,12 @@ impl Description {
         env: &dyn Environment,
     ) -> Result<Vec<ClassAd>, SubmitError> {
         let mut macros: BTreeMap<String, String> = BTreeMap::new();
-        // condor_submit's name for the submit file.
+        // condor_submit's name for the submit file, and its platform
+        // macros (Starling's agents run Linux).
         macros.insert("submit_file".to_owned(), self.file.clone());
+        for (name, value) in PLATFORM_MACROS {
+            macros.insert((*name).to_owned(), (*value).to_owned());
+        }
         let mut ads = Vec::new();
         // Directories found there, each looked at once for all procs.
         let mut directories = std::collections::BTreeSet::new();
@@ -1478,7 +1490,7 @@ impl Description {
         set(&mut ad, "QDate", Value::Int(env.now()));
         set(&mut ad, "JobStatus", Value::Int(1));
 
-        if let Some(a) = get("arguments")?.or(get("args")?) {
+        if let Some(a) = get("arguments")?.or(get("args")?).filter(|a| !a.is_empty()) {
             let key = if m.map.contains_key("arguments") {
                 "arguments"
             } else {
@@ -1489,8 +1501,11 @@ impl Description {
             } else if a.starts_with('"') {
                 return Err(bad(key, unterminated(&a)));
             } else {
-                set_str(&mut ad, "Args", &a);
-                args::split_old_args(&a)
+                // HTCondor keeps old-syntax arguments as it splits them,
+                // joined by one space (`\"` a plain double quote).
+                let argv = args::split_old_args(&a);
+                set_str(&mut ad, "Args", &argv.join(" "));
+                argv
             };
             set_str(&mut ad, "Arguments", &args::join_new(&argv));
         } else {
@@ -1633,9 +1648,12 @@ impl Description {
             None => "IF_NEEDED".to_owned(),
             Some(s) => {
                 let mut up = s.to_ascii_uppercase();
-                // HTCondor takes ALWAYS as YES.
-                if up == "ALWAYS" {
-                    up = "YES".to_owned();
+                // HTCondor takes ALWAYS and booleans too.
+                match parse_bool(&up) {
+                    _ if up == "ALWAYS" => up = "YES".to_owned(),
+                    Some(true) => up = "YES".to_owned(),
+                    Some(false) => up = "NO".to_owned(),
+                    None => {}
                 }
                 if !["YES", "NO", "IF_NEEDED"].contains(&up.as_str()) {
                     return Err(bad(

@@ -194,15 +194,49 @@ fn requirement_clauses(text: &str) -> String {
     clauses.join(" && ")
 }
 
-fn starling_ads(dir: &Path, file: &str) -> Result<Vec<ClassAd>, String> {
+fn starling_ads(dir: &Path, file: &str, checks: bool) -> Result<Vec<ClassAd>, String> {
     let text = std::fs::read_to_string(dir.join(file)).map_err(|e| e.to_string())?;
-    let env = SystemEnvironment {
+    let system = SystemEnvironment {
         vars: std::env::vars().collect(),
         owner: "alice".to_owned(),
     };
+    let unchecked = Unchecked(system.clone());
+    let env: &dyn submit::Environment = if checks { &system } else { &unchecked };
     let description =
-        submit::parse_with_includes(file, &text, dir, &env).map_err(|e| e.to_string())?;
-    description.expand(1, dir, &env).map_err(|e| e.to_string())
+        submit::parse_with_includes(file, &text, dir, env).map_err(|e| e.to_string())?;
+    description.expand(1, dir, env).map_err(|e| e.to_string())
+}
+
+/// The submitter's world without the checks that files and directories
+/// exist: the oracle makes none (as `condor_submit` with no file checks),
+/// and files from outside the project come without theirs.
+struct Unchecked(SystemEnvironment);
+
+impl submit::Environment for Unchecked {
+    fn var(&self, name: &str) -> Option<String> {
+        self.0.var(name)
+    }
+    fn vars(&self) -> Vec<(String, String)> {
+        self.0.vars()
+    }
+    fn read_file(&self, path: &Path) -> std::io::Result<String> {
+        self.0.read_file(path)
+    }
+    fn glob(&self, dir: &Path, pattern: &str, dirs: bool) -> std::io::Result<Vec<String>> {
+        self.0.glob(dir, pattern, dirs)
+    }
+    fn check_directory(&self, _: &Path) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn check_exists(&self, _: &Path) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn owner(&self) -> String {
+        self.0.owner()
+    }
+    fn now(&self) -> i64 {
+        self.0.now()
+    }
 }
 
 /// `+Name` and `MY.Name` set in a file.
@@ -233,9 +267,9 @@ struct Tally {
 }
 
 /// Compares one file; the differences as `file<TAB>what` lines.
-fn compare(dir: &Path, file: &str, oracle: &J, tally: &mut Tally) -> Vec<String> {
+fn compare(dir: &Path, file: &str, oracle: &J, tally: &mut Tally, checks: bool) -> Vec<String> {
     let mut diffs = Vec::new();
-    let ours = starling_ads(dir, file);
+    let ours = starling_ads(dir, file, checks);
     let theirs = oracle["ok"].as_bool().unwrap_or(false);
     match (&ours, theirs) {
         (Err(_), false) => {}
@@ -335,7 +369,7 @@ fn submit_files_mean_what_htcondor_makes_of_them() {
     let mut tally = Tally::default();
     let mut seen = Vec::new();
     for (file, answer) in files.iter().zip(&answers) {
-        seen.extend(compare(&dir, file, answer, &mut tally));
+        seen.extend(compare(&dir, file, answer, &mut tally, true));
     }
     eprintln!(
         "submit differential: {}/{} files agree, {}/{} attributes agree",
@@ -395,4 +429,52 @@ fn submit_files_mean_what_htcondor_makes_of_them() {
             .collect::<Vec<_>>()
             .join("\n")
     );
+}
+
+/// The same comparison over submit files kept outside the project:
+/// `STARLING_SUBMIT_CORPUS=DIR` (every `*.sub`, `*.submit` and `*.cmd` in
+/// DIR, read in DIR, without the checks that the files they name exist,
+/// which HTCondor's code makes only in `condor_submit`). Prints the
+/// agreement and how often each kind of difference occurs; asserts
+/// nothing, since the files are not the project's.
+#[test]
+fn submit_files_from_outside_the_project() {
+    let Some(dir) = std::env::var_os("STARLING_SUBMIT_CORPUS") else {
+        return;
+    };
+    let dir = PathBuf::from(dir);
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .expect("STARLING_SUBMIT_CORPUS")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".sub") || n.ends_with(".submit") || n.ends_with(".cmd"))
+        .collect();
+    files.sort();
+    let answers = oracle(&dir, &files);
+    let mut tally = Tally::default();
+    let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
+    for (file, answer) in files.iter().zip(&answers) {
+        let diffs = compare(&dir, file, answer, &mut tally, false);
+        for d in &diffs {
+            eprintln!("{d}");
+        }
+        let what: BTreeSet<String> = diffs
+            .iter()
+            .map(|d| {
+                let what = d.split_once('\t').map_or("", |(_, w)| w);
+                what.split(':').next().unwrap_or(what).to_owned()
+            })
+            .collect();
+        for w in what {
+            *kinds.entry(w).or_default() += 1;
+        }
+    }
+    eprintln!(
+        "outside corpus: {}/{} files agree, {}/{} attributes agree",
+        tally.files_agreeing, tally.files, tally.attributes_agreeing, tally.attributes
+    );
+    let mut kinds: Vec<(usize, String)> = kinds.into_iter().map(|(k, n)| (n, k)).collect();
+    kinds.sort_by(|a, b| b.cmp(a));
+    for (n, k) in kinds {
+        eprintln!("{n:5} files: {k}");
+    }
 }

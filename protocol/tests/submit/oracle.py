@@ -8,8 +8,8 @@ the submit description DIR/NAME in DIR (so includes, `queue from FILE`,
     {"id": N, "ok": true, "jobs": [{"Attr": "value text", ...}, ...]}
     {"id": N, "ok": false, "error": "why HTCondor refused it"}
 
-with one ad per job, in HTCondor's long form (attribute values unparsed as
-HTCondor unparses them).
+with one ad per job, each value as new-syntax ClassAd text (from HTCondor's
+JSON form of the ad, so strings are exact).
 
 How: `htcondor2.Submit` parses the description (HTCondor's macro language,
 if/elif/else, include, queue arguments and item data), and the job ads
@@ -94,7 +94,10 @@ def queue_statements(lines):
     while i < len(lines):
         if QUEUE.match(lines[i]):
             start = i
-            line = lines[i]
+            # The statement goes on over lines that end in a backslash.
+            while lines[i].rstrip().endswith("\\") and i + 1 < len(lines):
+                i += 1
+            line = " ".join(lines[start : i + 1])
             if "(" in line and ")" not in line.split("(", 1)[1]:
                 while i + 1 < len(lines) and ")" not in lines[i]:
                     i += 1
@@ -126,12 +129,33 @@ def count_of(submit, qargs):
         return int(classad2.ExprTree(text).eval())
 
 
+EXPR = re.compile(r"^\\?/Expr\((.*)\)\\?/$", re.S)
+
+
+def classad_text(value):
+    """A value of HTCondor's JSON form as new-syntax ClassAd text."""
+    if value is None:
+        return "undefined"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        m = EXPR.match(value)
+        if m:
+            return m.group(1)
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    if isinstance(value, list):
+        return "{ " + ", ".join(classad_text(v) for v in value) + " }"
+    return "[ " + "; ".join(f"{k} = {classad_text(v)}" for k, v in value.items()) + " ]"
+
+
 def parse_ad(text):
+    parent, own = text.split("\n", 1)
     ad = {}
-    for line in text.splitlines():
-        if " = " in line:
-            k, v = line.split(" = ", 1)
-            ad[k] = v
+    for part in (json.loads(parent), json.loads(own)):
+        for k, v in part.items():
+            ad[k] = classad_text(v)
     return ad
 
 
@@ -151,7 +175,13 @@ def jobs_of(path):
         qargs = s.getQArgs()
         count = count_of(s, qargs)
         items = s.itemdata()
-        items = [None] if items is None else list(items)
+        has_items = re.search(r"\b(in|from|matching)\b", qargs, re.I)
+        if items is None:
+            # No item list, or one that came out empty (`matching` found
+            # nothing): one job, or none.
+            items = [] if has_items else [None]
+        else:
+            items = list(items)
         # The bindings' item data ignores a slice (`queue in [1:3] (...)`);
         # HTCondor's is Python's, so Python applies it here.
         sliced = re.match(r"^(?:.*?\b(?:in|from|matching)\s*(?:files\s+|dirs\s+)?)\[([^\]]*)\]", qargs, re.I)

@@ -12,11 +12,13 @@
 #include <string>
 
 namespace classad {
-class ClassAd;
 struct CaseIgnLTStr;
+class ClassAd {
+  public:
+    const ClassAd *GetChainedParentAd() const;
+};
 }  // namespace classad
 template <class K, class C> class flat_set;
-enum SortHow : int;
 enum _submit_file_role : int;
 
 struct JOB_ID_KEY {
@@ -34,7 +36,7 @@ class SubmitHash {
 };
 
 typedef flat_set<std::string, classad::CaseIgnLTStr> References;
-int sPrintAd(std::string &, const classad::ClassAd &, const References *, const References *, SortHow);
+bool sPrintAdAsJson(std::string &, const classad::ClassAd &, const References *, bool);
 
 extern "C" {
 
@@ -48,7 +50,9 @@ void starling_set_live(void *hash, const char *name, const char *value) {
     static_cast<SubmitHash *>(hash)->set_live_submit_variable(strdup(name), strdup(value), true);
 }
 
-// The job ad of (cluster, proc) in HTCondor's long form, malloc'd; NULL
+// The job ad of (cluster, proc) as HTCondor's JSON (exact strings,
+// expressions in new ClassAd syntax), malloc'd: the cluster ad it is
+// chained to (`{}` if none), a newline, then its own attributes; NULL
 // when HTCondor refuses the job (its error stack says why).
 char *starling_make_job_ad(void *hash, int cluster, int proc, int item, int step) {
     JOB_ID_KEY id = {cluster, proc};
@@ -56,7 +60,14 @@ char *starling_make_job_ad(void *hash, int cluster, int proc, int item, int step
         static_cast<SubmitHash *>(hash)->make_job_ad(id, item, step, false, false, nullptr, nullptr);
     if (!ad) return nullptr;
     std::string out;
-    sPrintAd(out, *ad, nullptr, nullptr, static_cast<SortHow>(0));
+    const classad::ClassAd *parent = ad->GetChainedParentAd();
+    if (parent) {
+        sPrintAdAsJson(out, *parent, nullptr, true);
+    } else {
+        out = "{}";
+    }
+    out += "\n";
+    sPrintAdAsJson(out, *ad, nullptr, true);
     return strdup(out.c_str());
 }
 
