@@ -355,6 +355,7 @@ const COMMANDS: &[&str] = &[
     "hold",
     "batch_name",
     "max_retries",
+    "nice_user",
     "periodic_hold",
     "periodic_release",
     "periodic_remove",
@@ -375,7 +376,6 @@ const COMMANDS: &[&str] = &[
 /// HTCondor 25's submit commands that Starling accepts and ignores, each
 /// with why it has no effect here.
 const IGNORED: &[(&str, &str)] = &[
-    ("nice_user", "Starling has no nice-user priority yet"),
     (
         "concurrency_limits",
         "Starling has no pool-wide concurrency limits yet",
@@ -1188,19 +1188,28 @@ impl Description {
         }
         let mut warnings = Vec::new();
         for s in &self.statements {
-            if let Statement::Set { key, line, .. } = s {
-                if let Statement::Set { value, .. } = s {
-                    if ["request_memory", "request_disk"].contains(&key.as_str())
-                        && retry_list(value).is_some()
-                    {
-                        warnings.push(self.error(
+            if let Statement::Set { key, line, value } = s {
+                if ["request_memory", "request_disk"].contains(&key.as_str())
+                    && retry_list(value).is_some()
+                {
+                    warnings.push(self.error(
+                        *line,
+                        format!(
+                            "{key}: only the first size is requested; Starling does not \
+                             retry with larger requests yet"
+                        ),
+                    ));
+                }
+                if key == "max_retries" {
+                    warnings.push(
+                        self.error(
                             *line,
-                            format!(
-                                "{key}: only the first size is requested; Starling does not \
-                                 retry with larger requests yet"
-                            ),
-                        ));
-                    }
+                            "max_retries: written into the job as HTCondor writes it \
+                         (JobMaxRetries, OnExitRemove), but Starling does not count \
+                         NumJobCompletions yet, so a failed job is not run again"
+                                .to_owned(),
+                        ),
+                    );
                 }
                 let known = |k: &str| COMMANDS.contains(&k) || gpus::COMMANDS.contains(&k);
                 if key.starts_with("my.") || known(key) || used.contains(key) {
@@ -1777,7 +1786,14 @@ impl Description {
             None => 0,
         };
         set(&mut ad, "JobPrio", Value::Int(prio));
-        let group = get("accounting_group")?;
+        // nice_user puts the job in HTCondor's nice-user accounting group
+        // (whose share the pool's priority factors make small).
+        let nice = match get("nice_user")? {
+            None => false,
+            Some(n) => parse_bool(&n)
+                .ok_or_else(|| bad("nice_user", format!("{n:?} is not true or false")))?,
+        };
+        let group = get("accounting_group")?.or(nice.then(|| "nice-user".to_owned()));
         let group_user = get("accounting_group_user")?;
         if let Some(g) = &group {
             set_str(&mut ad, "AcctGroup", g);

@@ -552,13 +552,13 @@ fn files_that_are_not_there_and_words_for_amounts_are_refused_with_the_line() {
 fn unknown_commands_are_warnings_with_a_suggestion() {
     let d = super::parse(
         "job.sub",
-        "executable = /bin/x\nexectuable = y\nnice_user = true\nqueue\n",
+        "executable = /bin/x\nexectuable = y\nstream_output = true\nqueue\n",
     )
     .unwrap();
     let w: Vec<String> = d.warnings().iter().map(|w| w.to_string()).collect();
     assert_eq!(w.len(), 2, "{w:?}");
     assert!(w[0].starts_with("job.sub:2:") && w[0].contains("did you mean executable"));
-    assert!(w[1].starts_with("job.sub:3:") && w[1].contains("nice_user"));
+    assert!(w[1].starts_with("job.sub:3:") && w[1].contains("stream_output"));
 }
 
 #[test]
@@ -710,4 +710,18 @@ fn programs_named_in_a_submit_file_are_not_run() {
 fn submit_file_names_the_file() {
     let ads = expand("executable = /bin/x\narguments = $Fn(SUBMIT_FILE)\nqueue\n").unwrap();
     assert_eq!(s(&ads[0], "Args"), "job");
+}
+
+#[test]
+fn nice_user_jobs_go_to_the_nice_user_group() {
+    let ads = expand("executable = /bin/x\nnice_user = true\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "AcctGroup"), "nice-user");
+    assert_eq!(s(&ads[0], "AccountingGroup"), "nice-user.alice");
+}
+
+#[test]
+fn max_retries_warns_that_starling_does_not_retry_yet() {
+    let d = super::parse("job.sub", "executable = /bin/x\nmax_retries = 3\nqueue\n").unwrap();
+    assert_eq!(d.warnings().len(), 1);
+    assert!(d.warnings()[0].to_string().contains("NumJobCompletions"));
 }
