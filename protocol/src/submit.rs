@@ -281,7 +281,13 @@ impl Slice {
             // `[n]`: the one item n.
             return Ok(Some((
                 Slice {
-                    end: slice.start.map(|s| if s == -1 { i64::MAX } else { s + 1 }),
+                    end: slice.start.map(|s| {
+                        if s == -1 {
+                            i64::MAX
+                        } else {
+                            s.saturating_add(1)
+                        }
+                    }),
                     ..slice
                 },
                 rest[end + 1..].trim_start(),
@@ -292,10 +298,18 @@ impl Slice {
 
     /// Whether item `index` of `len` is selected (Python's rules).
     fn selects(&self, index: usize, len: usize) -> bool {
-        let len = len as i64;
-        let at = |v: i64| if v < 0 { (len + v).max(0) } else { v.min(len) };
-        let step = self.step.unwrap_or(1);
-        let i = index as i64;
+        // In i128, so that no bound a user writes overflows.
+        let len = len as i128;
+        let at = |v: i64| {
+            let v = i128::from(v);
+            if v < 0 {
+                (len + v).max(0)
+            } else {
+                v.min(len)
+            }
+        };
+        let step = i128::from(self.step.unwrap_or(1));
+        let i = index as i128;
         if step > 0 {
             let start = self.start.map_or(0, at);
             let end = self.end.map_or(len, at);
@@ -2263,8 +2277,10 @@ impl Macros<'_> {
                 if max < min {
                     return Err(err(format!("the maximum {max} is below the minimum {min}")));
                 }
-                let choices = ((max - min) / step + 1) as u64;
-                (min + step * functions::random_below(choices) as i64).to_string()
+                // In i128: any two i64 bounds fit.
+                let (min, max, step) = (i128::from(min), i128::from(max), i128::from(step));
+                let choices = u64::try_from((max - min) / step + 1).unwrap_or(u64::MAX);
+                (min + step * i128::from(functions::random_below(choices))).to_string()
             }
             F::File => {
                 let path = self.argument(body, per, depth)?;

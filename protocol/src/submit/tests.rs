@@ -429,6 +429,27 @@ proptest::proptest! {
         }
     }
 
+    /// Macro functions, conditionals and queue forms in any combination
+    /// give ads or an error, never a panic.
+    #[test]
+    fn macro_language_never_panics(
+        lines in proptest::collection::vec(
+            proptest::prop_oneof![
+                "[A-Z]{1,2} = [a-z0-9,./ -]{0,8}",
+                "arguments = (\\$(INT|REAL|SUBSTR|CHOICE|RANDOM_CHOICE|RANDOM_INTEGER|ENV|F[pnxdqabfwu]{0,3})\\([A-Z0-9,%.x -]{0,10}\\)?|\\$\\([A-Z]{1,2}(:[a-z]{0,3})?\\)|[a-z ]{0,4}){0,4}",
+                "(if|elif) (defined [A-Z]|version [<>=]{1,2} [0-9.]{0,5}|[0-9!]{0,2}|true|\\$\\([A-Z]\\))",
+                "(else|endif)",
+                "queue( [0-9]{0,2})?( [a-z]{1,2})?( in| from| matching)?( \\[[0-9:-]{0,5}\\])?( \\(?[a-z, ]{0,8}\\)?)?",
+            ],
+            0..12,
+        )
+    ) {
+        let text = format!("executable = /bin/x\n{}\n", lines.join("\n"));
+        if let Ok(d) = parse("x.sub", &text) {
+            let _ = d.expand(1, Path::new("/w"), &fake());
+        }
+    }
+
     #[test]
     fn glob_matching_never_panics(p in "[a-z*?\\[\\]!-]{0,12}", n in "[a-z]{0,12}") {
         let _ = glob_match(&p, &n);
@@ -724,4 +745,16 @@ fn max_retries_warns_that_starling_does_not_retry_yet() {
     let d = super::parse("job.sub", "executable = /bin/x\nmax_retries = 3\nqueue\n").unwrap();
     assert_eq!(d.warnings().len(), 1);
     assert!(d.warnings()[0].to_string().contains("NumJobCompletions"));
+}
+
+#[test]
+fn extreme_bounds_are_no_overflow() {
+    let ads = expand(
+        "executable = /bin/x\narguments = $RANDOM_INTEGER(-9223372036854775808, 9223372036854775807)\n\
+         queue in [::-9223372036854775808] (a, b)\n",
+    )
+    .unwrap();
+    assert_eq!(ads.len(), 1);
+    let ads = expand("executable = /bin/x\nqueue in [9223372036854775807] (a, b)\n").unwrap();
+    assert!(ads.is_empty());
 }
