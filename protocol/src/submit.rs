@@ -387,6 +387,18 @@ const COMMANDS: &[&str] = &[
     "description",
 ];
 
+/// Job attribute names HTCondor takes for the commands that set them,
+/// lower case, with the command.
+const ATTRIBUTE_ALIASES: &[(&str, &str)] = &[
+    ("jobbatchname", "batch_name"),
+    ("jobdescription", "description"),
+    ("notifyuser", "notify_user"),
+    ("jobprio", "priority"),
+    ("prio", "priority"),
+    ("jobmaxvacatetime", "job_max_vacate_time"),
+    ("checkpointexitcode", "checkpoint_exit_code"),
+];
+
 /// HTCondor 25's submit commands that Starling accepts and ignores, each
 /// with why it has no effect here.
 const IGNORED: &[(&str, &str)] = &[
@@ -469,7 +481,6 @@ const IGNORED: &[(&str, &str)] = &[
         "grid_resource",
         "only for the grid universe, which Starling refuses",
     ),
-    ("jobbatchname", "write batch_name"),
 ];
 
 /// HTCondor 25's submit commands whose job Starling would run wrongly if
@@ -825,6 +836,12 @@ fn read_text(
         {
             return Err(err(line, format!("{key:?} is not a command name")));
         }
+        // HTCondor also takes a command by the name of the attribute it
+        // sets (`JobBatchName = x` for `batch_name = x`).
+        let lower_key = ATTRIBUTE_ALIASES
+            .iter()
+            .find(|(alias, _)| *alias == lower_key)
+            .map_or(lower_key, |(_, command)| (*command).to_owned());
         let value = self_reference(
             &lower_key,
             &value,
@@ -1824,7 +1841,12 @@ impl Description {
             set_str(&mut ad, "AccountingGroup", &format!("{g}.{user}"));
         }
         if let Some(b) = get("batch_name")? {
-            set_str(&mut ad, "JobBatchName", &b);
+            // Written without its quotes, as HTCondor writes it.
+            let b = b
+                .strip_prefix('"')
+                .and_then(|b| b.strip_suffix('"'))
+                .unwrap_or(&b);
+            set_str(&mut ad, "JobBatchName", b);
         }
         if let Some(d) = get("description")? {
             set_str(&mut ad, "JobDescription", &d);

@@ -758,3 +758,10 @@ fn extreme_bounds_are_no_overflow() {
     let ads = expand("executable = /bin/x\nqueue in [9223372036854775807] (a, b)\n").unwrap();
     assert!(ads.is_empty());
 }
+
+#[test]
+fn commands_may_be_named_by_their_attribute() {
+    let ads = expand("executable = /bin/x\nJobBatchName = \"named\"\nJobPrio = 4\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "JobBatchName"), "named");
+    assert_eq!(i(&ads[0], "JobPrio"), 4);
+}
