@@ -761,7 +761,8 @@ fn extreme_bounds_are_no_overflow() {
 
 #[test]
 fn commands_may_be_named_by_their_attribute() {
-    let ads = expand("executable = /bin/x\nJobBatchName = \"named\"\nJobPrio = 4\nqueue\n").unwrap();
+    let ads =
+        expand("executable = /bin/x\nJobBatchName = \"named\"\nJobPrio = 4\nqueue\n").unwrap();
     assert_eq!(s(&ads[0], "JobBatchName"), "named");
     assert_eq!(i(&ads[0], "JobPrio"), 4);
 }
