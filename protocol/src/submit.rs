@@ -7,8 +7,8 @@
 //! `$(Process)`, `$(Item)`, `$(Step)`, `$(Row)`, `$(ItemIndex)`, any key set
 //! anywhere in the file (the latest value at each `queue`), `$(NAME:default)`
 //! (an undefined macro is empty) and the macro functions of `functions`
-//! (`$INT`, `$REAL`, `$F…`, `$SUBSTR`, `$CHOICE`, `$RANDOM_CHOICE`,
-//! `$RANDOM_INTEGER`, `$ENV`); `$$(Attr)` is left for the execute side.
+//! (`$INT`, `$REAL`, `$STRING`, `$EVAL`, `$F…`, `$BASENAME`, `$DIRNAME`,
+//! `$SUBSTR`, `$CHOICE`, `$RANDOM_CHOICE`, `$RANDOM_INTEGER`, `$ENV`); `$$(Attr)` is left for the execute side.
 //! `if`/`elif`/`else`/`endif` choose lines at parse time, with HTCondor's
 //! conditions (numbers, booleans, `defined`, `version`; "complex
 //! conditionals" are refused, as HTCondor refuses them). Anything wrong is
@@ -2308,6 +2308,43 @@ impl Macros<'_> {
                 let path = self.argument(body, per, depth)?;
                 functions::file_parts(&name[1..], &path, self.cwd)
             }
+            F::Dirname => {
+                let path = self.argument(body, per, depth)?;
+                functions::file_parts("p", &path, self.cwd)
+            }
+            F::Basename => {
+                let (arg, suffix) = match body.rsplit_once(',') {
+                    Some((a, s)) if !s.contains(')') => (a, Some(s)),
+                    _ => (body, None),
+                };
+                let path = self.argument(arg, per, depth)?;
+                functions::basename(&path, suffix)
+            }
+            F::String => {
+                let (arg, format) = match body.split_once(',') {
+                    Some((a, f)) => (a, Some(f)),
+                    None => (body, None),
+                };
+                let value = functions::string(&self.argument(arg, per, depth)?);
+                match format {
+                    None => value,
+                    Some(f) => functions::format_string(f, &value)
+                        .ok_or_else(|| err(format!("{f:?} is not a valid format")))?,
+                }
+            }
+            F::Eval => {
+                // What does not parse is the expanded text when there was
+                // a macro in it, else nothing (HTCondor's rule).
+                let raw = self
+                    .lookup(&body.trim().to_ascii_lowercase(), per)
+                    .unwrap_or_else(|| body.to_owned());
+                let text = self.expand(&raw, per, depth + 1)?;
+                functions::evaluate(&text).unwrap_or(if raw.contains('$') {
+                    text
+                } else {
+                    String::new()
+                })
+            }
         })
     }
 
@@ -2441,8 +2478,9 @@ fn self_reference(key: &str, value: &str, previous: Option<&str>) -> String {
 }
 
 /// `$NAME(body)` at the start of `text`, when NAME is a macro function:
-/// the function, its name, its body (up to the matching parenthesis) and
-/// the text after it.
+/// the function, its name, its body and the text after it. The body ends
+/// at the first `)`, as in HTCondor (so `$EVAL(f(x))` is `$EVAL(f(x)`
+/// then `)`).
 fn function_call(text: &str) -> Option<(functions::Function, &str, &str, &str)> {
     let rest = text.strip_prefix('$')?;
     let name_len = rest
@@ -2451,21 +2489,8 @@ fn function_call(text: &str) -> Option<(functions::Function, &str, &str, &str)> 
     let name = &rest[..name_len];
     let function = functions::Function::named(name)?;
     let open = name_len + 1;
-    let mut depth = 1;
-    for (i, c) in rest[open..].char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    let body = &rest[open..open + i];
-                    return Some((function, name, body, &rest[open + i + 1..]));
-                }
-            }
-            _ => {}
-        }
-    }
-    None
+    let close = open + rest[open..].find(')')?;
+    Some((function, name, &rest[open..close], &rest[close + 1..]))
 }
 
 /// A value's ClassAd text, for messages.

@@ -1,6 +1,7 @@
 //! The macro functions of HTCondor's submit language: `$INT`, `$REAL`,
-//! `$F…` (parts of a file name), `$SUBSTR`, `$CHOICE`, `$RANDOM_CHOICE`,
-//! `$RANDOM_INTEGER` and `$ENV`. Each takes its body already split from
+//! `$STRING`, `$EVAL`, `$F…`, `$BASENAME` and `$DIRNAME` (parts of a file
+//! name), `$SUBSTR`, `$CHOICE`, `$RANDOM_CHOICE`, `$RANDOM_INTEGER` and
+//! `$ENV`. Each takes its body already split from
 //! the text (`Process,%03d` for `$INT(Process,%03d)`) and a lookup of
 //! macros; it returns the text to put in place, or the problem in words,
 //! as `condor_submit` would report it.
@@ -15,6 +16,10 @@ pub(crate) enum Function {
     Choice,
     RandomChoice,
     RandomInteger,
+    String,
+    Eval,
+    Basename,
+    Dirname,
     /// `$F` and its modifier letters.
     File,
 }
@@ -30,6 +35,10 @@ impl Function {
             "CHOICE" => Function::Choice,
             "RANDOM_CHOICE" => Function::RandomChoice,
             "RANDOM_INTEGER" => Function::RandomInteger,
+            "STRING" => Function::String,
+            "EVAL" => Function::Eval,
+            "BASENAME" => Function::Basename,
+            "DIRNAME" => Function::Dirname,
             f if f.starts_with('F')
                 && f[1..]
                     .chars()
@@ -67,6 +76,57 @@ pub(crate) fn real(text: &str) -> Option<f64> {
         crate::classad::Value::Int(i) => Some(i as f64),
         crate::classad::Value::Real(r) if r.is_finite() => Some(r),
         _ => None,
+    }
+}
+
+/// `$EVAL`: the value of a ClassAd expression of constants, a string as
+/// itself and anything else as ClassAd text; `None` when it does not parse.
+pub(crate) fn evaluate(text: &str) -> Option<String> {
+    Some(match constant(text)? {
+        crate::classad::Value::String(s) => s.to_string(),
+        other => crate::classad::unparse_value(&other),
+    })
+}
+
+/// `$STRING`: the value when it is a ClassAd expression that evaluates to
+/// a string, else the text itself.
+pub(crate) fn string(text: &str) -> String {
+    match constant(text) {
+        Some(crate::classad::Value::String(s)) => s.to_string(),
+        _ => text.to_owned(),
+    }
+}
+
+/// `printf` of one string with a format such as `%s` or `%-10s`.
+pub(crate) fn format_string(format: &str, value: &str) -> Option<String> {
+    let (before, spec, after) = one_conversion(format)?;
+    if spec.conversion != 's' {
+        return None;
+    }
+    let body: String = match spec.precision {
+        Some(p) => value.chars().take(p).collect(),
+        None => value.to_owned(),
+    };
+    let spec = Spec {
+        zero: false,
+        ..spec
+    };
+    Some(format!("{before}{}{after}", spec.pad(body)))
+}
+
+/// `$BASENAME(path[, suffix])`: the file name, without `suffix` when it
+/// ends with it (case aside).
+pub(crate) fn basename(path: &str, suffix: Option<&str>) -> String {
+    let name = file_parts("nx", path, std::path::Path::new(""));
+    match suffix.map(str::trim).filter(|s| !s.is_empty()) {
+        Some(suffix)
+            if name.len() > suffix.len()
+                && name.is_char_boundary(name.len() - suffix.len())
+                && name[name.len() - suffix.len()..].eq_ignore_ascii_case(suffix) =>
+        {
+            name[..name.len() - suffix.len()].to_owned()
+        }
+        _ => name,
     }
 }
 
@@ -364,6 +424,18 @@ mod tests {
         assert_eq!(general(2.5, 16), "2.5");
         assert_eq!(general(2.0, 16), "2");
         assert_eq!(general(1e20, 16), "1E+20");
+    }
+
+    #[test]
+    fn string_eval_basename_and_dirname() {
+        assert_eq!(evaluate("1 + 2").as_deref(), Some("3"));
+        assert_eq!(evaluate("strcat(\"a\", \"b\")").as_deref(), Some("ab"));
+        assert_eq!(string("\"quoted\""), "quoted");
+        assert_eq!(string("plain words"), "plain words");
+        assert_eq!(format_string("[%-4s]", "ab").as_deref(), Some("[ab  ]"));
+        assert_eq!(basename("/d/file.tar.gz", Some(".tar.gz")), "file");
+        assert_eq!(basename("/d/file.tar.gz", None), "file.tar.gz");
+        assert_eq!(file_parts("p", "/d/e/f.txt", Path::new("/")), "/d/e/");
     }
 
     #[test]

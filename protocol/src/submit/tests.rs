@@ -766,3 +766,16 @@ fn commands_may_be_named_by_their_attribute() {
     assert_eq!(s(&ads[0], "JobBatchName"), "named");
     assert_eq!(i(&ads[0], "JobPrio"), 4);
 }
+
+#[test]
+fn string_eval_basename_and_dirname_expand_as_in_htcondor() {
+    let ads = expand(
+        "F = /data/run/file.tar.gz\nS = \"q v\"\nexecutable = /bin/x\n\
+         arguments = $EVAL(2 * 3) $BASENAME(F, .tar.gz) $DIRNAME(F) $STRING(S)\nqueue\n",
+    )
+    .unwrap();
+    assert_eq!(s(&ads[0], "Args"), "6 file /data/run/ q v");
+    // A function's body ends at the first ')', as HTCondor reads it.
+    let ads = expand("executable = /bin/x\narguments = $EVAL(f(1))x\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "Args"), ")x");
+}

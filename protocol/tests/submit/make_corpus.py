@@ -332,6 +332,23 @@ executable = a.out
 arguments = $RANDOM_INTEGER(4, 4)
 queue
 """)
+case("macro_string", """
+S = "quoted value"
+executable = a.out
+arguments = $STRING(S) [$STRING(S,%-14s)]
+queue
+""")
+case("macro_eval", """
+executable = a.out
+arguments = $EVAL(2 * 3) $EVAL(strcat("a", "b")) $EVAL(1 < 2)
+queue
+""")
+case("macro_basename_dirname", """
+F = /data/run/file.tar.gz
+executable = a.out
+arguments = $BASENAME(F) $BASENAME(F, .tar.gz) $DIRNAME(F)
+queue
+""")
 case("macro_env", """
 executable = a.out
 arguments = $ENV(STARLING_SUBMIT_TEST)
