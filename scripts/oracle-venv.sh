@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Create (idempotently) the Python venv holding HTCondor's ClassAd library,
-# used as the oracle of the ClassAd differential-conformance tests
-# (protocol/tests/conformance/oracle.py).
+# Create (idempotently) the Python venv holding HTCondor's Python package,
+# the oracle of the differential ClassAd suite (protocol/tests/conformance/
+# oracle.py) and submit suite (protocol/tests/submit/oracle.py).
 #
 #   scripts/oracle-venv.sh            # prints the venv's python on the last line
 #   STARLING_ORACLE_VENV=/some/dir scripts/oracle-venv.sh
@@ -42,6 +42,18 @@ import classad2
 classad2.ExprTree("1 + 1").eval()
 PYEOF
 }
+
+# The submit suite's oracle compiles a few lines of C++ against the wheel's
+# library (protocol/tests/submit/oracle_shim.cpp).
+if ! command -v "${CXX:-g++}" >/dev/null 2>&1; then
+    if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+        log "installing g++ with apt-get (for the submit oracle)"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get install -y -qq g++ >&2 || { apt-get update -qq >&2 && apt-get install -y -qq g++ >&2; }
+    else
+        log "warning: no C++ compiler (${CXX:-g++}); the submit differential suite needs one"
+    fi
+fi
 
 if venv_ok; then
     log "up to date: $VENV (htcondor==$HTCONDOR_VERSION)"

@@ -6,13 +6,21 @@
 //! evaluating macros per proc as `condor_submit` does: `$(Cluster)`,
 //! `$(Process)`, `$(Item)`, `$(Step)`, `$(Row)`, `$(ItemIndex)`, any key set
 //! anywhere in the file (the latest value at each `queue`), `$(NAME:default)`
-//! and `$ENV(NAME)`; `$$(Attr)` is left for the execute side. Anything
-//! wrong is a [`SubmitError`] naming the file, the line and the problem, and
-//! nothing is produced from a file with an error.
+//! (an undefined macro is empty) and the macro functions of `functions`
+//! (`$INT`, `$REAL`, `$STRING`, `$EVAL`, `$F…`, `$BASENAME`, `$DIRNAME`,
+//! `$SUBSTR`, `$CHOICE`, `$RANDOM_CHOICE`, `$RANDOM_INTEGER`, `$ENV`); `$$(Attr)` is left for the execute side.
+//! `if`/`elif`/`else`/`endif` choose lines at parse time, with HTCondor's
+//! conditions (numbers, booleans, `defined`, `version`; "complex
+//! conditionals" are refused, as HTCondor refuses them). Anything wrong is
+//! a [`SubmitError`] naming the file, the line and the problem, and nothing
+//! is produced from a file with an error.
 //!
 //! A key that is neither a submit command nor used as a macro anywhere in
-//! the file is an error (`exectuable = a.out` would otherwise be ignored
-//! and the job fail later for want of an executable).
+//! the file is a warning with a "did you mean" ([`Description::warnings`]),
+//! as in HTCondor; so are HTCondor commands Starling does not carry out
+//! (`IGNORED`, each with why).
+//!
+//! `tests/submit/` compares all this with HTCondor's own submit code.
 //!
 //! Values are checked at the door ([`values`]): names and paths are one
 //! line of printable text, paths fit `PATH_MAX` and `NAME_MAX`, requests
@@ -23,6 +31,7 @@
 //! no directory.
 
 pub mod args;
+mod functions;
 pub mod gpus;
 pub mod kill_sig;
 pub mod values;
@@ -43,6 +52,11 @@ pub const MAX_PROCS: usize = 100_000;
 pub const MAX_MACRO_DEPTH: usize = 32;
 /// Largest file `queue ... from FILE` reads, in bytes.
 pub const MAX_ITEMS_FILE_LEN: usize = 16 << 20;
+/// Deepest nesting of `include : FILE`.
+pub const MAX_INCLUDE_DEPTH: usize = 8;
+/// Statements read from the nth included file carry line numbers offset
+/// by `n` times this, so that errors name that file and its own line.
+const INCLUDE_LINE_BASE: usize = 1 << 32;
 /// Longest expanded value, in bytes.
 pub const MAX_VALUE_LEN: usize = 256 << 10;
 
@@ -215,8 +229,97 @@ enum Statement {
         count: Option<String>,
         vars: Vec<String>,
         items: Items,
+        /// `[start:end:step]` before the items, Python's slice.
+        slice: Option<Slice>,
         line: usize,
     },
+}
+
+/// A `queue` statement's `[start:end:step]`: which items are queued.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Slice {
+    start: Option<i64>,
+    end: Option<i64>,
+    step: Option<i64>,
+}
+
+impl Slice {
+    /// Reads `[a:b:c]` (each part optional) at the start of `text`; the
+    /// slice and the text after it.
+    fn parse(text: &str) -> Result<Option<(Slice, &str)>, String> {
+        let Some(rest) = text.strip_prefix('[') else {
+            return Ok(None);
+        };
+        let end = rest
+            .find(']')
+            .ok_or_else(|| format!("the slice {text:?} has no ']'"))?;
+        let parts: Vec<&str> = rest[..end].split(':').collect();
+        if parts.len() > 3 {
+            return Err(format!(
+                "[{}] is not a slice [start:end:step]",
+                &rest[..end]
+            ));
+        }
+        let num = |i: usize| -> Result<Option<i64>, String> {
+            match parts.get(i).map(|p| p.trim()) {
+                None | Some("") => Ok(None),
+                Some(p) => p
+                    .parse()
+                    .map(Some)
+                    .map_err(|_| format!("{p:?} in a slice is not a whole number")),
+            }
+        };
+        let slice = Slice {
+            start: num(0)?,
+            end: num(1)?,
+            step: num(2)?,
+        };
+        if slice.step == Some(0) {
+            return Err("a slice's step cannot be 0".to_owned());
+        }
+        if parts.len() == 1 && slice.start.is_some() {
+            // `[n]`: the one item n.
+            return Ok(Some((
+                Slice {
+                    end: slice.start.map(|s| {
+                        if s == -1 {
+                            i64::MAX
+                        } else {
+                            s.saturating_add(1)
+                        }
+                    }),
+                    ..slice
+                },
+                rest[end + 1..].trim_start(),
+            )));
+        }
+        Ok(Some((slice, rest[end + 1..].trim_start())))
+    }
+
+    /// Whether item `index` of `len` is selected (Python's rules).
+    fn selects(&self, index: usize, len: usize) -> bool {
+        // In i128, so that no bound a user writes overflows.
+        let len = len as i128;
+        let at = |v: i64| {
+            let v = i128::from(v);
+            if v < 0 {
+                (len + v).max(0)
+            } else {
+                v.min(len)
+            }
+        };
+        let step = i128::from(self.step.unwrap_or(1));
+        let i = index as i128;
+        if step > 0 {
+            let start = self.start.map_or(0, at);
+            let end = self.end.map_or(len, at);
+            i >= start && i < end && (i - start) % step == 0
+        } else {
+            let start = self.start.map_or(len - 1, |v| at(v).min(len - 1));
+            let end = self.end.map_or(-1, at);
+            i <= start && i > end && (start - i) % (-step) == 0
+        }
+    }
 }
 
 /// A parsed submit file.
@@ -224,6 +327,12 @@ enum Statement {
 pub struct Description {
     file: String,
     statements: Vec<Statement>,
+    warnings: Vec<SubmitError>,
+    /// The files `include` read, in order: the statements of the nth
+    /// have lines offset by `n * INCLUDE_LINE_BASE`.
+    includes: Vec<String>,
+    /// Macros named by `if` conditions (so not unused).
+    in_conditions: std::collections::BTreeSet<String>,
 }
 
 /// The commands `starling submit` knows, lower case (and the GPU ones,
@@ -260,6 +369,7 @@ const COMMANDS: &[&str] = &[
     "hold",
     "batch_name",
     "max_retries",
+    "nice_user",
     "periodic_hold",
     "periodic_release",
     "periodic_remove",
@@ -277,6 +387,156 @@ const COMMANDS: &[&str] = &[
     "description",
 ];
 
+/// Job attribute names HTCondor takes for the commands that set them,
+/// lower case, with the command.
+const ATTRIBUTE_ALIASES: &[(&str, &str)] = &[
+    ("jobbatchname", "batch_name"),
+    ("jobdescription", "description"),
+    ("notifyuser", "notify_user"),
+    ("jobprio", "priority"),
+    ("prio", "priority"),
+    ("jobmaxvacatetime", "job_max_vacate_time"),
+    ("checkpointexitcode", "checkpoint_exit_code"),
+];
+
+/// HTCondor 25's submit commands that Starling accepts and ignores, each
+/// with why it has no effect here.
+const IGNORED: &[(&str, &str)] = &[
+    (
+        "concurrency_limits",
+        "Starling has no pool-wide concurrency limits yet",
+    ),
+    ("allowed_execute_duration", "not enforced by Starling yet"),
+    ("allowed_job_duration", "not enforced by Starling yet"),
+    (
+        "want_graceful_removal",
+        "Starling always sends the kill signal first",
+    ),
+    (
+        "transfer_output_remaps",
+        "Starling does not remap output files yet",
+    ),
+    ("use_oauth_services", "Starling has no credential service"),
+    (
+        "retry_request_memory",
+        "Starling does not retry with more memory yet",
+    ),
+    (
+        "retry_request_memory_increase",
+        "Starling does not retry with more memory yet",
+    ),
+    (
+        "retry_request_memory_max",
+        "Starling does not retry with more memory yet",
+    ),
+    ("transfer_output", "only for the grid universe"),
+    ("transfer_input", "only for the grid universe"),
+    ("transfer_error", "only for the grid universe"),
+    ("max_idle", "Starling materialises every job at submit"),
+    (
+        "max_materialize",
+        "Starling materialises every job at submit",
+    ),
+    ("stream_output", "output comes back when the job ends"),
+    ("stream_error", "errors come back when the job ends"),
+    ("stream_input", "input goes with the job when it starts"),
+    ("output_directory", "not supported by Starling yet"),
+    ("success_exit_code", "not supported by Starling yet"),
+    (
+        "job_lease_duration",
+        "Starling's claims keep their own leases",
+    ),
+    ("coresize", "Starling does not limit core files"),
+    ("image_size", "Starling schedules by request_memory"),
+    (
+        "leave_in_queue",
+        "Starling keeps finished jobs in its history",
+    ),
+    ("max_transfer_input_mb", "not enforced by Starling yet"),
+    ("max_transfer_output_mb", "not enforced by Starling yet"),
+    ("preserve_relative_paths", "not supported by Starling yet"),
+    ("want_remote_io", "Starling has no remote I/O"),
+    ("want_io_proxy", "Starling has no remote I/O"),
+    ("encrypt_input_files", "Starling encrypts every transfer"),
+    ("encrypt_output_files", "Starling encrypts every transfer"),
+    (
+        "dont_encrypt_input_files",
+        "Starling encrypts every transfer",
+    ),
+    (
+        "dont_encrypt_output_files",
+        "Starling encrypts every transfer",
+    ),
+    ("job_machine_attrs", "not recorded by Starling yet"),
+    ("periodic_vacate", "not supported by Starling yet"),
+    ("submit_event_notes", "Starling's user log has no notes"),
+    ("load_profile", "Starling runs jobs without a login profile"),
+    (
+        "run_as_owner",
+        "Starling runs jobs as its configured account",
+    ),
+    ("skip_filechecks", "Starling always checks the files"),
+    ("machine_count", "a vanilla job runs on one machine"),
+    (
+        "grid_resource",
+        "only for the grid universe, which Starling refuses",
+    ),
+];
+
+/// HTCondor 25's submit commands whose job Starling would run wrongly if
+/// it ignored them (at the wrong time, outside its container): refused,
+/// each with why.
+const REFUSED: &[(&str, &str)] = &[
+    (
+        "docker_image",
+        "Starling cannot run containers yet (no machine advertises a container runtime)",
+    ),
+    (
+        "container_image",
+        "Starling cannot run containers yet (no machine advertises a container runtime)",
+    ),
+    (
+        "deferral_time",
+        "Starling has no deferred start yet: submit the job when it should start",
+    ),
+    (
+        "deferral_window",
+        "Starling has no deferred start yet: submit the job when it should start",
+    ),
+    (
+        "deferral_prep_time",
+        "Starling has no deferred start yet: submit the job when it should start",
+    ),
+    (
+        "cron_minute",
+        "Starling has no cron jobs: submit from cron instead",
+    ),
+    (
+        "cron_hour",
+        "Starling has no cron jobs: submit from cron instead",
+    ),
+    (
+        "cron_day_of_month",
+        "Starling has no cron jobs: submit from cron instead",
+    ),
+    (
+        "cron_month",
+        "Starling has no cron jobs: submit from cron instead",
+    ),
+    (
+        "cron_day_of_week",
+        "Starling has no cron jobs: submit from cron instead",
+    ),
+    (
+        "cron_prep_time",
+        "Starling has no cron jobs: submit from cron instead",
+    ),
+    (
+        "cron_window",
+        "Starling has no cron jobs: submit from cron instead",
+    ),
+];
+
 /// Attribute names of the commands that are ClassAd expressions.
 const EXPRESSIONS: &[(&str, &str)] = &[
     ("periodic_hold", "PeriodicHold"),
@@ -290,7 +550,6 @@ const EXPRESSIONS: &[(&str, &str)] = &[
     ("on_exit_hold_subcode", "OnExitHoldSubCode"),
     ("job_max_vacate_time", "JobMaxVacateTime"),
     ("checkpoint_exit_code", "CheckpointExitCode"),
-    ("max_retries", "MaxRetries"),
 ];
 
 /// Most store peers a job may ask to keep its checkpoint.
@@ -298,6 +557,96 @@ pub const MAX_CHECKPOINT_REPLICAS: i64 = crate::checkpoint::MAX_REPLICAS as i64;
 
 /// Parses a submit file. `file` names it in errors.
 pub fn parse(file: &str, text: &str) -> Result<Description, SubmitError> {
+    parse_source(file, text, None)
+}
+
+/// [`parse`], reading the files `include : FILE` names (relative to `dir`,
+/// the submitter's working directory) through `env`, at most
+/// [`MAX_INCLUDE_DEPTH`] deep and [`MAX_FILE_LEN`] bytes in all.
+pub fn parse_with_includes(
+    file: &str,
+    text: &str,
+    dir: &Path,
+    env: &dyn Environment,
+) -> Result<Description, SubmitError> {
+    parse_source(file, text, Some(&Includer { dir, env }))
+}
+
+/// Where included files come from.
+struct Includer<'a> {
+    dir: &'a Path,
+    env: &'a dyn Environment,
+}
+
+/// What parsing has gathered so far, over the file and its includes.
+#[derive(Default)]
+struct Parsed {
+    statements: Vec<Statement>,
+    /// The macros set so far, for `if` conditions.
+    defined: BTreeMap<String, String>,
+    /// The included files, in order (see [`INCLUDE_LINE_BASE`]).
+    sources: Vec<String>,
+    /// Macros `if` conditions name: used, for [`Description::warnings`].
+    in_conditions: std::collections::BTreeSet<String>,
+    bytes: usize,
+}
+
+/// Macros `condor_submit` defines on a Linux machine before the file.
+const PLATFORM_MACROS: &[(&str, &str)] = &[("islinux", "true"), ("iswindows", "false")];
+
+fn parse_source(
+    file: &str,
+    text: &str,
+    includes: Option<&Includer<'_>>,
+) -> Result<Description, SubmitError> {
+    let mut parsed = Parsed::default();
+    for (name, value) in PLATFORM_MACROS {
+        parsed
+            .defined
+            .insert((*name).to_owned(), (*value).to_owned());
+    }
+    read_text(&mut parsed, file, text, 0, includes, 0)?;
+    let mut description = Description {
+        file: file.to_owned(),
+        statements: parsed.statements,
+        warnings: Vec::new(),
+        includes: parsed.sources,
+        in_conditions: parsed.in_conditions,
+    };
+    description.check_keys();
+    if let Some((line, key, why)) = description.statements.iter().find_map(|s| match s {
+        Statement::Set { key, line, .. } => REFUSED
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, why)| (*line, key.clone(), *why)),
+        _ => None,
+    }) {
+        return Err(description.error(line, format!("{key}: not supported: {why}")));
+    }
+    if !description
+        .statements
+        .iter()
+        .any(|s| matches!(s, Statement::Queue { .. }))
+    {
+        return Err(SubmitError {
+            file: file.to_owned(),
+            line: 0,
+            problem: "there is no queue statement: nothing would be submitted".to_owned(),
+        });
+    }
+    Ok(description)
+}
+
+/// Reads one file's lines into `parsed`; its statements' lines are offset
+/// by `base` (0 for the submit file itself).
+fn read_text(
+    parsed: &mut Parsed,
+    file: &str,
+    text: &str,
+    base: usize,
+    includes: Option<&Includer<'_>>,
+    depth: usize,
+) -> Result<(), SubmitError> {
     let err = |line: usize, problem: String| SubmitError {
         file: file.to_owned(),
         line,
@@ -310,7 +659,8 @@ pub fn parse(file: &str, text: &str) -> Result<Description, SubmitError> {
         ));
     }
     let lines = logical_lines(text).map_err(|(l, p)| err(l, p))?;
-    let mut statements = Vec::new();
+    // The open `if`s of this file.
+    let mut conditions: Vec<Branch> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
         let (line, body) = (lines[i].0, lines[i].1.as_str());
@@ -322,6 +672,109 @@ pub fn parse(file: &str, text: &str) -> Result<Description, SubmitError> {
             ));
         }
         let lower = body.to_ascii_lowercase();
+        let word = lower.split_whitespace().next().unwrap_or("");
+        if matches!(word, "if" | "elif" | "else" | "endif") {
+            let rest = body[word.len()..].trim();
+            referenced(rest, &mut parsed.in_conditions);
+            if let Some(name) = rest
+                .trim_start_matches(['!', ' ', '\t'])
+                .strip_prefix("defined")
+            {
+                parsed
+                    .in_conditions
+                    .insert(name.trim().to_ascii_lowercase());
+            }
+            let active = conditions.iter().all(|c: &Branch| c.active);
+            match word {
+                "if" => {
+                    let value = if active {
+                        condition(rest, &parsed.defined).map_err(|p| err(line, p))?
+                    } else {
+                        false
+                    };
+                    conditions.push(Branch {
+                        active: value,
+                        taken: value,
+                        line,
+                        seen_else: false,
+                    });
+                }
+                "elif" | "else" => {
+                    let parent = conditions.len() > 1
+                        && conditions[..conditions.len() - 1].iter().all(|c| c.active);
+                    let parent = parent || conditions.len() == 1;
+                    let Some(top) = conditions.last_mut() else {
+                        return Err(err(line, format!("{word} without an if")));
+                    };
+                    if top.seen_else {
+                        return Err(err(line, format!("{word} after else")));
+                    }
+                    let value = if top.taken || !parent {
+                        false
+                    } else if word == "else" {
+                        true
+                    } else {
+                        condition(rest, &parsed.defined).map_err(|p| err(line, p))?
+                    };
+                    top.seen_else = word == "else";
+                    top.active = value;
+                    top.taken |= value;
+                }
+                _ => {
+                    if conditions.pop().is_none() {
+                        return Err(err(line, "endif without an if".to_owned()));
+                    }
+                }
+            }
+            continue;
+        }
+        if !conditions.iter().all(|c| c.active) {
+            continue;
+        }
+        if word == "include" || lower.starts_with("include:") {
+            let rest = body["include".len()..].trim_start();
+            let Some(target) = rest.strip_prefix(':') else {
+                let problem = if rest.to_ascii_lowercase().starts_with("command") {
+                    "include command : runs a program; starling submit runs no program named \
+                     in a submit file: run it yourself and include its output as a file"
+                } else {
+                    "expected `include : FILE`"
+                };
+                return Err(err(line, problem.to_owned()));
+            };
+            let target = expand_simple(target.trim(), &parsed.defined, 0);
+            let Some(includer) = includes else {
+                return Err(err(
+                    line,
+                    format!("include : {target}: included files are read only where the submitter's files are"),
+                ));
+            };
+            if depth >= MAX_INCLUDE_DEPTH {
+                return Err(err(
+                    line,
+                    format!("include : {target}: includes nest deeper than {MAX_INCLUDE_DEPTH}"),
+                ));
+            }
+            let path = resolve(includer.dir, &target);
+            let included = includer.env.read_file(&path).map_err(|e| {
+                err(
+                    line,
+                    format!("include : cannot read {}: {e}", path.display()),
+                )
+            })?;
+            parsed.bytes += included.len();
+            if parsed.bytes > MAX_FILE_LEN {
+                return Err(err(
+                    line,
+                    format!("include : {target}: the file and its includes come to more than {MAX_FILE_LEN} bytes"),
+                ));
+            }
+            let name = path.display().to_string();
+            parsed.sources.push(name.clone());
+            let included_base = parsed.sources.len() * INCLUDE_LINE_BASE;
+            read_text(parsed, &name, &included, included_base, includes, depth + 1)?;
+            continue;
+        }
         if lower == "queue" || lower.starts_with("queue ") || lower.starts_with("queue\t") {
             let mut rest = body[5..].trim().to_owned();
             // A parenthesised list may go on over several lines.
@@ -338,7 +791,9 @@ pub fn parse(file: &str, text: &str) -> Result<Description, SubmitError> {
                     }
                 }
             }
-            statements.push(parse_queue(&rest, line).map_err(|p| err(line, p))?);
+            parsed
+                .statements
+                .push(parse_queue(&rest, base + line).map_err(|p| err(line, p))?);
             continue;
         }
         let Some((key, value)) = body.split_once('=') else {
@@ -367,10 +822,10 @@ pub fn parse(file: &str, text: &str) -> Result<Description, SubmitError> {
             if !value.contains("$(") {
                 parse_expr(&value).map_err(|e| err(line, format!("+{attr} = {value}: {e}")))?;
             }
-            statements.push(Statement::Set {
+            parsed.statements.push(Statement::Set {
                 key: format!("my.{attr}"),
                 value,
-                line,
+                line: base + line,
             });
             continue;
         }
@@ -381,28 +836,148 @@ pub fn parse(file: &str, text: &str) -> Result<Description, SubmitError> {
         {
             return Err(err(line, format!("{key:?} is not a command name")));
         }
-        statements.push(Statement::Set {
+        // HTCondor also takes a command by the name of the attribute it
+        // sets (`JobBatchName = x` for `batch_name = x`).
+        let lower_key = ATTRIBUTE_ALIASES
+            .iter()
+            .find(|(alias, _)| *alias == lower_key)
+            .map_or(lower_key, |(_, command)| (*command).to_owned());
+        let value = self_reference(
+            &lower_key,
+            &value,
+            parsed.defined.get(&lower_key).map(String::as_str),
+        );
+        parsed.defined.insert(lower_key.clone(), value.clone());
+        parsed.statements.push(Statement::Set {
             key: lower_key,
             value,
-            line,
+            line: base + line,
         });
     }
-    let description = Description {
-        file: file.to_owned(),
-        statements,
-    };
-    description.check_keys()?;
-    if !description
-        .statements
-        .iter()
-        .any(|s| matches!(s, Statement::Queue { .. }))
-    {
-        return Err(err(
-            0,
-            "there is no queue statement: nothing would be submitted".to_owned(),
-        ));
+    if let Some(open) = conditions.last() {
+        return Err(err(open.line, "this if has no endif".to_owned()));
     }
-    Ok(description)
+    Ok(())
+}
+
+/// One open `if`: whether its lines count now, whether a branch was
+/// taken, where it opened.
+struct Branch {
+    active: bool,
+    taken: bool,
+    line: usize,
+    seen_else: bool,
+}
+
+/// The HTCondor version whose submit language this is, for `if version`.
+const HTCONDOR_VERSION: [i64; 3] = [25, 14, 1];
+
+/// The value of an `if`/`elif` condition as HTCondor reads one: a number,
+/// a boolean word, `defined NAME`, `version OP X.Y[.Z]`, any of them after
+/// macro expansion and a leading `!`. Anything else ("complex
+/// conditionals") HTCondor refuses, and so does Starling.
+fn condition(text: &str, macros: &BTreeMap<String, String>) -> Result<bool, String> {
+    let expanded = expand_simple(text, macros, 0);
+    let t = expanded.trim();
+    if let Some(rest) = t.strip_prefix('!') {
+        return condition(rest, macros).map(|v| !v);
+    }
+    if let Ok(n) = t.parse::<f64>() {
+        return Ok(n != 0.0);
+    }
+    if let Some(b) = parse_bool(t).filter(|_| !t.chars().all(|c| c.is_ascii_digit())) {
+        return Ok(b);
+    }
+    let lower = t.to_ascii_lowercase();
+    if let Some(name) = lower.strip_prefix("defined") {
+        let name = name.trim();
+        if name.is_empty() {
+            return Ok(false);
+        }
+        if name.parse::<f64>().is_ok() || parse_bool(name).is_some() {
+            return Ok(true);
+        }
+        if !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+        {
+            return Err(format!(
+                "{t:?} is not a valid if condition: defined takes a macro name, a boolean or a number"
+            ));
+        }
+        return Ok(macros.get(name).is_some_and(|v| !v.is_empty()));
+    }
+    if let Some(rest) = lower.strip_prefix("version") {
+        let rest = rest.trim();
+        let (negated, rest) = match rest.strip_prefix('!') {
+            Some(r) => (true, r),
+            None => (false, rest),
+        };
+        let op_len = rest
+            .find(|c: char| !"<=>".contains(c))
+            .unwrap_or(rest.len());
+        let (op, version) = rest.split_at(op_len);
+        let parts: Vec<i64> = version
+            .trim()
+            .trim_start_matches(['v', 'V'])
+            .split('.')
+            .map(|p| p.trim().parse::<i64>())
+            .collect::<Result<_, _>>()
+            .map_err(|_| format!("{t:?}: the version literal is invalid"))?;
+        if parts.len() < 2 || parts.len() > 3 || parts[0] < 6 {
+            return Err(format!("{t:?}: the version literal is invalid"));
+        }
+        let given = [
+            parts[0],
+            parts[1],
+            parts.get(2).copied().unwrap_or(HTCONDOR_VERSION[2]),
+        ];
+        let ordering = HTCONDOR_VERSION.cmp(&given);
+        use std::cmp::Ordering::*;
+        let value = match op {
+            ">" => ordering == Greater,
+            ">=" => ordering != Less,
+            "<" => ordering == Less,
+            "<=" => ordering != Greater,
+            "==" | "=" => ordering == Equal,
+            _ => return Err(format!("{t:?}: {op:?} is not a comparison")),
+        };
+        return Ok(value != negated);
+    }
+    Err(format!(
+        "{t:?} is not a valid if condition: complex conditionals are not supported (as in \
+         HTCondor: use a number, true/false, `defined NAME` or `version >= X.Y`)"
+    ))
+}
+
+/// `$(NAME)` and `$(NAME:default)` replaced by the macros set so far, for
+/// `if` conditions.
+fn expand_simple(text: &str, macros: &BTreeMap<String, String>, depth: usize) -> String {
+    if depth > MAX_MACRO_DEPTH {
+        return String::new();
+    }
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("$(") {
+        out.push_str(&rest[..at]);
+        let body = &rest[at + 2..];
+        let Some(end) = body.find(')') else {
+            out.push_str(&rest[at..]);
+            return out;
+        };
+        let inner = &body[..end];
+        let (name, default) = match inner.split_once(':') {
+            Some((n, d)) => (n.trim(), Some(d)),
+            None => (inner.trim(), None),
+        };
+        match macros.get(&name.to_ascii_lowercase()) {
+            Some(v) => out.push_str(&expand_simple(v, macros, depth + 1)),
+            None => out.push_str(default.unwrap_or("")),
+        }
+        rest = &body[end + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Joins continuation lines, drops comments and blank lines; each line
@@ -446,6 +1021,7 @@ fn parse_queue(rest: &str, _line: usize) -> Result<Statement, String> {
             count: None,
             vars: Vec::new(),
             items: Items::None,
+            slice: None,
             line,
         });
     }
@@ -469,11 +1045,16 @@ fn parse_queue(rest: &str, _line: usize) -> Result<Statement, String> {
             count: Some(rest.to_owned()),
             vars: Vec::new(),
             items: Items::None,
+            slice: None,
             line,
         });
     };
     let head = rest[..at.saturating_sub(0).min(rest.len())].trim();
     let tail = rest[(at + keyword.len() - 1).min(rest.len())..].trim();
+    let (slice, tail) = match Slice::parse(tail)? {
+        Some((slice, tail)) => (Some(slice), tail),
+        None => (None, tail),
+    };
     let mut words: Vec<&str> = head
         .split(|c: char| c.is_whitespace() || c == ',')
         .filter(|w| !w.is_empty())
@@ -502,6 +1083,11 @@ fn parse_queue(rest: &str, _line: usize) -> Result<Statement, String> {
                 Items::List(list_items(tail, false)?)
             } else if tail.is_empty() {
                 return Err("`queue ... from` needs a file name or a ( list )".to_owned());
+            } else if tail.ends_with('|') {
+                return Err(format!(
+                    "`queue ... from {tail}` runs a program; starling submit runs no program \
+                     named in a submit file: write its output to a file and queue from that"
+                ));
             } else {
                 Items::File(tail.to_owned())
             }
@@ -535,6 +1121,7 @@ fn parse_queue(rest: &str, _line: usize) -> Result<Statement, String> {
         count,
         vars,
         items,
+        slice,
         line,
     })
 }
@@ -542,27 +1129,28 @@ fn parse_queue(rest: &str, _line: usize) -> Result<Statement, String> {
 /// The items of `( a, b, c )` (commas or new lines separate them when
 /// `commas`, else each line is an item).
 fn list_items(tail: &str, commas: bool) -> Result<Vec<String>, String> {
-    let inner = tail
+    let inner = match tail
         .strip_prefix('(')
         .and_then(|t| t.trim_end().strip_suffix(')'))
-        .ok_or_else(|| format!("expected a ( list ), not {tail:?}"))?;
-    let items: Vec<String> = if commas && !inner.contains('\n') {
+    {
+        Some(inner) => inner,
+        // `queue name in A, B, C`: the rest of the line is the list.
+        None if commas && !tail.starts_with('(') => tail,
+        None => return Err(format!("expected a ( list ), not {tail:?}")),
+    };
+    let items: Vec<String> = if commas {
+        // `in`: items are separated by commas and white space.
         inner
-            .split(',')
-            .map(|s| s.trim().to_owned())
+            .lines()
+            .filter(|l| !l.trim_start().starts_with('#'))
+            .flat_map(|l| l.split(|c: char| c == ',' || c.is_whitespace()))
             .filter(|s| !s.is_empty())
+            .map(str::to_owned)
             .collect()
     } else {
         inner
             .lines()
-            .flat_map(|l| {
-                if commas && !l.contains(' ') {
-                    l.split(',').map(str::to_owned).collect::<Vec<_>>()
-                } else {
-                    vec![l.to_owned()]
-                }
-            })
-            .map(|s| s.trim().trim_end_matches(',').trim().to_owned())
+            .map(|s| s.trim().to_owned())
             .filter(|s| !s.is_empty() && !s.starts_with('#'))
             .collect()
     };
@@ -586,23 +1174,31 @@ fn referenced(value: &str, into: &mut std::collections::BTreeSet<String>) {
 
 impl Description {
     fn error(&self, line: usize, problem: impl Into<String>) -> SubmitError {
+        let (file, line) = match (line / INCLUDE_LINE_BASE).checked_sub(1) {
+            Some(n) => (
+                self.includes.get(n).cloned().unwrap_or_default(),
+                line % INCLUDE_LINE_BASE,
+            ),
+            None => (self.file.clone(), line),
+        };
         SubmitError {
-            file: self.file.clone(),
+            file,
             line,
             problem: problem.into(),
         }
     }
 
-    fn is_queue_variable(&self, name: &str) -> bool {
-        name == "item"
-            || self.statements.iter().any(
-                |s| matches!(s, Statement::Queue { vars, .. } if vars.iter().any(|v| v == name)),
-            )
+    /// What the file says that Starling ignores, as warnings naming the
+    /// line: keys that are neither a command, a `+Attr` nor a macro used
+    /// anywhere (with a "did you mean"), and HTCondor commands Starling
+    /// does not carry out.
+    pub fn warnings(&self) -> &[SubmitError] {
+        &self.warnings
     }
 
-    /// Every key must be a command, a `+Attr`, or a macro used somewhere.
-    fn check_keys(&self) -> Result<(), SubmitError> {
-        let mut used = std::collections::BTreeSet::new();
+    /// Finds the keys [`Description::warnings`] reports.
+    fn check_keys(&mut self) {
+        let mut used = self.in_conditions.clone();
         for s in &self.statements {
             match s {
                 Statement::Set { value, .. } => referenced(value, &mut used),
@@ -621,10 +1217,40 @@ impl Description {
                 }
             }
         }
+        let mut warnings = Vec::new();
         for s in &self.statements {
-            if let Statement::Set { key, line, .. } = s {
+            if let Statement::Set { key, line, value } = s {
+                if ["request_memory", "request_disk"].contains(&key.as_str())
+                    && retry_list(value).is_some()
+                {
+                    warnings.push(self.error(
+                        *line,
+                        format!(
+                            "{key}: only the first size is requested; Starling does not \
+                             retry with larger requests yet"
+                        ),
+                    ));
+                }
+                if key == "max_retries" {
+                    warnings.push(
+                        self.error(
+                            *line,
+                            "max_retries: written into the job as HTCondor writes it \
+                         (JobMaxRetries, OnExitRemove), but Starling does not count \
+                         NumJobCompletions yet, so a failed job is not run again"
+                                .to_owned(),
+                        ),
+                    );
+                }
                 let known = |k: &str| COMMANDS.contains(&k) || gpus::COMMANDS.contains(&k);
                 if key.starts_with("my.") || known(key) || used.contains(key) {
+                    continue;
+                }
+                if let Some((_, why)) = IGNORED.iter().find(|(c, _)| c == key) {
+                    warnings.push(self.error(
+                        *line,
+                        format!("{key}: an HTCondor command Starling ignores ({why})"),
+                    ));
                     continue;
                 }
                 let hint = COMMANDS
@@ -633,13 +1259,16 @@ impl Description {
                     .find(|c| close(c, key))
                     .map(|c| format!(" (did you mean {c}?)"))
                     .unwrap_or_default();
-                return Err(self.error(
+                warnings.push(self.error(
                     *line,
-                    format!("unknown command {key:?}{hint}; a macro must be used as $({key})"),
+                    format!(
+                        "{key:?} is not a submit command{hint}; as a macro it is never used \
+                         (ignored, as condor_submit does)"
+                    ),
                 ));
             }
         }
-        Ok(())
+        self.warnings = warnings;
     }
 
     /// How many procs the file queues.
@@ -655,23 +1284,33 @@ impl Description {
         env: &dyn Environment,
     ) -> Result<Vec<ClassAd>, SubmitError> {
         let mut macros: BTreeMap<String, String> = BTreeMap::new();
+        // condor_submit's name for the submit file, and its platform
+        // macros (Starling's agents run Linux).
+        macros.insert("submit_file".to_owned(), self.file.clone());
+        for (name, value) in PLATFORM_MACROS {
+            macros.insert((*name).to_owned(), (*value).to_owned());
+        }
         let mut ads = Vec::new();
         // Directories found there, each looked at once for all procs.
         let mut directories = std::collections::BTreeSet::new();
         for s in &self.statements {
             match s {
-                Statement::Set { key, value, line } => {
-                    let _ = line;
-                    macros.insert(key.clone(), value.clone());
+                Statement::Set { key, value, .. } => {
+                    // `A = $(A) more` refers to the value before this line,
+                    // as in condor_submit.
+                    let value = self_reference(key, value, macros.get(key).map(String::as_str));
+                    macros.insert(key.clone(), value);
                 }
                 Statement::Queue {
                     count,
                     vars,
                     items,
+                    slice,
                     line,
                 } => {
                     let base = Macros {
                         map: &macros,
+                        cwd,
                         env,
                         file: self,
                         line: *line,
@@ -687,7 +1326,17 @@ impl Description {
                     };
                     let rows: Vec<String> = match items {
                         Items::None => vec![String::new()],
-                        Items::List(list) => list.clone(),
+                        // Items may hold macros; empty ones are dropped.
+                        Items::List(list) => {
+                            let mut rows = Vec::with_capacity(list.len());
+                            for item in list {
+                                let item = base.expand(item, &BTreeMap::new(), 0)?;
+                                if !item.trim().is_empty() {
+                                    rows.push(item);
+                                }
+                            }
+                            rows
+                        }
                         Items::File(f) => {
                             let f = base.expand(f, &BTreeMap::new(), 0)?;
                             let path = resolve(cwd, &f);
@@ -735,7 +1384,10 @@ impl Description {
                                     .rsplit_once('/')
                                     .map(|(d, _)| format!("{d}/"))
                                     .unwrap_or_default();
-                                names.extend(found.into_iter().map(|n| format!("{prefix}{n}")));
+                                // Directories end in '/', as HTCondor lists them.
+                                let end = if *dirs { "/" } else { "" };
+                                names
+                                    .extend(found.into_iter().map(|n| format!("{prefix}{n}{end}")));
                             }
                             names
                         }
@@ -746,6 +1398,9 @@ impl Description {
                         vars.clone()
                     };
                     for (row_index, row) in rows.iter().enumerate() {
+                        if slice.is_some_and(|s| !s.selects(row_index, rows.len())) {
+                            continue;
+                        }
                         let values: Vec<String> = if var_names.len() == 1 {
                             vec![row.clone()]
                         } else {
@@ -829,10 +1484,10 @@ impl Description {
             };
 
         if let Some(u) = get("universe")? {
-            if !u.eq_ignore_ascii_case("vanilla") {
+            if let Some(why) = universe_refusal(&u) {
                 return Err(bad(
                     "universe",
-                    format!("{u:?} is not supported (only vanilla)"),
+                    format!("{u:?} is not supported (only vanilla): {why}"),
                 ));
             }
         }
@@ -867,13 +1522,15 @@ impl Description {
         set_str(
             &mut ad,
             "Cmd",
-            &resolve(&iwd, &executable).to_string_lossy(),
+            // As condor_submit: the program is named from the submit
+            // directory, not from initialdir.
+            &resolve(cwd, &executable).to_string_lossy(),
         );
         set_str(&mut ad, "Iwd", &iwd.to_string_lossy());
         set(&mut ad, "QDate", Value::Int(env.now()));
         set(&mut ad, "JobStatus", Value::Int(1));
 
-        if let Some(a) = get("arguments")?.or(get("args")?) {
+        if let Some(a) = get("arguments")?.or(get("args")?).filter(|a| !a.is_empty()) {
             let key = if m.map.contains_key("arguments") {
                 "arguments"
             } else {
@@ -884,14 +1541,35 @@ impl Description {
             } else if a.starts_with('"') {
                 return Err(bad(key, unterminated(&a)));
             } else {
-                set_str(&mut ad, "Args", &a);
-                args::split_old_args(&a)
+                // HTCondor keeps old-syntax arguments as it splits them,
+                // joined by one space (`\"` a plain double quote).
+                let argv = args::split_old_args(&a);
+                set_str(&mut ad, "Args", &argv.join(" "));
+                argv
             };
             set_str(&mut ad, "Arguments", &args::join_new(&argv));
+        } else {
+            // HTCondor writes no arguments as an empty Arguments.
+            set_str(&mut ad, "Arguments", "");
         }
         let mut environment: Vec<(String, String)> = Vec::new();
-        if get("getenv")?.is_some_and(|g| is_true(&g)) {
-            environment.extend(env.vars());
+        if let Some(g) = get("getenv")? {
+            match parse_bool(&g) {
+                Some(true) => environment.extend(env.vars()),
+                Some(false) => {}
+                // A list of names (globs allowed), as HTCondor 10 and later.
+                None => {
+                    let patterns: Vec<&str> = g
+                        .split(|c: char| c == ',' || c.is_whitespace())
+                        .filter(|p| !p.is_empty())
+                        .collect();
+                    environment.extend(
+                        env.vars()
+                            .into_iter()
+                            .filter(|(k, _)| patterns.iter().any(|p| glob_match(p, k))),
+                    );
+                }
+            }
         }
         if let Some(e) = get("environment")?.or(get("env")?) {
             let key = if m.map.contains_key("environment") {
@@ -906,7 +1584,7 @@ impl Description {
             } else if e.starts_with('"') {
                 return Err(bad(key, unterminated(&e)));
             } else {
-                set_str(&mut ad, "Env", &e);
+                // Written in the new syntax only, as HTCondor does.
                 args::split_old_env(&e).map_err(|x| bad(key, x))?
             };
             for (k, v) in pairs {
@@ -1002,17 +1680,37 @@ impl Description {
         // A program sent with the job must be here; one that is already on
         // the machines (transfer_executable = false) need not.
         if transfer_executable {
-            must_exist(env, &resolve(&iwd, &executable)).map_err(|e| bad("executable", e))?;
+            must_exist(env, &resolve(cwd, &executable)).map_err(|e| bad("executable", e))?;
         }
-        if let Some(s) = get("should_transfer_files")? {
-            let up = s.to_ascii_uppercase();
-            if !["YES", "NO", "IF_NEEDED"].contains(&up.as_str()) {
-                return Err(bad(
-                    "should_transfer_files",
-                    format!("{s:?} is not YES, NO or IF_NEEDED"),
-                ));
+        // HTCondor's defaults: IF_NEEDED, and output back when the job
+        // exits.
+        let should = match get("should_transfer_files")? {
+            None => "IF_NEEDED".to_owned(),
+            Some(s) => {
+                let mut up = s.to_ascii_uppercase();
+                // HTCondor takes ALWAYS and booleans too.
+                match parse_bool(&up) {
+                    _ if up == "ALWAYS" => up = "YES".to_owned(),
+                    Some(true) => up = "YES".to_owned(),
+                    Some(false) => up = "NO".to_owned(),
+                    None => {}
+                }
+                if !["YES", "NO", "IF_NEEDED"].contains(&up.as_str()) {
+                    return Err(bad(
+                        "should_transfer_files",
+                        format!("{s:?} is not YES, NO or IF_NEEDED"),
+                    ));
+                }
+                up
             }
-            set_str(&mut ad, "ShouldTransferFiles", &up);
+        };
+        set_str(&mut ad, "ShouldTransferFiles", &should);
+        if should == "NO" && get("transfer_input_files")?.is_some() {
+            return Err(bad(
+                "transfer_input_files",
+                "is set but should_transfer_files = NO: say YES or IF_NEEDED to send them"
+                    .to_owned(),
+            ));
         }
         if let Some(w) = get("when_to_transfer_output")? {
             let up = w.to_ascii_uppercase();
@@ -1022,13 +1720,45 @@ impl Description {
                     format!("{w:?} is not ON_EXIT or ON_EXIT_OR_EVICT"),
                 ));
             }
+            if up == "ON_EXIT_OR_EVICT" && should == "IF_NEEDED" {
+                return Err(bad(
+                    "when_to_transfer_output",
+                    "ON_EXIT_OR_EVICT needs should_transfer_files = YES (as in HTCondor)"
+                        .to_owned(),
+                ));
+            }
             set_str(&mut ad, "WhenToTransferOutput", &up);
+        } else if should != "NO" {
+            set_str(&mut ad, "WhenToTransferOutput", "ON_EXIT");
         }
+        // One machine per job, as HTCondor writes for every universe but
+        // parallel.
+        set(&mut ad, "MinHosts", Value::Int(1));
+        set(&mut ad, "MaxHosts", Value::Int(1));
+        let notification = match get("notification")? {
+            None => 0,
+            Some(n) => match n.to_ascii_lowercase().as_str() {
+                "never" => 0,
+                "always" => 1,
+                "complete" => 2,
+                "error" => 3,
+                _ => {
+                    return Err(bad(
+                        "notification",
+                        format!("{n:?} is not Never, Always, Complete or Error"),
+                    ))
+                }
+            },
+        };
+        set(&mut ad, "JobNotification", Value::Int(notification));
         // Requests: a number with an optional unit, or an expression.
         let cpus = get("request_cpus")?.unwrap_or_else(|| "1".to_owned());
         request(&mut ad, "RequestCpus", &cpus, None, values::CPUS)
             .map_err(|e| bad("request_cpus", e))?;
         let memory = get("request_memory")?.unwrap_or_else(|| "128".to_owned());
+        // A list of sizes is HTCondor's retry ladder: the first is the
+        // request (a warning says the rest is ignored).
+        let memory = retry_list(&memory).map_or(memory.clone(), str::to_owned);
         request(
             &mut ad,
             "RequestMemory",
@@ -1038,10 +1768,19 @@ impl Description {
         )
         .map_err(|e| bad("request_memory", e))?;
         let disk = get("request_disk")?.unwrap_or_else(|| "1024".to_owned());
+        let disk = retry_list(&disk).map_or(disk.clone(), str::to_owned);
         request(&mut ad, "RequestDisk", &disk, Some(Unit::Kib), values::DISK)
             .map_err(|e| bad("request_disk", e))?;
 
-        let mut resources = "(TARGET.Cpus >= RequestCpus) && (TARGET.Memory >= RequestMemory) && (TARGET.Disk >= RequestDisk)".to_owned();
+        // HTCondor's resource clauses: memory and disk (and GPUs below);
+        // cores are left to the slot, as the negotiation plan and the
+        // execute agent count them (`policies::negotiation::plan`).
+        let mut resources =
+            "(TARGET.Disk >= RequestDisk) && (TARGET.Memory >= RequestMemory)".to_owned();
+        // ... and cores when the job asks for more than one, as HTCondor.
+        if get("request_cpus")?.is_some_and(|c| c.trim() != "1") {
+            resources.push_str(" && (TARGET.Cpus >= RequestCpus)");
+        }
         let user_requirements = get("requirements")?;
         if let Some(r) = &user_requirements {
             parse_expr(r).map_err(|e| {
@@ -1078,13 +1817,22 @@ impl Description {
             None => 0,
         };
         set(&mut ad, "JobPrio", Value::Int(prio));
-        let group = get("accounting_group")?;
+        // nice_user puts the job in HTCondor's nice-user accounting group
+        // (whose share the pool's priority factors make small).
+        let nice = match get("nice_user")? {
+            None => false,
+            Some(n) => parse_bool(&n)
+                .ok_or_else(|| bad("nice_user", format!("{n:?} is not true or false")))?,
+        };
+        let group = get("accounting_group")?.or(nice.then(|| "nice-user".to_owned()));
         let group_user = get("accounting_group_user")?;
         if let Some(g) = &group {
             set_str(&mut ad, "AcctGroup", g);
         }
         if let Some(u) = &group_user {
             set_str(&mut ad, "AcctGroupUser", u);
+        } else if group.is_some() {
+            set_str(&mut ad, "AcctGroupUser", &env.owner());
         }
         // HTCondor's accounting principal: the group and its user (the
         // owner unless given), whose usage fair share counts.
@@ -1093,7 +1841,12 @@ impl Description {
             set_str(&mut ad, "AccountingGroup", &format!("{g}.{user}"));
         }
         if let Some(b) = get("batch_name")? {
-            set_str(&mut ad, "JobBatchName", &b);
+            // Written without its quotes, as HTCondor writes it.
+            let b = b
+                .strip_prefix('"')
+                .and_then(|b| b.strip_suffix('"'))
+                .unwrap_or(&b);
+            set_str(&mut ad, "JobBatchName", b);
         }
         if let Some(d) = get("description")? {
             set_str(&mut ad, "JobDescription", &d);
@@ -1104,6 +1857,50 @@ impl Description {
         for (key, name) in EXPRESSIONS {
             if let Some(v) = get(key)? {
                 set_expr(&mut ad, key, name, &v)?;
+            }
+        }
+        // max_retries as HTCondor writes it: the job leaves the queue when
+        // it succeeds or has run out of retries.
+        if let Some(n) = get("max_retries")? {
+            let n = n
+                .trim()
+                .parse::<i64>()
+                .ok()
+                .filter(|n| *n >= 0)
+                .ok_or_else(|| bad("max_retries", format!("{n:?} is not a whole number")))?;
+            set(&mut ad, "JobMaxRetries", Value::Int(n));
+            let mut remove = "NumJobCompletions > JobMaxRetries || ExitCode is 0".to_owned();
+            if let Some(user) = get("on_exit_remove")? {
+                remove = format!("{remove} || {user}");
+            }
+            set_expr(&mut ad, "max_retries", "OnExitRemove", &remove)?;
+            if get("on_exit_hold")?.is_none() {
+                set(&mut ad, "OnExitHold", Value::Bool(false));
+            }
+        }
+        if let Some(code) = get("checkpoint_exit_code")? {
+            // HTCondor's name for it, beside the one Starling's execute
+            // side reads.
+            set_expr(
+                &mut ad,
+                "checkpoint_exit_code",
+                "SuccessCheckpointExitCode",
+                &code,
+            )?;
+        }
+        // Accepted into the ad as HTCondor writes them, with a warning
+        // that Starling does not act on them (see IGNORED).
+        for (key, name) in [
+            ("concurrency_limits", "ConcurrencyLimits"),
+            ("transfer_output_remaps", "TransferOutputRemaps"),
+        ] {
+            if let Some(v) = get(key)? {
+                let v = v.trim();
+                let v = v
+                    .strip_prefix('"')
+                    .and_then(|v| v.strip_suffix('"'))
+                    .unwrap_or(v);
+                set_str(&mut ad, name, v);
             }
         }
         if let Some(k) = get("kill_sig")? {
@@ -1297,10 +2094,6 @@ fn must_exist(env: &dyn Environment, path: &Path) -> Result<(), String> {
     }
 }
 
-fn is_true(v: &str) -> bool {
-    parse_bool(v).unwrap_or(false)
-}
-
 fn parse_bool(v: &str) -> Option<bool> {
     match v.trim().to_ascii_lowercase().as_str() {
         "true" | "yes" | "t" | "y" | "1" => Some(true),
@@ -1349,6 +2142,7 @@ fn close(a: &str, b: &str) -> bool {
 /// The macros at one queue statement.
 struct Macros<'a> {
     map: &'a BTreeMap<String, String>,
+    cwd: &'a Path,
     env: &'a dyn Environment,
     file: &'a Description,
     line: usize,
@@ -1356,9 +2150,201 @@ struct Macros<'a> {
 
 impl Macros<'_> {
     fn line_of(&self, key: &str) -> Option<usize> {
-        self.file.statements.iter().rev().find_map(|s| match s {
-            Statement::Set { key: k, line, .. } if k == key && *line <= self.line => Some(*line),
+        // The latest setting before this queue statement, in file order
+        // (lines of included files are offset, so order is what counts).
+        let statements = &self.file.statements;
+        let end = statements
+            .iter()
+            .position(|s| matches!(s, Statement::Queue { line, .. } if *line == self.line))
+            .unwrap_or(statements.len());
+        statements[..end].iter().rev().find_map(|s| match s {
+            Statement::Set { key: k, line, .. } if k == key => Some(*line),
             _ => None,
+        })
+    }
+
+    /// A macro's raw value: the proc's own (queue variables, Process, …)
+    /// first, then the file's.
+    fn lookup(&self, lower: &str, per: &BTreeMap<String, String>) -> Option<String> {
+        per.get(lower).or_else(|| self.map.get(lower)).cloned()
+    }
+
+    /// The value of `name` for a function argument: the macro of that
+    /// name, expanded, else the text itself.
+    fn argument(
+        &self,
+        name: &str,
+        per: &BTreeMap<String, String>,
+        depth: usize,
+    ) -> Result<String, SubmitError> {
+        let name = name.trim();
+        match self.lookup(&name.to_ascii_lowercase(), per) {
+            Some(v) => self.expand(&v, per, depth + 1),
+            None => self.expand(name, per, depth + 1),
+        }
+    }
+
+    /// One macro function, `$NAME(body)`.
+    fn call(
+        &self,
+        function: functions::Function,
+        name: &str,
+        body: &str,
+        per: &BTreeMap<String, String>,
+        depth: usize,
+    ) -> Result<String, SubmitError> {
+        use functions::Function as F;
+        let err = |p: String| self.file.error(self.line, format!("${name}({body}): {p}"));
+        Ok(match function {
+            F::Env => {
+                let (var, default) = match body.split_once(':') {
+                    Some((v, d)) => (v.trim(), Some(d)),
+                    None => (body.trim(), None),
+                };
+                match (self.env.var(var), default) {
+                    (Some(v), _) => v,
+                    (None, Some(d)) => self.expand(d, per, depth + 1)?,
+                    (None, None) => String::new(),
+                }
+            }
+            F::Int | F::Real => {
+                let (arg, format) = match body.split_once(',') {
+                    Some((a, f)) => (a, Some(f)),
+                    None => (body, None),
+                };
+                let text = self.argument(arg, per, depth)?;
+                if function == F::Int {
+                    let n = functions::integer(&text)
+                        .ok_or_else(|| err(format!("{text:?} does not evaluate to an integer")))?;
+                    match format {
+                        None => n.to_string(),
+                        Some(f) => functions::format_int(f, n)
+                            .ok_or_else(|| err(format!("{f:?} is not a valid format")))?,
+                    }
+                } else {
+                    let r = functions::real(&text)
+                        .ok_or_else(|| err(format!("{text:?} does not evaluate to a real")))?;
+                    match format {
+                        None => functions::general(r, 16),
+                        Some(f) => functions::format_real(f, r)
+                            .ok_or_else(|| err(format!("{f:?} is not a valid format")))?,
+                    }
+                }
+            }
+            F::Substr => {
+                let mut args = body.splitn(3, ',');
+                let target = args.next().unwrap_or("").trim();
+                let start = args
+                    .next()
+                    .ok_or_else(|| err("no length specified".to_owned()))?;
+                let start = functions::integer(&self.argument(start, per, depth)?)
+                    .ok_or_else(|| err(format!("{start:?} is not a start index")))?;
+                let length = match args.next() {
+                    Some(l) => Some(
+                        functions::integer(&self.argument(l, per, depth)?)
+                            .ok_or_else(|| err(format!("{l:?} is not a length")))?,
+                    ),
+                    None => None,
+                };
+                let text: Vec<char> = match self.lookup(&target.to_ascii_lowercase(), per) {
+                    Some(v) => self.expand(&v, per, depth + 1)?.chars().collect(),
+                    None => Vec::new(),
+                };
+                let n = text.len() as i64;
+                let from = if start < 0 { n + start } else { start }.clamp(0, n);
+                let left = n - from;
+                let take = match length {
+                    None => left,
+                    Some(l) if l < 0 => (left + l).max(0),
+                    Some(l) => l.min(left),
+                };
+                text[from as usize..(from + take) as usize].iter().collect()
+            }
+            F::Choice => {
+                let (index, list) = body
+                    .split_once(',')
+                    .ok_or_else(|| err("no list".to_owned()))?;
+                let index_text = self.argument(index, per, depth)?;
+                let index = functions::integer(&index_text)
+                    .filter(|i| *i >= 0)
+                    .ok_or_else(|| err(format!("{index_text:?} is not an index")))?;
+                let list = if list.contains(',') {
+                    list.to_owned()
+                } else {
+                    let name = list.trim();
+                    let v = self
+                        .lookup(&name.to_ascii_lowercase(), per)
+                        .ok_or_else(|| err(format!("no list named {name:?}")))?;
+                    self.expand(&v, per, depth + 1)?
+                };
+                let item = functions::nth_item(&list, index as usize)
+                    .ok_or_else(|| err(format!("index {index} is out of range")))?;
+                self.expand(&item, per, depth + 1)?
+            }
+            F::RandomChoice => {
+                let items: Vec<&str> = body.split(',').collect();
+                let pick = functions::random_below(items.len() as u64) as usize;
+                self.expand(items[pick].trim(), per, depth + 1)?
+            }
+            F::RandomInteger => {
+                let args: Vec<String> = body
+                    .split(',')
+                    .map(|a| self.expand(a.trim(), per, depth + 1))
+                    .collect::<Result<_, _>>()?;
+                let num = |i: usize| args.get(i).and_then(|a| functions::integer(a));
+                let (Some(min), Some(max)) = (num(0), num(1)) else {
+                    return Err(err("needs a minimum and a maximum".to_owned()));
+                };
+                let step = num(2).unwrap_or(1).max(1);
+                if max < min {
+                    return Err(err(format!("the maximum {max} is below the minimum {min}")));
+                }
+                // In i128: any two i64 bounds fit.
+                let (min, max, step) = (i128::from(min), i128::from(max), i128::from(step));
+                let choices = u64::try_from((max - min) / step + 1).unwrap_or(u64::MAX);
+                (min + step * i128::from(functions::random_below(choices))).to_string()
+            }
+            F::File => {
+                let path = self.argument(body, per, depth)?;
+                functions::file_parts(&name[1..], &path, self.cwd)
+            }
+            F::Dirname => {
+                let path = self.argument(body, per, depth)?;
+                functions::file_parts("p", &path, self.cwd)
+            }
+            F::Basename => {
+                let (arg, suffix) = match body.rsplit_once(',') {
+                    Some((a, s)) if !s.contains(')') => (a, Some(s)),
+                    _ => (body, None),
+                };
+                let path = self.argument(arg, per, depth)?;
+                functions::basename(&path, suffix)
+            }
+            F::String => {
+                let (arg, format) = match body.split_once(',') {
+                    Some((a, f)) => (a, Some(f)),
+                    None => (body, None),
+                };
+                let value = functions::string(&self.argument(arg, per, depth)?);
+                match format {
+                    None => value,
+                    Some(f) => functions::format_string(f, &value)
+                        .ok_or_else(|| err(format!("{f:?} is not a valid format")))?,
+                }
+            }
+            F::Eval => {
+                // What does not parse is the expanded text when there was
+                // a macro in it, else nothing (HTCondor's rule).
+                let raw = self
+                    .lookup(&body.trim().to_ascii_lowercase(), per)
+                    .unwrap_or_else(|| body.to_owned());
+                let text = self.expand(&raw, per, depth + 1)?;
+                functions::evaluate(&text).unwrap_or(if raw.contains('$') {
+                    text
+                } else {
+                    String::new()
+                })
+            }
         })
     }
 
@@ -1368,7 +2354,9 @@ impl Macros<'_> {
         key: &str,
         per: &BTreeMap<String, String>,
     ) -> Result<Option<String>, SubmitError> {
-        match self.map.get(key) {
+        // A queue variable named like a command is that command for its
+        // item (`queue arguments from args.txt`).
+        match per.get(key).or_else(|| self.map.get(key)) {
             None => Ok(None),
             Some(v) => self.expand(v, per, 0).map(|s| Some(s.trim().to_owned())),
         }
@@ -1397,12 +2385,6 @@ impl Macros<'_> {
                     .ok_or_else(|| err(format!("unclosed $$( in {value:?}")))?;
                 out.push_str(&after[..=end]);
                 rest = &after[end + 1..];
-            } else if let Some(body) = after.strip_prefix("$ENV(") {
-                let end = body
-                    .find(')')
-                    .ok_or_else(|| err(format!("unclosed $ENV( in {value:?}")))?;
-                out.push_str(&self.env.var(body[..end].trim()).unwrap_or_default());
-                rest = &body[end + 1..];
             } else if let Some(body) = after.strip_prefix("$(") {
                 let end = body
                     .find(')')
@@ -1413,22 +2395,20 @@ impl Macros<'_> {
                     None => (inner.trim(), None),
                 };
                 let lower = name.to_ascii_lowercase();
-                let found = per
-                    .get(&lower)
-                    .cloned()
-                    .or_else(|| self.map.get(&lower).cloned());
+                let found = self.lookup(&lower, per);
                 let text = match (found, default) {
                     (Some(v), _) => self.expand(&v, per, depth + 1)?,
                     (None, Some(d)) => self.expand(d, per, depth + 1)?,
-                    // A variable of another queue statement is empty here,
-                    // as in condor_submit; anything else is a typo.
-                    (None, None) if self.file.is_queue_variable(&lower) => String::new(),
-                    (None, None) => {
-                        return Err(err(format!("$({name}) is not defined")));
-                    }
+                    (None, None) if lower == "dollar" => "$".to_owned(),
+                    // An undefined macro is empty, as in condor_submit.
+                    (None, None) => String::new(),
                 };
                 out.push_str(&text);
                 rest = &body[end + 1..];
+            } else if let Some((function, name, body, tail)) = function_call(after) {
+                let text = self.call(function, name, body, per, depth)?;
+                out.push_str(&text);
+                rest = tail;
             } else {
                 out.push('$');
                 rest = &after[1..];
@@ -1440,6 +2420,77 @@ impl Macros<'_> {
         out.push_str(rest);
         Ok(out)
     }
+}
+
+/// The first size of a list of sizes (`1024, 2048, 4096`, HTCondor's
+/// retry ladder for `request_memory` and `request_disk`), if `text` is one.
+fn retry_list(text: &str) -> Option<&str> {
+    let is_size = |s: &str| {
+        let s = s.trim();
+        let digits = s.trim_end_matches(|c: char| c.is_ascii_alphabetic()).trim();
+        !digits.is_empty() && digits.parse::<f64>().is_ok()
+    };
+    (text.contains(',') && text.split(',').all(is_size))
+        .then(|| text.split(',').next().unwrap_or("").trim())
+}
+
+/// Why Starling refuses a universe; `None` for vanilla.
+fn universe_refusal(universe: &str) -> Option<&'static str> {
+    Some(match universe.to_ascii_lowercase().as_str() {
+        "vanilla" => return None,
+        "docker" | "container" => {
+            "Starling cannot run containers yet (no machine advertises a container runtime); \
+             run the program in the vanilla universe"
+        }
+        "java" => "Starling machines advertise no Java runtime yet",
+        "parallel" | "mpi" => {
+            "Starling has no co-allocated parallel jobs yet; submit one job per machine"
+        }
+        "local" | "scheduler" => {
+            "Starling runs every job on a matched machine, never on the submitter"
+        }
+        "grid" | "vm" | "standard" | "globus" => {
+            "Starling does not hand jobs to other batch systems or virtual machines"
+        }
+        _ => "it is not an HTCondor universe",
+    })
+}
+
+/// `value` with its references to `key` itself (`$(key)`, any case)
+/// replaced by `previous` (empty when there is none).
+fn self_reference(key: &str, value: &str, previous: Option<&str>) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(at) = rest.find("$(") {
+        let body = &rest[at + 2..];
+        let name_end = body.find([')', ':']).unwrap_or(body.len());
+        if body[..name_end].trim().eq_ignore_ascii_case(key) && body[name_end..].starts_with(')') {
+            out.push_str(&rest[..at]);
+            out.push_str(previous.unwrap_or(""));
+            rest = &body[name_end + 1..];
+        } else {
+            out.push_str(&rest[..at + 2]);
+            rest = body;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `$NAME(body)` at the start of `text`, when NAME is a macro function:
+/// the function, its name, its body and the text after it. The body ends
+/// at the first `)`, as in HTCondor (so `$EVAL(f(x))` is `$EVAL(f(x)`
+/// then `)`).
+fn function_call(text: &str) -> Option<(functions::Function, &str, &str, &str)> {
+    let rest = text.strip_prefix('$')?;
+    let name_len = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|&n| n > 0 && rest[n..].starts_with('('))?;
+    let name = &rest[..name_len];
+    let function = functions::Function::named(name)?;
+    let open = name_len + 1;
+    let close = open + rest[open..].find(')')?;
+    Some((function, name, &rest[open..close], &rest[close + 1..]))
 }
 
 /// A value's ClassAd text, for messages.

@@ -628,10 +628,6 @@ async fn submit(
     {
         return error(format!("{owner:?} is not a user name"));
     }
-    let description = match submit::parse(&file, &text) {
-        Ok(d) => d,
-        Err(e) => return error(e.to_string()),
-    };
     let rights = match Rights::of_owner(&owner) {
         Ok(r) => r,
         Err(e) => return error(format!("cannot submit as {owner}: {e}")),
@@ -643,6 +639,11 @@ async fn submit(
             owner: owner.clone(),
         },
         rights,
+    };
+    // Included files are read with the submitter's rights, as the rest.
+    let description = match submit::parse_with_includes(&file, &text, &cwd, &world) {
+        Ok(d) => d,
+        Err(e) => return error(e.to_string()),
     };
     let made = queue
         .submit_with(move |cluster| {

@@ -23,7 +23,11 @@ const MAX_SUBMIT_FILE: u64 = starling_protocol::submit::MAX_FILE_LEN as u64;
 #[derive(Debug, clap::Args)]
 pub(crate) struct SubmitArgs {
     /// The submit description file.
-    file: std::path::PathBuf,
+    file: Option<std::path::PathBuf>,
+    /// Queue nothing: write the job ads the file makes to OUT (`-` or
+    /// nothing: standard output), like condor_submit -dry-run.
+    #[arg(long = "dry-run", value_name = "OUT", num_args = 0..=1, default_missing_value = "-")]
+    dry_run: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -164,7 +168,14 @@ pub(super) fn call(data_dir: Option<&Path>, request: &Request) -> anyhow::Result
 }
 
 pub(crate) fn submit(args: SubmitArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
-    let path = &args.file;
+    // `-dry-run job.sub` names the file, as users type it; `-dry-run OUT
+    // job.sub` names where the ads go, as condor_submit takes it.
+    let (file, out) = match (args.file, args.dry_run) {
+        (Some(file), out) => (file, out),
+        (None, Some(out)) if out != "-" => (out.into(), Some("-".to_owned())),
+        (None, _) => anyhow::bail!("name the submit description file"),
+    };
+    let path = &file;
     let meta =
         std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
     anyhow::ensure!(
@@ -176,9 +187,22 @@ pub(crate) fn submit(args: SubmitArgs, data_dir: Option<&Path>) -> anyhow::Resul
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let name = path.display().to_string();
     // Checked here first, so that a bad file is reported without an agent.
-    starling_protocol::submit::parse(&name, &text)?;
     let cwd = std::env::current_dir()?;
     let env: BTreeMap<String, String> = std::env::vars().collect();
+    let world = starling_protocol::submit::SystemEnvironment {
+        vars: env.clone(),
+        // The agent names the owner from the socket; the same user here.
+        owner: crate::users::name_of(rustix::process::getuid().as_raw())
+            .or_else(|| std::env::var("USER").ok())
+            .unwrap_or_default(),
+    };
+    let description = starling_protocol::submit::parse_with_includes(&name, &text, &cwd, &world)?;
+    for warning in description.warnings() {
+        eprintln!("WARNING: {warning}");
+    }
+    if let Some(out) = out {
+        return dry_run(&description, &cwd, &world, &out);
+    }
     let response = call(
         data_dir,
         &Request::Submit {
@@ -196,6 +220,30 @@ pub(crate) fn submit(args: SubmitArgs, data_dir: Option<&Path>) -> anyhow::Resul
         }
         other => anyhow::bail!("unexpected answer {other:?}"),
     }
+}
+
+/// The job ads `description` makes, as cluster 1, in the long form, a
+/// blank line after each, to `out` (`-`: standard output); nothing is
+/// queued and no agent is asked.
+fn dry_run(
+    description: &starling_protocol::submit::Description,
+    cwd: &Path,
+    world: &starling_protocol::submit::SystemEnvironment,
+    out: &str,
+) -> anyhow::Result<ExitCode> {
+    let ads = description.expand(1, cwd, world)?;
+    let mut text = Vec::new();
+    for ad in &ads {
+        formats::write_long(&mut text, ad)?;
+        text.push(b'\n');
+    }
+    if out == "-" {
+        std::io::stdout().lock().write_all(&text)?;
+    } else {
+        std::fs::write(out, &text).with_context(|| format!("cannot write {out}"))?;
+    }
+    eprintln!("{} job(s) dry-run to cluster 1.", ads.len());
+    Ok(ExitCode::SUCCESS)
 }
 
 pub(super) fn jobs(data_dir: Option<&Path>, request: Request) -> anyhow::Result<Vec<ClassAd>> {
@@ -634,5 +682,40 @@ pub(crate) fn why(args: WhyArgs, data_dir: Option<&Path>) -> anyhow::Result<Exit
             Ok(ExitCode::SUCCESS)
         }
         other => anyhow::bail!("unexpected answer {other:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `submit -dry-run OUT FILE` writes every job's ad and queues nothing
+    /// (no agent is running here: asking one would fail).
+    #[test]
+    fn dry_run_writes_the_job_ads_without_an_agent() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.out"), "").unwrap();
+        let exe = dir.path().join("a.out");
+        std::fs::write(
+            dir.path().join("job.sub"),
+            format!(
+                "executable = {}\narguments = $INT(Process,%02d) $(x)\nqueue 2 x in (p q)\n",
+                exe.display()
+            ),
+        )
+        .unwrap();
+        let out = dir.path().join("ads");
+        let file = dir.path().join("job.sub");
+        let result = submit(
+            SubmitArgs {
+                file: Some(file),
+                dry_run: Some(out.display().to_string()),
+            },
+            Some(&dir.path().join("no-agent")),
+        );
+        assert_eq!(result.unwrap(), ExitCode::SUCCESS);
+        let ads = formats::parse_ads_any(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        let args: Vec<String> = ads.iter().map(|ad| text(ad, "Args")).collect();
+        assert_eq!(args, ["00 p", "01 p", "02 q", "03 q"]);
     }
 }

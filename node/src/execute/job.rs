@@ -16,7 +16,7 @@ fn text(job: &ClassAd, name: &str) -> Option<String> {
 /// The job's arguments.
 pub fn arguments(job: &ClassAd) -> Result<Vec<String>, String> {
     if let Some(new) = text(job, "Arguments") {
-        return args::split_new(&new).map_err(|e| format!("Arguments: {e}"));
+        return args::split_stored(&new).map_err(|e| format!("Arguments: {e}"));
     }
     Ok(text(job, "Args")
         .map(|old| args::split_old_args(&old))
@@ -26,7 +26,7 @@ pub fn arguments(job: &ClassAd) -> Result<Vec<String>, String> {
 /// The job's environment.
 pub fn environment(job: &ClassAd) -> Result<Vec<(String, String)>, String> {
     if let Some(new) = text(job, "Environment") {
-        return args::split_new(&new)
+        return args::split_stored(&new)
             .and_then(args::env_pairs)
             .map_err(|e| format!("Environment: {e}"));
     }

@@ -7,8 +7,21 @@
 //! with `\"` for a literal double quote; environment entries separated by
 //! `;`. Job ads keep the new syntax in `Arguments` and `Environment`.
 
-/// Splits a new-syntax list into items.
+/// Splits a new-syntax list, as a submit file writes it (inside its double
+/// quotes), into items: `""` is a literal double quote, a lone one an
+/// error.
 pub fn split_new(text: &str) -> Result<Vec<String>, String> {
+    split(text, false)
+}
+
+/// Splits a new-syntax list as a job ad stores it (`Arguments`,
+/// `Environment`): HTCondor writes a literal double quote as itself;
+/// Starling wrote it doubled before, so `""` is still read as one.
+pub fn split_stored(text: &str) -> Result<Vec<String>, String> {
+    split(text, true)
+}
+
+fn split(text: &str, lone_quotes: bool) -> Result<Vec<String>, String> {
     let mut items = Vec::new();
     let mut current = String::new();
     let mut in_item = false;
@@ -30,6 +43,10 @@ pub fn split_new(text: &str) -> Result<Vec<String>, String> {
             }
             '"' if chars.peek() == Some(&'"') => {
                 chars.next();
+                current.push('"');
+                in_item = true;
+            }
+            '"' if lone_quotes => {
                 current.push('"');
                 in_item = true;
             }
@@ -55,20 +72,38 @@ pub fn split_new(text: &str) -> Result<Vec<String>, String> {
     Ok(items)
 }
 
-/// Joins items into the new syntax, quoting where needed.
+/// Joins items into the new syntax as HTCondor writes it in job ads
+/// (read back by [`split_stored`]): each run of white space and single
+/// quotes inside single quotes (a single quote doubled), an empty item as
+/// `''`, a double quote as itself.
 pub fn join_new(items: &[String]) -> String {
+    fn quoted(run: &str, out: &mut String) {
+        out.push('\'');
+        out.push_str(&run.replace('\'', "''"));
+        out.push('\'');
+    }
     items
         .iter()
         .map(|item| {
-            if !item.is_empty()
-                && !item
-                    .chars()
-                    .any(|c| c.is_whitespace() || c == '\'' || c == '"')
-            {
-                item.clone()
-            } else {
-                format!("'{}'", item.replace('\'', "''").replace('"', "\"\""))
+            if item.is_empty() {
+                return "''".to_owned();
             }
+            let mut out = String::with_capacity(item.len() + 2);
+            let mut run = String::new();
+            for c in item.chars() {
+                if c.is_whitespace() || c == '\'' {
+                    run.push(c);
+                    continue;
+                }
+                if !run.is_empty() {
+                    quoted(&std::mem::take(&mut run), &mut out);
+                }
+                out.push(c);
+            }
+            if !run.is_empty() {
+                quoted(&run, &mut out);
+            }
+            out
         })
         .collect::<Vec<_>>()
         .join(" ")
@@ -92,25 +127,35 @@ pub fn env_pairs(items: Vec<String>) -> Result<Vec<(String, String)>, String> {
         .collect()
 }
 
-/// Splits an old-syntax environment (`A=1;B=2`).
+/// Splits an old-syntax environment (`A=1;B=2`) as HTCondor does: an
+/// entry's leading white space goes, the rest stays (`B= x y ` is `B` set
+/// to ` x y `, and `A = 1` is `A ` set to ` 1`).
 pub fn split_old_env(text: &str) -> Result<Vec<(String, String)>, String> {
-    env_pairs(
-        text.split(';')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_owned)
-            .collect(),
-    )
+    text.split(';')
+        .map(str::trim_start)
+        .filter(|s| !s.is_empty())
+        .map(|item| match item.split_once('=') {
+            Some((name, value)) if !name.trim().is_empty() && !name.contains('\0') => {
+                Ok((name.to_owned(), value.to_owned()))
+            }
+            _ => Err(format!("{item:?} is not NAME=value")),
+        })
+        .collect()
 }
 
-/// Joins an environment into the new syntax.
+/// Joins an environment into the new syntax, sorted by name as HTCondor
+/// writes it.
 pub fn join_env(pairs: &[(String, String)]) -> String {
+    let mut pairs: Vec<&(String, String)> = pairs.iter().collect();
+    pairs.sort_by(|a, b| a.0.cmp(&b.0));
     let items: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
     join_new(&items)
 }
 
+/// HTCondor takes any name that is not blank (`A = 1` in the old syntax
+/// names `A `).
 fn valid_env_name(name: &str) -> bool {
-    !name.is_empty() && !name.contains('\0') && !name.chars().any(char::is_whitespace)
+    !name.trim().is_empty() && !name.contains('\0')
 }
 
 #[cfg(test)]
@@ -121,6 +166,14 @@ mod tests {
     fn new_syntax_round_trips() {
         let items = split_new("one 'two words' 'it''s' \"\"quoted\"\"").unwrap();
         assert_eq!(items, vec!["one", "two words", "it's", "\"quoted\""]);
+        // Stored as HTCondor stores it: the double quotes single.
+        assert_eq!(join_new(&items), "one two' 'words it''''s \"quoted\"");
+        assert_eq!(split_stored(&join_new(&items)).unwrap(), items);
+        // What Starling stored before still reads the same.
+        assert_eq!(split_stored("\"\"quoted\"\"").unwrap(), vec!["\"quoted\""]);
+        // As HTCondor writes them: only the spaces and quotes quoted.
+        let items: Vec<String> = ["two with spaces", "x 'q' y"].map(String::from).to_vec();
+        assert_eq!(join_new(&items), "two' 'with' 'spaces x' '''q''' 'y");
         assert_eq!(split_new(&join_new(&items)).unwrap(), items);
         assert_eq!(split_new("''").unwrap(), vec![""]);
         assert!(split_new("'open").unwrap_err().contains("not closed"));
@@ -132,6 +185,11 @@ mod tests {
         assert_eq!(
             split_old_env("A=1; B=x y").unwrap(),
             vec![("A".into(), "1".into()), ("B".into(), "x y".into())]
+        );
+        // White space kept as HTCondor keeps it.
+        assert_eq!(
+            split_old_env("A = 1;B= x y ").unwrap(),
+            vec![("A ".into(), " 1".into()), ("B".into(), " x y ".into())]
         );
         let env = env_pairs(split_new("A=1 'B=two words'").unwrap()).unwrap();
         assert_eq!(env[1], ("B".into(), "two words".into()));
