@@ -891,6 +891,7 @@ impl Actor for Supervisor {
                 place: startd_args.checkpoints.place.clone(),
                 checkpoint_gets: Arc::new(tokio::sync::Semaphore::new(ckpt_control::MAX_GETS)),
                 links: link_owner.clone(),
+                http: args.config.http.listen_addr(),
             }),
             _ => None,
         };
@@ -1296,10 +1297,14 @@ pub mod control_actor {
         pub checkpoint_gets: Arc<tokio::sync::Semaphore>,
         /// The links this agent owns (`starling net`).
         pub links: Arc<super::links::Owner>,
+        /// `[http] listen`: where the web page and metrics are served
+        /// ([`crate::web`]), from the same handler.
+        pub http: Option<std::net::SocketAddr>,
     }
 
     pub struct ControlState {
         server: tokio::task::JoinHandle<()>,
+        web: Option<tokio::task::JoinHandle<()>>,
     }
 
     impl Actor for Control {
@@ -1313,7 +1318,19 @@ pub mod control_actor {
             args: ControlArgs,
         ) -> Result<ControlState, ActorProcessingErr> {
             let dir = args.data_dir.clone();
+            // Bound before anything is served, so that a port in use stops
+            // the agent with a message naming `[http] listen`.
+            let web_listener = match args.http {
+                Some(addr) => Some(crate::web::bind(addr).await?),
+                None => None,
+            };
             let handler: Arc<dyn control::Handler> = Arc::new(AgentHandler { args });
+            let web = web_listener.map(|listener| {
+                if let Ok(addr) = listener.local_addr() {
+                    tracing::info!(%addr, "serving the web page and /metrics");
+                }
+                tokio::spawn(crate::web::serve(listener, handler.clone()))
+            });
             let server = tokio::spawn(async move {
                 let why = match control::serve(&dir, handler).await {
                     Ok(()) => "the control server stopped".to_owned(),
@@ -1321,7 +1338,7 @@ pub mod control_actor {
                 };
                 let _ = myself.cast(ControlMsg::ServerEnded(why));
             });
-            Ok(ControlState { server })
+            Ok(ControlState { server, web })
         }
 
         async fn post_stop(
@@ -1330,6 +1347,12 @@ pub mod control_actor {
             state: &mut ControlState,
         ) -> Result<(), ActorProcessingErr> {
             state.server.abort();
+            if let Some(web) = state.web.take() {
+                // Waited for, so that a restarted actor can bind the port
+                // again.
+                web.abort();
+                let _ = web.await;
+            }
             Ok(())
         }
 
