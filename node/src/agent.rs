@@ -628,6 +628,7 @@ struct NegotiatorSetup {
     staging: PathBuf,
     migration: crate::config::Migration,
     links: links::Client,
+    metrics: crate::metrics::Metrics,
 }
 
 /// The usage books, the agent's domain and the trust in force (whose
@@ -763,7 +764,10 @@ impl Actor for Supervisor {
             Actor::spawn_linked(None, Advertiser, advertiser_args.clone(), myself.get_cell())
                 .await?;
         let (router, router_rx) = transfers::channel();
+        // Counted by the shadows, pulls and the router, read by `/metrics`.
+        let metrics = crate::metrics::Metrics::default();
         let link_client = links::Client {
+            metrics: metrics.clone(),
             network: net.commands.clone(),
             owner: link_owner.clone(),
             supervisor: myself.clone(),
@@ -828,6 +832,7 @@ impl Actor for Supervisor {
             store_server,
             Some((link_owner.clone(), view.clone())),
             shares_keeper,
+            metrics.clone(),
         );
         let queue = crate::queue::Queue::open(advertiser_args.store.clone()).await?;
         // The user log's submit events name this agent's address once it
@@ -870,6 +875,7 @@ impl Actor for Supervisor {
                 .join("transfer"),
             migration: args.config.migration.clone(),
             links: link_client.clone(),
+            metrics: metrics.clone(),
         };
         let negotiator = spawn_negotiator(
             &myself,
@@ -892,6 +898,7 @@ impl Actor for Supervisor {
                 checkpoint_gets: Arc::new(tokio::sync::Semaphore::new(ckpt_control::MAX_GETS)),
                 links: link_owner.clone(),
                 http: args.config.http.listen_addr(),
+                metrics,
             }),
             _ => None,
         };
@@ -1179,6 +1186,7 @@ async fn spawn_negotiator(
             staging: setup.staging.clone(),
             migration: setup.migration.clone(),
             links: setup.links.clone(),
+            metrics: setup.metrics.clone(),
         },
         supervisor.get_cell(),
     )
@@ -1300,6 +1308,8 @@ pub mod control_actor {
         /// `[http] listen`: where the web page and metrics are served
         /// ([`crate::web`]), from the same handler.
         pub http: Option<std::net::SocketAddr>,
+        /// What the actors count, for `/metrics`.
+        pub metrics: crate::metrics::Metrics,
     }
 
     pub struct ControlState {
@@ -1320,6 +1330,7 @@ pub mod control_actor {
             let dir = args.data_dir.clone();
             // Bound before anything is served, so that a port in use stops
             // the agent with a message naming `[http] listen`.
+            let metrics = args.metrics.clone();
             let web_listener = match args.http {
                 Some(addr) => Some(crate::web::bind(addr).await?),
                 None => None,
@@ -1329,7 +1340,7 @@ pub mod control_actor {
                 if let Ok(addr) = listener.local_addr() {
                     tracing::info!(%addr, "serving the web page and /metrics");
                 }
-                tokio::spawn(crate::web::serve(listener, handler.clone()))
+                tokio::spawn(crate::web::serve(listener, handler.clone(), metrics))
             });
             let server = tokio::spawn(async move {
                 let why = match control::serve(&dir, handler).await {

@@ -26,6 +26,7 @@ pub mod config;
 pub mod control;
 pub mod execute;
 pub mod machine;
+pub mod metrics;
 pub mod queue;
 pub mod users;
 pub mod web;

@@ -11,7 +11,8 @@
 //! - `GET /` — a page that polls `/api/pool` and draws the pool by domain,
 //!   this agent's jobs, link reservations and users' priorities.
 //! - `GET /api/pool` — the [`Snapshot`] as JSON.
-//! - `GET /metrics` — the [`Snapshot`] as Prometheus text
+//! - `GET /metrics` — the [`Snapshot`] and the agent's [`Metrics`] (claims,
+//!   negotiation latency, transfer bytes) as Prometheus text
 //!   ([`render_metrics`]).
 //!
 //! Bounds: at most [`MAX_CONNECTIONS`] connections at once (more wait to be
@@ -44,6 +45,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::control::{self, Caller, Handler, Request, Response};
+use crate::metrics::Metrics;
 
 /// Connections served at once; further ones wait in the kernel's backlog.
 pub const MAX_CONNECTIONS: usize = 64;
@@ -285,10 +287,12 @@ fn labels(pairs: &[(&str, &str)]) -> Labels {
         .collect()
 }
 
-/// The Prometheus text exposition of `snap` (OpenMetrics text format, as
-/// `prometheus-client` writes it). Every metric is named `starling_*`.
-pub fn render_metrics(snap: &Snapshot) -> String {
+/// The Prometheus text exposition of `snap` and of what the actors
+/// counted (OpenMetrics text format, as `prometheus-client` writes it).
+/// Every metric is named `starling_*`.
+pub fn render_metrics(snap: &Snapshot, counted: &Metrics) -> String {
     let mut registry = Registry::with_prefix("starling");
+    counted.register(&mut registry);
 
     let info = Family::<Labels, Gauge>::default();
     info.get_or_create(&labels(&[
@@ -436,6 +440,7 @@ pub fn render_metrics(snap: &Snapshot) -> String {
 #[derive(Clone)]
 struct Shared {
     handler: Arc<dyn Handler>,
+    metrics: Metrics,
     caller: Caller,
     gathers: Arc<Semaphore>,
 }
@@ -475,14 +480,14 @@ async fn page() -> HttpResponse {
         .into_response()
 }
 
-async fn metrics(State(shared): State<Shared>) -> HttpResponse {
+async fn scrape(State(shared): State<Shared>) -> HttpResponse {
     match shared.snapshot().await {
         Ok(snap) => (
             [(
                 header::CONTENT_TYPE,
                 "application/openmetrics-text; version=1.0.0; charset=utf-8",
             )],
-            render_metrics(&snap),
+            render_metrics(&snap, &shared.metrics),
         )
             .into_response(),
         Err(r) => r,
@@ -536,16 +541,17 @@ async fn bounds(request: HttpRequest, next: Next) -> HttpResponse {
 }
 
 /// The routes, for [`serve`] and tests.
-pub fn router(handler: Arc<dyn Handler>, caller: Caller) -> Router {
+pub fn router(handler: Arc<dyn Handler>, caller: Caller, metrics: Metrics) -> Router {
     let shared = Shared {
         handler,
+        metrics,
         caller,
         gathers: Arc::new(Semaphore::new(MAX_GATHERS)),
     };
     Router::new()
         .route("/", get(page))
         .route("/api/pool", get(pool))
-        .route("/metrics", get(metrics))
+        .route("/metrics", get(scrape))
         .fallback(not_found)
         .layer(axum::middleware::from_fn(bounds))
         .with_state(shared)
@@ -571,12 +577,12 @@ pub async fn bind(addr: SocketAddr) -> Result<TcpListener, Error> {
 
 /// Serves `listener` until dropped (cancel-safe: dropping the future closes
 /// the listener and every connection).
-pub async fn serve(listener: TcpListener, handler: Arc<dyn Handler>) {
+pub async fn serve(listener: TcpListener, handler: Arc<dyn Handler>, metrics: Metrics) {
     let listener = Bounded {
         listener,
         permits: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
     };
-    let app = router(handler, own_caller());
+    let app = router(handler, own_caller(), metrics);
     if let Err(e) = axum::serve(listener, app).await {
         tracing::warn!(error = %e, "the web server stopped");
     }
@@ -752,7 +758,7 @@ mod tests {
     async fn metrics_count_slots_jobs_and_users() {
         let snap = gather(&Fake, &caller()).await;
         assert!(snap.errors.is_empty(), "{:?}", snap.errors);
-        let text = render_metrics(&snap);
+        let text = render_metrics(&snap, &Metrics::default());
         for line in [
             r#"starling_slots{domain="d0",state="Claimed",activity="Busy"} 1"#,
             r#"starling_slots{domain="d0",state="Unclaimed",activity="Idle"} 1"#,
@@ -789,7 +795,9 @@ mod tests {
     async fn server() -> (SocketAddr, tokio::task::JoinHandle<()>) {
         let listener = bind("127.0.0.1:0".parse().unwrap()).await.unwrap();
         let addr = listener.local_addr().unwrap();
-        (addr, tokio::spawn(serve(listener, Arc::new(Fake))))
+        let metrics = Metrics::default();
+        metrics.claim_answered(crate::metrics::Outcome::granted, Duration::from_millis(3));
+        (addr, tokio::spawn(serve(listener, Arc::new(Fake), metrics)))
     }
 
     /// Sends `request` raw and reads the whole answer (the server closes).
@@ -814,7 +822,8 @@ mod tests {
         let answer = exchange(addr, get("/metrics").as_bytes()).await;
         assert_eq!(status_line(&answer), "HTTP/1.1 200 OK", "{answer}");
         assert!(
-            answer.contains(r#"starling_jobs{status="running"} 1"#),
+            answer.contains(r#"starling_jobs{status="running"} 1"#)
+                && answer.contains(r#"starling_claims_total{outcome="granted"} 1"#),
             "{answer}"
         );
         let answer = exchange(addr, get("/").as_bytes()).await;

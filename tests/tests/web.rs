@@ -161,7 +161,8 @@ fn metrics_and_page_show_the_pool_and_a_completed_job() {
     // After a job completes, the jobs by status say so.
     std::fs::write(
         work.path().join("job.sub"),
-        "executable = /bin/echo\narguments = hello\noutput = out.txt\nqueue 1\n",
+        "executable = /bin/echo\narguments = hello\noutput = out.txt\n\
+         requirements = TARGET.Name == \"slot1@agent-00.d0.testnet\"\nqueue 1\n",
     )
     .unwrap();
     pool.ok(1, work.path(), &["submit", "job.sub"]);
@@ -179,6 +180,33 @@ fn metrics_and_page_show_the_pool_and_a_completed_job() {
         sample(&metrics, r#"starling_jobs{status="running"}"#),
         Some(0.0),
         "{metrics}"
+    );
+    // Its claim on agent 0, the time the claim took, and its output
+    // ("hello\n") pulled back from there.
+    assert_eq!(
+        sample(&metrics, r#"starling_claims_total{outcome="granted"}"#),
+        Some(1.0),
+        "{metrics}"
+    );
+    assert_eq!(
+        sample(
+            &metrics,
+            r#"starling_negotiation_latency_seconds_count{outcome="granted"}"#
+        ),
+        Some(1.0),
+        "{metrics}"
+    );
+    assert!(
+        sample(
+            &metrics,
+            r#"starling_transfer_bytes_total{direction="received"}"#
+        )
+        .is_some_and(|b| b >= 6.0),
+        "{metrics}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(work.path().join("out.txt")).unwrap(),
+        "hello\n"
     );
 
     // The page, rendered by a real browser after its script ran.
