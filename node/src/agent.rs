@@ -591,6 +591,8 @@ struct SupervisorArgs {
 
 struct SupervisorState {
     view_args: (Freshness, starling_protocol::identity::TrustAnchors),
+    /// Handed to a restarted view.
+    metrics: crate::metrics::Metrics,
     advertiser_args: AdvertiserArgs,
     network: mpsc::Sender<Command>,
     network_handle: Option<(mpsc::Sender<Command>, tokio::task::JoinHandle<()>)>,
@@ -677,6 +679,9 @@ impl Actor for Supervisor {
             )
         });
         let (network_tx, network_rx) = mpsc::channel(network::COMMAND_CAPACITY);
+        // Counted by the view, the shadows, pulls and the router; read by
+        // `/metrics`.
+        let metrics = crate::metrics::Metrics::default();
         let (view, _) = Actor::spawn_linked(
             None,
             ViewActor,
@@ -684,6 +689,7 @@ impl Actor for Supervisor {
                 anchors: args.trust.anchors.clone(),
                 freshness,
                 network: network_tx.clone(),
+                metrics: metrics.clone(),
             },
             myself.get_cell(),
         )
@@ -764,8 +770,6 @@ impl Actor for Supervisor {
             Actor::spawn_linked(None, Advertiser, advertiser_args.clone(), myself.get_cell())
                 .await?;
         let (router, router_rx) = transfers::channel();
-        // Counted by the shadows, pulls and the router, read by `/metrics`.
-        let metrics = crate::metrics::Metrics::default();
         let link_client = links::Client {
             metrics: metrics.clone(),
             network: net.commands.clone(),
@@ -898,7 +902,7 @@ impl Actor for Supervisor {
                 checkpoint_gets: Arc::new(tokio::sync::Semaphore::new(ckpt_control::MAX_GETS)),
                 links: link_owner.clone(),
                 http: args.config.http.listen_addr(),
-                metrics,
+                metrics: metrics.clone(),
             }),
             _ => None,
         };
@@ -912,6 +916,7 @@ impl Actor for Supervisor {
         };
         Ok(SupervisorState {
             view_args: (freshness, args.trust.anchors),
+            metrics: metrics.clone(),
             advertiser_args,
             network: net.commands.clone(),
             network_handle: Some((net.commands, net.task)),
@@ -1087,6 +1092,7 @@ impl Actor for Supervisor {
                         anchors,
                         freshness,
                         network: state.network.clone(),
+                        metrics: state.metrics.clone(),
                     },
                     myself.get_cell(),
                 )

@@ -1,10 +1,11 @@
 //! What the actors count for `/metrics` ([`crate::web`]) that no control
-//! request answers: claim requests and how long their answers took, and
+//! request answers: gossiped ads by verdict, claim requests and how long
+//! their answers took, and
 //! the bytes jobs' file transfers moved (checkpoint replication is not
 //! counted yet).
 //!
 //! One [`Metrics`] is made when the agent starts and handed, by clone, to
-//! the shadows (through the negotiator), the link client (pulls), the job
+//! the view, the shadows (through the negotiator), the link client (pulls), the job
 //! router (chunks served) and the web server. Its counters are
 //! `prometheus-client` metrics: each is an atomic behind an `Arc`, only
 //! ever added to, and read only by the encoder; no actor's state is shared.
@@ -57,6 +58,23 @@ struct DirectionLabels {
     direction: Direction,
 }
 
+/// What the view made of a gossiped ad.
+#[derive(Debug, Clone, Copy, Hash, PartialEq, Eq, EncodeLabelValue)]
+#[allow(non_camel_case_types)]
+pub enum Judged {
+    /// Its signature and certificate verified; taken into the view.
+    accepted,
+    /// Valid but not news: a duplicate or an older sequence number.
+    ignored,
+    /// Refused: forged, expired, malformed, oversized or from a stranger.
+    rejected,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct JudgedLabels {
+    verdict: Judged,
+}
+
 fn negotiation_histogram() -> Histogram {
     Histogram::new(NEGOTIATION_BUCKETS)
 }
@@ -65,6 +83,7 @@ fn negotiation_histogram() -> Histogram {
 /// atomics).
 #[derive(Debug, Clone)]
 pub struct Metrics {
+    ads: Family<JudgedLabels, Counter>,
     claims: Family<OutcomeLabels, Counter>,
     negotiation: Family<OutcomeLabels, Histogram, fn() -> Histogram>,
     transfer_bytes: Family<DirectionLabels, Counter>,
@@ -73,6 +92,7 @@ pub struct Metrics {
 impl Default for Metrics {
     fn default() -> Self {
         let m = Metrics {
+            ads: Family::default(),
             claims: Family::default(),
             negotiation: Family::new_with_constructor(negotiation_histogram),
             transfer_bytes: Family::default(),
@@ -81,6 +101,9 @@ impl Default for Metrics {
         for outcome in [Outcome::granted, Outcome::refused, Outcome::failed] {
             let _ = m.claims.get_or_create(&OutcomeLabels { outcome });
             let _ = m.negotiation.get_or_create(&OutcomeLabels { outcome });
+        }
+        for verdict in [Judged::accepted, Judged::ignored, Judged::rejected] {
+            let _ = m.ads.get_or_create(&JudgedLabels { verdict });
         }
         for direction in [Direction::received, Direction::sent] {
             let _ = m
@@ -92,6 +115,11 @@ impl Default for Metrics {
 }
 
 impl Metrics {
+    /// The view judged a gossiped ad.
+    pub fn ad_judged(&self, verdict: Judged) {
+        self.ads.get_or_create(&JudgedLabels { verdict }).inc();
+    }
+
     /// A claim request this agent sent was answered (or failed) after
     /// `took`.
     pub fn claim_answered(&self, outcome: Outcome, took: Duration) {
@@ -112,6 +140,11 @@ impl Metrics {
     /// Registers every metric (clones of the same atomics) in `registry`,
     /// whose prefix names them (`starling_`).
     pub fn register(&self, registry: &mut Registry) {
+        registry.register(
+            "gossip_ads",
+            "Gossiped ads this agent's view judged: accepted (verified and taken), ignored (duplicate or older), rejected (forged, expired, malformed, from a stranger)",
+            self.ads.clone(),
+        );
         registry.register(
             "claims",
             "Claim requests this agent sent to machines for its jobs, by outcome",
@@ -141,6 +174,7 @@ mod tests {
         m.clone()
             .claim_answered(Outcome::refused, Duration::from_secs(3));
         m.transferred(Direction::received, 1000);
+        m.ad_judged(Judged::rejected);
         let mut registry = Registry::with_prefix("starling");
         m.register(&mut registry);
         let mut text = String::new();
@@ -155,6 +189,8 @@ mod tests {
             r#"starling_negotiation_latency_seconds_bucket{le="5.0",outcome="refused"} 1"#,
             r#"starling_transfer_bytes_total{direction="received"} 1000"#,
             r#"starling_transfer_bytes_total{direction="sent"} 0"#,
+            r#"starling_gossip_ads_total{verdict="rejected"} 1"#,
+            r#"starling_gossip_ads_total{verdict="accepted"} 0"#,
         ] {
             assert!(text.lines().any(|l| l == line), "no {line:?} in:\n{text}");
         }

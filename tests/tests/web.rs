@@ -204,6 +204,12 @@ fn metrics_and_page_show_the_pool_and_a_completed_job() {
         .is_some_and(|b| b >= 6.0),
         "{metrics}"
     );
+    // Agent 0's ad changed as it ran the job and came here by gossip.
+    wait_for(Duration::from_secs(10), "a gossiped ad accepted", || {
+        get(port, "/metrics").filter(|m| {
+            sample(m, r#"starling_gossip_ads_total{verdict="accepted"}"#).is_some_and(|n| n >= 1.0)
+        })
+    });
     assert_eq!(
         std::fs::read_to_string(work.path().join("out.txt")).unwrap(),
         "hello\n"

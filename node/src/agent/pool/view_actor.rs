@@ -98,6 +98,8 @@ pub struct ViewArgs {
     pub anchors: TrustAnchors,
     pub freshness: Freshness,
     pub network: mpsc::Sender<Command>,
+    /// Gossiped ads are counted here by verdict.
+    pub metrics: crate::metrics::Metrics,
 }
 
 pub struct ViewState {
@@ -105,6 +107,7 @@ pub struct ViewState {
     anchors: TrustAnchors,
     freshness: Freshness,
     network: mpsc::Sender<Command>,
+    metrics: crate::metrics::Metrics,
 }
 
 impl Actor for ViewActor {
@@ -123,6 +126,7 @@ impl Actor for ViewActor {
             anchors: args.anchors,
             freshness: args.freshness,
             network: args.network,
+            metrics: args.metrics,
         })
     }
 
@@ -150,6 +154,11 @@ impl Actor for ViewActor {
                 let from = agent_of(&source);
                 let before = from.map_or(0, |a| state.view.rejects(&a));
                 let verdict = state.view.offer(&data, Some(&domain), from, now);
+                state.metrics.ad_judged(match &verdict {
+                    Verdict::Accepted { .. } => crate::metrics::Judged::accepted,
+                    Verdict::Ignored(_) => crate::metrics::Judged::ignored,
+                    Verdict::Rejected(_) => crate::metrics::Judged::rejected,
+                });
                 let acceptance = match &verdict {
                     Verdict::Accepted { signer, .. } => {
                         tracing::debug!(peer = %source, signer = %signer.short(), "accepted a gossiped ad");
