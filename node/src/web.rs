@@ -19,7 +19,9 @@
 //! accepted), each closed after [`CONNECTION_LIFETIME`]; each request is
 //! answered within [`REQUEST_TIMEOUT`]; a request with a body over
 //! [`MAX_BODY_LEN`] bytes or a target over [`MAX_URI_LEN`] is refused before
-//! anything is gathered, and hyper bounds the header block.
+//! anything is gathered, and hyper bounds the header block. On a loopback
+//! address, a request whose `Host` is not loopback is refused (DNS
+//! rebinding).
 
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -519,8 +521,38 @@ async fn not_found() -> HttpResponse {
         .into_response()
 }
 
-/// Refuses requests over the size limits before any handler runs.
-async fn bounds(request: HttpRequest, next: Next) -> HttpResponse {
+/// Whether `host` (a `Host` header) names a loopback address: an IP
+/// literal that is loopback, or `localhost`, with any port.
+fn is_loopback_host(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or_default(),
+        None => host.rsplit_once(':').map_or(host, |(name, _)| name),
+    };
+    name.eq_ignore_ascii_case("localhost")
+        || name
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Refuses requests over the size limits before any handler runs, and, on
+/// a loopback address, requests for another host name: a web site whose
+/// name a browser was made to resolve to 127.0.0.1 (DNS rebinding) reads
+/// nothing.
+async fn bounds(State(loopback): State<bool>, request: HttpRequest, next: Next) -> HttpResponse {
+    if loopback {
+        let host = request
+            .headers()
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or_default();
+        if !is_loopback_host(host) {
+            return (
+                StatusCode::FORBIDDEN,
+                "this agent serves loopback only: ask for http://127.0.0.1:PORT/\n",
+            )
+                .into_response();
+        }
+    }
     let uri_len = request
         .uri()
         .path_and_query()
@@ -540,8 +572,14 @@ async fn bounds(request: HttpRequest, next: Next) -> HttpResponse {
     next.run(request).await
 }
 
-/// The routes, for [`serve`] and tests.
-pub fn router(handler: Arc<dyn Handler>, caller: Caller, metrics: Metrics) -> Router {
+/// The routes, for [`serve`] and tests; `loopback`: served on a loopback
+/// address only, so other `Host` names are refused.
+pub fn router(
+    handler: Arc<dyn Handler>,
+    caller: Caller,
+    metrics: Metrics,
+    loopback: bool,
+) -> Router {
     let shared = Shared {
         handler,
         metrics,
@@ -553,7 +591,7 @@ pub fn router(handler: Arc<dyn Handler>, caller: Caller, metrics: Metrics) -> Ro
         .route("/api/pool", get(pool))
         .route("/metrics", get(scrape))
         .fallback(not_found)
-        .layer(axum::middleware::from_fn(bounds))
+        .layer(axum::middleware::from_fn_with_state(loopback, bounds))
         .with_state(shared)
 }
 
@@ -578,11 +616,12 @@ pub async fn bind(addr: SocketAddr) -> Result<TcpListener, Error> {
 /// Serves `listener` until dropped (cancel-safe: dropping the future closes
 /// the listener and every connection).
 pub async fn serve(listener: TcpListener, handler: Arc<dyn Handler>, metrics: Metrics) {
+    let loopback = listener.local_addr().is_ok_and(|a| a.ip().is_loopback());
     let listener = Bounded {
         listener,
         permits: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
     };
-    let app = router(handler, own_caller(), metrics);
+    let app = router(handler, own_caller(), metrics, loopback);
     if let Err(e) = axum::serve(listener, app).await {
         tracing::warn!(error = %e, "the web server stopped");
     }
@@ -817,8 +856,9 @@ mod tests {
     #[tokio::test]
     async fn known_paths_answer_and_unknown_ones_are_404() {
         let (addr, task) = server().await;
-        let get =
-            |path: &str| format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        let get = |path: &str| {
+            format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        };
         let answer = exchange(addr, get("/metrics").as_bytes()).await;
         assert_eq!(status_line(&answer), "HTTP/1.1 200 OK", "{answer}");
         assert!(
@@ -835,7 +875,7 @@ mod tests {
         assert_eq!(status_line(&answer), "HTTP/1.1 404 Not Found", "{answer}");
         let answer = exchange(
             addr,
-            b"POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            b"POST /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
         )
         .await;
         assert_eq!(
@@ -850,7 +890,7 @@ mod tests {
     async fn oversized_requests_are_refused() {
         let (addr, task) = server().await;
         let big_body = format!(
-            "GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
             MAX_BODY_LEN + 1
         );
         let answer = exchange(addr, big_body.as_bytes()).await;
@@ -859,7 +899,7 @@ mod tests {
             "HTTP/1.1 413 Payload Too Large",
             "{answer}"
         );
-        let chunked = "GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n";
+        let chunked = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n";
         let answer = exchange(addr, chunked.as_bytes()).await;
         assert_eq!(
             status_line(&answer),
@@ -867,7 +907,7 @@ mod tests {
             "{answer}"
         );
         let long = format!(
-            "GET /{} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+            "GET /{} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
             "a".repeat(MAX_URI_LEN)
         );
         let answer = exchange(addr, long.as_bytes()).await;
@@ -878,7 +918,7 @@ mod tests {
         );
         // A header block far over hyper's limit is refused, not buffered.
         let huge = format!(
-            "GET / HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n",
+            "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: {}\r\n\r\n",
             "a".repeat(1 << 20)
         );
         let mut s = TcpStream::connect(addr).await.unwrap();
@@ -892,6 +932,67 @@ mod tests {
             answer.is_empty() || status_line(&answer).starts_with("HTTP/1.1 431"),
             "{answer}"
         );
+        task.abort();
+    }
+
+    #[test]
+    fn loopback_hosts() {
+        for host in [
+            "127.0.0.1:9618",
+            "localhost:9618",
+            "LOCALHOST",
+            "[::1]:9618",
+            "127.0.0.2",
+        ] {
+            assert!(is_loopback_host(host), "{host}");
+        }
+        for host in [
+            "evil.example:9618",
+            "10.0.0.1:9618",
+            "[2001:db8::1]:80",
+            "",
+            "localhost.evil.example",
+        ] {
+            assert!(!is_loopback_host(host), "{host}");
+        }
+    }
+
+    #[tokio::test]
+    async fn other_host_names_are_refused_on_loopback() {
+        let (addr, task) = server().await;
+        let answer = exchange(
+            addr,
+            b"GET /api/pool HTTP/1.1\r\nHost: rebound.example:9618\r\nConnection: close\r\n\r\n",
+        )
+        .await;
+        assert_eq!(status_line(&answer), "HTTP/1.1 403 Forbidden", "{answer}");
+        task.abort();
+    }
+
+    #[tokio::test]
+    async fn connections_past_the_limit_wait_their_turn() {
+        let (addr, task) = server().await;
+        let mut idle = Vec::new();
+        for _ in 0..MAX_CONNECTIONS {
+            idle.push(TcpStream::connect(addr).await.unwrap());
+        }
+        // Accepted by the kernel, not served: no answer while all are held.
+        let mut late = TcpStream::connect(addr).await.unwrap();
+        late.write_all(b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            .await
+            .unwrap();
+        let mut answer = Vec::new();
+        let waited =
+            tokio::time::timeout(Duration::from_millis(300), late.read_to_end(&mut answer)).await;
+        assert!(waited.is_err(), "answered past the limit: {answer:?}");
+        // One leaves; the late one is served.
+        drop(idle.pop());
+        tokio::time::timeout(Duration::from_secs(10), late.read_to_end(&mut answer))
+            .await
+            .expect("served once a connection closed")
+            .unwrap();
+        let answer = String::from_utf8_lossy(&answer);
+        assert_eq!(status_line(&answer), "HTTP/1.1 200 OK", "{answer}");
         task.abort();
     }
 
