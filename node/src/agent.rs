@@ -1338,7 +1338,14 @@ pub mod control_actor {
             // the agent with a message naming `[http] listen`.
             let metrics = args.metrics.clone();
             let web_listener = match args.http {
-                Some(addr) => Some(crate::web::bind(addr).await?),
+                // ractor shows only the error's own message: the cause goes
+                // into it.
+                Some(addr) => Some(crate::web::bind(addr).await.map_err(|e| {
+                    let cause = std::error::Error::source(&e)
+                        .map(|s| format!(": {s}"))
+                        .unwrap_or_default();
+                    format!("{e}{cause}")
+                })?),
                 None => None,
             };
             let handler: Arc<dyn control::Handler> = Arc::new(AgentHandler { args });

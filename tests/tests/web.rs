@@ -258,6 +258,37 @@ fn metrics_and_page_show_the_pool_and_a_completed_job() {
 }
 
 #[test]
+fn a_port_in_use_stops_the_agent_with_a_message() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("agent.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[http]\nlisten = \"{}\"\n[network]\nlisten = [\"/ip4/127.0.0.1/tcp/0\"]\nmdns = false\n",
+            taken.local_addr().unwrap()
+        ),
+    )
+    .unwrap();
+    let out = starling_in(
+        dir.path(),
+        &[
+            "agent",
+            "--data-dir",
+            dir.path().join("data").to_str().unwrap(),
+            "--config",
+            config.to_str().unwrap(),
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("[http] listen") && err.contains("in use"),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_public_address_must_be_meant() {
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("agent.toml");
