@@ -23,6 +23,7 @@
 //! address, a request whose `Host` is not loopback is refused (DNS
 //! rebinding).
 
+use std::future::Future as _;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -684,8 +685,6 @@ impl Conn {
 fn timed_out() -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::TimedOut, "connection lifetime over")
 }
-
-use std::future::Future as _;
 
 impl AsyncRead for Conn {
     fn poll_read(
