@@ -649,6 +649,8 @@ struct SupervisorArgs {
 
 struct SupervisorState {
     view_args: (Freshness, starling_protocol::identity::TrustAnchors),
+    /// Handed to a restarted view.
+    metrics: crate::metrics::Metrics,
     advertiser_args: AdvertiserArgs,
     network: mpsc::Sender<Command>,
     network_handle: Option<(mpsc::Sender<Command>, tokio::task::JoinHandle<()>)>,
@@ -698,6 +700,7 @@ struct NegotiatorSetup {
     staging: PathBuf,
     migration: crate::config::Migration,
     links: links::Client,
+    metrics: crate::metrics::Metrics,
 }
 
 /// The usage books, the agent's domain and the trust in force (whose
@@ -746,6 +749,9 @@ impl Actor for Supervisor {
             )
         });
         let (network_tx, network_rx) = mpsc::channel(network::COMMAND_CAPACITY);
+        // Counted by the view, the shadows, pulls and the router; read by
+        // `/metrics`.
+        let metrics = crate::metrics::Metrics::default();
         let (view, _) = Actor::spawn_linked(
             None,
             ViewActor,
@@ -754,6 +760,7 @@ impl Actor for Supervisor {
                 anchors: args.trust.anchors.clone(),
                 freshness,
                 network: network_tx.clone(),
+                metrics: metrics.clone(),
             },
             myself.get_cell(),
         )
@@ -838,6 +845,7 @@ impl Actor for Supervisor {
                 .await?;
         let (router, router_rx) = transfers::channel();
         let link_client = links::Client {
+            metrics: metrics.clone(),
             network: net.commands.clone(),
             owner: link_owner.clone(),
             supervisor: myself.clone(),
@@ -902,6 +910,7 @@ impl Actor for Supervisor {
             store_server,
             Some((link_owner.clone(), view.clone())),
             shares_keeper,
+            metrics.clone(),
         );
         let queue = crate::queue::Queue::open(advertiser_args.store.clone()).await?;
         // The user log's submit events name this agent's address once it
@@ -944,6 +953,7 @@ impl Actor for Supervisor {
                 .join("transfer"),
             migration: args.config.migration.clone(),
             links: link_client.clone(),
+            metrics: metrics.clone(),
         };
         let negotiator = spawn_negotiator(
             &myself,
@@ -965,6 +975,8 @@ impl Actor for Supervisor {
                 place: startd_args.checkpoints.place.clone(),
                 checkpoint_gets: Arc::new(tokio::sync::Semaphore::new(ckpt_control::MAX_GETS)),
                 links: link_owner.clone(),
+                http: args.config.http.listen_addr(),
+                metrics: metrics.clone(),
             }),
             _ => None,
         };
@@ -978,6 +990,7 @@ impl Actor for Supervisor {
         };
         Ok(SupervisorState {
             view_args: (freshness, args.trust.anchors),
+            metrics: metrics.clone(),
             advertiser_args,
             network: net.commands.clone(),
             network_handle: Some((net.commands, net.task)),
@@ -1164,6 +1177,7 @@ impl Actor for Supervisor {
                         anchors,
                         freshness,
                         network: state.network.clone(),
+                        metrics: state.metrics.clone(),
                     },
                     myself.get_cell(),
                 )
@@ -1263,6 +1277,7 @@ async fn spawn_negotiator(
             staging: setup.staging.clone(),
             migration: setup.migration.clone(),
             links: setup.links.clone(),
+            metrics: setup.metrics.clone(),
         },
         supervisor.get_cell(),
     )
@@ -1448,10 +1463,16 @@ pub mod control_actor {
         pub checkpoint_gets: Arc<tokio::sync::Semaphore>,
         /// The links this agent owns (`starling net`).
         pub links: Arc<super::links::Owner>,
+        /// `[http] listen`: where the web page and metrics are served
+        /// ([`crate::web`]), from the same handler.
+        pub http: Option<std::net::SocketAddr>,
+        /// What the actors count, for `/metrics`.
+        pub metrics: crate::metrics::Metrics,
     }
 
     pub struct ControlState {
         server: tokio::task::JoinHandle<()>,
+        web: Option<tokio::task::JoinHandle<()>>,
     }
 
     impl Actor for Control {
@@ -1465,7 +1486,27 @@ pub mod control_actor {
             args: ControlArgs,
         ) -> Result<ControlState, ActorProcessingErr> {
             let dir = args.data_dir.clone();
+            // Bound before anything is served, so that a port in use stops
+            // the agent with a message naming `[http] listen`.
+            let metrics = args.metrics.clone();
+            let web_listener = match args.http {
+                // ractor shows only the error's own message: the cause goes
+                // into it.
+                Some(addr) => Some(crate::web::bind(addr).await.map_err(|e| {
+                    let cause = std::error::Error::source(&e)
+                        .map(|s| format!(": {s}"))
+                        .unwrap_or_default();
+                    format!("{e}{cause}")
+                })?),
+                None => None,
+            };
             let handler: Arc<dyn control::Handler> = Arc::new(AgentHandler { args });
+            let web = web_listener.map(|listener| {
+                if let Ok(addr) = listener.local_addr() {
+                    tracing::info!(%addr, "serving the web page and /metrics");
+                }
+                tokio::spawn(crate::web::serve(listener, handler.clone(), metrics))
+            });
             let server = tokio::spawn(async move {
                 let why = match control::serve(&dir, handler).await {
                     Ok(()) => "the control server stopped".to_owned(),
@@ -1473,7 +1514,7 @@ pub mod control_actor {
                 };
                 let _ = myself.cast(ControlMsg::ServerEnded(why));
             });
-            Ok(ControlState { server })
+            Ok(ControlState { server, web })
         }
 
         async fn post_stop(
@@ -1482,6 +1523,12 @@ pub mod control_actor {
             state: &mut ControlState,
         ) -> Result<(), ActorProcessingErr> {
             state.server.abort();
+            if let Some(web) = state.web.take() {
+                // Waited for, so that a restarted actor can bind the port
+                // again.
+                web.abort();
+                let _ = web.await;
+            }
             Ok(())
         }
 

@@ -98,6 +98,8 @@ pub struct Config {
     pub links: Links,
     /// How the machine's GPUs are found.
     pub gpus: Gpus,
+    /// The local web page and Prometheus metrics.
+    pub http: Http,
 }
 
 /// The `[gpus]` section: how the machine's GPUs are found
@@ -419,6 +421,28 @@ pub struct Control {
     /// Local users who administer this agent, beside root and the agent's
     /// own user, who always do. Default: none.
     pub administrators: Vec<String>,
+}
+
+/// The `[http]` section: the agent's web page (`/`) and Prometheus
+/// metrics (`/metrics`), read-only and off unless `listen` is set
+/// ([`crate::web`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Http {
+    /// The address and port to serve on, e.g. `"127.0.0.1:9618"`.
+    /// Default: unset, nothing served. An address other than loopback
+    /// shows the pool to whoever can reach it, so it must be chosen
+    /// explicitly (`public = true`).
+    pub listen: Option<String>,
+    /// Allow a `listen` address that is not loopback. Default: false.
+    pub public: bool,
+}
+
+impl Http {
+    /// The address to serve on, once [`Config::validate`] has passed.
+    pub fn listen_addr(&self) -> Option<std::net::SocketAddr> {
+        self.listen.as_deref().and_then(|a| a.parse().ok())
+    }
 }
 
 /// The `[priority]` section: HTCondor's user priority, computed by every
@@ -868,6 +892,24 @@ impl Config {
                 ));
             }
         }
+        if let Some(listen) = &self.http.listen {
+            let addr: std::net::SocketAddr = listen.parse().map_err(|_| {
+                invalid(
+                    "http.listen",
+                    format!("{listen:?} is not an address and port such as \"127.0.0.1:9618\""),
+                )
+            })?;
+            if !addr.ip().is_loopback() && !self.http.public {
+                return Err(invalid(
+                    "http.listen",
+                    format!(
+                        "{addr} is reachable from other machines, which would then see \
+                         the pool and its jobs; set `http.public = true` to mean it, or \
+                         listen on 127.0.0.1"
+                    ),
+                ));
+            }
+        }
         let m = &self.machine;
         if let Some(name) = &m.name {
             if name.trim().is_empty() {
@@ -1237,6 +1279,8 @@ mod tests {
             "reserve_percent",
             "min_reserved_kib",
             "strategy",
+            "[http]",
+            "public",
         ] {
             assert!(text.contains(key), "examples/agent.toml lacks {key}");
         }
@@ -1388,6 +1432,8 @@ mod tests {
             ),
             ("[priority]\nhalflife_secs = 0\n", "priority.halflife_secs"),
             ("[machine]\nname = \" \"\n", "machine.name"),
+            ("[http]\nlisten = \"localhost\"\n", "http.listen"),
+            ("[http]\nlisten = \"0.0.0.0:9618\"\n", "http.listen"),
             (
                 "[machine.attributes]\nMemory = \"1\"\n",
                 "machine.attributes.Memory",
@@ -1435,6 +1481,20 @@ mod tests {
         assert_eq!(c.control.administrators, ["alice", "bob"]);
         let e = load_text("[control]\nadmins = []\n").unwrap_err();
         assert!(chain(&e).contains("admins"), "{}", chain(&e));
+    }
+
+    #[test]
+    fn http_is_off_by_default_and_public_only_when_asked() {
+        assert_eq!(Config::default().http.listen_addr(), None);
+        let c = load_text("[http]\nlisten = \"127.0.0.1:9618\"\n").unwrap();
+        assert_eq!(
+            c.http.listen_addr(),
+            Some("127.0.0.1:9618".parse().unwrap())
+        );
+        let c = load_text("[http]\nlisten = \"[::]:9618\"\npublic = true\n").unwrap();
+        assert_eq!(c.http.listen_addr(), Some("[::]:9618".parse().unwrap()));
+        let e = load_text("[http]\nport = 9618\n").unwrap_err();
+        assert!(chain(&e).contains("port"), "{}", chain(&e));
     }
 
     #[test]

@@ -15,6 +15,8 @@
 //! - [`config`]: the agent's TOML configuration, its defaults and the
 //!   command-line overrides.
 //! - [`machine`]: probing the real machine and building its machine ad.
+//! - [`web`]: the optional local web page and Prometheus metrics
+//!   (`[http] listen`), answered from the control API's read requests.
 //! - [`users`]: local users' names, and the submit side's file access with
 //!   a job owner's rights.
 
@@ -24,5 +26,7 @@ pub mod config;
 pub mod control;
 pub mod execute;
 pub mod machine;
+pub mod metrics;
 pub mod queue;
 pub mod users;
+pub mod web;

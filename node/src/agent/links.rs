@@ -321,6 +321,8 @@ pub struct Hop {
 /// What a transfer needs to reserve its path.
 #[derive(Clone)]
 pub struct Client {
+    /// Pulled bytes are counted here.
+    pub metrics: crate::metrics::Metrics,
     pub network: mpsc::Sender<Command>,
     pub owner: Arc<Owner>,
     pub supervisor: ActorRef<crate::agent::SupervisorMsg>,
@@ -592,6 +594,11 @@ pub async fn pull(
         let pulled =
             crate::agent::fetch::pull(&client.network, peer, transfer, files, dir, budget, None)
                 .await;
+        if let Ok(n) = &pulled {
+            client
+                .metrics
+                .transferred(crate::metrics::Direction::received, *n);
+        }
         tracing::debug!(
             bytes,
             achieved = (bytes as f64 / started.elapsed().as_secs_f64().max(1e-3)).round(),
@@ -612,6 +619,11 @@ pub async fn pull(
         Some(&mut pace),
     )
     .await;
+    if let Ok(n) = &pulled {
+        client
+            .metrics
+            .transferred(crate::metrics::Direction::received, *n);
+    }
     client.release(&reserved).await;
     let took = started.elapsed().as_secs_f64();
     tracing::info!(

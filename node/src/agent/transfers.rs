@@ -170,6 +170,9 @@ pub fn channel() -> (Router, mpsc::Receiver<RouterCmd>) {
 }
 
 /// Starts the router task. It ends when either of its channels closes.
+// Each argument is one of the router's peers or tables; a struct of them would
+// only be unpacked again here.
+#[allow(clippy::too_many_arguments)]
 pub fn spawn(
     commands: mpsc::Receiver<RouterCmd>,
     inbound: mpsc::Receiver<Inbound>,
@@ -181,8 +184,10 @@ pub fn spawn(
         ActorRef<super::view_actor::ViewMsg>,
     )>,
     shares: Option<std::sync::Arc<super::pool::shares::Keeper>>,
+    metrics: crate::metrics::Metrics,
 ) -> tokio::task::JoinHandle<()> {
     let state = RouterLoop {
+        metrics,
         network,
         startd,
         store,
@@ -215,6 +220,8 @@ struct RouterLoop {
     opened: HashMap<TransferId, std::sync::Arc<Vec<std::fs::File>>>,
     shadows: HashMap<ClaimId, mpsc::Sender<FromExecute>>,
     reads: std::sync::Arc<tokio::sync::Semaphore>,
+    /// Chunks served are counted here.
+    metrics: crate::metrics::Metrics,
 }
 
 impl RouterLoop {
@@ -611,6 +618,7 @@ impl RouterLoop {
         let path = path.clone();
         let opened = self.opened.get(&transfer).cloned();
         let name = entry.name.clone();
+        let metrics = self.metrics.clone();
         let network = self.network.clone();
         tokio::spawn(async move {
             let read = tokio::task::spawn_blocking(move || -> std::io::Result<Vec<u8>> {
@@ -637,12 +645,15 @@ impl RouterLoop {
             .await;
             drop(permit);
             let response = match read {
-                Ok(Ok(data)) => transfer::Response::Chunk {
-                    transfer,
-                    file,
-                    offset,
-                    data,
-                },
+                Ok(Ok(data)) => {
+                    metrics.transferred(crate::metrics::Direction::sent, data.len() as u64);
+                    transfer::Response::Chunk {
+                        transfer,
+                        file,
+                        offset,
+                        data,
+                    }
+                }
                 Ok(Err(e)) => transfer::Response::Error {
                     transfer,
                     code: ErrorCode::ReadFailed,
@@ -739,7 +750,16 @@ mod tests {
     ) -> mpsc::Receiver<Command> {
         let (network, answers) = mpsc::channel(16);
         let (startd, _) = Actor::spawn(None, IdleStartd, ()).await.unwrap();
-        spawn(commands, inbound, network, startd, None, None, None);
+        spawn(
+            commands,
+            inbound,
+            network,
+            startd,
+            None,
+            None,
+            None,
+            crate::metrics::Metrics::default(),
+        );
         answers
     }
 

@@ -109,6 +109,8 @@ pub struct ViewArgs {
     pub anchors: TrustAnchors,
     pub freshness: Freshness,
     pub network: mpsc::Sender<Command>,
+    /// Gossiped ads are counted here by verdict.
+    pub metrics: crate::metrics::Metrics,
 }
 
 pub struct ViewState {
@@ -117,6 +119,7 @@ pub struct ViewState {
     anchors: TrustAnchors,
     freshness: Freshness,
     network: mpsc::Sender<Command>,
+    metrics: crate::metrics::Metrics,
 }
 
 impl Actor for ViewActor {
@@ -136,6 +139,7 @@ impl Actor for ViewActor {
             anchors: args.anchors,
             freshness: args.freshness,
             network: args.network,
+            metrics: args.metrics,
         })
     }
 
@@ -163,6 +167,11 @@ impl Actor for ViewActor {
                 let from = agent_of(&source);
                 let before = from.map_or(0, |a| state.view.rejects(&a));
                 let verdict = state.view.offer(&data, Some(&topic), from, now);
+                state.metrics.ad_judged(match &verdict {
+                    Verdict::Accepted { .. } => crate::metrics::Judged::accepted,
+                    Verdict::Ignored(_) => crate::metrics::Judged::ignored,
+                    Verdict::Rejected(_) => crate::metrics::Judged::rejected,
+                });
                 let acceptance = match &verdict {
                     Verdict::Accepted { signer, .. } => {
                         tracing::debug!(peer = %source, signer = %signer.short(), "accepted a gossiped ad");

@@ -158,6 +158,8 @@ pub struct NegotiatorArgs {
     pub migration: crate::config::Migration,
     /// Reserving paths for the jobs' output.
     pub links: crate::agent::links::Client,
+    /// Claims and their latency are counted here.
+    pub metrics: crate::metrics::Metrics,
 }
 
 pub struct NegotiatorState {
@@ -995,6 +997,7 @@ impl NegotiatorState {
             queue: self.args.queue.clone(),
             standby,
             links: self.args.links.clone(),
+            metrics: self.args.metrics.clone(),
         });
         if !standing_by {
             self.placed.insert(job, id);
@@ -1043,6 +1046,7 @@ impl NegotiatorState {
             queue: self.args.queue.clone(),
             standby: None,
             links: self.args.links.clone(),
+            metrics: self.args.metrics.clone(),
         });
         self.placed.insert(r.job, id);
         self.shadows.insert(

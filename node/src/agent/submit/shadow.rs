@@ -201,6 +201,8 @@ pub struct ShadowArgs {
     pub queue: crate::queue::Queue,
     /// Reserving the path for the output's transfer.
     pub links: crate::agent::links::Client,
+    /// The claim's outcome and latency are counted here.
+    pub metrics: crate::metrics::Metrics,
     /// Claim for `first` but hand nothing over until this says which job
     /// (`first` again, as it is once it left its old machine) or, `None`
     /// or dropped, that nothing comes: a migration's destination.
@@ -742,6 +744,7 @@ async fn claim(args: &ShadowArgs) -> Option<(ClaimId, String, Duration)> {
     let mut id = [0u8; 8];
     let _ = getrandom::fill(&mut id);
     let request = RequestId(u64::from_le_bytes(id));
+    let asked = tokio::time::Instant::now();
     let answer = claim_request(
         &args.network,
         args.peer,
@@ -754,6 +757,12 @@ async fn claim(args: &ShadowArgs) -> Option<(ClaimId, String, Duration)> {
         },
     )
     .await;
+    let outcome = match &answer {
+        Ok(claim::Response::Granted { .. }) => crate::metrics::Outcome::granted,
+        Ok(claim::Response::Rejected { .. }) => crate::metrics::Outcome::refused,
+        _ => crate::metrics::Outcome::failed,
+    };
+    args.metrics.claim_answered(outcome, asked.elapsed());
     match answer {
         Ok(claim::Response::Granted {
             claim,
