@@ -458,13 +458,7 @@ fn watch_policy(
                 continue;
             }
             seen = now;
-            let (dir, key) = (dir.clone(), key.clone());
-            let loaded = tokio::task::spawn_blocking(move || {
-                let data = starling_storage::DataDir::open(&dir).map_err(|e| e.to_string())?;
-                trust::load(&data, &key, Timestamp::now()).map_err(|e| e.to_string())
-            })
-            .await
-            .unwrap_or_else(|e| Err(e.to_string()));
+            let loaded = load_trust(dir.clone(), key.clone()).await;
             match loaded {
                 Ok(trust) if trust.domain == domain => {
                     let _ = supervisor.cast(SupervisorMsg::PolicyChanged(Box::new(trust)));
@@ -481,6 +475,17 @@ fn watch_policy(
             }
         }
     }))
+}
+
+/// Reads the agent's trust from its data directory `dir` again (off the
+/// async threads): its certificates and its domain's policy.
+async fn load_trust(dir: PathBuf, key: Arc<Keypair>) -> Result<Trust, String> {
+    tokio::task::spawn_blocking(move || {
+        let data = starling_storage::DataDir::open(&dir).map_err(|e| e.to_string())?;
+        trust::load(&data, &key, Timestamp::now()).map_err(|e| e.to_string())
+    })
+    .await
+    .unwrap_or_else(|e| Err(e.to_string()))
 }
 
 /// The IP address and TCP port of a listen address, if it has both.
@@ -1378,13 +1383,7 @@ impl SupervisorState {
         // The domain's policy is read again now (the watch would within a
         // second).
         if let Some(dir) = self.reload.data_dir.clone() {
-            let key = self.reload.key.clone();
-            let loaded = tokio::task::spawn_blocking(move || {
-                let data = starling_storage::DataDir::open(&dir).map_err(|e| e.to_string())?;
-                trust::load(&data, &key, Timestamp::now()).map_err(|e| e.to_string())
-            })
-            .await
-            .unwrap_or_else(|e| Err(e.to_string()));
+            let loaded = load_trust(dir, self.reload.key.clone()).await;
             match loaded {
                 Ok(trust) if trust.domain == self.trust.current().domain => {
                     let _ = myself.cast(SupervisorMsg::PolicyChanged(Box::new(trust)));

@@ -1683,8 +1683,12 @@ impl Description {
             must_exist(env, &resolve(cwd, &executable)).map_err(|e| bad("executable", e))?;
         }
         // HTCondor's defaults: IF_NEEDED, and output back when the job
-        // exits.
+        // exits; ON_EXIT_OR_EVICT with no should_transfer_files given makes
+        // it YES (the two are incompatible only when IF_NEEDED is said).
+        let on_exit_or_evict = get("when_to_transfer_output")?
+            .is_some_and(|w| w.eq_ignore_ascii_case("ON_EXIT_OR_EVICT"));
         let should = match get("should_transfer_files")? {
+            None if on_exit_or_evict => "YES".to_owned(),
             None => "IF_NEEDED".to_owned(),
             Some(s) => {
                 let mut up = s.to_ascii_uppercase();

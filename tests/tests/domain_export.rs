@@ -30,62 +30,12 @@ fn seen(pool: &Pool, i: usize) -> String {
     pool.ok(i, &std::env::temp_dir(), &["status", "-af", "Name"])
 }
 
-/// Installs `policy` into agent `i` of `pool` while it runs; waits until
-/// the agent says it is in force.
-fn install_policy(pool: &Pool, i: usize, policy: &Path) {
-    let log = pool.agent(i).join("agent.log");
-    let before = std::fs::read_to_string(&log).unwrap_or_default().len();
-    pool.ok(
-        i,
-        &std::env::temp_dir(),
-        &["domain", "install", policy.to_str().unwrap()],
-    );
-    wait_for(Duration::from_secs(30), "the new policy in force", || {
-        let text = std::fs::read_to_string(&log).unwrap_or_default();
-        text[before.min(text.len())..]
-            .contains("the domain's policy changed")
-            .then_some(())
-    });
-}
-
-/// d0's public key, as agent `i`'s installed policy of `domain` names it.
-fn d0_key(pool: &Pool, i: usize, domain: &str) -> String {
-    let policy = pool
-        .agent(i)
-        .join("policies")
-        .join(format!("{domain}.policy"));
-    let verified = pool.ok(
-        i,
-        &std::env::temp_dir(),
-        &["domain", "verify", policy.to_str().unwrap()],
-    );
-    let line = verified
-        .lines()
-        .find(|l| l.trim_start().starts_with("trusts d0.testnet (key "))
-        .unwrap_or_else(|| panic!("{domain} trusts d0:\n{verified}"));
-    line.split("(key ")
-        .nth(1)
-        .unwrap()
-        .trim_end_matches(')')
-        .to_owned()
-}
-
-/// d1's policy for d0 signed with d1's key, with `terms`, into `out`.
-fn sign_d1_policy(pool: &Pool, out: &Path, terms: &[&str]) {
-    let key = pool.dir.join("domains").join("d1.testnet.key");
-    let d0 = format!("d0.testnet={}", d0_key(pool, 1, "d1.testnet"));
-    let mut args = vec![
-        "domain",
-        "policy",
-        "--key",
-        key.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--trust",
-        &d0,
-    ];
+/// d1's policy for d0, signed with d1's key, with `terms`, into `out`.
+fn sign_d1_policy_for_d0(pool: &Pool, out: &Path, terms: &[&str]) {
+    let d0 = trust_d0(pool, 1, "d1.testnet");
+    let mut args = vec!["--trust", d0.as_str()];
     args.extend_from_slice(terms);
-    pool.ok(1, &std::env::temp_dir(), &args);
+    sign_d1_policy(pool, out, &args);
 }
 
 #[test]
@@ -225,7 +175,7 @@ fn a_live_change_of_export_withdraws_the_machine_and_refuses_the_next_claim() {
     });
 
     let policy = work.path().join("none.policy");
-    sign_d1_policy(&pool, &policy, &["--export", "false"]);
+    sign_d1_policy_for_d0(&pool, &policy, &["--export", "false"]);
     install_policy(&pool, 1, &policy);
     let changed = Instant::now();
     wait_for(
@@ -261,7 +211,7 @@ fn a_live_change_of_export_withdraws_the_machine_and_refuses_the_next_claim() {
 
     // Exported again: agent-01 comes back, and the job runs there.
     let policy = work.path().join("all.policy");
-    sign_d1_policy(&pool, &policy, &[]);
+    sign_d1_policy_for_d0(&pool, &policy, &[]);
     install_policy(&pool, 1, &policy);
     wait_for(
         Duration::from_secs(20),

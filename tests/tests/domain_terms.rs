@@ -41,72 +41,6 @@ mod support;
 
 use support::*;
 
-/// Installs `policy` into agent-01 of `pool` (d1) while it runs; waits
-/// until the agent says it is in force, with no restart.
-fn install_policy(pool: &Pool, policy: &Path) {
-    install_policy_into(pool, 1, policy);
-}
-
-/// Installs `policy` into agent `i` of `pool` while it runs, as
-/// [`install_policy`] does.
-fn install_policy_into(pool: &Pool, i: usize, policy: &Path) {
-    let pid = pid_of(&pool.agent(i)).unwrap();
-    let log = pool.agent(i).join("agent.log");
-    let before = std::fs::read_to_string(&log).unwrap_or_default().len();
-    let installed = pool.ok(
-        i,
-        &std::env::temp_dir(),
-        &["domain", "install", policy.to_str().unwrap()],
-    );
-    assert!(installed.contains("d1.testnet"), "{installed}");
-    assert!(installed.contains("within seconds"), "{installed}");
-    wait_for(Duration::from_secs(30), "the new policy in force", || {
-        let text = std::fs::read_to_string(&log).unwrap_or_default();
-        text[before.min(text.len())..]
-            .contains("the domain's policy changed")
-            .then_some(())
-    });
-    assert_eq!(
-        pid_of(&pool.agent(i)),
-        Some(pid),
-        "the agent was not restarted"
-    );
-}
-
-/// d0's public key, as d1's installed policy names it.
-fn d0_key(pool: &Pool) -> String {
-    let policy = pool.agent(1).join("policies").join("d1.testnet.policy");
-    let verified = pool.ok(
-        1,
-        &std::env::temp_dir(),
-        &["domain", "verify", policy.to_str().unwrap()],
-    );
-    let line = verified
-        .lines()
-        .find(|l| l.trim_start().starts_with("trusts d0.testnet (key "))
-        .unwrap_or_else(|| panic!("d1 trusts d0:\n{verified}"));
-    line.split("(key ")
-        .nth(1)
-        .unwrap()
-        .trim_end_matches(')')
-        .to_owned()
-}
-
-/// `starling domain policy` signed with d1's key, with `terms`.
-fn sign_d1_policy(pool: &Pool, out: &Path, terms: &[&str]) {
-    let key = pool.dir.join("domains").join("d1.testnet.key");
-    let mut args = vec![
-        "domain",
-        "policy",
-        "--key",
-        key.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ];
-    args.extend_from_slice(terms);
-    pool.ok(1, &std::env::temp_dir(), &args);
-}
-
 fn script(path: &Path, text: &str) {
     std::fs::write(path, text).unwrap();
     std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
@@ -152,13 +86,13 @@ fn a_trusting_domain_runs_only_the_jobs_its_accept_term_accepts() {
     let work = tempfile::tempdir().unwrap();
     script(&work.path().join("job.sh"), "#!/bin/sh\nexit 0\n");
     let policy = work.path().join("d1.policy");
-    let d0 = format!("d0.testnet={}", d0_key(&pool));
+    let d0 = trust_d0(&pool, 1, "d1.testnet");
     sign_d1_policy(
         &pool,
         &policy,
         &["--trust", &d0, "--accept", "RequestCpus <= 1"],
     );
-    install_policy(&pool, &policy);
+    install_policy(&pool, 1, &policy);
 
     submit_to_d1(&pool, work.path(), "small", 1);
     submit_to_d1(&pool, work.path(), "big", 2);
@@ -249,7 +183,7 @@ fn a_domain_no_longer_trusted_no_longer_sees_or_claims_this_domains_machines() {
         &policy,
         &["--trust", &format!("other.example={key}")],
     );
-    install_policy(&pool, &policy);
+    install_policy(&pool, 1, &policy);
 
     // d0's machines leave d1's view at once.
     wait_for(
@@ -389,10 +323,10 @@ fn a_cap_on_a_trusted_domain_holds_across_the_whole_domain_and_changes_live() {
 
     // A share of the domain's CPUs instead, put in force while running.
     let policy = work.path().join("fraction.policy");
-    let d0 = format!("d0.testnet={}", d0_key(&pool));
+    let d0 = trust_d0(&pool, 1, "d1.testnet");
     sign_d1_policy(&pool, &policy, &["--trust", &d0, "--max-fraction", "0.25"]);
     for i in [1, 3, 5, 7] {
-        install_policy_into(&pool, i, &policy);
+        install_policy(&pool, i, &policy);
     }
     submit_recorded(&pool, (work.path(), &log), "fraction", (6, 3), IN_D1);
     let runs = wait_for(Duration::from_secs(120), "6 more jobs ended", || {

@@ -779,3 +779,19 @@ fn string_eval_basename_and_dirname_expand_as_in_htcondor() {
     let ads = expand("executable = /bin/x\narguments = $EVAL(f(1))x\nqueue\n").unwrap();
     assert_eq!(s(&ads[0], "Args"), ")x");
 }
+
+#[test]
+fn on_exit_or_evict_alone_transfers_files_as_htcondor_makes_it() {
+    // Alone, it makes should_transfer_files YES (HTCondor's convenience).
+    let ads = expand("executable = /bin/true\nwhen_to_transfer_output = ON_EXIT_OR_EVICT\nqueue\n")
+        .unwrap();
+    assert_eq!(s(&ads[0], "ShouldTransferFiles"), "YES");
+    assert_eq!(s(&ads[0], "WhenToTransferOutput"), "ON_EXIT_OR_EVICT");
+    // With IF_NEEDED said, the two are incompatible.
+    let (line, why) = refused(
+        "executable = /bin/true\nshould_transfer_files = IF_NEEDED\n\
+         when_to_transfer_output = ON_EXIT_OR_EVICT\nqueue\n",
+    );
+    assert_eq!(line, 3);
+    assert!(why.contains("should_transfer_files = YES"), "{why}");
+}

@@ -432,3 +432,65 @@ impl Pool {
             .collect()
     }
 }
+
+/// Installs the domain policy `policy` into agent `i` of `pool` while it
+/// runs; waits until the agent says it is in force, and checks it was not
+/// restarted for it.
+pub(crate) fn install_policy(pool: &Pool, i: usize, policy: &Path) {
+    let pid = pid_of(&pool.agent(i)).unwrap();
+    let log = pool.agent(i).join("agent.log");
+    let before = std::fs::read_to_string(&log).unwrap_or_default().len();
+    let installed = pool.ok(
+        i,
+        &std::env::temp_dir(),
+        &["domain", "install", policy.to_str().unwrap()],
+    );
+    assert!(installed.contains("within seconds"), "{installed}");
+    wait_for(Duration::from_secs(30), "the new policy in force", || {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        text[before.min(text.len())..]
+            .contains("the domain's policy changed")
+            .then_some(())
+    });
+    assert_eq!(
+        pid_of(&pool.agent(i)),
+        Some(pid),
+        "the agent was not restarted"
+    );
+}
+
+/// `d0.testnet=KEY`, d0's public key as agent `i`'s installed policy of
+/// `domain` names it: what `--trust` takes to keep trusting d0.
+pub(crate) fn trust_d0(pool: &Pool, i: usize, domain: &str) -> String {
+    let policy = pool
+        .agent(i)
+        .join("policies")
+        .join(format!("{domain}.policy"));
+    let verified = pool.ok(
+        i,
+        &std::env::temp_dir(),
+        &["domain", "verify", policy.to_str().unwrap()],
+    );
+    let line = verified
+        .lines()
+        .find(|l| l.trim_start().starts_with("trusts d0.testnet (key "))
+        .unwrap_or_else(|| panic!("{domain} trusts d0:\n{verified}"));
+    let key = line.split("(key ").nth(1).unwrap().trim_end_matches(')');
+    format!("d0.testnet={key}")
+}
+
+/// `starling domain policy` signed with d1's key (a testnet of several
+/// domains), with `terms` (`--trust` and its options), into `out`.
+pub(crate) fn sign_d1_policy(pool: &Pool, out: &Path, terms: &[&str]) {
+    let key = pool.dir.join("domains").join("d1.testnet.key");
+    let mut args = vec![
+        "domain",
+        "policy",
+        "--key",
+        key.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(terms);
+    pool.ok(1, &std::env::temp_dir(), &args);
+}
