@@ -863,7 +863,12 @@ impl Actor for Supervisor {
             .roles
             .contains(starling_protocol::identity::Role::Netmgr)
             .then(|| {
-                pool::shares::Keeper::new(&args.trust.domain, live_trust.clone(), myself.clone())
+                pool::shares::Keeper::new(
+                    &args.trust.domain,
+                    live_trust.clone(),
+                    myself.clone(),
+                    args.data_dir.as_deref(),
+                )
             });
         let shares = pool::shares::Client {
             network: net.commands.clone(),

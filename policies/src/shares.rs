@@ -24,7 +24,10 @@
 //! - A keeper that restarts (or a new keeper) knows no shares. For one
 //!   lease after it starts it takes renewals (the holders re-register what
 //!   they hold) but grants no new share ([`Ledger::recovering`]), so what it
-//!   had granted before is counted again before anything new is.
+//!   had granted before is counted again before anything new is. The
+//!   keeper keeps a marker file while any share it granted may be held, so
+//!   a keeper that never granted, or whose shares all ended, starts
+//!   granting at once.
 //! - A policy that lowers a cap leaves running claims alone (renewals are
 //!   always kept, as HTCondor lets claims run to completion); new shares
 //!   wait until the held ones fall under the new cap.
@@ -181,6 +184,12 @@ impl Ledger {
         Ok(())
     }
 
+    /// Whether no share of any domain is held at `now_ms`.
+    pub fn none_held(&mut self, now_ms: u64) -> bool {
+        self.expire(now_ms);
+        self.shares.is_empty()
+    }
+
     /// Gives `holder`'s share back (its claim ended).
     pub fn release(&mut self, domain: &str, holder: &Holder) {
         if let Some(shares) = self.shares.get_mut(domain) {
@@ -249,6 +258,9 @@ mod tests {
         l.ask("d0", holder("d", 9), 1, LEASE, false, &slots(3), 8, now + 2)
             .unwrap();
         assert_eq!(l.held("d0", now + 2), Held { slots: 3, cpus: 3 });
+        assert!(!l.none_held(now + 2));
+        // Every share lapses a lease after its last renewal.
+        assert!(l.none_held(now + 2 + LEASE));
     }
 
     #[test]

@@ -62,7 +62,17 @@ pub struct Keeper {
     supervisor: ActorRef<SupervisorMsg>,
     ledger: Mutex<Ledger>,
     machines: tokio::sync::Mutex<(Vec<MachineAd>, Option<Instant>)>,
+    /// The file that says shares may be held ([`HELD_MARKER`]), and
+    /// whether it is there now; the lock orders a change of the ledger and
+    /// of the file as one.
+    marker: tokio::sync::Mutex<(Option<std::path::PathBuf>, bool)>,
 }
+
+/// The file in the keeper's data directory that exists while it may have
+/// granted shares still held. A keeper that starts and finds it recovers
+/// (takes only renewals for a lease); one that finds none, because it
+/// never granted or every share it granted ended, grants at once.
+pub const HELD_MARKER: &str = "shares-held";
 
 fn now_ms() -> u64 {
     std::time::SystemTime::now()
@@ -71,16 +81,60 @@ fn now_ms() -> u64 {
 }
 
 impl Keeper {
-    /// A keeper for `domain`, starting now: for one [`LEASE`] it takes only
-    /// renewals (see [`Ledger::recovering`]).
-    pub fn new(domain: &str, trust: LiveTrust, supervisor: ActorRef<SupervisorMsg>) -> Arc<Keeper> {
+    /// A keeper for `domain`, starting now, keeping its [`HELD_MARKER`] in
+    /// `data_dir` (none: an agent with no data directory, which recovers
+    /// at every start). When shares may be held from before, for one
+    /// [`LEASE`] it takes only renewals (see [`Ledger::recovering`]).
+    pub fn new(
+        domain: &str,
+        trust: LiveTrust,
+        supervisor: ActorRef<SupervisorMsg>,
+        data_dir: Option<&std::path::Path>,
+    ) -> Arc<Keeper> {
+        let marker = data_dir.map(|d| d.join(HELD_MARKER));
+        let held_before = marker.as_ref().is_none_or(|m| m.exists());
+        let recovery = if held_before { millis(LEASE) } else { 0 };
         Arc::new(Keeper {
             domain: domain.to_owned(),
             trust,
             supervisor,
-            ledger: Mutex::new(Ledger::new(domain, now_ms(), millis(LEASE))),
+            ledger: Mutex::new(Ledger::new(domain, now_ms(), recovery)),
             machines: tokio::sync::Mutex::new((Vec::new(), None)),
+            marker: tokio::sync::Mutex::new((marker, held_before)),
         })
+    }
+
+    /// Makes the marker say what the ledger holds: written (and synced)
+    /// before a share is answered, removed once none is held.
+    async fn mark(
+        marker: &mut (Option<std::path::PathBuf>, bool),
+        held: bool,
+    ) -> std::io::Result<()> {
+        let Some(path) = marker.0.clone() else {
+            return Ok(());
+        };
+        if marker.1 == held {
+            return Ok(());
+        }
+        tokio::task::spawn_blocking(move || {
+            if held {
+                let file = std::fs::File::create(&path)?;
+                file.sync_all()?;
+                if let Some(dir) = path.parent() {
+                    std::fs::File::open(dir)?.sync_all()?;
+                }
+                Ok(())
+            } else {
+                match std::fs::remove_file(&path) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+                    _ => Ok(()),
+                }
+            }
+        })
+        .await
+        .unwrap_or_else(|e| Err(std::io::Error::other(e)))?;
+        marker.1 = held;
+        Ok(())
     }
 
     async fn machines(&self) -> Vec<MachineAd> {
@@ -144,12 +198,13 @@ impl Keeper {
                     .sum();
                 let lease_ms = (*lease_ms).min(millis(LEASE));
                 let holder: Holder = (key, *claim.as_bytes());
+                let mut marker = self.marker.lock().await;
                 let asked = self.ledger.lock().map_or_else(
                     |_| Err("the share ledger is unusable".to_owned()),
                     |mut ledger| {
                         ledger.ask(
                             domain,
-                            holder,
+                            holder.clone(),
                             *cpus,
                             lease_ms,
                             *renewing,
@@ -159,6 +214,17 @@ impl Keeper {
                         )
                     },
                 );
+                // A share is answered only once a restart would know one
+                // may be held.
+                let asked = match asked {
+                    Ok(()) => Self::mark(&mut marker, true).await.map_err(|e| {
+                        if let Ok(mut ledger) = self.ledger.lock() {
+                            ledger.release(domain, &holder);
+                        }
+                        format!("the share keeper cannot record that shares are held: {e}")
+                    }),
+                    Err(e) => Err(e),
+                };
                 match asked {
                     Ok(()) => claim::Response::Shared {
                         claim: *claim,
@@ -171,8 +237,15 @@ impl Keeper {
                 }
             }
             claim::Request::Unshare { domain, claim } => {
-                if let Ok(mut ledger) = self.ledger.lock() {
+                let mut marker = self.marker.lock().await;
+                let none_held = self.ledger.lock().is_ok_and(|mut ledger| {
                     ledger.release(domain, &(key, *claim.as_bytes()));
+                    ledger.none_held(now_ms())
+                });
+                if none_held {
+                    if let Err(e) = Self::mark(&mut marker, false).await {
+                        tracing::warn!(error = %e, "could not remove the share keeper's marker; its next start waits a lease");
+                    }
                 }
                 claim::Response::Released { claim: *claim }
             }
