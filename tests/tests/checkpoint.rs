@@ -315,16 +315,22 @@ fn a_checkpoint_outlives_a_replica_holder_and_is_repaired() {
         vec![0, 4],
         "it resumed from its checkpoint"
     );
-    wait_for(
-        Duration::from_secs(60),
-        "the checkpoint back on two store peers",
-        || {
-            let hosts = attr(&pool, "StarlingCkptHosts")?;
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let repaired = attr(&pool, "StarlingCkptHosts").is_some_and(|hosts| {
             let now: Vec<usize> = hosts.split(',').map(index_of).collect();
-            (number(&pool, "StarlingCkptReplicas") == 2 && !now.contains(&dead_holder))
-                .then_some(())
-        },
-    );
+            number(&pool, "StarlingCkptReplicas") == 2 && !now.contains(&dead_holder)
+        });
+        if repaired {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the checkpoint was not back on two store peers within 60 s\n{}",
+            pool.diagnose(0, "1.0", AGENTS)
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
     pool.ok(0, work.path(), &["rm", "1.0"]);
 }
 

@@ -15,7 +15,10 @@
 //!   that was kept on fewer store peers than it wants (too few were known
 //!   or willing when it was taken), from a survivor, to keep k, and
 //!   releases every chunk of a job that left the queue. A store peer that
-//!   refused a job's checkpoint is not asked again for [`REFUSED_FOR`].
+//!   refused a job's checkpoint for want of room is not asked again for
+//!   [`REFUSED_FOR`], one that does not know this agent's domain yet for
+//!   [`UNKNOWN_FOR`]; a failure on the way (a timeout, a source that did
+//!   not answer) is tried again at the next round.
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
@@ -44,6 +47,22 @@ pub const KEEP_EVERY: Duration = Duration::from_secs(5);
 /// checkpoint before asking it again: a refusal (a quota, a full disk)
 /// seldom changes within seconds, and each try sends the chunks.
 pub const REFUSED_FOR: Duration = Duration::from_secs(60);
+
+/// How long the keeper leaves a store peer that refused a job's
+/// checkpoint for not trusting this agent's domain: a peer that joined a
+/// moment ago learns of it from the next ads.
+pub const UNKNOWN_FOR: Duration = Duration::from_secs(10);
+
+/// How long a store peer that answered `code` (`None`: no answer) is left
+/// alone for a job's checkpoint.
+fn backoff(code: Option<starling_protocol::checkpoint::ErrorCode>) -> Option<Duration> {
+    use starling_protocol::checkpoint::ErrorCode;
+    match code? {
+        ErrorCode::NoSpace | ErrorCode::Quota | ErrorCode::TooLarge => Some(REFUSED_FOR),
+        ErrorCode::Refused => Some(UNKNOWN_FOR),
+        _ => None,
+    }
+}
 
 /// Largest record, in bytes.
 pub const MAX_RECORD_LEN: usize = 4 << 20;
@@ -190,7 +209,8 @@ pub fn spawn_keeper(keeper: Keeper) -> tokio::task::JoinHandle<()> {
 struct Memory {
     /// Since when no holder of a job's checkpoint has been in the pool.
     orphaned: std::collections::HashMap<JobId, Instant>,
-    /// When a store peer (by peer id) refused a job's checkpoint.
+    /// Until when a store peer (by peer id) that refused a job's
+    /// checkpoint is left alone.
     refused: std::collections::HashMap<(JobId, String), Instant>,
 }
 
@@ -238,7 +258,7 @@ impl Keeper {
                 continue;
             }
             memory.orphaned.remove(&id);
-            memory.refused.retain(|_, at| at.elapsed() < REFUSED_FOR);
+            memory.refused.retain(|_, until| *until > Instant::now());
             let record = self
                 .repair(id, &key, record, &peers, &live, &mut memory.refused)
                 .await;
@@ -378,7 +398,9 @@ impl Keeper {
                 }
                 Err(e) => {
                     tracing::info!(%id, peer = %target.peer, error = %e, "re-replicating the checkpoint failed");
-                    refused.insert((id, target.candidate.peer.clone()), Instant::now());
+                    if let Some(wait) = backoff(e.code) {
+                        refused.insert((id, target.candidate.peer.clone()), Instant::now() + wait);
+                    }
                 }
             }
         }
