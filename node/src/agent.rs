@@ -826,37 +826,6 @@ impl Actor for Supervisor {
             args.data_dir.as_deref(),
             &args.trust.store_quotas,
         )?;
-        let advertiser_args = AdvertiserArgs {
-            key: args.key.clone(),
-            certificates: args.trust.certificates.clone(),
-            domain: args.trust.domain.clone(),
-            identity: args.identity,
-            machine,
-            data_dir: args.data_dir.clone().unwrap_or_else(std::env::temp_dir),
-            refresh: args.config.advertise.refresh(),
-            lifetime: args.config.advertise.lifetime(),
-            store: args.store,
-            network: net.commands.clone(),
-            view: view.clone(),
-            probe: args.probe,
-            accounting: Some(accounting.accounting.clone()),
-            disk: disk.clone(),
-            lent: lending.as_ref().map(|(_, stats)| stats.subscribe()),
-            gpus: args.config.gpus.clone(),
-            trust: live_trust.clone(),
-        };
-        let (advertiser, _) =
-            Actor::spawn_linked(None, Advertiser, advertiser_args.clone(), myself.get_cell())
-                .await?;
-        let (router, router_rx) = transfers::channel();
-        let link_client = links::Client {
-            metrics: metrics.clone(),
-            network: net.commands.clone(),
-            owner: link_owner.clone(),
-            supervisor: myself.clone(),
-            me: net.peer_id,
-            domain: args.trust.domain.clone(),
-        };
         // The keeper of the domain's caps on trusted domains is its netmgr.
         let shares_keeper = args
             .trust
@@ -876,6 +845,38 @@ impl Actor for Supervisor {
             me: net.peer_id,
             domain: args.trust.domain.clone(),
             keeper: shares_keeper.clone(),
+        };
+        let advertiser_args = AdvertiserArgs {
+            key: args.key.clone(),
+            certificates: args.trust.certificates.clone(),
+            domain: args.trust.domain.clone(),
+            identity: args.identity,
+            machine,
+            data_dir: args.data_dir.clone().unwrap_or_else(std::env::temp_dir),
+            refresh: args.config.advertise.refresh(),
+            lifetime: args.config.advertise.lifetime(),
+            store: args.store,
+            network: net.commands.clone(),
+            view: view.clone(),
+            probe: args.probe,
+            accounting: Some(accounting.accounting.clone()),
+            disk: disk.clone(),
+            lent: lending.as_ref().map(|(_, stats)| stats.subscribe()),
+            gpus: args.config.gpus.clone(),
+            trust: live_trust.clone(),
+            shares: Some(shares.clone()),
+        };
+        let (advertiser, _) =
+            Actor::spawn_linked(None, Advertiser, advertiser_args.clone(), myself.get_cell())
+                .await?;
+        let (router, router_rx) = transfers::channel();
+        let link_client = links::Client {
+            metrics: metrics.clone(),
+            network: net.commands.clone(),
+            owner: link_owner.clone(),
+            supervisor: myself.clone(),
+            me: net.peer_id,
+            domain: args.trust.domain.clone(),
         };
         let startd_args = StartdSetup {
             freshness,

@@ -67,12 +67,18 @@ struct Share {
 /// Who holds a share: the agent that asked and its claim id.
 pub type Holder = (String, [u8; 16]);
 
-/// The keeper's ledger: every share held, per trusted domain.
+/// The keeper's ledger: every share held, per trusted domain: slots held
+/// by claims, and free CPUs advertised (`export_slots`).
 #[derive(Debug, Clone)]
 pub struct Ledger {
     by: String,
     recovering_until_ms: u64,
     shares: BTreeMap<String, BTreeMap<Holder, Share>>,
+    /// Until this time advertising shares are only renewed, at most at
+    /// what each holder had (their leases are longer than claims').
+    advertise_recovering_until_ms: u64,
+    /// CPUs each agent advertises to each trusted domain.
+    advertised: BTreeMap<String, BTreeMap<String, Share>>,
 }
 
 /// What a trusted domain holds now.
@@ -84,12 +90,15 @@ pub struct Held {
 
 impl Ledger {
     /// A keeper for domain `by`, started at `now_ms`: for `lease_ms` it
-    /// only takes renewals.
-    pub fn new(by: &str, now_ms: u64, lease_ms: u64) -> Ledger {
+    /// only takes renewals of claims' shares, and for `advertise_lease_ms`
+    /// of advertising ones.
+    pub fn new(by: &str, now_ms: u64, lease_ms: u64, advertise_lease_ms: u64) -> Ledger {
         Ledger {
             by: by.to_owned(),
             recovering_until_ms: now_ms.saturating_add(lease_ms),
             shares: BTreeMap::new(),
+            advertise_recovering_until_ms: now_ms.saturating_add(advertise_lease_ms),
+            advertised: BTreeMap::new(),
         }
     }
 
@@ -104,6 +113,55 @@ impl Ledger {
             shares.retain(|_, s| s.until_ms > now_ms);
         }
         self.shares.retain(|_, s| !s.is_empty());
+        for shares in self.advertised.values_mut() {
+            shares.retain(|_, s| s.until_ms > now_ms);
+        }
+        self.advertised.retain(|_, s| !s.is_empty());
+    }
+
+    /// How many of the `asked` free CPUs agent `holder` may advertise to
+    /// `domain` until `now_ms + lease_ms`, when the domain's terms let at
+    /// most `cap` be advertised there at once: what the others' leases
+    /// leave, at most `asked`. While the keeper recovers, at most what the
+    /// holder says it `had` (granted before the restart, so counted within
+    /// the cap then). The grant replaces the holder's last one; 0 ends it.
+    #[allow(clippy::too_many_arguments)]
+    pub fn advertise(
+        &mut self,
+        domain: &str,
+        holder: &str,
+        asked: u32,
+        had: u32,
+        lease_ms: u64,
+        cap: u32,
+        now_ms: u64,
+    ) -> u32 {
+        self.expire(now_ms);
+        let shares = self.advertised.entry(domain.to_owned()).or_default();
+        let others: u64 = shares
+            .iter()
+            .filter(|(h, _)| h.as_str() != holder)
+            .map(|(_, s)| u64::from(s.cpus))
+            .sum();
+        let room = u32::try_from(u64::from(cap).saturating_sub(others)).unwrap_or(u32::MAX);
+        let granted = if now_ms < self.advertise_recovering_until_ms {
+            asked.min(had).min(room)
+        } else {
+            asked.min(room)
+        };
+        if granted == 0 {
+            shares.remove(holder);
+        } else {
+            shares.insert(
+                holder.to_owned(),
+                Share {
+                    cpus: granted,
+                    until_ms: now_ms.saturating_add(lease_ms),
+                },
+            );
+        }
+        self.advertised.retain(|_, s| !s.is_empty());
+        granted
     }
 
     /// What `domain` holds at `now_ms`.
@@ -187,7 +245,7 @@ impl Ledger {
     /// Whether no share of any domain is held at `now_ms`.
     pub fn none_held(&mut self, now_ms: u64) -> bool {
         self.expire(now_ms);
-        self.shares.is_empty()
+        self.shares.is_empty() && self.advertised.is_empty()
     }
 
     /// Gives `holder`'s share back (its claim ended).
@@ -220,7 +278,7 @@ mod tests {
 
     /// A keeper past its recovery.
     fn ledger() -> Ledger {
-        Ledger::new("d1", 0, LEASE)
+        Ledger::new("d1", 0, LEASE, LEASE)
     }
 
     #[test]
@@ -309,7 +367,7 @@ mod tests {
 
     #[test]
     fn a_restarted_keeper_takes_renewals_but_grants_nothing_new_for_a_lease() {
-        let mut l = Ledger::new("d1", 1_000, LEASE);
+        let mut l = Ledger::new("d1", 1_000, LEASE, LEASE);
         // What was held before the restart is counted again...
         l.ask("d0", holder("a", 1), 1, LEASE, true, &slots(1), 8, 2_000)
             .unwrap();
@@ -409,5 +467,27 @@ mod tests {
             }
             assert!(l.held("d0", now).slots <= 3);
         }
+    }
+
+    #[test]
+    fn advertised_cpus_never_pass_the_export_cap_and_a_recovering_keeper_grants_what_was_had() {
+        let mut l = ledger();
+        let now = LEASE;
+        assert_eq!(l.advertise("d0", "a", 2, 0, LEASE, 3, now), 2);
+        // b may advertise only what a leaves.
+        assert_eq!(l.advertise("d0", "b", 2, 0, LEASE, 3, now), 1);
+        assert_eq!(l.advertise("d0", "c", 2, 0, LEASE, 3, now), 0);
+        // a renews with fewer free CPUs: c gets the rest.
+        assert_eq!(l.advertise("d0", "a", 1, 2, LEASE, 3, now + 1), 1);
+        assert_eq!(l.advertise("d0", "c", 2, 0, LEASE, 3, now + 1), 1);
+        // Another domain has its own count.
+        assert_eq!(l.advertise("d2", "c", 2, 0, LEASE, 3, now + 1), 2);
+        // A lapsed lease frees its CPUs.
+        assert_eq!(l.advertise("d0", "c", 3, 1, LEASE, 3, now + 1 + LEASE), 3);
+        // A restarted keeper grants at most what each had.
+        let mut r = Ledger::new("d1", 0, LEASE, LEASE);
+        assert_eq!(r.advertise("d0", "a", 4, 2, LEASE, 3, 10), 2);
+        assert_eq!(r.advertise("d0", "b", 4, 0, LEASE, 3, 10), 0);
+        assert!(!r.none_held(10));
     }
 }

@@ -273,6 +273,23 @@ pub enum Request {
         /// The claim.
         claim: ClaimId,
     },
+    /// Ask the domain's share keeper how many of this machine's free CPUs
+    /// (slots) it may advertise to `domain` under the domain's
+    /// `export_slots` term, for `lease_ms` (at least as long as the ad it
+    /// sends there lives). Asked again at every publication; the answer
+    /// may be fewer than asked, or none.
+    Advertise {
+        /// The trusted domain the ad goes to.
+        domain: String,
+        /// The free CPUs the machine would advertise, at most
+        /// [`MAX_SHARE_CPUS`].
+        cpus: u32,
+        /// What the keeper granted it last time (0 the first time): a
+        /// keeper that restarted grants at most this while it recovers.
+        had: u32,
+        /// The lease asked for, at most [`MAX_SHARE_LEASE_MS`].
+        lease_ms: u64,
+    },
 }
 
 /// The longest share lease one may ask for.
@@ -360,6 +377,10 @@ pub enum Response {
         claim: ClaimId,
         reason: String,
     },
+    /// The answer to [`Request::Advertise`]: how many CPUs the machine may
+    /// advertise (0: none; do not advertise to that domain), for
+    /// `lease_ms` from when this was sent.
+    Advertising { cpus: u32, lease_ms: u64 },
     /// No such claim here (never granted, expired, or already released).
     UnknownClaim {
         /// The claim asked about.
@@ -472,6 +493,32 @@ impl Message for Request {
                     reason: e.to_string(),
                 })
             }
+            Request::Advertise {
+                domain,
+                cpus,
+                had,
+                lease_ms,
+            } => {
+                crate::identity::check_domain_name(domain).map_err(|e| Error::Invalid {
+                    field: "share domain",
+                    reason: e.to_string(),
+                })?;
+                for (field, n) in [("share cpus", cpus), ("share had", had)] {
+                    if *n > MAX_SHARE_CPUS {
+                        return Err(Error::Invalid {
+                            field,
+                            reason: format!("{n}, more than {MAX_SHARE_CPUS}"),
+                        });
+                    }
+                }
+                if *lease_ms == 0 || *lease_ms > MAX_SHARE_LEASE_MS {
+                    return Err(Error::Invalid {
+                        field: "share lease_ms",
+                        reason: format!("{lease_ms}, not within 1-{MAX_SHARE_LEASE_MS}"),
+                    });
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -495,6 +542,7 @@ impl Message for Response {
             }
             Response::KeptAlive { .. }
             | Response::Shared { .. }
+            | Response::Advertising { .. }
             | Response::Released { .. }
             | Response::Vacating { .. }
             | Response::UnknownClaim { .. } => Ok(()),

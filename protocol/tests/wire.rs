@@ -273,6 +273,18 @@ fn claim_request() -> impl Strategy<Value = claim::Request> {
             ),
         ("[a-z]{1,12}\\.example", claim_id())
             .prop_map(|(domain, claim)| claim::Request::Unshare { domain, claim }),
+        (
+            "[a-z]{1,12}\\.example",
+            0..=claim::MAX_SHARE_CPUS,
+            0..=claim::MAX_SHARE_CPUS,
+            1..=claim::MAX_SHARE_LEASE_MS
+        )
+            .prop_map(|(domain, cpus, had, lease_ms)| claim::Request::Advertise {
+                domain,
+                cpus,
+                had,
+                lease_ms,
+            }),
     ]
 }
 
@@ -308,6 +320,8 @@ fn claim_response() -> impl Strategy<Value = claim::Response> {
             .prop_map(|(claim, lease_ms)| claim::Response::Shared { claim, lease_ms }),
         (claim_id(), reason())
             .prop_map(|(claim, reason)| claim::Response::NotShared { claim, reason }),
+        (any::<u32>(), any::<u64>())
+            .prop_map(|(cpus, lease_ms)| claim::Response::Advertising { cpus, lease_ms }),
     ]
 }
 
@@ -1415,6 +1429,21 @@ fn a_share_request_out_of_bounds_is_refused_naming_the_field() {
             share("d1.example", 1, claim::MAX_SHARE_LEASE_MS + 1),
             "share lease_ms",
         ),
+    ] {
+        let err = claim::Request::decode(&bytes).unwrap_err();
+        assert!(err.to_string().contains(field), "{err}");
+    }
+    let advertise = |cpus, lease_ms| {
+        cbor::encode(&claim::Request::Advertise {
+            domain: "d1.example".to_owned(),
+            cpus,
+            had: 0,
+            lease_ms,
+        })
+    };
+    for (bytes, field) in [
+        (advertise(claim::MAX_SHARE_CPUS + 1, 1000), "share cpus"),
+        (advertise(1, 0), "share lease_ms"),
     ] {
         let err = claim::Request::decode(&bytes).unwrap_err();
         assert!(err.to_string().contains(field), "{err}");

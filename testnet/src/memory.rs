@@ -197,6 +197,7 @@ impl Testnet {
             accept_terms: std::collections::BTreeMap::new(),
             caps: std::collections::BTreeMap::new(),
             export_terms: std::collections::BTreeMap::new(),
+            export_caps: std::collections::BTreeMap::new(),
             bootstrap: Vec::new(),
         })
     }

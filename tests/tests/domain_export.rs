@@ -14,6 +14,10 @@
 //!   cluster, sent under the same claim, is refused, naming d1 and the
 //!   term, and never runs there. Re-signed to export it again, agent-01
 //!   comes back.
+//! - **export_slots, domain-wide**: d1 (agent-01 and agent-03, two CPUs
+//!   each) advertises at most 3 slots to d0. d0's view of d1's machines
+//!   shows 3 free CPUs in all, never more, over several refreshes, while
+//!   d1's own view shows all 4.
 //!
 //! Every wait polls a condition until a deadline; every process started is
 //! killed when the test ends.
@@ -221,4 +225,65 @@ fn a_live_change_of_export_withdraws_the_machine_and_refuses_the_next_claim() {
     wait_for(Duration::from_secs(90), "the second job done", || {
         (pool.af(0, true, &["ProcId"]).len() == 2).then_some(())
     });
+}
+
+/// The free CPUs agent `i` sees on each machine of `domain`.
+fn cpus_seen(pool: &Pool, i: usize, domain: &str) -> Vec<(String, i64)> {
+    let constraint = format!("StarlingDomain == \"{domain}\"");
+    pool.ok(
+        i,
+        &std::env::temp_dir(),
+        &["status", "-constraint", &constraint, "-af", "Name", "Cpus"],
+    )
+    .lines()
+    .filter_map(|l| {
+        let (name, cpus) = l.split_once(' ')?;
+        Some((name.to_owned(), cpus.trim().parse().ok()?))
+    })
+    .collect()
+}
+
+#[test]
+fn export_slots_caps_what_the_whole_domain_advertises_to_the_partner() {
+    let work = tempfile::tempdir().unwrap();
+    let terms = work.path().join("terms.toml");
+    std::fs::write(
+        &terms,
+        "[[terms]]\ndomain = \"d1.testnet\"\ntrusts = \"d0.testnet\"\nexport_slots = 3\n",
+    )
+    .unwrap();
+    let pool = Pool::up_as(
+        None,
+        4,
+        &[
+            "--domains",
+            "2",
+            "--cpus",
+            "2",
+            "--refresh-secs",
+            "2",
+            "--lifetime-secs",
+            "6",
+            "--terms",
+            terms.to_str().unwrap(),
+        ],
+    );
+    // d0 sees both of d1's machines, 3 CPUs in all.
+    wait_for(Duration::from_secs(60), "d1's 3 slots in d0's view", || {
+        let seen = cpus_seen(&pool, 0, "d1.testnet");
+        (seen.len() == 2 && seen.iter().map(|(_, c)| c).sum::<i64>() == 3).then_some(())
+    });
+    // Never more, over several refreshes, from either of d0's agents.
+    let until = Instant::now() + Duration::from_secs(8);
+    while Instant::now() < until {
+        for i in [0, 2] {
+            let seen = cpus_seen(&pool, i, "d1.testnet");
+            let total: i64 = seen.iter().map(|(_, c)| c).sum();
+            assert!(total <= 3, "agent-0{i} sees {seen:?}");
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    // d1 sees its own machines whole.
+    let own = cpus_seen(&pool, 1, "d1.testnet");
+    assert_eq!(own.iter().map(|(_, c)| c).sum::<i64>(), 4, "{own:?}");
 }

@@ -313,7 +313,10 @@ impl RouterLoop {
             Inbound::Claim {
                 peer,
                 id,
-                request: request @ (claim::Request::Share { .. } | claim::Request::Unshare { .. }),
+                request:
+                    request @ (claim::Request::Share { .. }
+                    | claim::Request::Unshare { .. }
+                    | claim::Request::Advertise { .. }),
             } => {
                 // Answered off the loop: the keeper reads the view.
                 let keeper = self.shares.clone();

@@ -49,7 +49,7 @@
 //! saw the machine learns from such a withdrawal only what the signer's
 //! certificate says: that the agent is of this domain.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -185,6 +185,19 @@ pub struct AdvertiserArgs {
     /// The trust in force: which domains the ad is exported to, on which
     /// terms.
     pub trust: crate::agent::trust::LiveTrust,
+    /// Asking the domain's share keeper how many free CPUs may be
+    /// advertised to a trusted domain its terms cap (`export_slots`).
+    pub shares: Option<crate::agent::pool::shares::Client>,
+}
+
+/// What the ad was last exported as.
+#[derive(Debug, Default)]
+struct Exports {
+    /// The trusted domains the last publication gave a live copy of the ad.
+    to: BTreeSet<String>,
+    /// The free CPUs the share keeper last let the copy for each capped
+    /// domain show.
+    granted: BTreeMap<String, u32>,
 }
 
 pub struct AdvertiserState {
@@ -201,8 +214,9 @@ pub struct AdvertiserState {
     probed: tokio::time::Instant,
     /// The trusted domains the last publication gave a live copy of the ad
     /// (at start: every trusted domain, so that the first publication
-    /// withdraws whatever an earlier run exported).
-    exported: BTreeSet<String>,
+    /// withdraws whatever an earlier run exported), and the grants of
+    /// capped ones.
+    exported: Exports,
 }
 
 impl Actor for Advertiser {
@@ -244,7 +258,10 @@ impl Actor for Advertiser {
             }
         };
         let now = unix_secs();
-        let exported = args.trust.current().trusted().iter().cloned().collect();
+        let exported = Exports {
+            to: args.trust.current().trusted().iter().cloned().collect(),
+            granted: BTreeMap::new(),
+        };
         myself.send_interval(check_interval(args.refresh), || AdvertiserMsg::Check);
         for after in STARTUP_REPUBLISH {
             myself.send_after(after, || AdvertiserMsg::Republish);
@@ -331,7 +348,7 @@ impl Actor for Advertiser {
                     Some((text, at)) => {
                         *text != stable || at.elapsed() >= refresh_due(state.args.refresh)
                     }
-                } || audiences(&state.args, &ad) != state.exported;
+                } || audiences(&state.args, &ad) != state.exported.to;
                 if due
                     && publish(&state.args, &ad, state.args.lifetime, &mut state.exported)
                         .await?
@@ -631,7 +648,7 @@ async fn publish(
     args: &AdvertiserArgs,
     ad: &ClassAd,
     lifetime: Duration,
-    exported: &mut BTreeSet<String>,
+    exported: &mut Exports,
 ) -> Result<Option<u64>, ActorProcessingErr> {
     let store = args.store.clone();
     let seq = match tokio::task::spawn_blocking(move || store.next_sequence(Kind::MACHINE_AD))
@@ -674,15 +691,22 @@ async fn publish(
     let mut copies = Vec::new();
     for (audience, verdict) in exports(args, ad) {
         match verdict {
-            Ok(()) if !withdrawing => {
-                copies.push((audience.clone(), addressed(ad, &audience), ttl));
-                now_exported.insert(audience);
-            }
+            Ok(()) if !withdrawing => match capped_copy(args, ad, &audience, ttl, exported).await {
+                Some((copy, ttl)) => {
+                    copies.push((audience.clone(), copy, ttl));
+                    now_exported.insert(audience);
+                }
+                None if exported.to.contains(&audience) => {
+                    let bare = withdrawal_for(ad, &args.domain, &audience);
+                    copies.push((audience, bare, 0));
+                }
+                None => {}
+            },
             Ok(()) => {
                 let bare = withdrawal_for(ad, &args.domain, &audience);
                 copies.push((audience, bare, 0));
             }
-            Err(reason) if exported.contains(&audience) => {
+            Err(reason) if exported.to.contains(&audience) => {
                 tracing::info!(%audience, %reason, "the machine is no longer advertised to a trusted domain; withdrawing it there");
                 let bare = withdrawal_for(ad, &args.domain, &audience);
                 copies.push((audience, bare, 0));
@@ -692,7 +716,7 @@ async fn publish(
     }
     // Trusted no more: withdrawn there too, as far as the peers that
     // follow its topic still carry it.
-    for audience in exported.iter().filter(|a| !trust.trusted().contains(a)) {
+    for audience in exported.to.iter().filter(|a| !trust.trusted().contains(a)) {
         let bare = withdrawal_for(ad, &args.domain, audience);
         copies.push((audience.clone(), bare, 0));
     }
@@ -716,8 +740,58 @@ async fn publish(
         });
         send(args, topic, bytes).await?;
     }
-    *exported = now_exported;
+    exported.to = now_exported;
     Ok(Some(seq))
+}
+
+/// The copy of `ad` for `audience`, living `ttl` (milliseconds), when the
+/// domain's `export_slots` term for it leaves room: with `Cpus` cut to
+/// what the share keeper grants (none: not advertised there, and a
+/// keeper that cannot be asked grants none). Uncapped domains get the ad
+/// as it is.
+async fn capped_copy(
+    args: &AdvertiserArgs,
+    ad: &ClassAd,
+    audience: &str,
+    ttl: u64,
+    exported: &mut Exports,
+) -> Option<(ClassAd, u64)> {
+    use starling_protocol::classad::{Expr, Name, Value};
+    let copy = addressed(ad, audience);
+    if !args.trust.current().export_caps.contains_key(audience) {
+        exported.granted.remove(audience);
+        return Some((copy, ttl));
+    }
+    let free = crate::agent::shadow::integer(ad, "Cpus")
+        .and_then(|n| u32::try_from(n).ok())
+        .unwrap_or(0);
+    let had = exported.granted.get(audience).copied().unwrap_or(0);
+    let shares = args.shares.as_ref()?;
+    let answer = shares
+        .advertise(audience, free, had, Duration::from_millis(ttl))
+        .await;
+    let (granted, until) = match answer {
+        Ok(grant) => grant,
+        Err(why) => {
+            tracing::warn!(%audience, reason = %why, "cannot ask how many slots to advertise to a capped domain; not advertising there");
+            return None;
+        }
+    };
+    exported.granted.insert(audience.to_owned(), granted);
+    if granted == 0 {
+        return None;
+    }
+    let mut copy = copy;
+    copy.insert(
+        Name::known("Cpus"),
+        Expr::from(Value::Int(i64::from(granted))),
+    );
+    // The copy lives no longer than the grant covers.
+    let covered = until
+        .saturating_duration_since(std::time::Instant::now())
+        .saturating_sub(crate::agent::pool::shares::ADVERTISE_MARGIN);
+    let ttl = ttl.min(u64::try_from(covered.as_millis()).unwrap_or(u64::MAX));
+    Some((copy, ttl))
 }
 
 /// Hands a signed ad to the network for `topic`.

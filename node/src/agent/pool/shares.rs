@@ -38,6 +38,14 @@ use crate::agent::SupervisorMsg;
 /// The lease a keeper grants a share for.
 pub const LEASE: Duration = Duration::from_secs(30);
 
+/// The longest lease an advertising share is granted for: the ad it
+/// covers lives at most this less [`ADVERTISE_MARGIN`] (a machine ad's
+/// default lifetime is 180 s).
+pub const ADVERTISE_LEASE: Duration = Duration::from_secs(240);
+
+/// How much longer than the ad it covers an advertising share lasts.
+pub const ADVERTISE_MARGIN: Duration = Duration::from_secs(10);
+
 /// How often a held share is renewed.
 pub const RENEW_EVERY: Duration = Duration::from_secs(5);
 
@@ -93,12 +101,16 @@ impl Keeper {
     ) -> Arc<Keeper> {
         let marker = data_dir.map(|d| d.join(HELD_MARKER));
         let held_before = marker.as_ref().is_none_or(|m| m.exists());
-        let recovery = if held_before { millis(LEASE) } else { 0 };
+        let (recovery, advertise_recovery) = if held_before {
+            (millis(LEASE), millis(ADVERTISE_LEASE))
+        } else {
+            (0, 0)
+        };
         Arc::new(Keeper {
             domain: domain.to_owned(),
             trust,
             supervisor,
-            ledger: Mutex::new(Ledger::new(domain, now_ms(), recovery)),
+            ledger: Mutex::new(Ledger::new(domain, now_ms(), recovery, advertise_recovery)),
             machines: tokio::sync::Mutex::new((Vec::new(), None)),
             marker: tokio::sync::Mutex::new((marker, held_before)),
         })
@@ -167,6 +179,12 @@ impl Keeper {
                     claim::Request::Share { claim, .. } | claim::Request::Unshare { claim, .. } => {
                         *claim
                     }
+                    claim::Request::Advertise { lease_ms, .. } => {
+                        return claim::Response::Advertising {
+                            cpus: 0,
+                            lease_ms: *lease_ms,
+                        }
+                    }
                     _ => ClaimId::from_bytes([0; 16]),
                 };
                 return claim::Response::NotShared {
@@ -234,6 +252,38 @@ impl Keeper {
                         claim: *claim,
                         reason,
                     },
+                }
+            }
+            claim::Request::Advertise {
+                domain,
+                cpus,
+                had,
+                lease_ms,
+            } => {
+                let lease_ms = (*lease_ms).min(millis(ADVERTISE_LEASE));
+                let cap = self.trust.current().export_caps.get(domain).copied();
+                let Some(cap) = cap else {
+                    // No cap (any more): advertise what there is.
+                    return claim::Response::Advertising {
+                        cpus: *cpus,
+                        lease_ms,
+                    };
+                };
+                let mut marker = self.marker.lock().await;
+                let granted = self.ledger.lock().map_or(0, |mut ledger| {
+                    ledger.advertise(domain, &key, *cpus, *had, lease_ms, cap, now_ms())
+                });
+                let granted = if granted > 0 && Self::mark(&mut marker, true).await.is_err() {
+                    if let Ok(mut ledger) = self.ledger.lock() {
+                        ledger.advertise(domain, &key, 0, 0, lease_ms, cap, now_ms());
+                    }
+                    0
+                } else {
+                    granted
+                };
+                claim::Response::Advertising {
+                    cpus: granted,
+                    lease_ms,
                 }
             }
             claim::Request::Unshare { domain, claim } => {
@@ -332,6 +382,36 @@ impl Client {
         match self.send(request).await.map_err(NotHad::Unreachable)? {
             claim::Response::Shared { lease_ms, .. } => {
                 Ok(asked + Duration::from_millis(lease_ms.min(millis(LEASE))))
+            }
+            claim::Response::NotShared { reason, .. } => Err(NotHad::Refused(reason)),
+            other => Err(NotHad::Unreachable(format!(
+                "the share keeper answered {other:?}"
+            ))),
+        }
+    }
+
+    /// Asks how many of `cpus` free CPUs this machine may advertise to
+    /// `domain` (having been granted `had` last time), for an ad living
+    /// `ttl`: the grant, and until when it holds, counted from before the
+    /// ask.
+    pub async fn advertise(
+        &self,
+        domain: &str,
+        cpus: u32,
+        had: u32,
+        ttl: Duration,
+    ) -> Result<(u32, Instant), NotHad> {
+        let asked = Instant::now();
+        let lease = (ttl + ADVERTISE_MARGIN).min(ADVERTISE_LEASE);
+        let request = claim::Request::Advertise {
+            domain: domain.to_owned(),
+            cpus: cpus.min(claim::MAX_SHARE_CPUS),
+            had: had.min(claim::MAX_SHARE_CPUS),
+            lease_ms: millis(lease),
+        };
+        match self.send(request).await.map_err(NotHad::Unreachable)? {
+            claim::Response::Advertising { cpus, lease_ms } => {
+                Ok((cpus, asked + Duration::from_millis(lease_ms)))
             }
             claim::Response::NotShared { reason, .. } => Err(NotHad::Refused(reason)),
             other => Err(NotHad::Unreachable(format!(

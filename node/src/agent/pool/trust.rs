@@ -77,6 +77,10 @@ pub struct Trust {
     /// domain, where it says; a trusted domain not here gets every machine
     /// ([`starling_policies::terms::exported`]).
     pub export_terms: std::collections::BTreeMap<String, starling_policies::terms::Export>,
+    /// The most free CPUs (slots) this domain advertises to a trusted
+    /// domain at once, where its policy caps it (`export_slots`), held
+    /// domain-wide by the share keeper.
+    pub export_caps: std::collections::BTreeMap<String, u32>,
 }
 
 impl Trust {
@@ -152,6 +156,7 @@ pub fn load(data: &DataDir, key: &Keypair, now: Timestamp) -> Result<Trust, Erro
     let mut caps = std::collections::BTreeMap::new();
     let mut bootstrap = Vec::new();
     let mut export_terms = std::collections::BTreeMap::new();
+    let mut export_caps = std::collections::BTreeMap::new();
     let path = data
         .policies_path()
         .join(format!("{}.policy", primary.domain));
@@ -185,6 +190,9 @@ pub fn load(data: &DataDir, key: &Keypair, now: Timestamp) -> Result<Trust, Erro
                 };
                 if cap.any() {
                     caps.insert(trusted.name.clone(), cap);
+                }
+                if let Some(n) = trusted.export.max_slots {
+                    export_caps.insert(trusted.name.clone(), n);
                 }
                 if let Some(text) = &trusted.export.machines {
                     let export =
@@ -220,6 +228,7 @@ pub fn load(data: &DataDir, key: &Keypair, now: Timestamp) -> Result<Trust, Erro
         accept_terms,
         caps,
         export_terms,
+        export_caps,
         bootstrap,
     })
 }
@@ -270,6 +279,7 @@ fn personal(key: &Keypair, now: Timestamp) -> Result<Trust, Error> {
         foreign_factors: std::collections::BTreeMap::new(),
         accept_terms: std::collections::BTreeMap::new(),
         export_terms: std::collections::BTreeMap::new(),
+        export_caps: std::collections::BTreeMap::new(),
         store_quotas: std::collections::BTreeMap::new(),
         caps: std::collections::BTreeMap::new(),
         bootstrap: Vec::new(),
