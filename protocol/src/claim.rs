@@ -429,6 +429,36 @@ fn check_peek_len(len: u32) -> Result<(), Error> {
     Ok(())
 }
 
+/// A share's domain: a domain name.
+fn check_share_domain(domain: &str) -> Result<(), Error> {
+    crate::identity::check_domain_name(domain).map_err(|e| Error::Invalid {
+        field: "share domain",
+        reason: e.to_string(),
+    })
+}
+
+/// A share's count of CPUs: from `min` to [`MAX_SHARE_CPUS`].
+fn check_share_count(field: &'static str, n: u32, min: u32) -> Result<(), Error> {
+    if n < min || n > MAX_SHARE_CPUS {
+        return Err(Error::Invalid {
+            field,
+            reason: format!("{n}, not within {min}-{MAX_SHARE_CPUS}"),
+        });
+    }
+    Ok(())
+}
+
+/// A share's lease: from 1 ms to [`MAX_SHARE_LEASE_MS`].
+fn check_share_lease(lease_ms: u64) -> Result<(), Error> {
+    if lease_ms == 0 || lease_ms > MAX_SHARE_LEASE_MS {
+        return Err(Error::Invalid {
+            field: "share lease_ms",
+            reason: format!("{lease_ms}, not within 1-{MAX_SHARE_LEASE_MS}"),
+        });
+    }
+    Ok(())
+}
+
 /// At most 64 characters of `s`, for error messages.
 fn truncated(s: &str) -> &str {
     s.char_indices().nth(64).map_or(s, |(i, _)| &s[..i])
@@ -469,55 +499,21 @@ impl Message for Request {
                 lease_ms,
                 ..
             } => {
-                crate::identity::check_domain_name(domain).map_err(|e| Error::Invalid {
-                    field: "share domain",
-                    reason: e.to_string(),
-                })?;
-                if *cpus == 0 || *cpus > MAX_SHARE_CPUS {
-                    return Err(Error::Invalid {
-                        field: "share cpus",
-                        reason: format!("{cpus}, not within 1-{MAX_SHARE_CPUS}"),
-                    });
-                }
-                if *lease_ms == 0 || *lease_ms > MAX_SHARE_LEASE_MS {
-                    return Err(Error::Invalid {
-                        field: "share lease_ms",
-                        reason: format!("{lease_ms}, not within 1-{MAX_SHARE_LEASE_MS}"),
-                    });
-                }
-                Ok(())
+                check_share_domain(domain)?;
+                check_share_count("share cpus", *cpus, 1)?;
+                check_share_lease(*lease_ms)
             }
-            Request::Unshare { domain, .. } => {
-                crate::identity::check_domain_name(domain).map_err(|e| Error::Invalid {
-                    field: "share domain",
-                    reason: e.to_string(),
-                })
-            }
+            Request::Unshare { domain, .. } => check_share_domain(domain),
             Request::Advertise {
                 domain,
                 cpus,
                 had,
                 lease_ms,
             } => {
-                crate::identity::check_domain_name(domain).map_err(|e| Error::Invalid {
-                    field: "share domain",
-                    reason: e.to_string(),
-                })?;
-                for (field, n) in [("share cpus", cpus), ("share had", had)] {
-                    if *n > MAX_SHARE_CPUS {
-                        return Err(Error::Invalid {
-                            field,
-                            reason: format!("{n}, more than {MAX_SHARE_CPUS}"),
-                        });
-                    }
-                }
-                if *lease_ms == 0 || *lease_ms > MAX_SHARE_LEASE_MS {
-                    return Err(Error::Invalid {
-                        field: "share lease_ms",
-                        reason: format!("{lease_ms}, not within 1-{MAX_SHARE_LEASE_MS}"),
-                    });
-                }
-                Ok(())
+                check_share_domain(domain)?;
+                check_share_count("share cpus", *cpus, 0)?;
+                check_share_count("share had", *had, 0)?;
+                check_share_lease(*lease_ms)
             }
         }
     }

@@ -246,28 +246,7 @@ fn cpus_seen(pool: &Pool, i: usize, domain: &str) -> Vec<(String, i64)> {
 #[test]
 fn export_slots_caps_what_the_whole_domain_advertises_to_the_partner() {
     let work = tempfile::tempdir().unwrap();
-    let terms = work.path().join("terms.toml");
-    std::fs::write(
-        &terms,
-        "[[terms]]\ndomain = \"d1.testnet\"\ntrusts = \"d0.testnet\"\nexport_slots = 3\n",
-    )
-    .unwrap();
-    let pool = Pool::up_as(
-        None,
-        4,
-        &[
-            "--domains",
-            "2",
-            "--cpus",
-            "2",
-            "--refresh-secs",
-            "2",
-            "--lifetime-secs",
-            "6",
-            "--terms",
-            terms.to_str().unwrap(),
-        ],
-    );
+    let pool = pool_on_terms(work.path(), 4, "export_slots = 3");
     // d0 sees both of d1's machines, 3 CPUs in all.
     wait_for(Duration::from_secs(60), "d1's 3 slots in d0's view", || {
         let seen = cpus_seen(&pool, 0, "d1.testnet");

@@ -265,38 +265,10 @@ fn ended_of(log: &Path, name: &str) -> Vec<(String, u128, u128)> {
         .collect()
 }
 
-/// A pool of `agents` agents in two domains, two CPUs each, whose d1 trusts
-/// d0 on the terms `cap` (a line of a `[[terms]]` table), and whose jobs
-/// may write into a directory the test reads.
-fn capped_pool(work: &Path, agents: usize, cap: &str) -> Pool {
-    let terms = work.join("terms.toml");
-    std::fs::write(
-        &terms,
-        format!("[[terms]]\ndomain = \"d1.testnet\"\ntrusts = \"d0.testnet\"\n{cap}\n"),
-    )
-    .unwrap();
-    let mut extra = vec![
-        "--domains",
-        "2",
-        "--cpus",
-        "2",
-        "--refresh-secs",
-        "2",
-        "--lifetime-secs",
-        "6",
-        "--terms",
-        terms.to_str().unwrap(),
-    ];
-    if rustix::process::geteuid().is_root() {
-        extra.extend(["--jobs", "account=nobody", "--jobs", "private_tmp=false"]);
-    }
-    Pool::up_as(None, agents, &extra)
-}
-
 #[test]
 fn a_cap_on_a_trusted_domain_holds_across_the_whole_domain_and_changes_live() {
     let work = tempfile::tempdir().unwrap();
-    let pool = capped_pool(work.path(), 8, "max_slots = 3");
+    let pool = pool_on_terms(work.path(), 8, "max_slots = 3");
     let shared = shared_dir();
     let log = shared.path().join("runs");
     script(&work.path().join("job.sh"), RECORDED_JOB);
@@ -366,7 +338,7 @@ fn a_cap_holds_while_its_keeper_is_killed_and_restarted() {
     let work = tempfile::tempdir().unwrap();
     // d0: agent-00, agent-02; d1: agent-01 (its netmgr, the cap's keeper)
     // and agent-03.
-    let pool = capped_pool(work.path(), 4, "max_slots = 1");
+    let pool = pool_on_terms(work.path(), 4, "max_slots = 1");
     let shared = shared_dir();
     let log = shared.path().join("runs");
     script(&work.path().join("job.sh"), RECORDED_JOB);

@@ -494,3 +494,31 @@ pub(crate) fn sign_d1_policy(pool: &Pool, out: &Path, terms: &[&str]) {
     args.extend_from_slice(terms);
     pool.ok(1, &std::env::temp_dir(), &args);
 }
+
+/// A pool of `agents` agents in two domains, two CPUs each, whose d1 trusts
+/// d0 on the term `cap` (a line of a `[[terms]]` table), and whose jobs
+/// may write into a directory the test reads.
+pub(crate) fn pool_on_terms(work: &Path, agents: usize, cap: &str) -> Pool {
+    let terms = work.join("terms.toml");
+    std::fs::write(
+        &terms,
+        format!("[[terms]]\ndomain = \"d1.testnet\"\ntrusts = \"d0.testnet\"\n{cap}\n"),
+    )
+    .unwrap();
+    let mut extra = vec![
+        "--domains",
+        "2",
+        "--cpus",
+        "2",
+        "--refresh-secs",
+        "2",
+        "--lifetime-secs",
+        "6",
+        "--terms",
+        terms.to_str().unwrap(),
+    ];
+    if rustix::process::geteuid().is_root() {
+        extra.extend(["--jobs", "account=nobody", "--jobs", "private_tmp=false"]);
+    }
+    Pool::up_as(None, agents, &extra)
+}
