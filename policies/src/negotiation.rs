@@ -8,6 +8,9 @@
 //! and fills each in that order with as many jobs as fit in what its ad says
 //! is free, less what this agent has already asked of it and not yet seen
 //! in its ad. Jobs that fit nowhere stay idle until the view changes.
+//! A machine of a trusted domain whose published `accept` term refuses the
+//! job ([`crate::terms::published_acceptance`]) is not asked: it would
+//! only refuse the claim.
 //!
 //! The free resources come from a partitionable machine's ad (`Cpus`,
 //! `Memory`, `Disk` are what is left), and the job's requests are
@@ -215,6 +218,13 @@ fn ranked<'a>(
     view: impl Fn(&'a ClassAd) -> Option<Cow<'a, ClassAd>>,
 ) -> Vec<usize> {
     let matcher = Matcher::default();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    let refused_by_terms = |ad: &ClassAd| {
+        crate::terms::published_acceptance(representative, ad, now)
+            .is_some_and(|a| a.refusal().is_some())
+    };
     let mut candidates: Vec<(usize, f64, f64, f64)> = machines
         .iter()
         .enumerate()
@@ -222,6 +232,9 @@ fn ranked<'a>(
         .filter_map(|(i, m)| {
             let ad = view(m.ad)?;
             let ranks = matcher.pair(representative, &ad)?;
+            if refused_by_terms(&ad) {
+                return None;
+            }
             Some((i, ranks.job, ranks.machine, m.rtt_ms.unwrap_or(f64::MAX)))
         })
         .collect();
@@ -264,6 +277,28 @@ mod tests {
                 avoid: false,
             })
             .collect()
+    }
+
+    #[test]
+    fn a_machine_whose_published_accept_term_refuses_the_job_is_not_asked() {
+        let mut strict = machine(8, 8000, "0");
+        strict.insert(
+            Name::known(crate::terms::ACCEPT_ATTR),
+            starling_protocol::classad::Expr::from(Value::string("RequestCpus <= 1")),
+        );
+        let open = machine(2, 2000, "0");
+        let ads = [strict, open];
+        // Two-CPU jobs: only the open machine, though the strict one is bigger.
+        assert_eq!(
+            plan(&job(2, 500), 4, &of(&ads)),
+            vec![Ask {
+                machine: 1,
+                jobs: 1
+            }]
+        );
+        assert_eq!(plan_waits(&job(2, 500), &of(&ads), 4), vec![1]);
+        // One-CPU jobs are accepted there, and it is preferred (more memory).
+        assert_eq!(plan(&job(1, 500), 1, &of(&ads))[0].machine, 0);
     }
 
     #[test]

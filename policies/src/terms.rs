@@ -13,8 +13,14 @@
 //!   is false". No term exports every machine. UNDEFINED or ERROR do not
 //!   export (said as such).
 //!
-//! The execute agent decides; the submit agent learns the reason from the
-//! refusal and `why` shows it per machine.
+//! The execute agent decides. So that a trusted domain's submit agents do
+//! not spend claim rounds on machines that would refuse, each machine's
+//! copy of its ad for a trusted domain publishes the accept term for that
+//! domain as [`ACCEPT_ATTR`] (signed with the ad, so it is the term the
+//! machine applies), and the submit side checks it
+//! ([`published_acceptance`]) where it matches and where `why` explains.
+//! A published term that does not parse is ignored there: the execute
+//! agent still decides, and its refusal reaches `why` as any refusal does.
 
 use starling_protocol::classad::matching::requirement_holds;
 use starling_protocol::classad::{
@@ -39,6 +45,37 @@ impl Accept {
             expr,
         })
     }
+}
+
+/// The attribute of a machine ad's copy for a trusted domain that carries
+/// the domain's `accept` term for it, as the policy says it (a string:
+/// the term reads the job as MY, the other way round from the ad's own
+/// expressions).
+pub const ACCEPT_ATTR: &str = "StarlingAcceptTerm";
+
+/// The longest published term a submit agent parses (an ad is bounded as
+/// a whole; this keeps one attribute from costing a parse of all of it
+/// per job and machine).
+pub const MAX_PUBLISHED_TERM: usize = 4096;
+
+/// What the `accept` term `machine`'s ad publishes ([`ACCEPT_ATTR`]) says
+/// of `job` at `now` (unix seconds), named by the machine's
+/// `StarlingDomain`: `None` when it publishes none, or one that is not a
+/// string, is longer than [`MAX_PUBLISHED_TERM`] or does not parse (the
+/// execute agent decides then).
+pub fn published_acceptance(job: &ClassAd, machine: &ClassAd, now: i64) -> Option<Acceptance> {
+    let Some(Expr::Literal(Value::String(text))) = machine.get(ACCEPT_ATTR) else {
+        return None;
+    };
+    if text.len() > MAX_PUBLISHED_TERM {
+        return None;
+    }
+    let accept = Accept::parse(text).ok()?;
+    let by = match machine.get("StarlingDomain") {
+        Some(Expr::Literal(Value::String(domain))) => domain.to_string(),
+        _ => "the machine's domain".to_owned(),
+    };
+    Some(acceptance(&by, &accept, job, machine, now))
 }
 
 /// What a domain's `accept` term says of one job on one machine.
@@ -198,6 +235,40 @@ mod tests {
         let number = acceptance("d1", &Accept::parse("0").unwrap(), &small, &machine, 0);
         assert!(matches!(number, Acceptance::Refused(_)));
         assert!(Accept::parse("RequestCpus <=").is_err());
+    }
+
+    #[test]
+    fn a_published_accept_term_is_checked_by_the_submit_side_and_a_bad_one_left_to_the_machine() {
+        let small = job("[ RequestCpus = 1 ]");
+        let big = job("[ RequestCpus = 2 ]");
+        let copy = |term: &str| {
+            parse_ad(&format!(
+                "[ Cpus = 4; StarlingDomain = \"d1\"; {ACCEPT_ATTR} = {term} ]"
+            ))
+            .unwrap()
+        };
+        let published = copy("\"RequestCpus <= TARGET.Cpus / 4\"");
+        assert_eq!(
+            published_acceptance(&small, &published, 0),
+            Some(Acceptance::Accepted)
+        );
+        assert_eq!(
+            published_acceptance(&big, &published, 0),
+            Some(Acceptance::Refused(
+                "d1 does not accept this job: accept = RequestCpus <= TARGET.Cpus / 4 is false"
+                    .to_owned()
+            ))
+        );
+        // None published, not a string, damaged or too long: the machine decides.
+        let plain = parse_ad("[ Cpus = 4; StarlingDomain = \"d1\" ]").unwrap();
+        assert_eq!(published_acceptance(&big, &plain, 0), None);
+        assert_eq!(published_acceptance(&big, &copy("false"), 0), None);
+        assert_eq!(
+            published_acceptance(&big, &copy("\"RequestCpus <=\""), 0),
+            None
+        );
+        let long = format!("\"{}\"", "RequestCpus <= 1 && ".repeat(300) + "true");
+        assert_eq!(published_acceptance(&big, &copy(&long), 0), None);
     }
 
     #[test]

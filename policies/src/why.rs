@@ -8,8 +8,10 @@
 //!    GPUs available), or the
 //!    job's request cannot be sized at all;
 //! 2. **rejected by the machine**: its `START` or `Requirements` are not true
-//!    for the job (UNDEFINED is not true), or its disk is full
-//!    (`StarlingDiskFull`, whose reason is given);
+//!    for the job (UNDEFINED is not true), its disk is full
+//!    (`StarlingDiskFull`, whose reason is given), or its domain's
+//!    published `accept` term refuses the job (the term is quoted,
+//!    [`crate::terms::published_acceptance`]);
 //! 3. **too small**: the job's request (rounded as [`crate::slots`] rounds it)
 //!    is more than the machine has in all;
 //! 4. **busy**: it would match, but not with what is free now;
@@ -254,6 +256,12 @@ fn verdict(job: &ClassAd, machine: &Seen<'_>, now: i64) -> Verdict {
         .or_else(|| fails(machine.now_ad, job, "Requirements", now))
     {
         return Verdict::RejectedByMachine(why);
+    }
+    if let Some(reason) = crate::terms::published_acceptance(job, machine.now_ad, now)
+        .as_ref()
+        .and_then(|a| a.refusal())
+    {
+        return Verdict::RejectedByMachine(reason.to_owned());
     }
     if !Resources::totals_of(machine.now_ad).fits(&request) {
         return Verdict::TooSmall;
@@ -732,7 +740,7 @@ impl fmt::Display for Analysis {
             ),
             (
                 self.rejected_by_machine,
-                "reject the job (their START or Requirements)",
+                "reject the job (their START, Requirements or domain's terms)",
             ),
             (self.too_small, "are too small for the job's request"),
             (self.busy, "match but have too little free now"),
@@ -877,6 +885,28 @@ mod tests {
             text.contains("picky: START (TARGET.Owner == \"bob\") is false"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_domain_that_publishes_an_accept_term_refusing_the_job_is_named_with_the_term() {
+        let strict = machine(
+            "d1-m",
+            "X86_64",
+            8192,
+            8192,
+            "StarlingDomain = \"d1.testnet\"; StarlingAcceptTerm = \"RequestMemory <= 512\"",
+        );
+        let ads = [strict];
+        let a = analyze(&job(1024, "true"), &named(&ads), &[], 0);
+        assert_eq!(a.rejected_by_machine, 1);
+        let text = a.to_string();
+        assert!(
+            text.contains(
+                "d1-m: d1.testnet does not accept this job: accept = RequestMemory <= 512 is false"
+            ),
+            "{text}"
+        );
+        assert_eq!(analyze(&job(512, "true"), &named(&ads), &[], 0).matched, 1);
     }
 
     #[test]

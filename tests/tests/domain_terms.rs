@@ -5,8 +5,11 @@
 //! - **accept**: d1's administrator signs a policy whose terms for d0
 //!   accept only one-CPU jobs and installs it into agent-01. d0's
 //!   one-CPU job runs there; its two-CPU job never does, and `why` says
-//!   which domain refused it and by which term. A policy file damaged on
-//!   disk afterwards is reported, and the terms in force stay.
+//!   which domain refuses it and by which term: agent-01's ad for d0
+//!   publishes the term, so d0 asks for no claim it would refuse (the
+//!   execute side's own refusal is `policies::claiming`'s unit tests'). A
+//!   policy file damaged on disk afterwards is reported, and the terms in
+//!   force stay.
 //! - **trust withdrawn**: d1's policy re-signed to trust another domain
 //!   only; d0's machines leave agent-01's view, and agent-01's machine
 //!   leaves d0's (d1 advertises nothing to a domain it does not trust: it
@@ -59,14 +62,6 @@ fn submit_to_d1(pool: &Pool, dir: &Path, name: &str, cpus: u32) {
     pool.ok(0, dir, &["submit", &format!("{name}.sub")]);
 }
 
-/// The refusals agent-00's `why` lists for `job`, once it lists one.
-fn refusal(pool: &Pool, dir: &Path, job: &str) -> String {
-    wait_for(Duration::from_secs(60), "a refusal in why", || {
-        let why = pool.ok(0, dir, &["why", job]);
-        why.contains("Claims refused recently:").then_some(why)
-    })
-}
-
 #[test]
 fn a_trusting_domain_runs_only_the_jobs_its_accept_term_accepts() {
     let pool = Pool::up_as(
@@ -93,6 +88,21 @@ fn a_trusting_domain_runs_only_the_jobs_its_accept_term_accepts() {
         &["--trust", &d0, "--accept", "RequestCpus <= 1"],
     );
     install_policy(&pool, 1, &policy);
+    // agent-01's ad for d0 publishes the term, so d0 need not ask to learn it.
+    wait_for(
+        Duration::from_secs(30),
+        "d1's accept term in agent-00's view",
+        || {
+            let seen = pool.ok(
+                0,
+                work.path(),
+                &["status", "-af", "Name", "StarlingAcceptTerm"],
+            );
+            seen.lines()
+                .any(|l| l.contains("agent-01") && l.contains("RequestCpus <= 1"))
+                .then_some(())
+        },
+    );
 
     submit_to_d1(&pool, work.path(), "small", 1);
     submit_to_d1(&pool, work.path(), "big", 2);
@@ -106,11 +116,17 @@ fn a_trusting_domain_runs_only_the_jobs_its_accept_term_accepts() {
                 .map(|row| assert!(row[1].contains("agent-01"), "{row:?}"))
         },
     );
-    let why = refusal(&pool, work.path(), "2.0");
+    // `why` names the domain and its term for the machine, and the
+    // submit side never spent a claim round on it.
+    let why = pool.ok(0, work.path(), &["why", "2.0"]);
     assert!(
-        why.contains("d1.testnet does not accept this job: accept = RequestCpus <= 1 is false"),
+        why.lines().any(|l| l.contains("agent-01")
+            && l.contains(
+                "d1.testnet does not accept this job: accept = RequestCpus <= 1 is false"
+            )),
         "{why}"
     );
+    assert!(!why.contains("Claims refused recently:"), "{why}");
     let status = pool.ok(0, work.path(), &["q", "2.0", "-af", "JobStatus"]);
     assert_eq!(status.trim(), "1", "the two-CPU job stays idle");
 

@@ -24,7 +24,10 @@
 //! `export` term ([`starling_policies::terms::exported`], evaluated on
 //! this very ad) advertises the machine to it: the same ad with
 //! `StarlingAudience = "<that domain>"` added and signed, on that
-//! audience's topic `starling/ads/<domain>/for/<audience>/1`. The
+//! audience's topic `starling/ads/<domain>/for/<audience>/1`, with the
+//! domain's `accept` term for that audience published in it
+//! ([`starling_policies::terms::ACCEPT_ATTR`]), so that its submit agents
+//! do not ask for claims the machine would refuse. The
 //! filtering happens here, at the source, because this is the only agent
 //! that signs the ad: no relay can make a copy for an audience it was not
 //! signed for, and receivers refuse a copy on any other topic or meant
@@ -748,7 +751,8 @@ async fn publish(
 /// domain's `export_slots` term for it leaves room: with `Cpus` cut to
 /// what the share keeper grants (none: not advertised there, and a
 /// keeper that cannot be asked grants none). Uncapped domains get the ad
-/// as it is.
+/// as it is. Either way the copy publishes the domain's `accept` term for
+/// the audience, where its policy sets one.
 async fn capped_copy(
     args: &AdvertiserArgs,
     ad: &ClassAd,
@@ -757,8 +761,15 @@ async fn capped_copy(
     exported: &mut Exports,
 ) -> Option<(ClassAd, u64)> {
     use starling_protocol::classad::{Expr, Name, Value};
-    let copy = addressed(ad, audience);
-    if !args.trust.current().export_caps.contains_key(audience) {
+    let mut copy = addressed(ad, audience);
+    let trust = args.trust.current();
+    if let Some(accept) = trust.accept_terms.get(audience) {
+        copy.insert(
+            Name::known(starling_policies::terms::ACCEPT_ATTR),
+            Expr::from(Value::string(accept.text.as_str())),
+        );
+    }
+    if !trust.export_caps.contains_key(audience) {
         exported.granted.remove(audience);
         return Some((copy, ttl));
     }
@@ -781,7 +792,6 @@ async fn capped_copy(
     if granted == 0 {
         return None;
     }
-    let mut copy = copy;
     copy.insert(
         Name::known("Cpus"),
         Expr::from(Value::Int(i64::from(granted))),
