@@ -6,10 +6,11 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::{ArgMatches, FromArgMatches as _, Subcommand as _};
+use starling_node::cli::progress;
 use starling_testnet::processes::{self, AgentState, Progress, Stopped};
 use starling_testnet::{AgentSettings, UpOptions};
 
@@ -198,38 +199,31 @@ fn up(args: UpArgs) -> anyhow::Result<ExitCode> {
         }),
         ..UpOptions::new(&args.dir, args.agents, starling)
     };
-    // Progress goes to standard error, at most every two seconds while
-    // agents join (fifty agents would otherwise print fifty lines).
-    let mut last_join: Option<(Instant, usize)> = None;
+    // Progress on a terminal only: one bar, first of agents answering,
+    // then of agents that see the whole pool.
+    let bar = progress::bar(0);
     let mut show = |p: Progress| match p {
         Progress::Prepared { agents, domains } => {
-            eprintln!("prepared {agents} agents in {domains} domains; starting them");
+            bar.set_length(agents as u64);
+            bar.set_message(format!("agents of {domains} domains started"));
         }
         Progress::Answering {
-            first,
-            last,
-            answering,
-            total,
+            answering, total, ..
         } => {
-            let which = if first == last {
-                first
-            } else {
-                format!("{first}..{last}")
-            };
-            eprintln!("{which} running ({answering}/{total})");
+            bar.set_length(total as u64);
+            bar.set_position(answering as u64);
+            bar.set_message("agents answering");
         }
         Progress::Joining { joined, total } => {
-            let due = last_join.is_none_or(|(at, n)| {
-                n != joined && (joined == total || at.elapsed() >= Duration::from_secs(2))
-            });
-            if due {
-                eprintln!("{joined}/{total} agents see all {total} machine ads");
-                last_join = Some((Instant::now(), joined));
-            }
+            bar.set_length(total as u64);
+            bar.set_position(joined as u64);
+            bar.set_message("agents see every machine ad");
         }
         _ => {}
     };
-    let report = starling_testnet::up(&options, &mut show)?;
+    let report = starling_testnet::up(&options, &mut show);
+    bar.finish_and_clear();
+    let report = report?;
     let layout = &report.layout;
     let dir = layout.dir().display();
     println!(
@@ -334,16 +328,17 @@ fn status(dir: &Path) -> anyhow::Result<ExitCode> {
 }
 
 fn down(dir: &Path, timeout: Duration) -> anyhow::Result<ExitCode> {
-    let mut told = false;
+    let bar = progress::bar(0);
     let mut show = |p: Progress| {
-        if let Progress::Stopping { total, .. } = p {
-            if !told && total > 0 {
-                eprintln!("asked {total} agents to stop");
-                told = true;
-            }
+        if let Progress::Stopping { running, total } = p {
+            bar.set_length(total as u64);
+            bar.set_position(total.saturating_sub(running) as u64);
+            bar.set_message("agents stopped");
         }
     };
-    let report = starling_testnet::down(dir, timeout, &mut show)?;
+    let report = starling_testnet::down(dir, timeout, &mut show);
+    bar.finish_and_clear();
+    let report = report?;
     let count = |what: Stopped| report.agents.iter().filter(|(_, s)| *s == what).count();
     for (name, how) in &report.agents {
         if *how == Stopped::Killed {

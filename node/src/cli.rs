@@ -20,6 +20,7 @@ mod jobs;
 mod matching;
 mod net;
 mod off;
+pub mod progress;
 mod service;
 mod status;
 mod store;

@@ -101,7 +101,7 @@ fn four_agents_in_two_domains_come_up_see_each_other_and_go() {
     let _cleanup = Cleanup(&dir);
     let d = dir.to_str().unwrap();
 
-    let up = ok(&[
+    let out = starling(&[
         "testnet",
         "up",
         "--dir",
@@ -113,7 +113,12 @@ fn four_agents_in_two_domains_come_up_see_each_other_and_go() {
         "--timeout",
         "180",
     ]);
+    let up = String::from_utf8_lossy(&out.stdout).into_owned();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{up}\n{err}");
     assert!(up.contains("testnet up: 4 agents in 2 domains"), "{up}");
+    // Not on a terminal: no progress at all, only the result.
+    assert!(!err.contains("agents"), "{err}");
     assert!(
         up.contains(&format!("starling status --agent {d}/agent-00")),
         "{up}"
@@ -182,6 +187,43 @@ fn four_agents_in_two_domains_come_up_see_each_other_and_go() {
     let status = starling(&["testnet", "status", "--dir", d]);
     assert_eq!(status.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&status.stdout).contains("0 running, 0 not answering, 4 down"));
+}
+
+#[test]
+fn progress_shows_on_a_terminal() {
+    // `script` (util-linux) gives the command a terminal.
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: no `script` command to give testnet up a terminal");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("net");
+    let _cleanup = Cleanup(&dir);
+    let d = dir.to_str().unwrap();
+    let command = format!(
+        "{} testnet up --dir {d} --agents 2 --timeout 120",
+        env!("CARGO_BIN_EXE_starling-e2e")
+    );
+    let typescript = tmp.path().join("typescript");
+    let mut child = Command::new("script")
+        .args(["-qec", &command, typescript.to_str().unwrap()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + COMMAND_TIMEOUT;
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            Instant::now() < deadline,
+            "testnet up under script took too long"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let seen = std::fs::read_to_string(&typescript).unwrap_or_default();
+    assert!(seen.contains("testnet up: 2 agents"), "{seen}");
+    assert!(seen.contains("2/2 agents see every machine ad"), "{seen}");
+    ok(&["testnet", "down", "--dir", d]);
 }
 
 #[test]

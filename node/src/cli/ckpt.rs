@@ -122,12 +122,18 @@ fn ls(args: LsArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
 fn get(args: GetArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
     let dir = std::path::absolute(&args.dir)
         .with_context(|| format!("cannot resolve {}", args.dir.display()))?;
+    let fetching = super::progress::spinner(format!(
+        "fetching the checkpoint of {} from store peers",
+        args.job
+    ));
     let request = Request::CheckpointGet {
         job: args.job,
         dir,
         force: args.force,
     };
-    let got = match ask(data_dir, &request, GET_WAIT)? {
+    let answer = ask(data_dir, &request, GET_WAIT);
+    fetching.finish_and_clear();
+    let got = match answer? {
         Response::CheckpointGot(got) => got,
         other => anyhow::bail!("unexpected answer {other:?}"),
     };
