@@ -693,6 +693,11 @@ struct ReloadSetup {
     machine_extras: BTreeMap<String, String>,
     data_dir: Option<PathBuf>,
     key: Arc<Keypair>,
+    /// The chunk store this agent lends, whose limits a reload or a new
+    /// policy replaces.
+    lent: Option<Arc<starling_storage::chunks::ChunkStore>>,
+    /// `[store] refuse_domains` as the store server reads it.
+    refuse_domains: tokio::sync::watch::Sender<Vec<String>>,
 }
 
 /// What a (re)started negotiator is given.
@@ -898,6 +903,9 @@ impl Actor for Supervisor {
             foreign_gpus_max: args.config.gpus.foreign_max,
             shares,
         };
+        let (refuse_domains, refused) =
+            tokio::sync::watch::channel(args.config.store.refuse_domains.clone());
+        let lent = lending.as_ref().map(|(chunks, _)| chunks.clone());
         let store_server = lending.map(|(chunks, stats)| {
             store::server::spawn(store::server::ServerArgs {
                 chunks,
@@ -905,7 +913,7 @@ impl Actor for Supervisor {
                 view: view.clone(),
                 me: net.peer_id,
                 own_domain: args.trust.domain.clone(),
-                refuse_domains: args.config.store.refuse_domains.clone(),
+                refuse_domains: refused,
                 stats,
             })
         });
@@ -1026,6 +1034,8 @@ impl Actor for Supervisor {
                 machine_extras,
                 data_dir: args.data_dir.clone(),
                 key: args.key.clone(),
+                lent,
+                refuse_domains,
             },
         })
     }
@@ -1070,6 +1080,13 @@ impl Actor for Supervisor {
                     .network
                     .send(Command::SetDomains(trust.domains.clone()))
                     .await;
+                // The policy's `store_mib` for each domain, at once.
+                if let Some(chunks) = &state.reload.lent {
+                    chunks.set_limits(store::limits_of(
+                        &state.reload.config.store,
+                        &trust.store_quotas,
+                    ));
+                }
                 state.trust.replace(*trust);
                 // Published again at once, into the topics followed now.
                 let _ = state.advertiser.cast(AdvertiserMsg::Republish);
@@ -1351,7 +1368,32 @@ impl SupervisorState {
     /// what waits for a restart.
     async fn reload(&mut self, myself: &ActorRef<SupervisorMsg>, config: Config) -> Vec<String> {
         let mut said = Vec::new();
-        let (live, later) = config_changes(&self.reload.config, &config);
+        let (live, mut later) = config_changes(&self.reload.config, &config);
+        let (store_keys, live): (Vec<String>, Vec<String>) =
+            live.into_iter().partition(|k| k.starts_with("store."));
+        if !store_keys.is_empty() {
+            match &self.reload.lent {
+                Some(chunks) if config.store.lend_mib > 0 => {
+                    let in_force = &mut self.reload.config.store;
+                    in_force.lend_mib = config.store.lend_mib;
+                    in_force.domain_quota_mib = config.store.domain_quota_mib.clone();
+                    in_force.other_domains_mib = config.store.other_domains_mib;
+                    in_force.user_quota_mib = config.store.user_quota_mib;
+                    in_force.refuse_domains = config.store.refuse_domains.clone();
+                    chunks.set_limits(store::limits_of(
+                        in_force,
+                        &self.trust.current().store_quotas,
+                    ));
+                    self.reload
+                        .refuse_domains
+                        .send_replace(in_force.refuse_domains.clone());
+                    said.extend(store_keys.iter().map(|k| format!("{k}: in force")));
+                }
+                // Starting or stopping to lend starts or stops the store
+                // peer, which a restart does.
+                _ => later.extend(store_keys),
+            }
+        }
         if !live.is_empty() {
             let mut machine = config.machine.clone();
             machine
@@ -1730,6 +1772,15 @@ pub mod control_actor {
 fn config_changes(old: &Config, new: &Config) -> (Vec<String>, Vec<String>) {
     /// `[machine]` keys that shape the slots or the startd's timers.
     const MACHINE_AT_RESTART: [&str; 2] = ["machine.cpus", "machine.policy_interval_secs"];
+    /// `[store]` keys a running store peer takes (its limits; see
+    /// `SupervisorState::reload`).
+    const STORE_LIVE: [&str; 5] = [
+        "store.lend_mib",
+        "store.domain_quota_mib",
+        "store.other_domains_mib",
+        "store.user_quota_mib",
+        "store.refuse_domains",
+    ];
     let flat = |config: &Config| {
         let mut keys = BTreeMap::new();
         if let Ok(toml::Value::Table(table)) = toml::Value::try_from(config) {
@@ -1746,9 +1797,12 @@ fn config_changes(old: &Config, new: &Config) -> (Vec<String>, Vec<String>) {
         .collect();
     changed.sort();
     changed.dedup();
-    changed
-        .into_iter()
-        .partition(|k| k.starts_with("machine.") && !MACHINE_AT_RESTART.iter().any(|r| k == r))
+    changed.into_iter().partition(|k| {
+        (k.starts_with("machine.") && !MACHINE_AT_RESTART.iter().any(|r| k == r))
+            || STORE_LIVE
+                .iter()
+                .any(|live| k == live || k.starts_with(&format!("{live}.")))
+    })
 }
 
 /// The leaves of a TOML table as `a.b.c` to value (arrays are leaves).
@@ -1767,5 +1821,37 @@ fn flatten(prefix: &str, value: &toml::Value, out: &mut BTreeMap<String, toml::V
         other => {
             out.insert(prefix.to_owned(), other.clone());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reload_puts_the_owner_policy_and_store_limits_in_force_and_the_rest_at_restart() {
+        let old = Config::default();
+        let mut new = old.clone();
+        new.machine.start = "false".to_owned();
+        new.machine.cpus = Some(2);
+        new.store.lend_mib = 64;
+        new.store.domain_quota_mib.insert("d1".to_owned(), 10);
+        new.store.refuse_domains.push("d2".to_owned());
+        new.store.lease_secs = 60;
+        new.advertise.refresh_secs = 7;
+        let (live, later) = config_changes(&old, &new);
+        assert_eq!(
+            live,
+            [
+                "machine.start",
+                "store.domain_quota_mib.d1",
+                "store.lend_mib",
+                "store.refuse_domains",
+            ]
+        );
+        assert_eq!(
+            later,
+            ["advertise.refresh_secs", "machine.cpus", "store.lease_secs"]
+        );
     }
 }

@@ -330,7 +330,10 @@ type TxResult<T> = Result<T, ConflictableTransactionError<Refusal>>;
 /// async threads. Changes are serialised; reads run beside them.
 pub struct ChunkStore {
     path: PathBuf,
-    limits: Limits,
+    /// Replaced whole when the agent's configuration or its domain's
+    /// policy changes ([`ChunkStore::set_limits`]); what is already held
+    /// stays, whatever the new limits.
+    limits: std::sync::RwLock<Limits>,
     db: sled::Db,
     meta: Tree,
     chunks: Tree,
@@ -348,7 +351,7 @@ impl std::fmt::Debug for ChunkStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ChunkStore")
             .field("path", &self.path)
-            .field("limits", &self.limits)
+            .field("limits", &self.limits())
             .finish_non_exhaustive()
     }
 }
@@ -371,7 +374,7 @@ impl ChunkStore {
             jobs: tree(JOBS)?,
             usage: tree(USAGE)?,
             db,
-            limits,
+            limits: std::sync::RwLock::new(limits),
             path,
             write: Mutex::new(()),
         };
@@ -384,9 +387,30 @@ impl ChunkStore {
         &self.path
     }
 
-    /// What the store lends.
-    pub fn limits(&self) -> &Limits {
-        &self.limits
+    /// What the store lends now.
+    pub fn limits(&self) -> Limits {
+        self.limits
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Lends what `limits` says from now on. Chunks already held stay
+    /// (a smaller quota refuses new ones until use falls below it, as a
+    /// smaller `lend_bytes` does).
+    pub fn set_limits(&self, limits: Limits) {
+        *self
+            .limits
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = limits;
+    }
+
+    /// The bytes lent now.
+    fn lend_bytes(&self) -> u64 {
+        self.limits
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .lend_bytes
     }
 
     /// Indices (into `hashes`) of the chunks this store lacks, in order.
@@ -598,13 +622,14 @@ impl ChunkStore {
             let bytes = self.decode_count(USAGE, &key, &value)?;
             per_domain.insert(String::from_utf8_lossy(&key).into_owned(), bytes);
         }
-        let lent = self.limits.lend_bytes.saturating_sub(totals.used);
+        let lend_bytes = self.lend_bytes();
+        let lent = lend_bytes.saturating_sub(totals.used);
         let free_bytes = match self.filesystem_room() {
             Some(room) => lent.min(room),
             None => lent,
         };
         Ok(Stats {
-            lend_bytes: self.limits.lend_bytes,
+            lend_bytes,
             used_bytes: totals.used,
             free_bytes,
             chunks: totals.chunks,
@@ -978,7 +1003,7 @@ impl Tx<'_> {
     /// Charges `len` logical bytes to the owner's domain and user, within
     /// their quotas.
     fn charge(&self, owner: &Owner, len: u64) -> TxResult<()> {
-        let limits = &self.store.limits;
+        let limits = self.store.limits();
         let domain_key = owner.domain.as_bytes();
         let used = self.count(self.usage, USAGE, domain_key)?;
         if let Some(limit) = limits.domain_limit(&owner.domain) {
@@ -1036,7 +1061,7 @@ impl Tx<'_> {
             };
             let len = data.len() as u64;
             let mut totals = self.totals()?;
-            let lent = self.store.limits.lend_bytes.saturating_sub(totals.used);
+            let lent = self.store.lend_bytes().saturating_sub(totals.used);
             let free = room.map_or(lent, |room| lent.min(room));
             if len > free {
                 return abort(Refusal::NoSpace { needed: len, free });

@@ -237,6 +237,44 @@ fn release_keeps_newer_sequences_in_flight() {
 }
 
 #[test]
+fn limits_changed_while_open_hold_from_the_next_chunk_and_keep_what_is_held() {
+    let dir = tempfile::tempdir().unwrap();
+    let limits = Limits {
+        lend_bytes: 10_000,
+        per_domain: BTreeMap::from([("d0".to_owned(), 2_000)]),
+        other_domains: None,
+        per_user: None,
+    };
+    let store = open(&dir.path().join("chunks"), limits.clone());
+    let chunks: Vec<_> = (0..6).map(|i| chunk(i, 900)).collect();
+    let a = owner("1.0@x", "d0", "ann");
+    store.put(&a, 1, &chunks[0].0, &chunks[0].1, 0).unwrap();
+    store.put(&a, 1, &chunks[1].0, &chunks[1].1, 0).unwrap();
+    assert!(matches!(
+        store.put(&a, 1, &chunks[2].0, &chunks[2].1, 0),
+        Err(Refusal::DomainQuota { limit: 2_000, .. })
+    ));
+    // Raised: the next chunk is taken.
+    store.set_limits(Limits {
+        per_domain: BTreeMap::from([("d0".to_owned(), 4_000)]),
+        ..limits.clone()
+    });
+    store.put(&a, 1, &chunks[2].0, &chunks[2].1, 0).unwrap();
+    // Lowered below use: nothing held is lost, nothing new is taken.
+    store.set_limits(Limits {
+        lend_bytes: 2_000,
+        ..limits
+    });
+    assert_eq!(store.limits().lend_bytes, 2_000);
+    assert!(store.put(&a, 1, &chunks[3].0, &chunks[3].1, 0).is_err());
+    for (hash, data) in &chunks[..3] {
+        assert_eq!(store.get(hash).unwrap().as_ref(), Some(data));
+    }
+    let stats = store.stats().unwrap();
+    assert_eq!((stats.lend_bytes, stats.free_bytes), (2_000, 0));
+}
+
+#[test]
 fn quotas_refuse_with_the_right_reason_and_change_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let limits = Limits {

@@ -3,7 +3,8 @@
 //! - **SIGHUP** reads the configuration again (HTCondor's
 //!   `condor_reconfig`): a real agent running a job is sent SIGHUP after
 //!   its `[machine]` owner policy and attributes changed in its file; the
-//!   new ones are in its ad within seconds, the running job runs on
+//!   new ones are in its ad within seconds (and a new `[store] lend_mib`
+//!   in its store figures), the running job runs on
 //!   undisturbed (same process, one start), the log names what is in force
 //!   and what waits for a restart. A file that no longer reads is reported
 //!   and the configuration in force kept.
@@ -91,6 +92,13 @@ fn sighup_puts_a_new_owner_policy_in_force_without_disturbing_the_running_job() 
         .as_table_mut()
         .unwrap();
     advertise.insert("refresh_secs".into(), toml::Value::Integer(7));
+    // And lends 64 MiB to checkpoints instead of what it lent.
+    config
+        .entry("store")
+        .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+        .as_table_mut()
+        .unwrap()
+        .insert("lend_mib".into(), toml::Value::Integer(64));
     std::fs::write(&path, toml::to_string(&config).unwrap()).unwrap();
     let before = log_len(&pool);
     sighup(&dir);
@@ -100,6 +108,15 @@ fn sighup_puts_a_new_owner_policy_in_force_without_disturbing_the_running_job() 
         (seen.trim() == "lab-3 false").then_some(())
     });
     logged(&pool, before, "SIGHUP: machine.start: in force");
+    logged(&pool, before, "SIGHUP: store.lend_mib: in force");
+    wait_for(Duration::from_secs(30), "64 MiB lent in the ad", || {
+        let seen = pool.ok(
+            0,
+            work.path(),
+            &["status", "-store", "-af", "StarlingStoreLent"],
+        );
+        (seen.trim() == "65536").then_some(())
+    });
     logged(&pool, before, "SIGHUP: machine.attributes.Site: in force");
     logged(
         &pool,

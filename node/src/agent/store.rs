@@ -71,7 +71,19 @@ pub fn open_lent(
     if !roles.contains(Role::Store) || config.lend_mib == 0 {
         return Ok(None);
     }
-    let limits = Limits {
+    let limits = limits_of(config, policy_quotas);
+    let chunks = ChunkStore::open(&data_dir.join(CHUNKS_DIR), limits)?;
+    let stats = chunks.stats().ok();
+    let (tx, _) = watch::channel(stats);
+    Ok(Some((Arc::new(chunks), tx)))
+}
+
+/// What a store peer lends under `config` and its domain's policy
+/// (`policy_quotas`: MiB per trusted domain, which `[store]
+/// domain_quota_mib` may lower): what it opens with, and what a reload or
+/// a new policy puts in force ([`ChunkStore::set_limits`]).
+pub fn limits_of(config: &StoreConfig, policy_quotas: &BTreeMap<String, u64>) -> Limits {
+    Limits {
         lend_bytes: config.lend_mib.saturating_mul(MIB),
         per_domain: starling_policies::storing::domain_quotas(
             &config.domain_quota_mib,
@@ -82,11 +94,7 @@ pub fn open_lent(
         .collect(),
         other_domains: config.other_domains_mib.map(|m| m.saturating_mul(MIB)),
         per_user: config.user_quota_mib.map(|m| m.saturating_mul(MIB)),
-    };
-    let chunks = ChunkStore::open(&data_dir.join(CHUNKS_DIR), limits)?;
-    let stats = chunks.stats().ok();
-    let (tx, _) = watch::channel(stats);
-    Ok(Some((Arc::new(chunks), tx)))
+    }
 }
 
 #[cfg(test)]

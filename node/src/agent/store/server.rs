@@ -70,7 +70,9 @@ pub struct ServerArgs {
     pub view: ActorRef<ViewMsg>,
     pub me: PeerId,
     pub own_domain: String,
-    pub refuse_domains: Vec<String>,
+    /// `[store] refuse_domains`, as the configuration in force says (a
+    /// reload changes it).
+    pub refuse_domains: watch::Receiver<Vec<String>>,
     /// Where the store's figures go (the advertiser puts them in the ad).
     pub stats: watch::Sender<Option<Stats>>,
 }
@@ -240,10 +242,11 @@ fn check_owner(
     owner: &Owner,
     asker_domain: &str,
 ) -> Result<(), Response> {
+    let refusing = args.refuse_domains.borrow().clone();
     let domains = storing::Domains {
         own: &args.own_domain,
         trusted: &trusted.domains,
-        refused: &args.refuse_domains,
+        refused: &refusing,
     };
     storing::may_store_for(&domains, &owner.domain, asker_domain)
         .map_err(|e| refused(ErrorCode::Refused, &e.to_string()))
