@@ -736,6 +736,7 @@ struct StartdSetup {
     links: links::Client,
     foreign_gpus_max: Option<u32>,
     shares: pool::shares::Client,
+    metrics: crate::metrics::Metrics,
 }
 
 impl Actor for Supervisor {
@@ -902,6 +903,7 @@ impl Actor for Supervisor {
             links: link_client.clone(),
             foreign_gpus_max: args.config.gpus.foreign_max,
             shares,
+            metrics: metrics.clone(),
         };
         let (refuse_domains, refused) =
             tokio::sync::watch::channel(args.config.store.refuse_domains.clone());
@@ -915,6 +917,7 @@ impl Actor for Supervisor {
                 own_domain: args.trust.domain.clone(),
                 refuse_domains: refused,
                 stats,
+                metrics: metrics.clone(),
             })
         });
         let startd =
@@ -1339,6 +1342,7 @@ async fn spawn_startd(
         None,
         startd::Startd,
         startd::StartdArgs {
+            metrics: setup.metrics.clone(),
             trust: setup.accounting.trust.clone(),
             freshness: setup.freshness,
             network,

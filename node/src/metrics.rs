@@ -1,8 +1,8 @@
 //! What the actors count for `/metrics` ([`crate::web`]) that no control
 //! request answers: gossiped ads by verdict, claim requests and how long
-//! their answers took, and
-//! the bytes jobs' file transfers moved (checkpoint replication is not
-//! counted yet).
+//! their answers took, the claims this machine decided, the bytes jobs'
+//! file transfers moved, and the checkpoint bytes this store peer took and
+//! served.
 //!
 //! One [`Metrics`] is made when the agent starts and handed, by clone, to
 //! the view, the shadows (through the negotiator), the link client (pulls), the job
@@ -75,6 +75,24 @@ struct JudgedLabels {
     verdict: Judged,
 }
 
+/// What this machine decided of a claim request for it.
+#[derive(Debug, Clone, Copy, Hash, PartialEq, Eq, EncodeLabelValue)]
+#[allow(non_camel_case_types)]
+pub enum Decision {
+    /// Granted: a slot carved for the job.
+    granted,
+    /// Refused for want of room now (the asker may wait or try elsewhere).
+    busy,
+    /// Refused for good: the owner policy, the domain's terms, a cap, a
+    /// job that does not match or does not verify.
+    refused,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct DecisionLabels {
+    outcome: Decision,
+}
+
 fn negotiation_histogram() -> Histogram {
     Histogram::new(NEGOTIATION_BUCKETS)
 }
@@ -87,6 +105,8 @@ pub struct Metrics {
     claims: Family<OutcomeLabels, Counter>,
     negotiation: Family<OutcomeLabels, Histogram, fn() -> Histogram>,
     transfer_bytes: Family<DirectionLabels, Counter>,
+    decided: Family<DecisionLabels, Counter>,
+    checkpoint_bytes: Family<DirectionLabels, Counter>,
 }
 
 impl Default for Metrics {
@@ -96,6 +116,8 @@ impl Default for Metrics {
             claims: Family::default(),
             negotiation: Family::new_with_constructor(negotiation_histogram),
             transfer_bytes: Family::default(),
+            decided: Family::default(),
+            checkpoint_bytes: Family::default(),
         };
         // Every series is there from the start, at zero.
         for outcome in [Outcome::granted, Outcome::refused, Outcome::failed] {
@@ -109,6 +131,12 @@ impl Default for Metrics {
             let _ = m
                 .transfer_bytes
                 .get_or_create(&DirectionLabels { direction });
+            let _ = m
+                .checkpoint_bytes
+                .get_or_create(&DirectionLabels { direction });
+        }
+        for outcome in [Decision::granted, Decision::busy, Decision::refused] {
+            let _ = m.decided.get_or_create(&DecisionLabels { outcome });
         }
         m
     }
@@ -137,6 +165,21 @@ impl Metrics {
             .inc_by(bytes);
     }
 
+    /// This machine decided a claim request.
+    pub fn claim_decided(&self, outcome: Decision) {
+        self.decided
+            .get_or_create(&DecisionLabels { outcome })
+            .inc();
+    }
+
+    /// `bytes` of checkpoint chunks this store peer stored for a peer
+    /// (received) or served back (sent).
+    pub fn checkpoint_moved(&self, direction: Direction, bytes: u64) {
+        self.checkpoint_bytes
+            .get_or_create(&DirectionLabels { direction })
+            .inc_by(bytes);
+    }
+
     /// Registers every metric (clones of the same atomics) in `registry`,
     /// whose prefix names them (`starling_`).
     pub fn register(&self, registry: &mut Registry) {
@@ -160,6 +203,16 @@ impl Metrics {
             "Bytes of jobs' input and output files this agent pulled from peers (received) or served to them (sent)",
             self.transfer_bytes.clone(),
         );
+        registry.register(
+            "claims_decided",
+            "Claim requests for this machine, by what it decided: granted, busy (no room now) or refused (policy, terms, caps, a bad job)",
+            self.decided.clone(),
+        );
+        registry.register(
+            "checkpoint_bytes",
+            "Bytes of checkpoint chunks this store peer stored for peers (received) or served back to them (sent)",
+            self.checkpoint_bytes.clone(),
+        );
     }
 }
 
@@ -175,6 +228,8 @@ mod tests {
             .claim_answered(Outcome::refused, Duration::from_secs(3));
         m.transferred(Direction::received, 1000);
         m.ad_judged(Judged::rejected);
+        m.claim_decided(Decision::busy);
+        m.checkpoint_moved(Direction::received, 4096);
         let mut registry = Registry::with_prefix("starling");
         m.register(&mut registry);
         let mut text = String::new();
@@ -191,6 +246,10 @@ mod tests {
             r#"starling_transfer_bytes_total{direction="sent"} 0"#,
             r#"starling_gossip_ads_total{verdict="rejected"} 1"#,
             r#"starling_gossip_ads_total{verdict="accepted"} 0"#,
+            r#"starling_claims_decided_total{outcome="busy"} 1"#,
+            r#"starling_claims_decided_total{outcome="granted"} 0"#,
+            r#"starling_checkpoint_bytes_total{direction="received"} 4096"#,
+            r#"starling_checkpoint_bytes_total{direction="sent"} 0"#,
         ] {
             assert!(text.lines().any(|l| l == line), "no {line:?} in:\n{text}");
         }

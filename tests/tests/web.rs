@@ -214,6 +214,33 @@ fn metrics_and_page_show_the_pool_and_a_completed_job() {
         std::fs::read_to_string(work.path().join("out.txt")).unwrap(),
         "hello\n"
     );
+    // A job of agent 0's for this machine: the claim it decided.
+    assert_eq!(
+        sample(
+            &metrics,
+            r#"starling_claims_decided_total{outcome="granted"}"#
+        ),
+        Some(0.0),
+        "{metrics}"
+    );
+    let other = tempfile::tempdir().unwrap();
+    std::fs::write(
+        other.path().join("job.sub"),
+        "executable = /bin/true
+         requirements = TARGET.Name == \"slot1@agent-01.d0.testnet\"\nqueue 1\n",
+    )
+    .unwrap();
+    pool.ok(0, other.path(), &["submit", "job.sub"]);
+    pool.wait_queue_empty(0, Duration::from_secs(60));
+    let metrics = get(port, "/metrics").expect("metrics");
+    assert_eq!(
+        sample(
+            &metrics,
+            r#"starling_claims_decided_total{outcome="granted"}"#
+        ),
+        Some(1.0),
+        "{metrics}"
+    );
 
     // The page, rendered by a real browser after its script ran.
     let Some(chromium) = chromium() else {

@@ -169,6 +169,8 @@ pub struct Startd;
 
 /// What the startd needs.
 pub struct StartdArgs {
+    /// Counts the claims this machine decides, for `/metrics`.
+    pub metrics: crate::metrics::Metrics,
     /// The trust in force: the anchors that admit a job's agent, the
     /// terms (`accept`) and factors the domain's policy sets on trusted
     /// domains, read afresh for each claim.
@@ -728,16 +730,20 @@ impl StartdState {
         job: &Envelope,
         lease_ms: u64,
     ) -> claim::Response {
+        use crate::metrics::Decision;
         let response = self.decide_claim(peer, request, job, lease_ms).await;
         match &response {
             claim::Response::Granted { claim, slot, .. } => {
                 tracing::info!(%peer, %claim, %slot, "granted a claim");
+                self.args.metrics.claim_decided(Decision::granted);
             }
             claim::Response::Rejected { code, reason, .. } if *code == RejectCode::Busy => {
                 tracing::debug!(%peer, %reason, "refused a claim: busy");
+                self.args.metrics.claim_decided(Decision::busy);
             }
             claim::Response::Rejected { code, reason, .. } => {
                 tracing::info!(%peer, ?code, %reason, "refused a claim");
+                self.args.metrics.claim_decided(Decision::refused);
             }
             _ => {}
         }

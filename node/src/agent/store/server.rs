@@ -32,6 +32,7 @@ use tokio::sync::{mpsc, watch};
 use crate::agent::network::jobs::Answer;
 use crate::agent::network::Command;
 use crate::agent::view_actor::{agent_of, ViewMsg};
+use crate::metrics::Direction;
 
 /// Store requests handled at once, at most.
 pub const MAX_WORKERS: usize = 32;
@@ -75,6 +76,8 @@ pub struct ServerArgs {
     pub refuse_domains: watch::Receiver<Vec<String>>,
     /// Where the store's figures go (the advertiser puts them in the ad).
     pub stats: watch::Sender<Option<Stats>>,
+    /// Counts the chunk bytes stored and served, for `/metrics`.
+    pub metrics: crate::metrics::Metrics,
 }
 
 /// Starts the server; requests go to the returned sender.
@@ -114,13 +117,26 @@ async fn run(args: ServerArgs, mut requests: mpsc::Receiver<Inbound>) {
                 let verdict = admit(&args, &mut trusted, &request).await;
                 let chunks = args.chunks.clone();
                 let network = args.network.clone();
+                let metrics = args.metrics.clone();
                 let changed = changed.clone();
                 tokio::spawn(async move {
                     let response = match verdict {
                         Err(response) => response,
-                        Ok(()) => tokio::task::spawn_blocking(move || serve(&chunks, request.request))
-                            .await
-                            .unwrap_or_else(|e| refused(ErrorCode::Failed, &format!("the store failed: {e}"))),
+                        Ok(()) => {
+                            let put = match &request.request {
+                                Request::Put { data, .. } => data.len() as u64,
+                                _ => 0,
+                            };
+                            let response = tokio::task::spawn_blocking(move || serve(&chunks, request.request))
+                                .await
+                                .unwrap_or_else(|e| refused(ErrorCode::Failed, &format!("the store failed: {e}")));
+                            match &response {
+                                Response::Stored => metrics.checkpoint_moved(Direction::received, put),
+                                Response::Chunk { data } => metrics.checkpoint_moved(Direction::sent, data.len() as u64),
+                                _ => {}
+                            }
+                            response
+                        }
                     };
                     if matches!(response, Response::Committed | Response::Released { .. }) {
                         changed.notify_one();
