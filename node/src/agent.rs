@@ -898,6 +898,7 @@ impl Actor for Supervisor {
                 place,
                 lease_secs: args.config.store.lease_secs,
                 me: net.peer_id.to_string(),
+                links: link_client.clone(),
             }),
             migration: args.config.migration.clone(),
             links: link_client.clone(),
@@ -961,6 +962,7 @@ impl Actor for Supervisor {
             place: startd_args.checkpoints.place.clone(),
             domain: args.trust.domain.clone(),
             lease_secs: args.config.store.lease_secs,
+            links: link_client.clone(),
         });
         let negotiator_args = NegotiatorSetup {
             key: args.key.clone(),

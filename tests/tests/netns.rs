@@ -6,6 +6,9 @@
 //!   output crossing the routers;
 //! - links are shaped as asked: TCP between two domains runs at about the
 //!   uplink's rate, within a domain at about the host link's;
+//! - bulk transfers reserve every link of their path and take turns: two
+//!   jobs' 12 MB inputs across the uplinks, and a job's 4 MB checkpoint
+//!   on its way to store peers;
 //! - `testnet down` after every agent was killed (a crash) removes every
 //!   namespace it made, a half-made one included;
 //! - without root, `--netns` says it needs root and makes nothing.
@@ -333,6 +336,52 @@ fn transfers_across_domains_reserve_every_link_run_near_the_uplink_rate_and_take
             "a reserved transfer ran at {achieved_mbps:.1} Mbit/s over a {UPLINK_MBPS} Mbit/s uplink: {line}"
         );
     }
+
+    // A checkpoint is a bulk transfer too: agent-01 reserves the path to
+    // each store peer it sends a 4 MB checkpoint to, and paces the chunks.
+    std::fs::write(
+        work.path().join("ckpt.sh"),
+        "#!/bin/sh\n[ -f state ] && exit 0\nhead -c 4000000 /dev/urandom > state\nexit 85\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        work.path().join("ckpt.sh"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    std::fs::write(
+        work.path().join("ckpt.sub"),
+        "executable = ckpt.sh\ncheckpoint_exit_code = 85\ntransfer_output_files = state\n\
+         requirements = StarlingHost == \"agent-01.d1.testnet\"\nqueue\n",
+    )
+    .unwrap();
+    pool.ok(0, work.path(), &["submit", "ckpt.sub"]);
+    pool.wait_queue_empty(0, Duration::from_secs(90));
+    let log = std::fs::read_to_string(pool.agent(1).join("agent.log")).unwrap();
+    let sent: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("sent the checkpoint in a reserved slot"))
+        .collect();
+    assert!(!sent.is_empty(), "no checkpoint sent in a reserved slot");
+    for line in sent {
+        let field = |name: &str| -> f64 {
+            let at = line.find(&format!(" {name}=")).unwrap() + name.len() + 2;
+            line[at..]
+                .split_whitespace()
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        assert!(field("hops") >= 2.0, "both host links at least: {line}");
+        assert!(field("bytes") >= 4_000_000.0, "{line}");
+        let achieved_mbps = field("achieved") * 8.0 / 1e6;
+        assert!(
+            achieved_mbps <= 0.96 * HOST_MBPS,
+            "paced at most at the host link's rate: {line}"
+        );
+    }
+
     // A test's pool going away (as after a failure) leaves no namespace.
     let prefix = prefix_of(&pool).unwrap();
     drop(pool);

@@ -15,6 +15,12 @@
 //!     ──▶ wait for the slot, move the bytes paced at its rate, Release
 //! ```
 //!
+//! Two kinds of bulk transfer reserve: a job's input and output files
+//! ([`pull`]) and a checkpoint's chunks on their way to a store peer
+//! (`store::client::replicate`), which is what Basney's admission control
+//! is about: a burst of checkpoints takes turns on a thin link instead of
+//! all crawling at once.
+//!
 //! Unmanaged links (no capacity configured, or a domain without a netmgr)
 //! are left out of the path; a path with no managed link, or a transfer
 //! smaller than the threshold, is not reserved: it shares what the
@@ -576,19 +582,7 @@ pub async fn pull(
 ) -> Result<u64, crate::agent::fetch::PullError> {
     let bytes: u64 = files.iter().map(|f| f.size).sum();
     let asked = Instant::now();
-    let reserved = loop {
-        match client.reserve(peer, bytes).await {
-            Ok(reserved) => break reserved,
-            Err(why) if asked.elapsed() < ADMISSION_WAIT => {
-                tracing::info!(%why, bytes, "waiting for the path to admit the transfer");
-                tokio::time::sleep(Duration::from_secs(1)).await;
-            }
-            Err(why) => {
-                tracing::warn!(%why, bytes, "the path admitted nothing in time; moving the files unreserved");
-                break None;
-            }
-        }
-    };
+    let reserved = admit(client, peer, bytes, ADMISSION_WAIT).await;
     let Some(reserved) = reserved else {
         let started = Instant::now();
         let pulled =
@@ -639,6 +633,28 @@ pub async fn pull(
         "moved the files in a reserved slot"
     );
     pulled
+}
+
+/// Reserves the path to `peer` for `bytes` as admission control says:
+/// waiting (up to `wait`) while the links are full within the horizon.
+/// `None` when nothing needs reserving, or when nothing was admitted in
+/// time (the transfer then moves unreserved, sharing what reservations
+/// leave, rather than never).
+pub async fn admit(client: &Client, peer: PeerId, bytes: u64, wait: Duration) -> Option<Reserved> {
+    let asked = Instant::now();
+    loop {
+        match client.reserve(peer, bytes).await {
+            Ok(reserved) => return reserved,
+            Err(why) if asked.elapsed() < wait => {
+                tracing::info!(%why, bytes, "waiting for the path to admit the transfer");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+            Err(why) => {
+                tracing::warn!(%why, bytes, "the path admitted nothing in time; moving the bytes unreserved");
+                return None;
+            }
+        }
+    }
 }
 
 /// Waits until the reserved slot starts (now if it has).

@@ -63,6 +63,8 @@ pub struct Context {
     pub lease_secs: u32,
     /// This agent's peer id, as text.
     pub me: String,
+    /// Reserves the path to each store peer before the chunks go.
+    pub links: crate::agent::links::Client,
 }
 
 /// A job's checkpointing, as its ad asks and its last checkpoint left it.
@@ -451,7 +453,8 @@ async fn replicate(
             async move {
                 (
                     i,
-                    client::replicate(&ctx.network, peer, checkpoint, source).await,
+                    client::replicate(&ctx.network, peer, checkpoint, source, Some(&ctx.links))
+                        .await,
                 )
             }
         });

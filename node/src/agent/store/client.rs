@@ -95,12 +95,21 @@ pub struct Checkpoint<'a> {
     pub lease_secs: u32,
 }
 
+/// How long a checkpoint waits for its path to admit it before its chunks
+/// go unreserved: a job waits for its checkpoint before it goes on, so
+/// less than a job's input waits.
+pub const ADMISSION_WAIT: Duration = Duration::from_secs(120);
+
 /// Puts the checkpoint on `peer`: the chunks it lacks, then a commit.
+/// With `links`, the chunks to send are a bulk transfer like a job's
+/// input: the path to the peer is reserved first (admission control,
+/// [`crate::agent::links`]) and the chunks paced at the reserved rate.
 pub async fn replicate(
     network: &mpsc::Sender<Command>,
     peer: PeerId,
     checkpoint: &Checkpoint<'_>,
     source: &Source,
+    links: Option<&crate::agent::links::Client>,
 ) -> Result<Sent, Failed> {
     let distinct = checkpoint.manifest.distinct_chunks();
     let hashes: Vec<Hash> = distinct.iter().map(|(h, _)| *h).collect();
@@ -120,8 +129,59 @@ pub async fn replicate(
         Ok(Response::Missing { indices }) => indices,
         other => return Err(failed(other)),
     };
+    let to_send: u64 = missing
+        .iter()
+        .filter_map(|&i| distinct.get(i as usize))
+        .map(|(_, len)| u64::from(*len))
+        .sum();
+    let reserved = match links {
+        Some(links) if to_send > 0 => {
+            crate::agent::links::admit(links, peer, to_send, ADMISSION_WAIT).await
+        }
+        _ => None,
+    };
+    if let Some(reserved) = &reserved {
+        crate::agent::links::until_start(&reserved.slot).await;
+    }
+    let started = std::time::Instant::now();
+    // One pace for every chunk in flight: the window keeps the link busy,
+    // the pace keeps it at the reserved rate.
+    let pace = reserved
+        .as_ref()
+        .map(|r| tokio::sync::Mutex::new(crate::agent::links::Pace::new(r.slot.rate)));
+    let pace = pace.as_ref();
+    let sent = put_and_commit(network, peer, checkpoint, source, &distinct, missing, pace).await;
+    if let (Some(reserved), Some(links)) = (&reserved, links) {
+        links.release(reserved).await;
+        if let Ok(sent) = &sent {
+            let took = started.elapsed().as_secs_f64();
+            tracing::info!(
+                %peer,
+                bytes = sent.bytes,
+                rate = reserved.slot.rate.round(),
+                achieved = (sent.bytes as f64 / took.max(1e-3)).round(),
+                negotiated_ms = reserved.negotiated.as_millis(),
+                hops = reserved.path.len(),
+                "sent the checkpoint in a reserved slot"
+            );
+        }
+    }
+    sent
+}
+
+/// Sends the `missing` chunks of `distinct` (paced by `pace`, if given)
+/// and commits the checkpoint.
+async fn put_and_commit(
+    network: &mpsc::Sender<Command>,
+    peer: PeerId,
+    checkpoint: &Checkpoint<'_>,
+    source: &Source,
+    distinct: &[(Hash, u32)],
+    missing: Vec<u32>,
+    pace: Option<&tokio::sync::Mutex<crate::agent::links::Pace>>,
+) -> Result<Sent, Failed> {
+    let hashes: Vec<Hash> = distinct.iter().map(|(h, _)| *h).collect();
     let mut sent = Sent::default();
-    let distinct = &distinct;
     let mut puts = futures::stream::iter(missing.into_iter().map(|index| {
         let index = index as usize;
         async move {
@@ -135,6 +195,9 @@ pub async fn replicate(
                 .await
                 .map_err(|reason| Failed { code: None, reason })?;
             let len = data.len() as u64;
+            if let Some(pace) = pace {
+                pace.lock().await.moved(len).await;
+            }
             match ask(
                 network,
                 peer,

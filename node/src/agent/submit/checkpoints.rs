@@ -183,6 +183,8 @@ pub struct Keeper {
     pub place: Place,
     pub domain: String,
     pub lease_secs: u32,
+    /// Reserves the path to a new store peer before a repair sends to it.
+    pub links: crate::agent::links::Client,
 }
 
 /// Starts the keeper task.
@@ -388,7 +390,15 @@ impl Keeper {
         let mut replicas = survivors;
         for index in chosen {
             let target = &peers[index];
-            match client::replicate(&self.network, target.peer, &checkpoint, &source).await {
+            match client::replicate(
+                &self.network,
+                target.peer,
+                &checkpoint,
+                &source,
+                Some(&self.links),
+            )
+            .await
+            {
                 Ok(sent) => {
                     tracing::info!(%id, peer = %target.peer, bytes = sent.bytes, "re-replicated the job's checkpoint");
                     replicas.push(Replica {
