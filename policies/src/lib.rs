@@ -30,11 +30,15 @@
 //! - [`storing`]: what a store peer keeps for whom, and how much.
 //! - [`migration`]: when a running job moves to another machine, and to
 //!   which.
+//! - [`coallocation`]: where a multi-component job's components go
+//!   (modified Worst-Fit and Best-Fit) and which waiting one goes next
+//!   (FCFS, FPFS).
 
 pub mod arbitration;
 pub mod autocluster;
 pub mod bandwidth;
 pub mod claiming;
+pub mod coallocation;
 pub mod control_access;
 pub mod favours;
 pub mod job_policy;
