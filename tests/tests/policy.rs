@@ -315,17 +315,18 @@ fn two_users_share_six_slots_by_their_priority_factors() {
     // Four agents of two cpus: agent 0 submits, the others run six slots.
     let pool = Pool::up(4);
     // A short half-life, so that priorities follow the slots in use within
-    // the run; the execute agents are the ones that decide.
+    // the run (150 one-second jobs each, about a minute on six slots); the
+    // execute agents are the ones that decide.
     let mut agents = Vec::new();
     for i in 1..4 {
         agents.push(pool.reconfigure(
             i,
             "priority",
-            &[("halflife_secs", toml::Value::Integer(20))],
+            &[("halflife_secs", toml::Value::Integer(10))],
             0,
         ));
     }
-    let procs = 300;
+    let procs = 150;
     let equal = share_run(&pool, None, procs);
     eprintln!("equal factors: {equal:?}");
     for share in equal.values() {
