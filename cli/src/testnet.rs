@@ -112,6 +112,11 @@ struct UpArgs {
     /// checkpoints: `lend_mib=64`, `lease_secs=120`, ...), as `--jobs`.
     #[arg(long = "store", value_name = "KEY=VALUE", value_parser = starling_testnet::layout::parse_jobs_setting)]
     store: Vec<(String, toml::Value)>,
+    /// Sets `[links] KEY` in every agent's configuration (how bulk
+    /// transfers reserve their path: `horizon_secs=5`, `strategy=first-fit`,
+    /// ...), as `--jobs`; `--host-mbps` and `--uplink-mbps` set the rates.
+    #[arg(long = "links", value_name = "KEY=VALUE", value_parser = starling_testnet::layout::parse_jobs_setting)]
+    links: Vec<(String, toml::Value)>,
     /// Seconds to wait for every agent to join before giving up.
     #[arg(long, value_name = "SECS", default_value_t = processes::DEFAULT_UP_TIMEOUT.as_secs())]
     timeout: u64,
@@ -189,6 +194,7 @@ fn up(args: UpArgs) -> anyhow::Result<ExitCode> {
             jobs: args.jobs.into_iter().collect(),
             store: args.store.into_iter().collect(),
             links: Default::default(),
+            link_settings: args.links.into_iter().collect(),
             gpus: args.gpus,
             cpus: args.cpus,
         },

@@ -117,6 +117,10 @@ pub struct AgentSettings {
     /// host link at this rate (`[links] host_mbps`), and each domain's first
     /// agent (its netmgr) the domain's uplink (`[links] uplink_mbps`).
     pub links: crate::netns::Rates,
+    /// Other keys of the `[links]` section (how transfers reserve:
+    /// `horizon_secs=5`, `min_reserved_kib=4096`, ...), as TOML; the rates
+    /// of `links` win over theirs.
+    pub link_settings: toml::Table,
     /// Fake GPUs each agent declares (`up --gpus N`), so that GPU
     /// scheduling can be tried without hardware. The agents share one
     /// host, so none discovers the host's real GPUs.
@@ -561,6 +565,14 @@ pub fn check_settings(settings: &AgentSettings) -> anyhow::Result<()> {
             .validate("--store")
             .map_err(|e| anyhow::anyhow!("{e}"))?;
     }
+    if !settings.link_settings.is_empty() {
+        config.links = toml::Value::Table(settings.link_settings.clone())
+            .try_into()
+            .map_err(|e| anyhow::anyhow!("--links: {e}"))?;
+        config
+            .validate("--links")
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
     apply_settings(&mut config, settings);
     config
         .validate("testnet options")
@@ -627,7 +639,7 @@ pub fn write_agent_config(
         .or_insert_with(|| format!("{}.{}", agent.name, agent.domain).into());
     file.insert("store".into(), store.into());
     file.insert("machine".into(), machine.into());
-    let mut links = toml::Table::new();
+    let mut links = settings.link_settings.clone();
     if let Some(mbps) = settings.links.host_mbps {
         links.insert("host_mbps".into(), i64::from(mbps).into());
     }
@@ -910,6 +922,9 @@ mod tests {
                 .collect(),
             store: toml::Table::new(),
             links: crate::netns::Rates::default(),
+            link_settings: [parse_jobs_setting("horizon_secs=5").unwrap()]
+                .into_iter()
+                .collect(),
             gpus: 0,
             cpus: Some(8),
         };
@@ -925,6 +940,7 @@ mod tests {
             (5, 15)
         );
         assert_eq!(config.machine.cpus, Some(8));
+        assert_eq!(config.links.horizon_secs, 5);
         // Agents on one host do not each claim the host's GPUs.
         assert_eq!(config.gpus.discovery, "off");
         assert!(config.gpus.device.is_empty());
@@ -1033,6 +1049,15 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("nonsense"), "{e}");
+        let e = check_settings(&AgentSettings {
+            link_settings: [parse_jobs_setting("horizon_secs=0").unwrap()]
+                .into_iter()
+                .collect(),
+            ..AgentSettings::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("horizon_secs"), "{e}");
     }
 
     #[test]

@@ -8,7 +8,9 @@
 //!   uplink's rate, within a domain at about the host link's;
 //! - bulk transfers reserve every link of their path and take turns: two
 //!   jobs' 12 MB inputs across the uplinks, and a job's 4 MB checkpoint
-//!   on its way to store peers;
+//!   on its way to store peers; while a 60 MB input fills the (5 s)
+//!   horizon, a machine is no match for a job whose input could not start
+//!   within it, and `why` names the full links;
 //! - `testnet down` after every agent was killed (a crash) removes every
 //!   namespace it made, a half-made one included;
 //! - without root, `--netns` says it needs root and makes nothing.
@@ -118,6 +120,9 @@ fn wan() -> Option<Pool> {
         &host,
         "--uplink-mbps",
         &uplink,
+        // A short horizon, so that one long transfer fills it.
+        "--links",
+        "horizon_secs=5",
         "--jobs",
         "account=nobody",
         "--jobs",
@@ -380,6 +385,50 @@ fn transfers_across_domains_reserve_every_link_run_near_the_uplink_rate_and_take
             achieved_mbps <= 0.96 * HOST_MBPS,
             "paced at most at the host link's rate: {line}"
         );
+    }
+
+    // A 60 MB input holds both uplinks for about 13 s, more than the 5 s
+    // horizon: a job submitted meanwhile is no match for agent-01 yet
+    // (its 12 MB could not start within the horizon), `why` says which
+    // links are full until when, and it runs once the path is free.
+    let big: Vec<u8> = (0..60_000_000u32)
+        .map(|i| (i.wrapping_mul(2654435761) >> 11) as u8)
+        .collect();
+    std::fs::write(work.path().join("big.dat"), big).unwrap();
+    let one = |name: &str, input: &str| {
+        std::fs::write(
+            work.path().join(format!("{name}.sub")),
+            format!(
+                "executable = count.sh\narguments = {input}\ntransfer_input_files = {input}\n\
+                 output = {name}.txt\n+TransferInputSizeMB = 12\nrequirements = StarlingHost == \"agent-01.d1.testnet\"\nqueue\n"
+            ),
+        )
+        .unwrap();
+        pool.ok(0, work.path(), &["submit", &format!("{name}.sub")]);
+    };
+    one("long", "big.dat");
+    wait_for(
+        Duration::from_secs(60),
+        "the long input's reservation",
+        || {
+            let (list, _) = reservations(&pool, 0, "uplink of d0.testnet");
+            (!list.is_empty()).then_some(())
+        },
+    );
+    one("next", "in0.dat");
+    let why = wait_for(Duration::from_secs(30), "why naming the full path", || {
+        let why = pool.ok(0, work.path(), &["why", "4.0"]);
+        why.contains("is full until").then_some(why)
+    });
+    assert!(
+        why.contains("not asked: the uplink of d0.testnet is full until")
+            && why.contains("MiB of input"),
+        "{why}"
+    );
+    pool.wait_queue_empty(0, Duration::from_secs(120));
+    for (name, size) in [("long", "60000000"), ("next", "12000000")] {
+        let out = std::fs::read_to_string(work.path().join(format!("{name}.txt"))).unwrap();
+        assert_eq!(out.trim(), size, "{name}");
     }
 
     // A test's pool going away (as after a failure) leaves no namespace.

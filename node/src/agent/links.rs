@@ -423,49 +423,8 @@ impl Client {
         let started = Instant::now();
         let mut last = String::new();
         for _ in 0..ATTEMPTS {
-            let mut links = Vec::with_capacity(path.len());
-            let mut horizon = f64::INFINITY;
-            for hop in &path {
-                let state = match self
-                    .ask(
-                        hop,
-                        transfer::Request::LinkState {
-                            link: hop.link.clone(),
-                        },
-                    )
-                    .await?
-                {
-                    LinkAnswer::State(state) => state,
-                    other => return Err(format!("unexpected answer {other:?}")),
-                };
-                horizon = horizon.min(secs(state.horizon_ms));
-                links.push(bandwidth::Link {
-                    capacity: state.capacity as f64,
-                    reservations: state
-                        .slots
-                        .iter()
-                        .map(|s| Reservation {
-                            start: secs(s.start_ms),
-                            end: secs(s.end_ms),
-                            rate: s.rate as f64,
-                        })
-                        .collect(),
-                });
-            }
-            let now = now_secs();
-            let least = links
-                .iter()
-                .map(|l| l.capacity)
-                .fold(f64::INFINITY, f64::min)
-                .max(1.0);
-            let want = Want {
-                bytes: bytes as f64,
-                earliest: now + 0.05,
-                // It must start within the horizon; it may end past it.
-                deadline: now + horizon + bytes as f64 / least,
-                min_rate: 1.0,
-                max_rate: f64::INFINITY,
-            };
+            let (links, horizon) = self.read_path(&path).await?;
+            let want = want(bytes, &links, horizon);
             let refs: Vec<&bandwidth::Link> = links.iter().collect();
             let Some(slot) = bandwidth::find(&refs, &want, self.owner.settings.strategy) else {
                 return Err(format!(
@@ -524,6 +483,94 @@ impl Client {
         ))
     }
 
+    /// Every owner's state of the links of `path`, as the slot finder
+    /// takes them, and the shortest horizon among them (seconds).
+    async fn read_path(&self, path: &[Hop]) -> Result<(Vec<bandwidth::Link>, f64), String> {
+        let mut links = Vec::with_capacity(path.len());
+        let mut horizon = f64::INFINITY;
+        for hop in path {
+            let state = match self
+                .ask(
+                    hop,
+                    transfer::Request::LinkState {
+                        link: hop.link.clone(),
+                    },
+                )
+                .await?
+            {
+                LinkAnswer::State(state) => state,
+                other => return Err(format!("unexpected answer {other:?}")),
+            };
+            horizon = horizon.min(secs(state.horizon_ms));
+            links.push(bandwidth::Link {
+                capacity: state.capacity as f64,
+                reservations: state
+                    .slots
+                    .iter()
+                    .map(|s| Reservation {
+                        start: secs(s.start_ms),
+                        end: secs(s.end_ms),
+                        rate: s.rate as f64,
+                    })
+                    .collect(),
+            });
+        }
+        Ok((links, horizon))
+    }
+
+    /// Whether a transfer of `bytes` to or from `peer` would be admitted
+    /// now (a slot on every managed link of the path that starts within
+    /// the horizon), without reserving anything: what a submit agent asks
+    /// before it claims a machine for a job with that much input (Basney's
+    /// match-failure reason: a machine whose path is full is not a match
+    /// now). `Err` names each link that is full and until when, e.g.
+    /// "the uplink of d0.testnet is full until 10:02:07 UTC for 12.0 MiB
+    /// of input".
+    pub async fn admissible(&self, peer: PeerId, bytes: u64) -> Result<(), String> {
+        if bytes < self.owner.settings.min_reserved {
+            return Ok(());
+        }
+        let machines = crate::agent::machine_ads(&self.supervisor).await;
+        let path = path(self, &machines, peer);
+        if path.is_empty() {
+            return Ok(());
+        }
+        let (links, horizon) = self.read_path(&path).await?;
+        let want = want(bytes, &links, horizon);
+        let strategy = self.owner.settings.strategy;
+        let refs: Vec<&bandwidth::Link> = links.iter().collect();
+        if bandwidth::find(&refs, &want, strategy).is_some() {
+            return Ok(());
+        }
+        let full: Vec<String> = path
+            .iter()
+            .zip(&links)
+            .filter(|(_, link)| bandwidth::find(&[*link], &want, strategy).is_none())
+            .map(|(hop, link)| {
+                let until = link
+                    .reservations
+                    .iter()
+                    .map(|r| r.end)
+                    .fold(want.earliest, f64::max);
+                let whose = match (&hop.link, hop.owner) {
+                    (LinkId::Host, None) => "this machine's host link".to_owned(),
+                    (LinkId::Host, Some(_)) => "the machine's host link".to_owned(),
+                    (uplink, _) => format!("the {uplink}"),
+                };
+                format!("{whose} is full until {} UTC", clock(until))
+            })
+            .collect();
+        let mib = bytes as f64 / (1024.0 * 1024.0);
+        Err(if full.is_empty() {
+            format!(
+                "the links to it have no common free slot within the horizon ({horizon:.0} s) \
+                 for {mib:.1} MiB of input"
+            )
+        } else {
+            format!("{} for {mib:.1} MiB of input", full.join("; "))
+        })
+    }
+
     async fn release_on(&self, id: u64, hops: &[Hop]) {
         for hop in hops {
             let release = transfer::Request::Release {
@@ -538,6 +585,37 @@ impl Client {
     pub async fn release(&self, reserved: &Reserved) {
         self.release_on(reserved.id, &reserved.path).await;
     }
+}
+
+/// What a transfer of `bytes` asks of a path of `links` whose shortest
+/// horizon is `horizon` seconds: to start within it, as fast as the
+/// slowest link allows.
+fn want(bytes: u64, links: &[bandwidth::Link], horizon: f64) -> Want {
+    let now = now_secs();
+    let least = links
+        .iter()
+        .map(|l| l.capacity)
+        .fold(f64::INFINITY, f64::min)
+        .max(1.0);
+    Want {
+        bytes: bytes as f64,
+        earliest: now + 0.05,
+        // It must start within the horizon; it may end past it.
+        deadline: now + horizon + bytes as f64 / least,
+        min_rate: 1.0,
+        max_rate: f64::INFINITY,
+    }
+}
+
+/// Unix seconds as `HH:MM:SS` of the day, UTC.
+fn clock(unix: f64) -> String {
+    let secs = unix.max(0.0) as u64 % 86_400;
+    format!(
+        "{:02}:{:02}:{:02}",
+        secs / 3600,
+        secs % 3600 / 60,
+        secs % 60
+    )
 }
 
 /// Paces a transfer at `rate` bytes per second from when it starts.

@@ -26,7 +26,9 @@
 //! moment ([`AVOID_FOR`]), so the job moves on to its next candidate at
 //! once instead of waiting for the refusing machine's ad to change. The
 //! refusals are kept per job (the last [`MAX_REJECTIONS`]) for `starling
-//! why`.
+//! why`. So is a machine whose network path could not carry the job's
+//! input within the horizon now (`links::Client::admissible`): it is not
+//! asked at all, and `why` names the full link and until when.
 //!
 //! At start, jobs the queue says are running belong to shadows of an
 //! earlier run that died with it: they go back to idle and run again (the
@@ -65,6 +67,10 @@ pub const POLICY_INTERVAL: Duration = Duration::from_secs(5);
 
 /// How long an autocluster avoids a machine that refused one of its jobs.
 pub const AVOID_FOR: Duration = Duration::from_secs(3);
+
+/// How many times an autocluster is planned again in one round when the
+/// paths to the machines planned are full.
+pub const NETWORK_REPLANS: usize = 3;
 
 /// How long a granted claim counts against a machine's free resources
 /// before its ad is trusted to show it.
@@ -884,9 +890,12 @@ impl NegotiatorState {
             .filter(|s| s.waits && s.granted.is_none())
             .map(|s| (s.machine, s.cluster.clone()))
             .collect();
+        // Whether each machine's path would admit a transfer now, asked
+        // once per machine and round.
+        let mut admissible: HashMap<(AgentId, u64), Result<(), String>> = HashMap::new();
         for cluster in clusters {
             let key = cluster_key(&cluster.representative, &cluster.key);
-            let candidates: Vec<Machine<'_>> = machines
+            let mut candidates: Vec<Machine<'_>> = machines
                 .iter()
                 .enumerate()
                 .map(|(i, m)| Machine {
@@ -898,8 +907,37 @@ impl NegotiatorState {
                     avoid: self.avoid.contains_key(&(m.signer, key.clone())),
                 })
                 .collect();
-            let asks =
+            let mut asks =
                 negotiation::plan(&cluster.representative, cluster.members.len(), &candidates);
+            // A machine is a match only if the job's input can cross the
+            // path to it within the horizon (Basney's network match):
+            // a full one is avoided for a moment, the refusal kept for
+            // `why`, and the jobs planned again without it.
+            let input = input_bytes(&cluster.representative);
+            if let Some(bytes) = input {
+                for _ in 0..NETWORK_REPLANS {
+                    let mut any = false;
+                    for ask in &asks {
+                        let machine = &machines[ask.machine];
+                        if let Err(reason) =
+                            self.network_match(&mut admissible, machine, bytes).await
+                        {
+                            self.not_a_match(machine, &key, &cluster.members, &reason, now);
+                            candidates[ask.machine].avoid = true;
+                            any = true;
+                        }
+                    }
+                    if !any {
+                        break;
+                    }
+                    asks = negotiation::plan(
+                        &cluster.representative,
+                        cluster.members.len(),
+                        &candidates,
+                    );
+                }
+                asks.retain(|a| !candidates[a.machine].avoid);
+            }
             let mut members = cluster.members.into_iter();
             for ask in &asks {
                 let machine = &machines[ask.machine];
@@ -934,6 +972,7 @@ impl NegotiatorState {
             }
             let room = MAX_WAITS_PER_CLUSTER
                 .saturating_sub(waiting_at.iter().filter(|(_, c)| *c == key).count());
+            let mut left_over = Vec::new();
             for i in negotiation::plan_waits(&cluster.representative, &busy, room) {
                 let Some(job) = members.next() else { break };
                 if self.shadows.len() >= MAX_SHADOWS {
@@ -943,6 +982,13 @@ impl NegotiatorState {
                     continue;
                 };
                 let machine = &machines[i];
+                if let Some(bytes) = input {
+                    if let Err(reason) = self.network_match(&mut admissible, machine, bytes).await {
+                        self.not_a_match(machine, &key, &[job], &reason, now);
+                        left_over.push(job);
+                        continue;
+                    }
+                }
                 let request = Request::of_job(&cluster.representative, &machine.ad);
                 self.spawn_shadow(
                     machine,
@@ -956,10 +1002,56 @@ impl NegotiatorState {
                     None,
                 );
             }
-            let left: VecDeque<JobId> = members.collect();
+            let left: VecDeque<JobId> = left_over.into_iter().chain(members).collect();
             if !left.is_empty() {
                 self.waiting.entry(key).or_default().extend(left);
             }
+        }
+    }
+
+    /// Whether the path to `machine` could take `bytes` of input within
+    /// the horizon now (asked once per machine and size in a round,
+    /// `asked`).
+    async fn network_match(
+        &self,
+        asked: &mut HashMap<(AgentId, u64), Result<(), String>>,
+        machine: &MachineAd,
+        bytes: u64,
+    ) -> Result<(), String> {
+        if let Some(verdict) = asked.get(&(machine.signer, bytes)) {
+            return verdict.clone();
+        }
+        let verdict = match peer_of(&machine.signer) {
+            Some(peer) => self.args.links.admissible(peer, bytes).await,
+            None => Ok(()),
+        };
+        match &verdict {
+            Err(reason) => {
+                tracing::info!(machine = %machine.signer, %reason, "the path to the machine cannot take the job's input now; not a match")
+            }
+            Ok(()) => {
+                tracing::debug!(machine = %machine.signer, bytes, "the path to the machine admits the job's input")
+            }
+        }
+        asked.insert((machine.signer, bytes), verdict.clone());
+        verdict
+    }
+
+    /// `machine` is no match for `jobs` of autocluster `key` for now: it
+    /// is avoided a moment, and the reason kept for `why`.
+    fn not_a_match(
+        &mut self,
+        machine: &MachineAd,
+        key: &str,
+        jobs: &[JobId],
+        reason: &str,
+        now: Instant,
+    ) {
+        self.avoid
+            .insert((machine.signer, key.to_owned()), now + AVOID_FOR);
+        let name = machine_name(&machine.ad).unwrap_or_else(|| machine.signer.to_string());
+        for job in jobs {
+            self.reject(*job, name.clone(), format!("not asked: {reason}"));
         }
     }
 
@@ -1184,6 +1276,14 @@ impl Reconnecting {
 
 fn peer_of(agent: &AgentId) -> Option<PeerId> {
     PeerId::from_bytes(&agent.to_peer_id_bytes()).ok()
+}
+
+/// The bytes of input the job moves to its machine, as the submit
+/// side sized them (`TransferInputSizeMB`, HTCondor's attribute, in MiB);
+/// `None` when it does not say.
+fn input_bytes(job: &ClassAd) -> Option<u64> {
+    let mib = shadow::integer(job, "TransferInputSizeMB")?;
+    u64::try_from(mib).ok()?.checked_mul(1024 * 1024)
 }
 
 fn machine_name(ad: &ClassAd) -> Option<String> {
