@@ -572,7 +572,10 @@ async fn fetch_and_place(
         Err(e) => Err(e),
         Ok(()) => {
             let work = async {
-                let restored = client::restore(ctx.network, peers, manifest, &staging).await?;
+                // A user waits on it: it moves unreserved, in what
+                // reservations leave.
+                let restored =
+                    client::restore(ctx.network, peers, manifest, &staging, None).await?;
                 let moves: Vec<(PathBuf, PathBuf)> = manifest
                     .files
                     .iter()

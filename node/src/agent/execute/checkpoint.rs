@@ -239,7 +239,8 @@ pub async fn restore(
         return Err("the checkpoint names no replica to fetch it from".to_owned());
     }
     let started = Instant::now();
-    let restored = client::restore(&ctx.network, &peers, &manifest, sandbox).await?;
+    let restored =
+        client::restore(&ctx.network, &peers, &manifest, sandbox, Some(&ctx.links)).await?;
     tracing::info!(
         job = %plan.job,
         sequence = manifest.sequence,

@@ -300,12 +300,56 @@ pub struct Restored {
 }
 
 /// Fetches the checkpoint from `peers` (in order of preference) into
-/// `dir`, every chunk verified, with [`WINDOW`] chunks in flight.
+/// `dir`, every chunk verified, with [`WINDOW`] chunks in flight. With
+/// `links`, the path from the first peer is reserved first (admission
+/// control, as for replication) and the chunks paced at the reserved
+/// rate; chunks another peer gives instead are not paced.
 pub async fn restore(
     network: &mpsc::Sender<Command>,
     peers: &[PeerId],
     manifest: &Manifest,
     dir: &Path,
+    links: Option<&crate::agent::links::Client>,
+) -> Result<Restored, String> {
+    let reserved = match (links, peers.first()) {
+        (Some(links), Some(first)) if manifest.size() > 0 => {
+            crate::agent::links::admit(links, *first, manifest.size(), ADMISSION_WAIT).await
+        }
+        _ => None,
+    };
+    if let Some(reserved) = &reserved {
+        crate::agent::links::until_start(&reserved.slot).await;
+    }
+    let pace = reserved
+        .as_ref()
+        .map(|r| tokio::sync::Mutex::new(crate::agent::links::Pace::new(r.slot.rate)));
+    let started = std::time::Instant::now();
+    let restored = fetch_all(network, peers, manifest, dir, pace.as_ref()).await;
+    if let (Some(reserved), Some(links)) = (&reserved, links) {
+        links.release(reserved).await;
+        if let Ok(restored) = &restored {
+            let took = started.elapsed().as_secs_f64();
+            tracing::info!(
+                peer = %peers[0],
+                bytes = restored.bytes,
+                rate = reserved.slot.rate.round(),
+                achieved = (restored.bytes as f64 / took.max(1e-3)).round(),
+                negotiated_ms = reserved.negotiated.as_millis(),
+                hops = reserved.path.len(),
+                "restored the checkpoint in a reserved slot"
+            );
+        }
+    }
+    restored
+}
+
+/// [`restore`]'s fetching and writing, paced by `pace` if given.
+async fn fetch_all(
+    network: &mpsc::Sender<Command>,
+    peers: &[PeerId],
+    manifest: &Manifest,
+    dir: &Path,
+    pace: Option<&tokio::sync::Mutex<crate::agent::links::Pace>>,
 ) -> Result<Restored, String> {
     // Where each distinct chunk goes: (file, offset) for every use.
     let mut places: HashMap<Hash, Vec<(usize, u64)>> = HashMap::new();
@@ -331,6 +375,9 @@ pub async fn restore(
         let opened = opened.clone();
         let places = places.clone();
         async move {
+            if let Some(pace) = pace {
+                pace.lock().await.moved(u64::from(len)).await;
+            }
             let (data, from) = fetch_chunk(network, peers, &manifest.job, hash, len).await?;
             tokio::task::spawn_blocking(move || {
                 for (file, offset) in places.get(&hash).into_iter().flatten() {
