@@ -29,6 +29,12 @@
 //! directories its `output` and `error` go to must exist
 //! ([`Environment::check_directory`]): as `condor_submit`, a submit makes
 //! no directory.
+//!
+//! A file that names no `request_disk` asks what HTCondor 25 asks
+//! ([`DEFAULT_REQUEST_DISK`]): an expression over `TransferInputSizeMB`,
+//! the size of what the job brings (executable, `input`,
+//! `transfer_input_files`), measured here at submit
+//! ([`Environment::size_kib`]).
 
 pub mod args;
 mod functions;
@@ -57,6 +63,9 @@ pub const MAX_INCLUDE_DEPTH: usize = 8;
 /// Statements read from the nth included file carry line numbers offset
 /// by `n` times this, so that errors name that file and its own line.
 const INCLUDE_LINE_BASE: usize = 1 << 32;
+/// `RequestDisk` when the file gives no `request_disk`: HTCondor 25's
+/// `JOB_DEFAULT_REQUESTDISK`, in KiB.
+pub const DEFAULT_REQUEST_DISK: &str = "MAX({1024, (TransferInputSizeMB + 1) * 1.25}) * 1024";
 /// Longest expanded value, in bytes.
 pub const MAX_VALUE_LEN: usize = 256 << 10;
 
@@ -77,11 +86,23 @@ pub trait Environment {
     /// `Ok` when something is at `path` for the submitter (`NotFound`
     /// when nothing is): the executable and input files are checked so.
     fn check_exists(&self, path: &Path) -> std::io::Result<()>;
+    /// The size of `path` in KiB as `condor_submit` counts an input
+    /// (each file rounded up to a KiB, a directory the sum of what it
+    /// holds), 0 when nothing is there: the default `request_disk` grows
+    /// with it.
+    fn size_kib(&self, path: &Path) -> u64;
     /// The submitting user.
     fn owner(&self) -> String;
     /// Unix seconds.
     fn now(&self) -> i64;
 }
+
+/// Most entries [`SystemEnvironment::size_kib`] reads below one directory
+/// input: a huge tree counts as what was read by then, and submit stays
+/// quick.
+pub const MAX_SIZED_ENTRIES: usize = 100_000;
+/// Deepest directory [`SystemEnvironment::size_kib`] descends into.
+pub const MAX_SIZED_DEPTH: usize = 64;
 
 /// The submitter's real environment, given as a map (the CLI sends its own).
 #[derive(Debug, Clone, Default)]
@@ -134,6 +155,42 @@ impl Environment for SystemEnvironment {
     }
     fn check_exists(&self, path: &Path) -> std::io::Result<()> {
         std::fs::metadata(path).map(drop)
+    }
+    fn size_kib(&self, path: &Path) -> u64 {
+        let Ok(meta) = std::fs::metadata(path) else {
+            return 0;
+        };
+        if !meta.is_dir() {
+            return meta.len().div_ceil(1024);
+        }
+        // A directory: the bytes of all it holds, rounded up once, as
+        // HTCondor sizes a directory input. Links are not followed, so
+        // a loop cannot keep this walking.
+        let mut bytes = 0u64;
+        let mut entries = 0usize;
+        let mut stack = vec![(path.to_path_buf(), 0usize)];
+        while let Some((dir, depth)) = stack.pop() {
+            let Ok(listing) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in listing.flatten() {
+                entries += 1;
+                if entries > MAX_SIZED_ENTRIES {
+                    return bytes.div_ceil(1024);
+                }
+                let Ok(meta) = entry.metadata() else {
+                    continue;
+                };
+                if meta.is_dir() {
+                    if depth < MAX_SIZED_DEPTH {
+                        stack.push((entry.path(), depth + 1));
+                    }
+                } else {
+                    bytes = bytes.saturating_add(meta.len());
+                }
+            }
+        }
+        bytes.div_ceil(1024)
     }
     fn owner(&self) -> String {
         self.owner.clone()
@@ -369,6 +426,8 @@ const COMMANDS: &[&str] = &[
     "hold",
     "batch_name",
     "max_retries",
+    "success_exit_code",
+    "retry_until",
     "nice_user",
     "periodic_hold",
     "periodic_release",
@@ -441,7 +500,6 @@ const IGNORED: &[(&str, &str)] = &[
     ("stream_error", "errors come back when the job ends"),
     ("stream_input", "input goes with the job when it starts"),
     ("output_directory", "not supported by Starling yet"),
-    ("success_exit_code", "not supported by Starling yet"),
     (
         "job_lease_duration",
         "Starling's claims keep their own leases",
@@ -1231,16 +1289,15 @@ impl Description {
                         ),
                     ));
                 }
-                if key == "max_retries" {
-                    warnings.push(
-                        self.error(
-                            *line,
-                            "max_retries: written into the job as HTCondor writes it \
-                         (JobMaxRetries, OnExitRemove), but Starling does not count \
-                         NumJobCompletions yet, so a failed job is not run again"
-                                .to_owned(),
+                if ["max_retries", "success_exit_code", "retry_until"].contains(&key.as_str()) {
+                    warnings.push(self.error(
+                        *line,
+                        format!(
+                            "{key}: written into the job as HTCondor writes it \
+                             (JobMaxRetries, OnExitRemove), but Starling does not count \
+                             NumJobCompletions yet, so a failed job is not run again"
                         ),
-                    );
+                    ));
                 }
                 let known = |k: &str| COMMANDS.contains(&k) || gpus::COMMANDS.contains(&k);
                 if key.starts_with("my.") || known(key) || used.contains(key) {
@@ -1291,8 +1348,9 @@ impl Description {
             macros.insert((*name).to_owned(), (*value).to_owned());
         }
         let mut ads = Vec::new();
-        // Directories found there, each looked at once for all procs.
-        let mut directories = std::collections::BTreeSet::new();
+        // Directories found there and sizes of inputs, each looked at
+        // once for all procs.
+        let mut seen = Seen::default();
         for s in &self.statements {
             match s {
                 Statement::Set { key, value, .. } => {
@@ -1441,7 +1499,7 @@ impl Description {
                             ] {
                                 per.insert(k.to_owned(), v);
                             }
-                            let ad = self.job_ad(&base, &per, cwd, env, *line, &mut directories)?;
+                            let ad = self.job_ad(&base, &per, cwd, env, *line, &mut seen)?;
                             ads.push(ad);
                         }
                     }
@@ -1459,7 +1517,7 @@ impl Description {
         cwd: &Path,
         env: &dyn Environment,
         line: usize,
-        directories: &mut std::collections::BTreeSet<PathBuf>,
+        seen: &mut Seen,
     ) -> Result<ClassAd, SubmitError> {
         let mut ad = ClassAd::new();
         let get = |key: &str| m.expand_opt(key, per);
@@ -1507,7 +1565,7 @@ impl Description {
             None => self.error(line, format!("the working directory: {problem}")),
         };
         values::path(&iwd.to_string_lossy()).map_err(iwd_fault)?;
-        Self::directory(env, &iwd, directories).map_err(iwd_fault)?;
+        Self::directory(env, &iwd, &mut seen.directories).map_err(iwd_fault)?;
         let Some(executable) = get("executable")? else {
             return Err(self.error(
                 line,
@@ -1609,7 +1667,7 @@ impl Description {
                 let to = resolve(&iwd, &v);
                 values::path(&to.to_string_lossy()).map_err(|e| bad(key, e))?;
                 if let Some(parent) = to.parent() {
-                    Self::directory(env, parent, directories).map_err(|e| bad(key, e))?;
+                    Self::directory(env, parent, &mut seen.directories).map_err(|e| bad(key, e))?;
                 }
             }
             set_str(&mut ad, name, &v);
@@ -1618,7 +1676,7 @@ impl Description {
             let to = resolve(&iwd, &log);
             values::path(&to.to_string_lossy()).map_err(|e| bad("log", e))?;
             if let Some(parent) = to.parent() {
-                Self::directory(env, parent, directories).map_err(|e| bad("log", e))?;
+                Self::directory(env, parent, &mut seen.directories).map_err(|e| bad("log", e))?;
             }
             set_str(&mut ad, "UserLog", &to.to_string_lossy());
         }
@@ -1771,29 +1829,75 @@ impl Description {
             values::MEMORY,
         )
         .map_err(|e| bad("request_memory", e))?;
-        let disk = get("request_disk")?.unwrap_or_else(|| "1024".to_owned());
-        let disk = retry_list(&disk).map_or(disk.clone(), str::to_owned);
-        request(&mut ad, "RequestDisk", &disk, Some(Unit::Kib), values::DISK)
-            .map_err(|e| bad("request_disk", e))?;
-
-        // HTCondor's resource clauses: memory and disk (and GPUs below);
-        // cores are left to the slot, as the negotiation plan and the
-        // execute agent count them (`policies::negotiation::plan`).
-        let mut resources =
-            "(TARGET.Disk >= RequestDisk) && (TARGET.Memory >= RequestMemory)".to_owned();
-        // ... and cores when the job asks for more than one, as HTCondor.
-        if get("request_cpus")?.is_some_and(|c| c.trim() != "1") {
-            resources.push_str(" && (TARGET.Cpus >= RequestCpus)");
+        // What the job brings, as condor_submit counts it: the executable
+        // (sent or not), the input and transfer_input_files, each file
+        // rounded up to a KiB; URLs are fetched where the job runs.
+        let mut input_kib = seen.size_kib(env, resolve(cwd, &executable));
+        if let Some(stdin) = get("input")?.filter(|v| !v.is_empty() && !v.contains("://")) {
+            input_kib = input_kib.saturating_add(seen.size_kib(env, resolve(&iwd, &stdin)));
         }
+        if let Some(list) = get("transfer_input_files")? {
+            for name in comma_list(&list)
+                .split(',')
+                .filter(|n| !n.is_empty() && !n.contains("://"))
+            {
+                input_kib = input_kib.saturating_add(seen.size_kib(env, resolve(&iwd, name)));
+            }
+        }
+        set(
+            &mut ad,
+            "TransferInputSizeMB",
+            Value::Int(i64::try_from(input_kib.div_ceil(1024)).unwrap_or(i64::MAX)),
+        );
+        match get("request_disk")? {
+            Some(disk) => {
+                let disk = retry_list(&disk).map_or(disk.clone(), str::to_owned);
+                request(&mut ad, "RequestDisk", &disk, Some(Unit::Kib), values::DISK)
+                    .map_err(|e| bad("request_disk", e))?;
+            }
+            // HTCondor 25's default (JOB_DEFAULT_REQUESTDISK), kept as the
+            // expression so that the ad reads as HTCondor's: 1.25 times
+            // the input plus 1 MiB, at least 1 GiB, in KiB.
+            None => set_expr(&mut ad, "request_disk", "RequestDisk", DEFAULT_REQUEST_DISK)?,
+        }
+
         let user_requirements = get("requirements")?;
+        let mut machine_refs = std::collections::BTreeSet::new();
         if let Some(r) = &user_requirements {
-            parse_expr(r).map_err(|e| {
+            let expr = parse_expr(r).map_err(|e| {
                 bad(
                     "requirements",
                     format!("{r:?} is not a ClassAd expression: {e}"),
                 )
             })?;
+            machine_refs = crate::classad::references(&expr).of_target(&ad);
         }
+        // HTCondor's resource clauses, as it adds them: a request that is
+        // a literal amount no machine lacks (no disk, one core, 1 MiB of
+        // memory) makes none; disk and cores none either when the user's
+        // requirements look at the machine's own (TARGET.Disk, Cpus),
+        // except that a disk request is still checked.
+        let mut clauses = Vec::new();
+        let more_than = |name: &str, floor: f64| match ad.get(name) {
+            None => None,
+            Some(Expr::Literal(Value::Int(n))) => Some(*n as f64 > floor),
+            Some(Expr::Literal(Value::Real(n))) => Some(*n > floor),
+            Some(_) => Some(true),
+        };
+        if machine_refs.contains("disk") {
+            if ad.get("RequestDisk").is_some() {
+                clauses.push("(TARGET.Disk >= RequestDisk)");
+            }
+        } else if more_than("RequestDisk", 0.0) == Some(true) {
+            clauses.push("(TARGET.Disk >= RequestDisk)");
+        }
+        if more_than("RequestMemory", 1.0) == Some(true) {
+            clauses.push("(TARGET.Memory >= RequestMemory)");
+        }
+        if !machine_refs.contains("cpus") && more_than("RequestCpus", 1.0) == Some(true) {
+            clauses.push("(TARGET.Cpus >= RequestCpus)");
+        }
+        let mut resources = clauses.join(" && ");
         let mut gpu_values = Vec::with_capacity(gpus::COMMANDS.len());
         for key in gpus::COMMANDS {
             gpu_values.push(get(key)?);
@@ -1801,12 +1905,16 @@ impl Description {
         let gpu_clause = gpus::job_attributes(&mut ad, &gpu_values, user_requirements.as_deref())
             .map_err(|(i, problem)| bad(gpus::COMMANDS[i], problem))?;
         if let Some(clause) = gpu_clause {
-            resources.push_str(" && ");
+            if !resources.is_empty() {
+                resources.push_str(" && ");
+            }
             resources.push_str(&clause);
         }
-        let requirements = match &user_requirements {
-            Some(r) => format!("({r}) && {resources}"),
-            None => resources,
+        let requirements = match (&user_requirements, resources.is_empty()) {
+            (Some(r), false) => format!("({r}) && {resources}"),
+            (Some(r), true) => format!("({r})"),
+            (None, false) => resources,
+            (None, true) => "true".to_owned(),
         };
         set_expr(&mut ad, "requirements", "Requirements", &requirements)?;
         match get("rank")? {
@@ -1863,19 +1971,60 @@ impl Description {
                 set_expr(&mut ad, key, name, &v)?;
             }
         }
-        // max_retries as HTCondor writes it: the job leaves the queue when
-        // it succeeds or has run out of retries.
-        if let Some(n) = get("max_retries")? {
-            let n = n
-                .trim()
-                .parse::<i64>()
-                .ok()
-                .filter(|n| *n >= 0)
-                .ok_or_else(|| bad("max_retries", format!("{n:?} is not a whole number")))?;
+        // max_retries, success_exit_code and retry_until as HTCondor
+        // writes them: the job leaves the queue when it succeeds or has
+        // run out of retries (2 unless max_retries says).
+        let max_retries = get("max_retries")?;
+        let success = get("success_exit_code")?;
+        let retry_until = get("retry_until")?;
+        if max_retries.is_some() || success.is_some() || retry_until.is_some() {
+            let n = match &max_retries {
+                None => 2,
+                Some(n) => n
+                    .trim()
+                    .parse::<i64>()
+                    .ok()
+                    .filter(|n| *n >= 0)
+                    .ok_or_else(|| bad("max_retries", format!("{n:?} is not a whole number")))?,
+            };
             set(&mut ad, "JobMaxRetries", Value::Int(n));
-            let mut remove = "NumJobCompletions > JobMaxRetries || ExitCode is 0".to_owned();
+            let mut done = match &success {
+                None => "0".to_owned(),
+                Some(code) => {
+                    let code = code.trim().parse::<i32>().map_err(|_| {
+                        bad("success_exit_code", format!("{code:?} is not an exit code"))
+                    })?;
+                    set(&mut ad, "JobSuccessExitCode", Value::Int(code.into()));
+                    "JobSuccessExitCode".to_owned()
+                }
+            };
+            if let Some(until) = &retry_until {
+                // An exit code that ends the retries, or a condition.
+                let until = match until.trim().parse::<i32>() {
+                    Ok(code) => format!("ExitCode =?= {code}"),
+                    Err(_) => {
+                        let expr = parse_expr(until).map_err(|e| {
+                            bad(
+                                "retry_until",
+                                format!(
+                                    "{until:?} is not an exit code or a ClassAd expression: {e}"
+                                ),
+                            )
+                        })?;
+                        or_operand(&expr, until)
+                    }
+                };
+                done = format!("{done} || {until}");
+            }
+            let mut remove = format!("NumJobCompletions > JobMaxRetries || ExitCode =?= {done}");
             if let Some(user) = get("on_exit_remove")? {
-                remove = format!("{remove} || {user}");
+                let expr = parse_expr(&user).map_err(|e| {
+                    bad(
+                        "on_exit_remove",
+                        format!("{user:?} is not a ClassAd expression: {e}"),
+                    )
+                })?;
+                remove = format!("{remove} || {}", or_operand(&expr, &user));
             }
             set_expr(&mut ad, "max_retries", "OnExitRemove", &remove)?;
             if get("on_exit_hold")?.is_none() {
@@ -2087,6 +2236,16 @@ fn unterminated(value: &str) -> String {
     )
 }
 
+/// `text` (parsed as `expr`) as an operand of `||`: in parentheses when
+/// its own operator binds more loosely (a `?:`), as HTCondor wraps it.
+fn or_operand(expr: &Expr, text: &str) -> String {
+    if matches!(expr, Expr::Cond(..)) {
+        format!("({})", text.trim())
+    } else {
+        text.trim().to_owned()
+    }
+}
+
 /// `Ok` when `path` is there for the submitter; a message naming it when
 /// nothing is (other problems are found when the job's files are opened).
 fn must_exist(env: &dyn Environment, path: &Path) -> Result<(), String> {
@@ -2144,6 +2303,23 @@ fn close(a: &str, b: &str) -> bool {
 }
 
 /// The macros at one queue statement.
+/// What one expansion has looked at already, for all its procs: the
+/// directories found there and the sizes of inputs (KiB).
+#[derive(Default)]
+struct Seen {
+    directories: std::collections::BTreeSet<PathBuf>,
+    sizes: BTreeMap<PathBuf, u64>,
+}
+
+impl Seen {
+    fn size_kib(&mut self, env: &dyn Environment, path: PathBuf) -> u64 {
+        *self
+            .sizes
+            .entry(path)
+            .or_insert_with_key(|path| env.size_kib(path))
+    }
+}
+
 struct Macros<'a> {
     map: &'a BTreeMap<String, String>,
     cwd: &'a Path,

@@ -50,6 +50,14 @@ impl Environment for Fake {
             Ok(())
         }
     }
+    /// Every file is 3 MiB and a bit (so inputs add up in whole MiB).
+    fn size_kib(&self, path: &Path) -> u64 {
+        if self.check_exists(path).is_ok() {
+            3 * 1024 + 1
+        } else {
+            0
+        }
+    }
     fn owner(&self) -> String {
         "alice".into()
     }
@@ -322,6 +330,9 @@ fn refused_with_env(text: &str) -> (usize, String) {
         }
         fn check_exists(&self, path: &Path) -> std::io::Result<()> {
             self.0.check_exists(path)
+        }
+        fn size_kib(&self, path: &Path) -> u64 {
+            self.0.size_kib(path)
         }
         fn owner(&self) -> String {
             self.0.owner()
@@ -794,4 +805,89 @@ fn on_exit_or_evict_alone_transfers_files_as_htcondor_makes_it() {
     );
     assert_eq!(line, 3);
     assert!(why.contains("should_transfer_files = YES"), "{why}");
+}
+
+/// Without `request_disk` the job asks HTCondor 25's default: its inputs
+/// (executable, input, transfer_input_files; URLs count
+/// nothing) in whole MiB as TransferInputSizeMB, and RequestDisk the
+/// expression over it, at least 1 GiB.
+#[test]
+fn default_disk_request_grows_with_the_inputs() {
+    let ads = expand(
+        "executable = /bin/x\ninput = in.txt\n\
+         transfer_input_files = a, b, http://example.org/d\nqueue\n",
+    )
+    .unwrap();
+    // Four files of 3073 KiB each: 12292 KiB, 13 MiB rounded up.
+    assert_eq!(i(&ads[0], "TransferInputSizeMB"), 13);
+    assert_eq!(
+        unparse(ads[0].get("RequestDisk").unwrap()),
+        unparse(&parse_expr(DEFAULT_REQUEST_DISK).unwrap())
+    );
+    let disk = |ad: &ClassAd| match Evaluator::with_ads(Some(ad), None)
+        .eval_attr(Side::My, Name::known("RequestDisk").folded())
+    {
+        Value::Int(v) => v as f64,
+        Value::Real(v) => v,
+        other => panic!("RequestDisk is {other:?}"),
+    };
+    assert_eq!(disk(&ads[0]), 1024.0 * 1024.0);
+    // Large inputs raise it: 1.25 times the input and 1 MiB.
+    let mut big = ads[0].clone();
+    big.insert(
+        Name::known("TransferInputSizeMB"),
+        Expr::Literal(Value::Int(2047)),
+    );
+    assert_eq!(disk(&big), 2560.0 * 1024.0);
+    // The executable counts even when it is not sent, as in HTCondor.
+    let ads = expand("executable = /bin/x\ntransfer_executable = false\nqueue\n").unwrap();
+    assert_eq!(i(&ads[0], "TransferInputSizeMB"), 4);
+    // An explicit request stands alone.
+    let ads = expand("executable = /bin/x\nrequest_disk = 10M\nqueue\n").unwrap();
+    assert_eq!(i(&ads[0], "RequestDisk"), 10240);
+}
+
+/// HTCondor's resource clauses: none for a literal request no machine
+/// lacks (one core, 1 MiB, no disk), and none for cores when the user's
+/// requirements look at the machine's own.
+#[test]
+fn resource_clauses_as_htcondor_adds_them() {
+    let req = |text: &str| unparse(expand(text).unwrap()[0].get("Requirements").unwrap());
+    let r = req(
+        "executable = /bin/x\nrequest_cpus = 1.0\nrequest_memory = 1\nrequest_disk = 0\nqueue\n",
+    );
+    assert_eq!(r, "true");
+    let r = req("executable = /bin/x\nrequest_cpus = 2\nqueue\n");
+    assert!(r.contains("TARGET.Cpus >= RequestCpus"), "{r}");
+    assert!(r.contains("TARGET.Disk >= RequestDisk"), "{r}");
+    assert!(r.contains("TARGET.Memory >= RequestMemory"), "{r}");
+    let r = req("executable = /bin/x\nrequest_cpus = 2\nrequirements = Cpus > 3\nqueue\n");
+    assert!(!r.contains("RequestCpus"), "{r}");
+    let r = req("executable = /bin/x\nrequest_disk = 0\nrequirements = TARGET.Disk > 3\nqueue\n");
+    assert!(r.contains("TARGET.Disk >= RequestDisk"), "{r}");
+}
+
+/// success_exit_code and retry_until as HTCondor writes them, with two
+/// retries unless max_retries says.
+#[test]
+fn retry_policy_as_htcondor_writes_it() {
+    let ads = expand(
+        "executable = /bin/x\nsuccess_exit_code = 3\nretry_until = 7\n\
+         on_exit_remove = a ? b : c\nqueue\n",
+    )
+    .unwrap();
+    assert_eq!(i(&ads[0], "JobMaxRetries"), 2);
+    assert_eq!(i(&ads[0], "JobSuccessExitCode"), 3);
+    assert_eq!(
+        unparse(ads[0].get("OnExitRemove").unwrap()),
+        unparse(
+            &parse_expr(
+                "NumJobCompletions > JobMaxRetries || ExitCode =?= JobSuccessExitCode \
+                 || ExitCode =?= 7 || (a ? b : c)"
+            )
+            .unwrap()
+        )
+    );
+    let e = expand("executable = /bin/x\nsuccess_exit_code = zero\nqueue\n").unwrap_err();
+    assert!(e.to_string().contains("success_exit_code"), "{e}");
 }

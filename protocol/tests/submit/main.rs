@@ -48,6 +48,7 @@ const ATTRIBUTES: &[&str] = &[
     "RequestCpus",
     "RequestMemory",
     "RequestDisk",
+    "TransferInputSizeMB",
     "RequestGPUs",
     "Requirements",
     "Rank",
@@ -230,6 +231,9 @@ impl submit::Environment for Unchecked {
     }
     fn check_exists(&self, _: &Path) -> std::io::Result<()> {
         Ok(())
+    }
+    fn size_kib(&self, path: &Path) -> u64 {
+        self.0.size_kib(path)
     }
     fn owner(&self) -> String {
         self.0.owner()
