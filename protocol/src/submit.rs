@@ -46,7 +46,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::classad::{parse_expr, unparse, ClassAd, Expr, Name, Value};
+use crate::classad::{parse_expr, unparse, ClassAd, Evaluator, Expr, Name, Side, Value};
 
 /// Largest submit file, in bytes.
 pub const MAX_FILE_LEN: usize = 1 << 20;
@@ -201,6 +201,26 @@ impl Environment for SystemEnvironment {
             .map(|d| d.as_secs() as i64)
             .unwrap_or(0)
     }
+}
+
+/// HTCondor's match of a name against a pattern of its lists (`getenv`):
+/// `*` stands for any text, nothing else is special, case is ignored.
+fn star_match(pattern: &str, name: &str) -> bool {
+    let (pattern, name) = (pattern.to_ascii_lowercase(), name.to_ascii_lowercase());
+    let parts: Vec<&str> = pattern.split('*').collect();
+    let [first, middle @ .., last] = parts.as_slice() else {
+        return pattern == name;
+    };
+    let Some(mut rest) = name.strip_prefix(first) else {
+        return false;
+    };
+    for part in middle {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
 }
 
 /// `*`, `?` and `[...]` glob matching of one name.
@@ -1299,7 +1319,13 @@ impl Description {
                         ),
                     ));
                 }
-                let known = |k: &str| COMMANDS.contains(&k) || gpus::COMMANDS.contains(&k);
+                // `request_<name>` asks for a custom resource.
+                let known = |k: &str| {
+                    COMMANDS.contains(&k)
+                        || gpus::COMMANDS.contains(&k)
+                        || k.strip_prefix("request_")
+                            .is_some_and(|t| t.len() >= 2 && !t.starts_with('_'))
+                };
                 if key.starts_with("my.") || known(key) || used.contains(key) {
                     continue;
                 }
@@ -1577,13 +1603,19 @@ impl Description {
         }
         set_str(&mut ad, "Owner", &env.owner());
         set(&mut ad, "JobUniverse", Value::Int(5));
-        set_str(
-            &mut ad,
-            "Cmd",
-            // As condor_submit: the program is named from the submit
-            // directory, not from initialdir.
-            &resolve(cwd, &executable).to_string_lossy(),
-        );
+        // As condor_submit: any value but one that starts with `f` sends
+        // the program, and only `false` is written.
+        let transfer_executable =
+            !get("transfer_executable")?.is_some_and(|t| t.trim_start().starts_with(['f', 'F']));
+        // As condor_submit: a program sent with the job is named from the
+        // submit directory, not from initialdir; one already on the
+        // machines is named as given, found there.
+        let cmd = if transfer_executable {
+            resolve(cwd, &executable)
+        } else {
+            PathBuf::from(&executable)
+        };
+        set_str(&mut ad, "Cmd", &cmd.to_string_lossy());
         set_str(&mut ad, "Iwd", &iwd.to_string_lossy());
         set(&mut ad, "QDate", Value::Int(env.now()));
         set(&mut ad, "JobStatus", Value::Int(1));
@@ -1607,25 +1639,53 @@ impl Description {
             };
             set_str(&mut ad, "Arguments", &args::join_new(&argv));
         } else {
-            // HTCondor writes no arguments as an empty Arguments.
+            // HTCondor writes no arguments as an empty Arguments, but
+            // old-syntax arguments that expand to blanks as an empty Args.
+            let key = ["arguments", "args"]
+                .into_iter()
+                .find(|k| per.contains_key(*k) || m.map.contains_key(*k));
+            let raw = match key.and_then(|k| per.get(k).or_else(|| m.map.get(k))) {
+                Some(v) => m.expand(v, per, 0)?,
+                None => String::new(),
+            };
+            if !raw.is_empty() {
+                set_str(&mut ad, "Args", "");
+            }
             set_str(&mut ad, "Arguments", "");
         }
         let mut environment: Vec<(String, String)> = Vec::new();
+        // `env` (not `environment`) in the old syntax asks for the old
+        // syntax in the ad, as HTCondor keeps it: `Env`, `;` between
+        // pairs, and none of the submitter's variables whose value the
+        // old syntax cannot hold (a `;` or a newline).
+        let prefer_v1 = m.map.contains_key("env")
+            && get("env")?.is_some_and(|e| !e.trim_start().starts_with('"'));
+        // The submitter's variables HTCondor takes: none with a newline
+        // in its value (nor, for the old syntax, a `;`).
+        let importable = |v: &str| !(v.contains('\n') || (prefer_v1 && v.contains(';')));
         if let Some(g) = get("getenv")? {
             match parse_bool(&g) {
-                Some(true) => environment.extend(env.vars()),
+                Some(true) => {
+                    environment.extend(env.vars().into_iter().filter(|(_, v)| importable(v)))
+                }
                 Some(false) => {}
-                // A list of names (globs allowed), as HTCondor 10 and later.
+                // Names to take and, after `!`, names to leave, with `*`
+                // wildcards and in any case, as HTCondor 10 and later.
                 None => {
-                    let patterns: Vec<&str> = g
-                        .split(|c: char| c == ',' || c.is_whitespace())
-                        .filter(|p| !p.is_empty())
-                        .collect();
-                    environment.extend(
-                        env.vars()
-                            .into_iter()
-                            .filter(|(k, _)| patterns.iter().any(|p| glob_match(p, k))),
-                    );
+                    let (mut take, mut leave) = (Vec::new(), Vec::new());
+                    for p in g.split([',', ';', ' ', '\t', '\r', '\n']) {
+                        match p.strip_prefix('!') {
+                            Some(p) if !p.trim().is_empty() => leave.push(p.trim()),
+                            Some(_) => {}
+                            None if !p.is_empty() => take.push(p),
+                            None => {}
+                        }
+                    }
+                    environment.extend(env.vars().into_iter().filter(|(k, v)| {
+                        importable(v)
+                            && !leave.iter().any(|p| star_match(p, k))
+                            && (take.is_empty() || take.iter().any(|p| star_match(p, k)))
+                    }));
                 }
             }
         }
@@ -1650,7 +1710,13 @@ impl Description {
                 environment.push((k, v));
             }
         }
-        if !environment.is_empty() {
+        if prefer_v1 {
+            let mut pairs: Vec<&(String, String)> = environment.iter().collect();
+            pairs.sort_by(|a, b| a.0.cmp(&b.0));
+            let v1: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            set_str(&mut ad, "Env", &v1.join(";"));
+            set_str(&mut ad, "EnvDelim", ";");
+        } else if !environment.is_empty() {
             set_str(&mut ad, "Environment", &args::join_env(&environment));
         }
         for (key, name) in [("input", "In"), ("output", "Out"), ("error", "Err")] {
@@ -1725,15 +1791,8 @@ impl Description {
                 })?;
             set(&mut ad, "CheckpointReplicas", Value::Int(replicas));
         }
-        let mut transfer_executable = true;
-        if let Some(t) = get("transfer_executable")? {
-            transfer_executable = parse_bool(&t)
-                .ok_or_else(|| bad("transfer_executable", format!("{t:?} is not true or false")))?;
-            set(
-                &mut ad,
-                "TransferExecutable",
-                Value::Bool(transfer_executable),
-            );
+        if !transfer_executable {
+            set(&mut ad, "TransferExecutable", Value::Bool(false));
         }
         // A program sent with the job must be here; one that is already on
         // the machines (transfer_executable = false) need not.
@@ -1832,7 +1891,7 @@ impl Description {
         // What the job brings, as condor_submit counts it: the executable
         // (sent or not), the input and transfer_input_files, each file
         // rounded up to a KiB; URLs are fetched where the job runs.
-        let mut input_kib = seen.size_kib(env, resolve(cwd, &executable));
+        let mut input_kib = seen.size_kib(env, resolve(&iwd, &cmd.to_string_lossy()));
         if let Some(stdin) = get("input")?.filter(|v| !v.is_empty() && !v.contains("://")) {
             input_kib = input_kib.saturating_add(seen.size_kib(env, resolve(&iwd, &stdin)));
         }
@@ -1861,6 +1920,25 @@ impl Description {
             None => set_expr(&mut ad, "request_disk", "RequestDisk", DEFAULT_REQUEST_DISK)?,
         }
 
+        // Any other `request_<name>` asks for a custom machine resource
+        // as HTCondor does: Request<name> in the job, a clause below.
+        let mut custom = Vec::new();
+        for key in m.map.keys() {
+            let Some(tag) = key.strip_prefix("request_") else {
+                continue;
+            };
+            if tag.len() < 2
+                || tag.starts_with('_')
+                || COMMANDS.contains(&key.as_str())
+                || gpus::COMMANDS.contains(&key.as_str())
+            {
+                continue;
+            }
+            let Some(v) = get(key)? else { continue };
+            let name = format!("Request{tag}");
+            set_expr(&mut ad, key, &name, &v)?;
+            custom.push((tag.to_owned(), name));
+        }
         let user_requirements = get("requirements")?;
         let mut machine_refs = std::collections::BTreeSet::new();
         if let Some(r) = &user_requirements {
@@ -1896,6 +1974,27 @@ impl Description {
         }
         if !machine_refs.contains("cpus") && more_than("RequestCpus", 1.0) == Some(true) {
             clauses.push("(TARGET.Cpus >= RequestCpus)");
+        }
+        let mut clauses: Vec<String> = clauses.into_iter().map(str::to_owned).collect();
+        for (tag, name) in &custom {
+            if machine_refs.contains(&tag.to_ascii_lowercase()) {
+                continue;
+            }
+            // A positive amount (or one known only at the machine) is
+            // compared with the machine's; a non-empty text matched.
+            match Evaluator::with_ads(Some(&ad), None)
+                .eval_attr(Side::My, Name::known(name).folded())
+            {
+                Value::Int(n) if n <= 0 => {}
+                Value::Real(n) if n <= 0.0 => {}
+                Value::Int(_) | Value::Real(_) | Value::Undefined => {
+                    clauses.push(format!("(TARGET.{tag} >= {name})"));
+                }
+                Value::String(text) if !text.is_empty() => {
+                    clauses.push(format!("regexp({name}, TARGET.{tag})"));
+                }
+                _ => {}
+            }
         }
         let mut resources = clauses.join(" && ");
         let mut gpu_values = Vec::with_capacity(gpus::COMMANDS.len());
@@ -2043,10 +2142,21 @@ impl Description {
         }
         // Accepted into the ad as HTCondor writes them, with a warning
         // that Starling does not act on them (see IGNORED).
-        for (key, name) in [
-            ("concurrency_limits", "ConcurrencyLimits"),
-            ("transfer_output_remaps", "TransferOutputRemaps"),
-        ] {
+        if let Some(v) = get("concurrency_limits")? {
+            // In lower case and sorted, as HTCondor keeps them.
+            let mut limits: Vec<String> = v
+                .trim()
+                .to_ascii_lowercase()
+                .split([',', ' ', '\t'])
+                .filter(|l| !l.is_empty())
+                .map(str::to_owned)
+                .collect();
+            limits.sort();
+            if !limits.is_empty() {
+                set_str(&mut ad, "ConcurrencyLimits", &limits.join(","));
+            }
+        }
+        for (key, name) in [("transfer_output_remaps", "TransferOutputRemaps")] {
             if let Some(v) = get(key)? {
                 let v = v.trim();
                 let v = v

@@ -891,3 +891,36 @@ fn retry_policy_as_htcondor_writes_it() {
     let e = expand("executable = /bin/x\nsuccess_exit_code = zero\nqueue\n").unwrap_err();
     assert!(e.to_string().contains("success_exit_code"), "{e}");
 }
+
+/// Details HTCondor writes that real submit files run into.
+#[test]
+fn ad_details_as_htcondor_writes_them() {
+    // A program already on the machines keeps its relative name, and
+    // TransferExecutable is written only when false.
+    let ads = expand("executable = ./prog\ntransfer_executable = false\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "Cmd"), "./prog");
+    assert_eq!(s(&ads[0], "TransferExecutable"), "Bool(false)");
+    let ads = expand("executable = prog\ntransfer_executable = true\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "Cmd"), "/work/prog");
+    assert!(ads[0].get("TransferExecutable").is_none());
+    // Concurrency limits in lower case, sorted.
+    let ads = expand("executable = /bin/x\nconcurrency_limits = Zed, DB:2\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "ConcurrencyLimits"), "db:2,zed");
+    // `env` in the old syntax stays in the old syntax.
+    let ads = expand("executable = /bin/x\nenv = B=2;A=1\ngetenv = !HOME\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "Env"), "A=1;B=2");
+    assert!(ads[0].get("Environment").is_none());
+    // getenv lists: `!` leaves a name out, case does not matter.
+    let ads = expand("executable = /bin/x\ngetenv = ho*\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "Environment"), "HOME=/home/alice");
+    let ads = expand("executable = /bin/x\ngetenv = !H*\nqueue\n").unwrap();
+    assert!(ads[0].get("Environment").is_none());
+    // Old-syntax arguments that expand to blanks: an empty Args.
+    let ads = expand("executable = /bin/x\narguments = $(a) $(b)\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "Args"), "");
+    // A custom resource: its request and a clause for it.
+    let ads = expand("executable = /bin/x\nrequest_foobar = 3\nqueue\n").unwrap();
+    assert_eq!(i(&ads[0], "Requestfoobar"), 3);
+    let r = unparse(ads[0].get("Requirements").unwrap());
+    assert!(r.contains("TARGET.foobar >= Requestfoobar"), "{r}");
+}
