@@ -2173,9 +2173,9 @@ impl Description {
         if let Some(h) = get("hold")? {
             if parse_bool(&h).ok_or_else(|| bad("hold", format!("{h:?} is not true or false")))? {
                 set(&mut ad, "JobStatus", Value::Int(5));
-                set_str(&mut ad, "HoldReason", "submitted on hold");
+                // As HTCondor words it, with no subcode.
+                set_str(&mut ad, "HoldReason", "submitted on hold at user's request");
                 set(&mut ad, "HoldReasonCode", Value::Int(15));
-                set(&mut ad, "HoldReasonSubCode", Value::Int(0));
             }
         }
         // +Attr and MY.Attr last: the user may override anything.
