@@ -1070,9 +1070,11 @@ fn logical_lines(text: &str) -> Result<Vec<(usize, String)>, (usize, String)> {
             continue;
         }
         let (start, mut acc) = pending.take().unwrap_or((n, String::new()));
-        if let Some(head) = trimmed.strip_suffix('\\') {
+        // As HTCondor joins a continued line: the next line's leading
+        // blanks dropped, the blanks before the backslash kept, nothing
+        // put between (`a\` then `  b` is `ab`).
+        if let Some(head) = raw.trim_start().trim_end().strip_suffix('\\') {
             acc.push_str(head);
-            acc.push(' ');
             if acc.len() > MAX_LINE_LEN {
                 return Err((
                     start,

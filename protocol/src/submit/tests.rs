@@ -924,3 +924,11 @@ fn ad_details_as_htcondor_writes_them() {
     let r = unparse(ads[0].get("Requirements").unwrap());
     assert!(r.contains("TARGET.foobar >= Requestfoobar"), "{r}");
 }
+
+/// A continued line joins as HTCondor joins it: the next line's leading
+/// blanks dropped, the blanks before the backslash kept.
+#[test]
+fn continued_lines_join_as_in_htcondor() {
+    let ads = expand("executable = /bin/x\narguments = a\\\n  b \\\n  c\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "Args"), "ab c");
+}
