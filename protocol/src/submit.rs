@@ -1633,6 +1633,19 @@ impl Description {
             } else if a.starts_with('"') {
                 return Err(bad(key, unterminated(&a)));
             } else {
+                // A double quote in the old syntax is written `\"`: a
+                // bare one is refused, as HTCondor refuses it (the value
+                // was most likely meant in the new syntax).
+                if args::has_bare_double_quote(&a) {
+                    return Err(bad(
+                        key,
+                        format!(
+                            "{a:?} holds a double quote that is not escaped: write \\\" for \
+                             one, or put the whole value in double quotes (the new syntax, \
+                             with single quotes around an argument that holds spaces)"
+                        ),
+                    ));
+                }
                 // HTCondor keeps old-syntax arguments as it splits them,
                 // joined by one space (`\"` a plain double quote).
                 let argv = args::split_old_args(&a);
@@ -2496,7 +2509,8 @@ impl Macros<'_> {
                 match (self.env.var(var), default) {
                     (Some(v), _) => v,
                     (None, Some(d)) => self.expand(d, per, depth + 1)?,
-                    (None, None) => String::new(),
+                    // HTCondor's word for a variable that is not set.
+                    (None, None) => "UNDEFINED".to_owned(),
                 }
             }
             F::Int | F::Real => {

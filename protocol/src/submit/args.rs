@@ -74,6 +74,24 @@ fn split(text: &str, lone_quotes: bool) -> Result<Vec<String>, String> {
     Ok(items)
 }
 
+/// Whether old-syntax arguments hold a double quote not written `\"`,
+/// which HTCondor refuses.
+pub fn has_bare_double_quote(text: &str) -> bool {
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => return true,
+            // `\"` is one double quote; a backslash before anything else
+            // is itself.
+            '\\' if chars.clone().next() == Some('"') => {
+                chars.next();
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
 /// Joins items into the new syntax as HTCondor writes it in job ads
 /// (read back by [`split_stored`]): each run of white space and single
 /// quotes inside single quotes (a single quote doubled), an empty item as

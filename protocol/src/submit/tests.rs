@@ -932,3 +932,15 @@ fn continued_lines_join_as_in_htcondor() {
     let ads = expand("executable = /bin/x\narguments = a\\\n  b \\\n  c\nqueue\n").unwrap();
     assert_eq!(s(&ads[0], "Args"), "ab c");
 }
+
+/// Old-syntax arguments with a bare double quote are refused, as HTCondor
+/// refuses them; `$ENV` of an unset variable reads UNDEFINED.
+#[test]
+fn old_syntax_quotes_and_unset_variables_as_htcondor() {
+    let e = expand("executable = /bin/sh\narguments = -c \"echo hi\"\nqueue\n").unwrap_err();
+    assert!(e.to_string().contains("not escaped"), "{e}");
+    let ads = expand("executable = /bin/sh\narguments = say \\\"hi\\\"\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "Args"), "say \"hi\"");
+    let ads = expand("executable = /bin/x\narguments = $ENV(NOT_SET_ANYWHERE)\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "Args"), "UNDEFINED");
+}
