@@ -1761,8 +1761,16 @@ impl Description {
             }
             set_str(&mut ad, "UserLog", &to.to_string_lossy());
         }
-        if let Some(list) = get("transfer_input_files")? {
-            let list = comma_list(&list);
+        // A file list may come in double quotes (`""`: no files), as
+        // HTCondor reads it; an empty one is not given.
+        let file_list = |key: &str| -> Result<Option<String>, SubmitError> {
+            Ok(get(key)?.filter(|v| !v.is_empty()).map(|v| {
+                let inner = v.strip_prefix('"').and_then(|v| v.strip_suffix('"'));
+                comma_list(inner.unwrap_or(&v))
+            }))
+        };
+        let input_list = file_list("transfer_input_files")?.filter(|l| !l.is_empty());
+        if let Some(list) = &input_list {
             // URLs are fetched where the job runs; files must be here now.
             for name in list
                 .split(',')
@@ -1771,10 +1779,10 @@ impl Description {
                 must_exist(env, &resolve(&iwd, name))
                     .map_err(|e| bad("transfer_input_files", e))?;
             }
-            set_str(&mut ad, "TransferInput", &list);
+            set_str(&mut ad, "TransferInput", list);
         }
-        if let Some(list) = get("transfer_output_files")? {
-            set_str(&mut ad, "TransferOutput", &comma_list(&list));
+        if let Some(list) = file_list("transfer_output_files")? {
+            set_str(&mut ad, "TransferOutput", &list);
         }
         if let Some(list) = get("transfer_checkpoint_files")? {
             let list = comma_list(&list);
@@ -1841,7 +1849,7 @@ impl Description {
             }
         };
         set_str(&mut ad, "ShouldTransferFiles", &should);
-        if should == "NO" && get("transfer_input_files")?.is_some() {
+        if should == "NO" && input_list.is_some() {
             return Err(bad(
                 "transfer_input_files",
                 "is set but should_transfer_files = NO: say YES or IF_NEEDED to send them"
@@ -1910,8 +1918,8 @@ impl Description {
         if let Some(stdin) = get("input")?.filter(|v| !v.is_empty() && !v.contains("://")) {
             input_kib = input_kib.saturating_add(seen.size_kib(env, resolve(&iwd, &stdin)));
         }
-        if let Some(list) = get("transfer_input_files")? {
-            for name in comma_list(&list)
+        if let Some(list) = &input_list {
+            for name in list
                 .split(',')
                 .filter(|n| !n.is_empty() && !n.contains("://"))
             {

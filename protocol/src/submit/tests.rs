@@ -944,3 +944,15 @@ fn old_syntax_quotes_and_unset_variables_as_htcondor() {
     let ads = expand("executable = /bin/x\narguments = $ENV(NOT_SET_ANYWHERE)\nqueue\n").unwrap();
     assert_eq!(s(&ads[0], "Args"), "UNDEFINED");
 }
+
+/// File lists as HTCondor reads them: `""` is no files, an empty value
+/// is not given.
+#[test]
+fn file_lists_in_quotes_or_empty() {
+    let ads = expand("executable = /bin/x\ntransfer_output_files = \"\"\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "TransferOutput"), "");
+    let ads = expand("executable = /bin/x\ntransfer_input_files =\nqueue\n").unwrap();
+    assert!(ads[0].get("TransferInput").is_none());
+    let ads = expand("executable = /bin/x\ntransfer_input_files = \"a, b\"\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "TransferInput"), "a,b");
+}
