@@ -1679,7 +1679,7 @@ impl Description {
         // in its value (nor, for the old syntax, a `;`).
         let importable = |v: &str| !(v.contains('\n') || (prefer_v1 && v.contains(';')));
         if let Some(g) = get("getenv")? {
-            match parse_bool(&g) {
+            match submit_bool(&g) {
                 Some(true) => {
                     environment.extend(env.vars().into_iter().filter(|(_, v)| importable(v)))
                 }
@@ -2055,7 +2055,7 @@ impl Description {
         // (whose share the pool's priority factors make small).
         let nice = match get("nice_user")? {
             None => false,
-            Some(n) => parse_bool(&n)
+            Some(n) => submit_bool(&n)
                 .ok_or_else(|| bad("nice_user", format!("{n:?} is not true or false")))?,
         };
         let group = get("accounting_group")?.or(nice.then(|| "nice-user".to_owned()));
@@ -2194,7 +2194,7 @@ impl Description {
             set_str(&mut ad, "KillSig", signal);
         }
         if let Some(h) = get("hold")? {
-            if parse_bool(&h).ok_or_else(|| bad("hold", format!("{h:?} is not true or false")))? {
+            if submit_bool(&h).ok_or_else(|| bad("hold", format!("{h:?} is not true or false")))? {
                 set(&mut ad, "JobStatus", Value::Int(5));
                 // As HTCondor words it, with no subcode.
                 set_str(&mut ad, "HoldReason", "submitted on hold at user's request");
@@ -2387,6 +2387,31 @@ fn must_exist(env: &dyn Environment, path: &Path) -> Result<(), String> {
             Err(format!("{} does not exist", path.display()))
         }
         _ => Ok(()),
+    }
+}
+
+/// A boolean command's value as HTCondor reads it: `true`, `false`, `1`
+/// or `0` in any case, else a ClassAd expression that evaluates to a
+/// boolean or a number (`yes` is neither: `nice_user = yes` is refused,
+/// `getenv = yes` names a variable).
+fn submit_bool(v: &str) -> Option<bool> {
+    let t = v.trim();
+    let lower = t.to_ascii_lowercase();
+    for (word, b) in [("true", true), ("1", true), ("false", false), ("0", false)] {
+        if lower
+            .strip_prefix(word)
+            .is_some_and(|rest| rest.trim().is_empty())
+        {
+            return Some(b);
+        }
+    }
+    let expr = parse_expr(t).ok()?;
+    let empty = ClassAd::new();
+    match Evaluator::with_ads(Some(&empty), None).eval_on(Side::My, &expr) {
+        Value::Bool(b) => Some(b),
+        Value::Int(n) => Some(n != 0),
+        Value::Real(r) => Some(r != 0.0),
+        _ => None,
     }
 }
 

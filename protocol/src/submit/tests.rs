@@ -956,3 +956,16 @@ fn file_lists_in_quotes_or_empty() {
     let ads = expand("executable = /bin/x\ntransfer_input_files = \"a, b\"\nqueue\n").unwrap();
     assert_eq!(s(&ads[0], "TransferInput"), "a,b");
 }
+
+/// Boolean commands read as HTCondor reads them: true/false/1/0 or an
+/// expression; `yes` is neither.
+#[test]
+fn booleans_as_htcondor_reads_them() {
+    let ads = expand("executable = /bin/x\nhold = TRUE && true\nqueue\n").unwrap();
+    assert_eq!(i(&ads[0], "JobStatus"), 5);
+    let e = expand("executable = /bin/x\nnice_user = yes\nqueue\n").unwrap_err();
+    assert!(e.to_string().contains("nice_user"), "{e}");
+    // `getenv = yes` is a list naming a variable `yes`, which is not set.
+    let ads = expand("executable = /bin/x\ngetenv = yes\nqueue\n").unwrap();
+    assert!(ads[0].get("Environment").is_none());
+}
