@@ -89,18 +89,20 @@ pub trait Environment {
     /// The size of `path` in KiB as `condor_submit` counts an input
     /// (each file rounded up to a KiB, a directory the sum of what it
     /// holds), 0 when nothing is there: the default `request_disk` grows
-    /// with it.
-    fn size_kib(&self, path: &Path) -> u64;
+    /// with it. A directory's walk reads at most `max_entries` entries
+    /// (what it read by then counts); the second value says how many it
+    /// read.
+    fn size_kib(&self, path: &Path, max_entries: usize) -> (u64, usize);
     /// The submitting user.
     fn owner(&self) -> String;
     /// Unix seconds.
     fn now(&self) -> i64;
 }
 
-/// Most entries [`SystemEnvironment::size_kib`] reads below one directory
-/// input: a huge tree counts as what was read by then, and submit stays
-/// quick.
-pub const MAX_SIZED_ENTRIES: usize = 100_000;
+/// Most directory entries one expansion reads to size its inputs, all
+/// procs together: a huge tree counts as what was read by then, and a
+/// submit stays quick.
+pub const MAX_SIZED_ENTRIES: usize = 1_000_000;
 /// Deepest directory [`SystemEnvironment::size_kib`] descends into.
 pub const MAX_SIZED_DEPTH: usize = 64;
 
@@ -156,12 +158,12 @@ impl Environment for SystemEnvironment {
     fn check_exists(&self, path: &Path) -> std::io::Result<()> {
         std::fs::metadata(path).map(drop)
     }
-    fn size_kib(&self, path: &Path) -> u64 {
+    fn size_kib(&self, path: &Path, max_entries: usize) -> (u64, usize) {
         let Ok(meta) = std::fs::metadata(path) else {
-            return 0;
+            return (0, 0);
         };
         if !meta.is_dir() {
-            return meta.len().div_ceil(1024);
+            return (meta.len().div_ceil(1024), 0);
         }
         // A directory: the bytes of all it holds, rounded up once, as
         // HTCondor sizes a directory input. Links are not followed, so
@@ -174,10 +176,10 @@ impl Environment for SystemEnvironment {
                 continue;
             };
             for entry in listing.flatten() {
-                entries += 1;
-                if entries > MAX_SIZED_ENTRIES {
-                    return bytes.div_ceil(1024);
+                if entries >= max_entries {
+                    return (bytes.div_ceil(1024), entries);
                 }
+                entries += 1;
                 let Ok(meta) = entry.metadata() else {
                     continue;
                 };
@@ -190,7 +192,7 @@ impl Environment for SystemEnvironment {
                 }
             }
         }
-        bytes.div_ceil(1024)
+        (bytes.div_ceil(1024), entries)
     }
     fn owner(&self) -> String {
         self.owner.clone()
@@ -2462,19 +2464,25 @@ fn close(a: &str, b: &str) -> bool {
 
 /// The macros at one queue statement.
 /// What one expansion has looked at already, for all its procs: the
-/// directories found there and the sizes of inputs (KiB).
+/// directories found there, the sizes of inputs (KiB), and how many
+/// directory entries it has read to size them.
 #[derive(Default)]
 struct Seen {
     directories: std::collections::BTreeSet<PathBuf>,
     sizes: BTreeMap<PathBuf, u64>,
+    entries_read: usize,
 }
 
 impl Seen {
     fn size_kib(&mut self, env: &dyn Environment, path: PathBuf) -> u64 {
-        *self
-            .sizes
-            .entry(path)
-            .or_insert_with_key(|path| env.size_kib(path))
+        if let Some(kib) = self.sizes.get(&path) {
+            return *kib;
+        }
+        let left = MAX_SIZED_ENTRIES.saturating_sub(self.entries_read);
+        let (kib, read) = env.size_kib(&path, left);
+        self.entries_read = self.entries_read.saturating_add(read);
+        self.sizes.insert(path, kib);
+        kib
     }
 }
 

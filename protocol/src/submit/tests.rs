@@ -51,11 +51,11 @@ impl Environment for Fake {
         }
     }
     /// Every file is 3 MiB and a bit (so inputs add up in whole MiB).
-    fn size_kib(&self, path: &Path) -> u64 {
+    fn size_kib(&self, path: &Path, _max_entries: usize) -> (u64, usize) {
         if self.check_exists(path).is_ok() {
-            3 * 1024 + 1
+            (3 * 1024 + 1, 0)
         } else {
-            0
+            (0, 0)
         }
     }
     fn owner(&self) -> String {
@@ -331,8 +331,8 @@ fn refused_with_env(text: &str) -> (usize, String) {
         fn check_exists(&self, path: &Path) -> std::io::Result<()> {
             self.0.check_exists(path)
         }
-        fn size_kib(&self, path: &Path) -> u64 {
-            self.0.size_kib(path)
+        fn size_kib(&self, path: &Path, max_entries: usize) -> (u64, usize) {
+            self.0.size_kib(path, max_entries)
         }
         fn owner(&self) -> String {
             self.0.owner()
@@ -968,4 +968,26 @@ fn booleans_as_htcondor_reads_them() {
     // `getenv = yes` is a list naming a variable `yes`, which is not set.
     let ads = expand("executable = /bin/x\ngetenv = yes\nqueue\n").unwrap();
     assert!(ads[0].get("Environment").is_none());
+}
+
+/// The submitter's files sized as condor_submit sizes an input: a file
+/// rounded up to a KiB, a directory the sum of its files, its walk
+/// stopped after the entries allowed.
+#[test]
+fn inputs_are_sized_as_htcondor_sizes_them() {
+    let dir = std::env::temp_dir().join(format!("starling-size-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("d/e")).unwrap();
+    std::fs::write(dir.join("f"), vec![0u8; 1500]).unwrap();
+    std::fs::write(dir.join("d/a"), vec![0u8; 1000]).unwrap();
+    std::fs::write(dir.join("d/e/b"), vec![0u8; 1000]).unwrap();
+    let env = SystemEnvironment::default();
+    assert_eq!(env.size_kib(&dir.join("f"), 10), (2, 0));
+    assert_eq!(env.size_kib(&dir.join("missing"), 10), (0, 0));
+    assert_eq!(env.size_kib(&dir.join("d"), 10), (2, 3));
+    // Only `a` and `e` read: `b` is not counted.
+    let (kib, read) = env.size_kib(&dir.join("d"), 2);
+    assert_eq!(read, 2);
+    assert!(kib <= 1, "{kib}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

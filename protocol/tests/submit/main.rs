@@ -239,8 +239,8 @@ impl submit::Environment for Unchecked {
     fn check_exists(&self, _: &Path) -> std::io::Result<()> {
         Ok(())
     }
-    fn size_kib(&self, path: &Path) -> u64 {
-        self.0.size_kib(path)
+    fn size_kib(&self, path: &Path, max_entries: usize) -> (u64, usize) {
+        self.0.size_kib(path, max_entries)
     }
     fn owner(&self) -> String {
         self.0.owner()
