@@ -1621,6 +1621,11 @@ impl Description {
         };
         set_str(&mut ad, "Cmd", &cmd.to_string_lossy());
         set_str(&mut ad, "Iwd", &iwd.to_string_lossy());
+        // The file as it was named, as condor_submit writes it (the same
+        // text `$(SUBMIT_FILE)` gives), when it is a name a path may hold.
+        if values::path(&self.file).is_ok() {
+            set_str(&mut ad, "SubmitFile", &self.file);
+        }
         set(&mut ad, "QDate", Value::Int(env.now()));
         set(&mut ad, "JobStatus", Value::Int(1));
 

@@ -991,3 +991,10 @@ fn inputs_are_sized_as_htcondor_sizes_them() {
     assert!(kib <= 1, "{kib}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The ad names its submit file, as condor_submit writes it.
+#[test]
+fn the_ad_names_its_submit_file() {
+    let ads = expand("executable = /bin/x\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "SubmitFile"), "job.sub");
+}
