@@ -189,6 +189,9 @@ fn requirement_clauses(text: &str) -> String {
         "TARGET.HasFileTransfer",
     ];
     clauses.retain(|c| !platform.iter().any(|p| c.contains(p)));
+    // With no clause left Starling writes `true`; HTCondor always has the
+    // platform's.
+    clauses.retain(|c| c != "true");
     // HTCondor 25.12's disk clause leaves the check to startds of 25.12 and
     // later; Starling's matcher checks the disk itself.
     for c in &mut clauses {
