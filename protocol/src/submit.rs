@@ -1324,12 +1324,30 @@ impl Description {
                     ));
                 }
                 // `request_<name>` asks for a custom resource.
-                let known = |k: &str| {
-                    COMMANDS.contains(&k)
-                        || gpus::COMMANDS.contains(&k)
-                        || k.strip_prefix("request_")
-                            .is_some_and(|t| t.len() >= 2 && !t.starts_with('_'))
-                };
+                let known = |k: &str| COMMANDS.contains(&k) || gpus::COMMANDS.contains(&k);
+                // `request_<name>` asks for a custom resource, as in
+                // HTCondor; one a letter away from a command is most
+                // likely that command mistyped, which no machine has.
+                let custom = key
+                    .strip_prefix("request_")
+                    .is_some_and(|t| t.len() >= 2 && !t.starts_with('_'));
+                if custom && !known(key) {
+                    if let Some(c) = COMMANDS
+                        .iter()
+                        .chain(gpus::COMMANDS)
+                        .find(|c| close(c, key))
+                    {
+                        warnings.push(self.error(
+                            *line,
+                            format!(
+                                "{key}: asks for a custom machine resource (Request{}), \
+                                 which machines must advertise; did you mean {c}?",
+                                &key["request_".len()..]
+                            ),
+                        ));
+                    }
+                    continue;
+                }
                 if key.starts_with("my.") || known(key) || used.contains(key) {
                     continue;
                 }

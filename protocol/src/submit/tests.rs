@@ -998,3 +998,17 @@ fn the_ad_names_its_submit_file() {
     let ads = expand("executable = /bin/x\nqueue\n").unwrap();
     assert_eq!(s(&ads[0], "SubmitFile"), "job.sub");
 }
+
+/// A custom resource a letter away from a request command is warned of;
+/// a real custom resource is not.
+#[test]
+fn a_mistyped_request_is_warned_of() {
+    let d = super::parse(
+        "job.sub",
+        "executable = /bin/x\nrequest_memroy = 100\nrequest_foobar = 2\nqueue\n",
+    )
+    .unwrap();
+    let w: Vec<String> = d.warnings().iter().map(|w| w.to_string()).collect();
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].contains("did you mean request_memory"), "{w:?}");
+}
