@@ -304,6 +304,27 @@ fn compare(dir: &Path, file: &str, oracle: &J, tally: &mut Tally, checks: bool) 
             let text = std::fs::read_to_string(dir.join(file)).unwrap_or_default();
             let mut names: Vec<String> = ATTRIBUTES.iter().map(|a| a.to_string()).collect();
             names.extend(custom_attributes(&text));
+            // STARLING_SUBMIT_ALL_ATTRIBUTES=1: every attribute either side
+            // writes, to look for differences the list leaves out.
+            if std::env::var_os("STARLING_SUBMIT_ALL_ATTRIBUTES").is_some() {
+                let mut all: BTreeSet<String> =
+                    names.iter().map(|n| n.to_ascii_lowercase()).collect();
+                for ad in ads {
+                    for entry in ad.iter() {
+                        let name = entry.name.to_string();
+                        if all.insert(name.to_ascii_lowercase()) {
+                            names.push(name);
+                        }
+                    }
+                }
+                for job in &jobs {
+                    for name in job.as_object().into_iter().flat_map(|j| j.keys()) {
+                        if all.insert(name.to_ascii_lowercase()) {
+                            names.push(name.clone());
+                        }
+                    }
+                }
+            }
             let mut seen = BTreeMap::<String, String>::new();
             for (ad, job) in ads.iter().zip(&jobs) {
                 for name in &names {
@@ -483,7 +504,9 @@ fn submit_files_mean_what_htcondor_makes_of_them() {
     );
 }
 
-/// The same comparison over submit files kept outside the project:
+/// The same comparison over submit files kept outside the project
+/// (`STARLING_SUBMIT_ALL_ATTRIBUTES=1` compares every attribute either
+/// side writes, not only [`ATTRIBUTES`]):
 /// `STARLING_SUBMIT_CORPUS=DIR` (every `*.sub`, `*.submit` and `*.cmd` in
 /// DIR, read in DIR, without the checks that the files they name exist,
 /// which HTCondor's code makes only in `condor_submit`). Prints the
