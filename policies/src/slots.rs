@@ -663,6 +663,24 @@ mod tests {
         );
     }
 
+    /// The disk request a submit file without `request_disk` makes
+    /// (HTCondor 25's expression over TransferInputSizeMB) sizes the slot.
+    #[test]
+    fn the_default_disk_request_evaluates() {
+        let default = starling_protocol::submit::DEFAULT_REQUEST_DISK;
+        for (input_mib, kib) in [(0, 1024 * 1024), (2047, 2560 * 1024)] {
+            let job = parse_ad(&format!(
+                "[TransferInputSizeMB = {input_mib}; RequestDisk = {default}]"
+            ))
+            .unwrap();
+            assert_eq!(
+                request_of(&job, &machine(), 0).unwrap(),
+                Resources::new(1, 128, kib),
+                "{input_mib} MiB of input"
+            );
+        }
+    }
+
     #[test]
     fn bad_requests_name_the_attribute() {
         for (text, attr) in [

@@ -29,6 +29,12 @@
 //! directories its `output` and `error` go to must exist
 //! ([`Environment::check_directory`]): as `condor_submit`, a submit makes
 //! no directory.
+//!
+//! A file that names no `request_disk` asks what HTCondor 25 asks
+//! ([`DEFAULT_REQUEST_DISK`]): an expression over `TransferInputSizeMB`,
+//! the size of what the job brings (executable, `input`,
+//! `transfer_input_files`), measured here at submit
+//! ([`Environment::size_kib`]).
 
 pub mod args;
 mod functions;
@@ -40,7 +46,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::classad::{parse_expr, unparse, ClassAd, Expr, Name, Value};
+use crate::classad::{parse_expr, unparse, ClassAd, Evaluator, Expr, Name, Side, Value};
 
 /// Largest submit file, in bytes.
 pub const MAX_FILE_LEN: usize = 1 << 20;
@@ -57,6 +63,9 @@ pub const MAX_INCLUDE_DEPTH: usize = 8;
 /// Statements read from the nth included file carry line numbers offset
 /// by `n` times this, so that errors name that file and its own line.
 const INCLUDE_LINE_BASE: usize = 1 << 32;
+/// `RequestDisk` when the file gives no `request_disk`: HTCondor 25's
+/// `JOB_DEFAULT_REQUESTDISK`, in KiB.
+pub const DEFAULT_REQUEST_DISK: &str = "MAX({1024, (TransferInputSizeMB + 1) * 1.25}) * 1024";
 /// Longest expanded value, in bytes.
 pub const MAX_VALUE_LEN: usize = 256 << 10;
 
@@ -77,11 +86,25 @@ pub trait Environment {
     /// `Ok` when something is at `path` for the submitter (`NotFound`
     /// when nothing is): the executable and input files are checked so.
     fn check_exists(&self, path: &Path) -> std::io::Result<()>;
+    /// The size of `path` in KiB as `condor_submit` counts an input
+    /// (each file rounded up to a KiB, a directory the sum of what it
+    /// holds), 0 when nothing is there: the default `request_disk` grows
+    /// with it. A directory's walk reads at most `max_entries` entries
+    /// (what it read by then counts); the second value says how many it
+    /// read.
+    fn size_kib(&self, path: &Path, max_entries: usize) -> (u64, usize);
     /// The submitting user.
     fn owner(&self) -> String;
     /// Unix seconds.
     fn now(&self) -> i64;
 }
+
+/// Most directory entries one expansion reads to size its inputs, all
+/// procs together: a huge tree counts as what was read by then, and a
+/// submit stays quick.
+pub const MAX_SIZED_ENTRIES: usize = 1_000_000;
+/// Deepest directory [`SystemEnvironment::size_kib`] descends into.
+pub const MAX_SIZED_DEPTH: usize = 64;
 
 /// The submitter's real environment, given as a map (the CLI sends its own).
 #[derive(Debug, Clone, Default)]
@@ -135,6 +158,42 @@ impl Environment for SystemEnvironment {
     fn check_exists(&self, path: &Path) -> std::io::Result<()> {
         std::fs::metadata(path).map(drop)
     }
+    fn size_kib(&self, path: &Path, max_entries: usize) -> (u64, usize) {
+        let Ok(meta) = std::fs::metadata(path) else {
+            return (0, 0);
+        };
+        if !meta.is_dir() {
+            return (meta.len().div_ceil(1024), 0);
+        }
+        // A directory: the bytes of all it holds, rounded up once, as
+        // HTCondor sizes a directory input. Links are not followed, so
+        // a loop cannot keep this walking.
+        let mut bytes = 0u64;
+        let mut entries = 0usize;
+        let mut stack = vec![(path.to_path_buf(), 0usize)];
+        while let Some((dir, depth)) = stack.pop() {
+            let Ok(listing) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in listing.flatten() {
+                if entries >= max_entries {
+                    return (bytes.div_ceil(1024), entries);
+                }
+                entries += 1;
+                let Ok(meta) = entry.metadata() else {
+                    continue;
+                };
+                if meta.is_dir() {
+                    if depth < MAX_SIZED_DEPTH {
+                        stack.push((entry.path(), depth + 1));
+                    }
+                } else {
+                    bytes = bytes.saturating_add(meta.len());
+                }
+            }
+        }
+        (bytes.div_ceil(1024), entries)
+    }
     fn owner(&self) -> String {
         self.owner.clone()
     }
@@ -144,6 +203,26 @@ impl Environment for SystemEnvironment {
             .map(|d| d.as_secs() as i64)
             .unwrap_or(0)
     }
+}
+
+/// HTCondor's match of a name against a pattern of its lists (`getenv`):
+/// `*` stands for any text, nothing else is special, case is ignored.
+fn star_match(pattern: &str, name: &str) -> bool {
+    let (pattern, name) = (pattern.to_ascii_lowercase(), name.to_ascii_lowercase());
+    let parts: Vec<&str> = pattern.split('*').collect();
+    let [first, middle @ .., last] = parts.as_slice() else {
+        return pattern == name;
+    };
+    let Some(mut rest) = name.strip_prefix(first) else {
+        return false;
+    };
+    for part in middle {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
 }
 
 /// `*`, `?` and `[...]` glob matching of one name.
@@ -369,6 +448,8 @@ const COMMANDS: &[&str] = &[
     "hold",
     "batch_name",
     "max_retries",
+    "success_exit_code",
+    "retry_until",
     "nice_user",
     "periodic_hold",
     "periodic_release",
@@ -441,7 +522,6 @@ const IGNORED: &[(&str, &str)] = &[
     ("stream_error", "errors come back when the job ends"),
     ("stream_input", "input goes with the job when it starts"),
     ("output_directory", "not supported by Starling yet"),
-    ("success_exit_code", "not supported by Starling yet"),
     (
         "job_lease_duration",
         "Starling's claims keep their own leases",
@@ -992,9 +1072,11 @@ fn logical_lines(text: &str) -> Result<Vec<(usize, String)>, (usize, String)> {
             continue;
         }
         let (start, mut acc) = pending.take().unwrap_or((n, String::new()));
-        if let Some(head) = trimmed.strip_suffix('\\') {
+        // As HTCondor joins a continued line: the next line's leading
+        // blanks dropped, the blanks before the backslash kept, nothing
+        // put between (`a\` then `  b` is `ab`).
+        if let Some(head) = raw.trim_start().trim_end().strip_suffix('\\') {
             acc.push_str(head);
-            acc.push(' ');
             if acc.len() > MAX_LINE_LEN {
                 return Err((
                     start,
@@ -1231,18 +1313,41 @@ impl Description {
                         ),
                     ));
                 }
-                if key == "max_retries" {
-                    warnings.push(
-                        self.error(
-                            *line,
-                            "max_retries: written into the job as HTCondor writes it \
-                         (JobMaxRetries, OnExitRemove), but Starling does not count \
-                         NumJobCompletions yet, so a failed job is not run again"
-                                .to_owned(),
+                if ["max_retries", "success_exit_code", "retry_until"].contains(&key.as_str()) {
+                    warnings.push(self.error(
+                        *line,
+                        format!(
+                            "{key}: written into the job as HTCondor writes it \
+                             (JobMaxRetries, OnExitRemove), but Starling does not count \
+                             NumJobCompletions yet, so a failed job is not run again"
                         ),
-                    );
+                    ));
                 }
+                // `request_<name>` asks for a custom resource.
                 let known = |k: &str| COMMANDS.contains(&k) || gpus::COMMANDS.contains(&k);
+                // `request_<name>` asks for a custom resource, as in
+                // HTCondor; one a letter away from a command is most
+                // likely that command mistyped, which no machine has.
+                let custom = key
+                    .strip_prefix("request_")
+                    .is_some_and(|t| t.len() >= 2 && !t.starts_with('_'));
+                if custom && !known(key) {
+                    if let Some(c) = COMMANDS
+                        .iter()
+                        .chain(gpus::COMMANDS)
+                        .find(|c| close(c, key))
+                    {
+                        warnings.push(self.error(
+                            *line,
+                            format!(
+                                "{key}: asks for a custom machine resource (Request{}), \
+                                 which machines must advertise; did you mean {c}?",
+                                &key["request_".len()..]
+                            ),
+                        ));
+                    }
+                    continue;
+                }
                 if key.starts_with("my.") || known(key) || used.contains(key) {
                     continue;
                 }
@@ -1291,8 +1396,9 @@ impl Description {
             macros.insert((*name).to_owned(), (*value).to_owned());
         }
         let mut ads = Vec::new();
-        // Directories found there, each looked at once for all procs.
-        let mut directories = std::collections::BTreeSet::new();
+        // Directories found there and sizes of inputs, each looked at
+        // once for all procs.
+        let mut seen = Seen::default();
         for s in &self.statements {
             match s {
                 Statement::Set { key, value, .. } => {
@@ -1441,7 +1547,7 @@ impl Description {
                             ] {
                                 per.insert(k.to_owned(), v);
                             }
-                            let ad = self.job_ad(&base, &per, cwd, env, *line, &mut directories)?;
+                            let ad = self.job_ad(&base, &per, cwd, env, *line, &mut seen)?;
                             ads.push(ad);
                         }
                     }
@@ -1459,7 +1565,7 @@ impl Description {
         cwd: &Path,
         env: &dyn Environment,
         line: usize,
-        directories: &mut std::collections::BTreeSet<PathBuf>,
+        seen: &mut Seen,
     ) -> Result<ClassAd, SubmitError> {
         let mut ad = ClassAd::new();
         let get = |key: &str| m.expand_opt(key, per);
@@ -1507,7 +1613,7 @@ impl Description {
             None => self.error(line, format!("the working directory: {problem}")),
         };
         values::path(&iwd.to_string_lossy()).map_err(iwd_fault)?;
-        Self::directory(env, &iwd, directories).map_err(iwd_fault)?;
+        Self::directory(env, &iwd, &mut seen.directories).map_err(iwd_fault)?;
         let Some(executable) = get("executable")? else {
             return Err(self.error(
                 line,
@@ -1519,14 +1625,25 @@ impl Description {
         }
         set_str(&mut ad, "Owner", &env.owner());
         set(&mut ad, "JobUniverse", Value::Int(5));
-        set_str(
-            &mut ad,
-            "Cmd",
-            // As condor_submit: the program is named from the submit
-            // directory, not from initialdir.
-            &resolve(cwd, &executable).to_string_lossy(),
-        );
+        // As condor_submit: any value but one that starts with `f` sends
+        // the program, and only `false` is written.
+        let transfer_executable =
+            !get("transfer_executable")?.is_some_and(|t| t.trim_start().starts_with(['f', 'F']));
+        // As condor_submit: a program sent with the job is named from the
+        // submit directory, not from initialdir; one already on the
+        // machines is named as given, found there.
+        let cmd = if transfer_executable {
+            resolve(cwd, &executable)
+        } else {
+            PathBuf::from(&executable)
+        };
+        set_str(&mut ad, "Cmd", &cmd.to_string_lossy());
         set_str(&mut ad, "Iwd", &iwd.to_string_lossy());
+        // The file as it was named, as condor_submit writes it (the same
+        // text `$(SUBMIT_FILE)` gives), when it is a name a path may hold.
+        if values::path(&self.file).is_ok() {
+            set_str(&mut ad, "SubmitFile", &self.file);
+        }
         set(&mut ad, "QDate", Value::Int(env.now()));
         set(&mut ad, "JobStatus", Value::Int(1));
 
@@ -1541,6 +1658,19 @@ impl Description {
             } else if a.starts_with('"') {
                 return Err(bad(key, unterminated(&a)));
             } else {
+                // A double quote in the old syntax is written `\"`: a
+                // bare one is refused, as HTCondor refuses it (the value
+                // was most likely meant in the new syntax).
+                if args::has_bare_double_quote(&a) {
+                    return Err(bad(
+                        key,
+                        format!(
+                            "{a:?} holds a double quote that is not escaped: write \\\" for \
+                             one, or put the whole value in double quotes (the new syntax, \
+                             with single quotes around an argument that holds spaces)"
+                        ),
+                    ));
+                }
                 // HTCondor keeps old-syntax arguments as it splits them,
                 // joined by one space (`\"` a plain double quote).
                 let argv = args::split_old_args(&a);
@@ -1549,25 +1679,53 @@ impl Description {
             };
             set_str(&mut ad, "Arguments", &args::join_new(&argv));
         } else {
-            // HTCondor writes no arguments as an empty Arguments.
+            // HTCondor writes no arguments as an empty Arguments, but
+            // old-syntax arguments that expand to blanks as an empty Args.
+            let key = ["arguments", "args"]
+                .into_iter()
+                .find(|k| per.contains_key(*k) || m.map.contains_key(*k));
+            let raw = match key.and_then(|k| per.get(k).or_else(|| m.map.get(k))) {
+                Some(v) => m.expand(v, per, 0)?,
+                None => String::new(),
+            };
+            if !raw.is_empty() {
+                set_str(&mut ad, "Args", "");
+            }
             set_str(&mut ad, "Arguments", "");
         }
         let mut environment: Vec<(String, String)> = Vec::new();
+        // `env` (not `environment`) in the old syntax asks for the old
+        // syntax in the ad, as HTCondor keeps it: `Env`, `;` between
+        // pairs, and none of the submitter's variables whose value the
+        // old syntax cannot hold (a `;` or a newline).
+        let prefer_v1 = m.map.contains_key("env")
+            && get("env")?.is_some_and(|e| !e.trim_start().starts_with('"'));
+        // The submitter's variables HTCondor takes: none with a newline
+        // in its value (nor, for the old syntax, a `;`).
+        let importable = |v: &str| !(v.contains('\n') || (prefer_v1 && v.contains(';')));
         if let Some(g) = get("getenv")? {
-            match parse_bool(&g) {
-                Some(true) => environment.extend(env.vars()),
+            match submit_bool(&g) {
+                Some(true) => {
+                    environment.extend(env.vars().into_iter().filter(|(_, v)| importable(v)))
+                }
                 Some(false) => {}
-                // A list of names (globs allowed), as HTCondor 10 and later.
+                // Names to take and, after `!`, names to leave, with `*`
+                // wildcards and in any case, as HTCondor 10 and later.
                 None => {
-                    let patterns: Vec<&str> = g
-                        .split(|c: char| c == ',' || c.is_whitespace())
-                        .filter(|p| !p.is_empty())
-                        .collect();
-                    environment.extend(
-                        env.vars()
-                            .into_iter()
-                            .filter(|(k, _)| patterns.iter().any(|p| glob_match(p, k))),
-                    );
+                    let (mut take, mut leave) = (Vec::new(), Vec::new());
+                    for p in g.split([',', ';', ' ', '\t', '\r', '\n']) {
+                        match p.strip_prefix('!') {
+                            Some(p) if !p.trim().is_empty() => leave.push(p.trim()),
+                            Some(_) => {}
+                            None if !p.is_empty() => take.push(p),
+                            None => {}
+                        }
+                    }
+                    environment.extend(env.vars().into_iter().filter(|(k, v)| {
+                        importable(v)
+                            && !leave.iter().any(|p| star_match(p, k))
+                            && (take.is_empty() || take.iter().any(|p| star_match(p, k)))
+                    }));
                 }
             }
         }
@@ -1592,7 +1750,13 @@ impl Description {
                 environment.push((k, v));
             }
         }
-        if !environment.is_empty() {
+        if prefer_v1 {
+            let mut pairs: Vec<&(String, String)> = environment.iter().collect();
+            pairs.sort_by(|a, b| a.0.cmp(&b.0));
+            let v1: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            set_str(&mut ad, "Env", &v1.join(";"));
+            set_str(&mut ad, "EnvDelim", ";");
+        } else if !environment.is_empty() {
             set_str(&mut ad, "Environment", &args::join_env(&environment));
         }
         for (key, name) in [("input", "In"), ("output", "Out"), ("error", "Err")] {
@@ -1609,7 +1773,7 @@ impl Description {
                 let to = resolve(&iwd, &v);
                 values::path(&to.to_string_lossy()).map_err(|e| bad(key, e))?;
                 if let Some(parent) = to.parent() {
-                    Self::directory(env, parent, directories).map_err(|e| bad(key, e))?;
+                    Self::directory(env, parent, &mut seen.directories).map_err(|e| bad(key, e))?;
                 }
             }
             set_str(&mut ad, name, &v);
@@ -1618,12 +1782,20 @@ impl Description {
             let to = resolve(&iwd, &log);
             values::path(&to.to_string_lossy()).map_err(|e| bad("log", e))?;
             if let Some(parent) = to.parent() {
-                Self::directory(env, parent, directories).map_err(|e| bad("log", e))?;
+                Self::directory(env, parent, &mut seen.directories).map_err(|e| bad("log", e))?;
             }
             set_str(&mut ad, "UserLog", &to.to_string_lossy());
         }
-        if let Some(list) = get("transfer_input_files")? {
-            let list = comma_list(&list);
+        // A file list may come in double quotes (`""`: no files), as
+        // HTCondor reads it; an empty one is not given.
+        let file_list = |key: &str| -> Result<Option<String>, SubmitError> {
+            Ok(get(key)?.filter(|v| !v.is_empty()).map(|v| {
+                let inner = v.strip_prefix('"').and_then(|v| v.strip_suffix('"'));
+                comma_list(inner.unwrap_or(&v))
+            }))
+        };
+        let input_list = file_list("transfer_input_files")?.filter(|l| !l.is_empty());
+        if let Some(list) = &input_list {
             // URLs are fetched where the job runs; files must be here now.
             for name in list
                 .split(',')
@@ -1632,10 +1804,10 @@ impl Description {
                 must_exist(env, &resolve(&iwd, name))
                     .map_err(|e| bad("transfer_input_files", e))?;
             }
-            set_str(&mut ad, "TransferInput", &list);
+            set_str(&mut ad, "TransferInput", list);
         }
-        if let Some(list) = get("transfer_output_files")? {
-            set_str(&mut ad, "TransferOutput", &comma_list(&list));
+        if let Some(list) = file_list("transfer_output_files")? {
+            set_str(&mut ad, "TransferOutput", &list);
         }
         if let Some(list) = get("transfer_checkpoint_files")? {
             let list = comma_list(&list);
@@ -1667,15 +1839,8 @@ impl Description {
                 })?;
             set(&mut ad, "CheckpointReplicas", Value::Int(replicas));
         }
-        let mut transfer_executable = true;
-        if let Some(t) = get("transfer_executable")? {
-            transfer_executable = parse_bool(&t)
-                .ok_or_else(|| bad("transfer_executable", format!("{t:?} is not true or false")))?;
-            set(
-                &mut ad,
-                "TransferExecutable",
-                Value::Bool(transfer_executable),
-            );
+        if !transfer_executable {
+            set(&mut ad, "TransferExecutable", Value::Bool(false));
         }
         // A program sent with the job must be here; one that is already on
         // the machines (transfer_executable = false) need not.
@@ -1709,7 +1874,7 @@ impl Description {
             }
         };
         set_str(&mut ad, "ShouldTransferFiles", &should);
-        if should == "NO" && get("transfer_input_files")?.is_some() {
+        if should == "NO" && input_list.is_some() {
             return Err(bad(
                 "transfer_input_files",
                 "is set but should_transfer_files = NO: say YES or IF_NEEDED to send them"
@@ -1771,29 +1936,115 @@ impl Description {
             values::MEMORY,
         )
         .map_err(|e| bad("request_memory", e))?;
-        let disk = get("request_disk")?.unwrap_or_else(|| "1024".to_owned());
-        let disk = retry_list(&disk).map_or(disk.clone(), str::to_owned);
-        request(&mut ad, "RequestDisk", &disk, Some(Unit::Kib), values::DISK)
-            .map_err(|e| bad("request_disk", e))?;
+        // What the job brings, as condor_submit counts it: the executable
+        // (sent or not), the input and transfer_input_files, each file
+        // rounded up to a KiB; URLs are fetched where the job runs.
+        let mut input_kib = seen.size_kib(env, resolve(&iwd, &cmd.to_string_lossy()));
+        if let Some(stdin) = get("input")?.filter(|v| !v.is_empty() && !v.contains("://")) {
+            input_kib = input_kib.saturating_add(seen.size_kib(env, resolve(&iwd, &stdin)));
+        }
+        if let Some(list) = &input_list {
+            for name in list
+                .split(',')
+                .filter(|n| !n.is_empty() && !n.contains("://"))
+            {
+                input_kib = input_kib.saturating_add(seen.size_kib(env, resolve(&iwd, name)));
+            }
+        }
+        set(
+            &mut ad,
+            "TransferInputSizeMB",
+            Value::Int(i64::try_from(input_kib.div_ceil(1024)).unwrap_or(i64::MAX)),
+        );
+        match get("request_disk")? {
+            Some(disk) => {
+                let disk = retry_list(&disk).map_or(disk.clone(), str::to_owned);
+                request(&mut ad, "RequestDisk", &disk, Some(Unit::Kib), values::DISK)
+                    .map_err(|e| bad("request_disk", e))?;
+            }
+            // HTCondor 25's default (JOB_DEFAULT_REQUESTDISK), kept as the
+            // expression so that the ad reads as HTCondor's: 1.25 times
+            // the input plus 1 MiB, at least 1 GiB, in KiB.
+            None => set_expr(&mut ad, "request_disk", "RequestDisk", DEFAULT_REQUEST_DISK)?,
+        }
 
-        // HTCondor's resource clauses: memory and disk (and GPUs below);
-        // cores are left to the slot, as the negotiation plan and the
-        // execute agent count them (`policies::negotiation::plan`).
-        let mut resources =
-            "(TARGET.Disk >= RequestDisk) && (TARGET.Memory >= RequestMemory)".to_owned();
-        // ... and cores when the job asks for more than one, as HTCondor.
-        if get("request_cpus")?.is_some_and(|c| c.trim() != "1") {
-            resources.push_str(" && (TARGET.Cpus >= RequestCpus)");
+        // Any other `request_<name>` asks for a custom machine resource
+        // as HTCondor does: Request<name> in the job, a clause below.
+        let mut custom = Vec::new();
+        for key in m.map.keys() {
+            let Some(tag) = key.strip_prefix("request_") else {
+                continue;
+            };
+            if tag.len() < 2
+                || tag.starts_with('_')
+                || COMMANDS.contains(&key.as_str())
+                || gpus::COMMANDS.contains(&key.as_str())
+            {
+                continue;
+            }
+            let Some(v) = get(key)? else { continue };
+            let name = format!("Request{tag}");
+            set_expr(&mut ad, key, &name, &v)?;
+            custom.push((tag.to_owned(), name));
         }
         let user_requirements = get("requirements")?;
+        let mut machine_refs = std::collections::BTreeSet::new();
         if let Some(r) = &user_requirements {
-            parse_expr(r).map_err(|e| {
+            let expr = parse_expr(r).map_err(|e| {
                 bad(
                     "requirements",
                     format!("{r:?} is not a ClassAd expression: {e}"),
                 )
             })?;
+            machine_refs = crate::classad::references(&expr).of_target(&ad);
         }
+        // HTCondor's resource clauses, as it adds them: a request that is
+        // a literal amount no machine lacks (no disk, one core, 1 MiB of
+        // memory) makes none; disk and cores none either when the user's
+        // requirements look at the machine's own (TARGET.Disk, Cpus),
+        // except that a disk request is still checked.
+        let mut clauses = Vec::new();
+        let more_than = |name: &str, floor: f64| match ad.get(name) {
+            None => None,
+            Some(Expr::Literal(Value::Int(n))) => Some(*n as f64 > floor),
+            Some(Expr::Literal(Value::Real(n))) => Some(*n > floor),
+            Some(_) => Some(true),
+        };
+        if machine_refs.contains("disk") {
+            if ad.get("RequestDisk").is_some() {
+                clauses.push("(TARGET.Disk >= RequestDisk)");
+            }
+        } else if more_than("RequestDisk", 0.0) == Some(true) {
+            clauses.push("(TARGET.Disk >= RequestDisk)");
+        }
+        if more_than("RequestMemory", 1.0) == Some(true) {
+            clauses.push("(TARGET.Memory >= RequestMemory)");
+        }
+        if !machine_refs.contains("cpus") && more_than("RequestCpus", 1.0) == Some(true) {
+            clauses.push("(TARGET.Cpus >= RequestCpus)");
+        }
+        let mut clauses: Vec<String> = clauses.into_iter().map(str::to_owned).collect();
+        for (tag, name) in &custom {
+            if machine_refs.contains(&tag.to_ascii_lowercase()) {
+                continue;
+            }
+            // A positive amount (or one known only at the machine) is
+            // compared with the machine's; a non-empty text matched.
+            match Evaluator::with_ads(Some(&ad), None)
+                .eval_attr(Side::My, Name::known(name).folded())
+            {
+                Value::Int(n) if n <= 0 => {}
+                Value::Real(n) if n <= 0.0 => {}
+                Value::Int(_) | Value::Real(_) | Value::Undefined => {
+                    clauses.push(format!("(TARGET.{tag} >= {name})"));
+                }
+                Value::String(text) if !text.is_empty() => {
+                    clauses.push(format!("regexp({name}, TARGET.{tag})"));
+                }
+                _ => {}
+            }
+        }
+        let mut resources = clauses.join(" && ");
         let mut gpu_values = Vec::with_capacity(gpus::COMMANDS.len());
         for key in gpus::COMMANDS {
             gpu_values.push(get(key)?);
@@ -1801,12 +2052,16 @@ impl Description {
         let gpu_clause = gpus::job_attributes(&mut ad, &gpu_values, user_requirements.as_deref())
             .map_err(|(i, problem)| bad(gpus::COMMANDS[i], problem))?;
         if let Some(clause) = gpu_clause {
-            resources.push_str(" && ");
+            if !resources.is_empty() {
+                resources.push_str(" && ");
+            }
             resources.push_str(&clause);
         }
-        let requirements = match &user_requirements {
-            Some(r) => format!("({r}) && {resources}"),
-            None => resources,
+        let requirements = match (&user_requirements, resources.is_empty()) {
+            (Some(r), false) => format!("({r}) && {resources}"),
+            (Some(r), true) => format!("({r})"),
+            (None, false) => resources,
+            (None, true) => "true".to_owned(),
         };
         set_expr(&mut ad, "requirements", "Requirements", &requirements)?;
         match get("rank")? {
@@ -1825,7 +2080,7 @@ impl Description {
         // (whose share the pool's priority factors make small).
         let nice = match get("nice_user")? {
             None => false,
-            Some(n) => parse_bool(&n)
+            Some(n) => submit_bool(&n)
                 .ok_or_else(|| bad("nice_user", format!("{n:?} is not true or false")))?,
         };
         let group = get("accounting_group")?.or(nice.then(|| "nice-user".to_owned()));
@@ -1863,19 +2118,60 @@ impl Description {
                 set_expr(&mut ad, key, name, &v)?;
             }
         }
-        // max_retries as HTCondor writes it: the job leaves the queue when
-        // it succeeds or has run out of retries.
-        if let Some(n) = get("max_retries")? {
-            let n = n
-                .trim()
-                .parse::<i64>()
-                .ok()
-                .filter(|n| *n >= 0)
-                .ok_or_else(|| bad("max_retries", format!("{n:?} is not a whole number")))?;
+        // max_retries, success_exit_code and retry_until as HTCondor
+        // writes them: the job leaves the queue when it succeeds or has
+        // run out of retries (2 unless max_retries says).
+        let max_retries = get("max_retries")?;
+        let success = get("success_exit_code")?;
+        let retry_until = get("retry_until")?;
+        if max_retries.is_some() || success.is_some() || retry_until.is_some() {
+            let n = match &max_retries {
+                None => 2,
+                Some(n) => n
+                    .trim()
+                    .parse::<i64>()
+                    .ok()
+                    .filter(|n| *n >= 0)
+                    .ok_or_else(|| bad("max_retries", format!("{n:?} is not a whole number")))?,
+            };
             set(&mut ad, "JobMaxRetries", Value::Int(n));
-            let mut remove = "NumJobCompletions > JobMaxRetries || ExitCode is 0".to_owned();
+            let mut done = match &success {
+                None => "0".to_owned(),
+                Some(code) => {
+                    let code = code.trim().parse::<i32>().map_err(|_| {
+                        bad("success_exit_code", format!("{code:?} is not an exit code"))
+                    })?;
+                    set(&mut ad, "JobSuccessExitCode", Value::Int(code.into()));
+                    "JobSuccessExitCode".to_owned()
+                }
+            };
+            if let Some(until) = &retry_until {
+                // An exit code that ends the retries, or a condition.
+                let until = match until.trim().parse::<i32>() {
+                    Ok(code) => format!("ExitCode =?= {code}"),
+                    Err(_) => {
+                        let expr = parse_expr(until).map_err(|e| {
+                            bad(
+                                "retry_until",
+                                format!(
+                                    "{until:?} is not an exit code or a ClassAd expression: {e}"
+                                ),
+                            )
+                        })?;
+                        or_operand(&expr, until)
+                    }
+                };
+                done = format!("{done} || {until}");
+            }
+            let mut remove = format!("NumJobCompletions > JobMaxRetries || ExitCode =?= {done}");
             if let Some(user) = get("on_exit_remove")? {
-                remove = format!("{remove} || {user}");
+                let expr = parse_expr(&user).map_err(|e| {
+                    bad(
+                        "on_exit_remove",
+                        format!("{user:?} is not a ClassAd expression: {e}"),
+                    )
+                })?;
+                remove = format!("{remove} || {}", or_operand(&expr, &user));
             }
             set_expr(&mut ad, "max_retries", "OnExitRemove", &remove)?;
             if get("on_exit_hold")?.is_none() {
@@ -1894,10 +2190,21 @@ impl Description {
         }
         // Accepted into the ad as HTCondor writes them, with a warning
         // that Starling does not act on them (see IGNORED).
-        for (key, name) in [
-            ("concurrency_limits", "ConcurrencyLimits"),
-            ("transfer_output_remaps", "TransferOutputRemaps"),
-        ] {
+        if let Some(v) = get("concurrency_limits")? {
+            // In lower case and sorted, as HTCondor keeps them.
+            let mut limits: Vec<String> = v
+                .trim()
+                .to_ascii_lowercase()
+                .split([',', ' ', '\t'])
+                .filter(|l| !l.is_empty())
+                .map(str::to_owned)
+                .collect();
+            limits.sort();
+            if !limits.is_empty() {
+                set_str(&mut ad, "ConcurrencyLimits", &limits.join(","));
+            }
+        }
+        for (key, name) in [("transfer_output_remaps", "TransferOutputRemaps")] {
             if let Some(v) = get(key)? {
                 let v = v.trim();
                 let v = v
@@ -1912,11 +2219,11 @@ impl Description {
             set_str(&mut ad, "KillSig", signal);
         }
         if let Some(h) = get("hold")? {
-            if parse_bool(&h).ok_or_else(|| bad("hold", format!("{h:?} is not true or false")))? {
+            if submit_bool(&h).ok_or_else(|| bad("hold", format!("{h:?} is not true or false")))? {
                 set(&mut ad, "JobStatus", Value::Int(5));
-                set_str(&mut ad, "HoldReason", "submitted on hold");
+                // As HTCondor words it, with no subcode.
+                set_str(&mut ad, "HoldReason", "submitted on hold at user's request");
                 set(&mut ad, "HoldReasonCode", Value::Int(15));
-                set(&mut ad, "HoldReasonSubCode", Value::Int(0));
             }
         }
         // +Attr and MY.Attr last: the user may override anything.
@@ -2087,6 +2394,16 @@ fn unterminated(value: &str) -> String {
     )
 }
 
+/// `text` (parsed as `expr`) as an operand of `||`: in parentheses when
+/// its own operator binds more loosely (a `?:`), as HTCondor wraps it.
+fn or_operand(expr: &Expr, text: &str) -> String {
+    if matches!(expr, Expr::Cond(..)) {
+        format!("({})", text.trim())
+    } else {
+        text.trim().to_owned()
+    }
+}
+
 /// `Ok` when `path` is there for the submitter; a message naming it when
 /// nothing is (other problems are found when the job's files are opened).
 fn must_exist(env: &dyn Environment, path: &Path) -> Result<(), String> {
@@ -2095,6 +2412,31 @@ fn must_exist(env: &dyn Environment, path: &Path) -> Result<(), String> {
             Err(format!("{} does not exist", path.display()))
         }
         _ => Ok(()),
+    }
+}
+
+/// A boolean command's value as HTCondor reads it: `true`, `false`, `1`
+/// or `0` in any case, else a ClassAd expression that evaluates to a
+/// boolean or a number (`yes` is neither: `nice_user = yes` is refused,
+/// `getenv = yes` names a variable).
+fn submit_bool(v: &str) -> Option<bool> {
+    let t = v.trim();
+    let lower = t.to_ascii_lowercase();
+    for (word, b) in [("true", true), ("1", true), ("false", false), ("0", false)] {
+        if lower
+            .strip_prefix(word)
+            .is_some_and(|rest| rest.trim().is_empty())
+        {
+            return Some(b);
+        }
+    }
+    let expr = parse_expr(t).ok()?;
+    let empty = ClassAd::new();
+    match Evaluator::with_ads(Some(&empty), None).eval_on(Side::My, &expr) {
+        Value::Bool(b) => Some(b),
+        Value::Int(n) => Some(n != 0),
+        Value::Real(r) => Some(r != 0.0),
+        _ => None,
     }
 }
 
@@ -2144,6 +2486,29 @@ fn close(a: &str, b: &str) -> bool {
 }
 
 /// The macros at one queue statement.
+/// What one expansion has looked at already, for all its procs: the
+/// directories found there, the sizes of inputs (KiB), and how many
+/// directory entries it has read to size them.
+#[derive(Default)]
+struct Seen {
+    directories: std::collections::BTreeSet<PathBuf>,
+    sizes: BTreeMap<PathBuf, u64>,
+    entries_read: usize,
+}
+
+impl Seen {
+    fn size_kib(&mut self, env: &dyn Environment, path: PathBuf) -> u64 {
+        if let Some(kib) = self.sizes.get(&path) {
+            return *kib;
+        }
+        let left = MAX_SIZED_ENTRIES.saturating_sub(self.entries_read);
+        let (kib, read) = env.size_kib(&path, left);
+        self.entries_read = self.entries_read.saturating_add(read);
+        self.sizes.insert(path, kib);
+        kib
+    }
+}
+
 struct Macros<'a> {
     map: &'a BTreeMap<String, String>,
     cwd: &'a Path,
@@ -2208,7 +2573,8 @@ impl Macros<'_> {
                 match (self.env.var(var), default) {
                     (Some(v), _) => v,
                     (None, Some(d)) => self.expand(d, per, depth + 1)?,
-                    (None, None) => String::new(),
+                    // HTCondor's word for a variable that is not set.
+                    (None, None) => "UNDEFINED".to_owned(),
                 }
             }
             F::Int | F::Real => {

@@ -94,16 +94,18 @@ fn a_full_data_directory_refuses_work_keeps_its_jobs_and_recovers_without_a_rest
     let pool = Pool::up_in(fs.path(), 1);
     let pid = pid_of(&pool.agent(0)).expect("the agent runs");
     let work = tempfile::tempdir().unwrap();
+    // The agent's disk is the 64 MiB tmpfs: the jobs ask 1 MiB, not the
+    // default (at least 1 GiB, as HTCondor), which no slot there has.
     std::fs::write(
         work.path().join("held.sub"),
         "executable = /bin/echo\narguments = kept\noutput = held.out\n\
-         transfer_executable = false\nrequest_memory = 64\nhold = true\nqueue\n",
+         transfer_executable = false\nrequest_memory = 64\nrequest_disk = 1M\nhold = true\nqueue\n",
     )
     .unwrap();
     std::fs::write(
         work.path().join("job.sub"),
         "executable = /bin/echo\narguments = ran\noutput = job.out\n\
-         transfer_executable = false\nrequest_memory = 64\nqueue\n",
+         transfer_executable = false\nrequest_memory = 64\nrequest_disk = 1M\nqueue\n",
     )
     .unwrap();
     // Acknowledged before the disk fills: a job that waits, held.

@@ -587,6 +587,14 @@ impl Environment for SubmitterEnvironment {
         self.rights
             .run(move || SystemEnvironment::default().check_exists(&path))
     }
+    fn size_kib(&self, path: &Path, max_entries: usize) -> (u64, usize) {
+        // Sized with the submitter's rights: what they cannot see counts
+        // as nothing, as for condor_submit.
+        let path = path.to_owned();
+        self.rights
+            .run(move || Ok(SystemEnvironment::default().size_kib(&path, max_entries)))
+            .unwrap_or((0, 0))
+    }
     fn owner(&self) -> String {
         self.system.owner()
     }

@@ -1,7 +1,9 @@
 //! HTCondor's two syntaxes for `arguments` and `environment`.
 //!
 //! The new syntax (the whole value in double quotes in a submit file):
-//! items separated by spaces, an item in single quotes may hold spaces, and
+//! items separated by blanks (a space, tab, newline or carriage return, as
+//! HTCondor splits them: other white space belongs to its item), an item
+//! in single quotes may hold blanks, and
 //! `''` inside single quotes is one literal single quote; `""` is one
 //! literal double quote. The old syntax: arguments separated by whitespace
 //! with `\"` for a literal double quote; environment entries separated by
@@ -51,7 +53,7 @@ fn split(text: &str, lone_quotes: bool) -> Result<Vec<String>, String> {
                 in_item = true;
             }
             '"' => return Err("a lone double quote; write \"\" for a literal one".to_owned()),
-            c if c.is_whitespace() && !quoted => {
+            c if matches!(c, ' ' | '\t' | '\n' | '\r') && !quoted => {
                 if in_item {
                     items.push(std::mem::take(&mut current));
                     in_item = false;
@@ -70,6 +72,24 @@ fn split(text: &str, lone_quotes: bool) -> Result<Vec<String>, String> {
         items.push(current);
     }
     Ok(items)
+}
+
+/// Whether old-syntax arguments hold a double quote not written `\"`,
+/// which HTCondor refuses.
+pub fn has_bare_double_quote(text: &str) -> bool {
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => return true,
+            // `\"` is one double quote; a backslash before anything else
+            // is itself.
+            '\\' if chars.clone().next() == Some('"') => {
+                chars.next();
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Joins items into the new syntax as HTCondor writes it in job ads
@@ -91,7 +111,9 @@ pub fn join_new(items: &[String]) -> String {
             let mut out = String::with_capacity(item.len() + 2);
             let mut run = String::new();
             for c in item.chars() {
-                if c.is_whitespace() || c == '\'' {
+                // Only these are quoted, as HTCondor quotes: other white
+                // space (a vertical tab, a Unicode space) goes as it is.
+                if matches!(c, ' ' | '\t' | '\n' | '\r' | '\'') {
                     run.push(c);
                     continue;
                 }

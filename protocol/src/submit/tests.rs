@@ -50,6 +50,14 @@ impl Environment for Fake {
             Ok(())
         }
     }
+    /// Every file is 3 MiB and a bit (so inputs add up in whole MiB).
+    fn size_kib(&self, path: &Path, _max_entries: usize) -> (u64, usize) {
+        if self.check_exists(path).is_ok() {
+            (3 * 1024 + 1, 0)
+        } else {
+            (0, 0)
+        }
+    }
     fn owner(&self) -> String {
         "alice".into()
     }
@@ -322,6 +330,9 @@ fn refused_with_env(text: &str) -> (usize, String) {
         }
         fn check_exists(&self, path: &Path) -> std::io::Result<()> {
             self.0.check_exists(path)
+        }
+        fn size_kib(&self, path: &Path, max_entries: usize) -> (u64, usize) {
+            self.0.size_kib(path, max_entries)
         }
         fn owner(&self) -> String {
             self.0.owner()
@@ -794,4 +805,210 @@ fn on_exit_or_evict_alone_transfers_files_as_htcondor_makes_it() {
     );
     assert_eq!(line, 3);
     assert!(why.contains("should_transfer_files = YES"), "{why}");
+}
+
+/// Without `request_disk` the job asks HTCondor 25's default: its inputs
+/// (executable, input, transfer_input_files; URLs count
+/// nothing) in whole MiB as TransferInputSizeMB, and RequestDisk the
+/// expression over it, at least 1 GiB.
+#[test]
+fn default_disk_request_grows_with_the_inputs() {
+    let ads = expand(
+        "executable = /bin/x\ninput = in.txt\n\
+         transfer_input_files = a, b, http://example.org/d\nqueue\n",
+    )
+    .unwrap();
+    // Four files of 3073 KiB each: 12292 KiB, 13 MiB rounded up.
+    assert_eq!(i(&ads[0], "TransferInputSizeMB"), 13);
+    assert_eq!(
+        unparse(ads[0].get("RequestDisk").unwrap()),
+        unparse(&parse_expr(DEFAULT_REQUEST_DISK).unwrap())
+    );
+    let disk = |ad: &ClassAd| match Evaluator::with_ads(Some(ad), None)
+        .eval_attr(Side::My, Name::known("RequestDisk").folded())
+    {
+        Value::Int(v) => v as f64,
+        Value::Real(v) => v,
+        other => panic!("RequestDisk is {other:?}"),
+    };
+    assert_eq!(disk(&ads[0]), 1024.0 * 1024.0);
+    // Large inputs raise it: 1.25 times the input and 1 MiB.
+    let mut big = ads[0].clone();
+    big.insert(
+        Name::known("TransferInputSizeMB"),
+        Expr::Literal(Value::Int(2047)),
+    );
+    assert_eq!(disk(&big), 2560.0 * 1024.0);
+    // The executable counts even when it is not sent, as in HTCondor.
+    let ads = expand("executable = /bin/x\ntransfer_executable = false\nqueue\n").unwrap();
+    assert_eq!(i(&ads[0], "TransferInputSizeMB"), 4);
+    // An explicit request stands alone.
+    let ads = expand("executable = /bin/x\nrequest_disk = 10M\nqueue\n").unwrap();
+    assert_eq!(i(&ads[0], "RequestDisk"), 10240);
+}
+
+/// HTCondor's resource clauses: none for a literal request no machine
+/// lacks (one core, 1 MiB, no disk), and none for cores when the user's
+/// requirements look at the machine's own.
+#[test]
+fn resource_clauses_as_htcondor_adds_them() {
+    let req = |text: &str| unparse(expand(text).unwrap()[0].get("Requirements").unwrap());
+    let r = req(
+        "executable = /bin/x\nrequest_cpus = 1.0\nrequest_memory = 1\nrequest_disk = 0\nqueue\n",
+    );
+    assert_eq!(r, "true");
+    let r = req("executable = /bin/x\nrequest_cpus = 2\nqueue\n");
+    assert!(r.contains("TARGET.Cpus >= RequestCpus"), "{r}");
+    assert!(r.contains("TARGET.Disk >= RequestDisk"), "{r}");
+    assert!(r.contains("TARGET.Memory >= RequestMemory"), "{r}");
+    let r = req("executable = /bin/x\nrequest_cpus = 2\nrequirements = Cpus > 3\nqueue\n");
+    assert!(!r.contains("RequestCpus"), "{r}");
+    let r = req("executable = /bin/x\nrequest_disk = 0\nrequirements = TARGET.Disk > 3\nqueue\n");
+    assert!(r.contains("TARGET.Disk >= RequestDisk"), "{r}");
+}
+
+/// success_exit_code and retry_until as HTCondor writes them, with two
+/// retries unless max_retries says.
+#[test]
+fn retry_policy_as_htcondor_writes_it() {
+    let ads = expand(
+        "executable = /bin/x\nsuccess_exit_code = 3\nretry_until = 7\n\
+         on_exit_remove = a ? b : c\nqueue\n",
+    )
+    .unwrap();
+    assert_eq!(i(&ads[0], "JobMaxRetries"), 2);
+    assert_eq!(i(&ads[0], "JobSuccessExitCode"), 3);
+    assert_eq!(
+        unparse(ads[0].get("OnExitRemove").unwrap()),
+        unparse(
+            &parse_expr(
+                "NumJobCompletions > JobMaxRetries || ExitCode =?= JobSuccessExitCode \
+                 || ExitCode =?= 7 || (a ? b : c)"
+            )
+            .unwrap()
+        )
+    );
+    let e = expand("executable = /bin/x\nsuccess_exit_code = zero\nqueue\n").unwrap_err();
+    assert!(e.to_string().contains("success_exit_code"), "{e}");
+}
+
+/// Details HTCondor writes that real submit files run into.
+#[test]
+fn ad_details_as_htcondor_writes_them() {
+    // A program already on the machines keeps its relative name, and
+    // TransferExecutable is written only when false.
+    let ads = expand("executable = ./prog\ntransfer_executable = false\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "Cmd"), "./prog");
+    assert_eq!(s(&ads[0], "TransferExecutable"), "Bool(false)");
+    let ads = expand("executable = prog\ntransfer_executable = true\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "Cmd"), "/work/prog");
+    assert!(ads[0].get("TransferExecutable").is_none());
+    // Concurrency limits in lower case, sorted.
+    let ads = expand("executable = /bin/x\nconcurrency_limits = Zed, DB:2\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "ConcurrencyLimits"), "db:2,zed");
+    // `env` in the old syntax stays in the old syntax.
+    let ads = expand("executable = /bin/x\nenv = B=2;A=1\ngetenv = !HOME\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "Env"), "A=1;B=2");
+    assert!(ads[0].get("Environment").is_none());
+    // getenv lists: `!` leaves a name out, case does not matter.
+    let ads = expand("executable = /bin/x\ngetenv = ho*\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "Environment"), "HOME=/home/alice");
+    let ads = expand("executable = /bin/x\ngetenv = !H*\nqueue\n").unwrap();
+    assert!(ads[0].get("Environment").is_none());
+    // Old-syntax arguments that expand to blanks: an empty Args.
+    let ads = expand("executable = /bin/x\narguments = $(a) $(b)\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "Args"), "");
+    // A custom resource: its request and a clause for it.
+    let ads = expand("executable = /bin/x\nrequest_foobar = 3\nqueue\n").unwrap();
+    assert_eq!(i(&ads[0], "Requestfoobar"), 3);
+    let r = unparse(ads[0].get("Requirements").unwrap());
+    assert!(r.contains("TARGET.foobar >= Requestfoobar"), "{r}");
+}
+
+/// A continued line joins as HTCondor joins it: the next line's leading
+/// blanks dropped, the blanks before the backslash kept.
+#[test]
+fn continued_lines_join_as_in_htcondor() {
+    let ads = expand("executable = /bin/x\narguments = a\\\n  b \\\n  c\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "Args"), "ab c");
+}
+
+/// Old-syntax arguments with a bare double quote are refused, as HTCondor
+/// refuses them; `$ENV` of an unset variable reads UNDEFINED.
+#[test]
+fn old_syntax_quotes_and_unset_variables_as_htcondor() {
+    let e = expand("executable = /bin/sh\narguments = -c \"echo hi\"\nqueue\n").unwrap_err();
+    assert!(e.to_string().contains("not escaped"), "{e}");
+    let ads = expand("executable = /bin/sh\narguments = say \\\"hi\\\"\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "Args"), "say \"hi\"");
+    let ads = expand("executable = /bin/x\narguments = $ENV(NOT_SET_ANYWHERE)\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "Args"), "UNDEFINED");
+}
+
+/// File lists as HTCondor reads them: `""` is no files, an empty value
+/// is not given.
+#[test]
+fn file_lists_in_quotes_or_empty() {
+    let ads = expand("executable = /bin/x\ntransfer_output_files = \"\"\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "TransferOutput"), "");
+    let ads = expand("executable = /bin/x\ntransfer_input_files =\nqueue\n").unwrap();
+    assert!(ads[0].get("TransferInput").is_none());
+    let ads = expand("executable = /bin/x\ntransfer_input_files = \"a, b\"\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "TransferInput"), "a,b");
+}
+
+/// Boolean commands read as HTCondor reads them: true/false/1/0 or an
+/// expression; `yes` is neither.
+#[test]
+fn booleans_as_htcondor_reads_them() {
+    let ads = expand("executable = /bin/x\nhold = TRUE && true\nqueue\n").unwrap();
+    assert_eq!(i(&ads[0], "JobStatus"), 5);
+    let e = expand("executable = /bin/x\nnice_user = yes\nqueue\n").unwrap_err();
+    assert!(e.to_string().contains("nice_user"), "{e}");
+    // `getenv = yes` is a list naming a variable `yes`, which is not set.
+    let ads = expand("executable = /bin/x\ngetenv = yes\nqueue\n").unwrap();
+    assert!(ads[0].get("Environment").is_none());
+}
+
+/// The submitter's files sized as condor_submit sizes an input: a file
+/// rounded up to a KiB, a directory the sum of its files, its walk
+/// stopped after the entries allowed.
+#[test]
+fn inputs_are_sized_as_htcondor_sizes_them() {
+    let dir = std::env::temp_dir().join(format!("starling-size-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("d/e")).unwrap();
+    std::fs::write(dir.join("f"), vec![0u8; 1500]).unwrap();
+    std::fs::write(dir.join("d/a"), vec![0u8; 1000]).unwrap();
+    std::fs::write(dir.join("d/e/b"), vec![0u8; 1000]).unwrap();
+    let env = SystemEnvironment::default();
+    assert_eq!(env.size_kib(&dir.join("f"), 10), (2, 0));
+    assert_eq!(env.size_kib(&dir.join("missing"), 10), (0, 0));
+    assert_eq!(env.size_kib(&dir.join("d"), 10), (2, 3));
+    // Only `a` and `e` read: `b` is not counted.
+    let (kib, read) = env.size_kib(&dir.join("d"), 2);
+    assert_eq!(read, 2);
+    assert!(kib <= 1, "{kib}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The ad names its submit file, as condor_submit writes it.
+#[test]
+fn the_ad_names_its_submit_file() {
+    let ads = expand("executable = /bin/x\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "SubmitFile"), "job.sub");
+}
+
+/// A custom resource a letter away from a request command is warned of;
+/// a real custom resource is not.
+#[test]
+fn a_mistyped_request_is_warned_of() {
+    let d = super::parse(
+        "job.sub",
+        "executable = /bin/x\nrequest_memroy = 100\nrequest_foobar = 2\nqueue\n",
+    )
+    .unwrap();
+    let w: Vec<String> = d.warnings().iter().map(|w| w.to_string()).collect();
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].contains("did you mean request_memory"), "{w:?}");
 }

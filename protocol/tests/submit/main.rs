@@ -13,7 +13,8 @@
 //! its class (a deliberate difference, with its reason, or work not done
 //! yet). An unlisted difference fails the test, and so does a listed one
 //! that no longer differs, so the list stays true. The agreement figures
-//! are printed:
+//! are printed, then how many files show each class of difference (an
+//! attribute, or what Starling refused):
 //!
 //!     cargo test -p starling-protocol --test submit -- --nocapture
 //!
@@ -48,6 +49,7 @@ const ATTRIBUTES: &[&str] = &[
     "RequestCpus",
     "RequestMemory",
     "RequestDisk",
+    "TransferInputSizeMB",
     "RequestGPUs",
     "Requirements",
     "Rank",
@@ -81,6 +83,12 @@ const ATTRIBUTES: &[&str] = &[
     "NiceUser",
     "MaxHosts",
     "MinHosts",
+    "EnvDelim",
+    "JobSuccessExitCode",
+    "HoldReason",
+    "HoldReasonCode",
+    "HoldReasonSubCode",
+    "JobDescription",
 ];
 
 /// The oracle's Python: `STARLING_ORACLE_PYTHON`, else what
@@ -181,6 +189,9 @@ fn requirement_clauses(text: &str) -> String {
         "TARGET.HasFileTransfer",
     ];
     clauses.retain(|c| !platform.iter().any(|p| c.contains(p)));
+    // With no clause left Starling writes `true`; HTCondor always has the
+    // platform's.
+    clauses.retain(|c| c != "true");
     // HTCondor 25.12's disk clause leaves the check to startds of 25.12 and
     // later; Starling's matcher checks the disk itself.
     for c in &mut clauses {
@@ -230,6 +241,9 @@ impl submit::Environment for Unchecked {
     }
     fn check_exists(&self, _: &Path) -> std::io::Result<()> {
         Ok(())
+    }
+    fn size_kib(&self, path: &Path, max_entries: usize) -> (u64, usize) {
+        self.0.size_kib(path, max_entries)
     }
     fn owner(&self) -> String {
         self.0.owner()
@@ -290,6 +304,27 @@ fn compare(dir: &Path, file: &str, oracle: &J, tally: &mut Tally, checks: bool) 
             let text = std::fs::read_to_string(dir.join(file)).unwrap_or_default();
             let mut names: Vec<String> = ATTRIBUTES.iter().map(|a| a.to_string()).collect();
             names.extend(custom_attributes(&text));
+            // STARLING_SUBMIT_ALL_ATTRIBUTES=1: every attribute either side
+            // writes, to look for differences the list leaves out.
+            if std::env::var_os("STARLING_SUBMIT_ALL_ATTRIBUTES").is_some() {
+                let mut all: BTreeSet<String> =
+                    names.iter().map(|n| n.to_ascii_lowercase()).collect();
+                for ad in ads {
+                    for entry in ad.iter() {
+                        let name = entry.name.to_string();
+                        if all.insert(name.to_ascii_lowercase()) {
+                            names.push(name);
+                        }
+                    }
+                }
+                for job in &jobs {
+                    for name in job.as_object().into_iter().flat_map(|j| j.keys()) {
+                        if all.insert(name.to_ascii_lowercase()) {
+                            names.push(name.clone());
+                        }
+                    }
+                }
+            }
             let mut seen = BTreeMap::<String, String>::new();
             for (ad, job) in ads.iter().zip(&jobs) {
                 for name in &names {
@@ -353,6 +388,40 @@ fn key(line: &str) -> String {
     format!("{file}\t{what}")
 }
 
+/// The class of a difference line, for the summaries: what differs (an
+/// attribute, `jobs`), or which side refused and, for Starling, what it
+/// refused (`universe: "java"`, `cron_minute`).
+fn kind(line: &str) -> String {
+    let what = line.split_once('\t').map_or(line, |(_, w)| w);
+    if let Some(why) = what.strip_prefix("refused by Starling only: ") {
+        // Past `file:line: `, up to where the reason starts.
+        let why = why.split_once(": ").map_or(why, |(_, w)| w);
+        let why = match why
+            .split_once(" is not supported")
+            .or_else(|| why.split_once(": not supported"))
+        {
+            Some((what, _)) => what,
+            None => why.split([':', ';']).next().unwrap_or(why),
+        };
+        return format!("refused by Starling only ({why})");
+    }
+    what.split(':').next().unwrap_or(what).to_owned()
+}
+
+/// How many files show each class of difference, most first.
+fn summary(diffs_by_file: &[Vec<String>]) -> Vec<(usize, String)> {
+    let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
+    for diffs in diffs_by_file {
+        let classes: BTreeSet<String> = diffs.iter().map(|d| kind(d)).collect();
+        for c in classes {
+            *kinds.entry(c).or_default() += 1;
+        }
+    }
+    let mut kinds: Vec<(usize, String)> = kinds.into_iter().map(|(k, n)| (n, k)).collect();
+    kinds.sort_by(|a, b| b.cmp(a));
+    kinds
+}
+
 #[test]
 fn submit_files_mean_what_htcondor_makes_of_them() {
     let dir = PathBuf::from(format!("{DIR}/corpus"));
@@ -367,14 +436,18 @@ fn submit_files_mean_what_htcondor_makes_of_them() {
     std::env::set_var("STARLING_SUBMIT_TEST", "hello");
     let answers = oracle(&dir, &files);
     let mut tally = Tally::default();
-    let mut seen = Vec::new();
+    let mut by_file = Vec::new();
     for (file, answer) in files.iter().zip(&answers) {
-        seen.extend(compare(&dir, file, answer, &mut tally, true));
+        by_file.push(compare(&dir, file, answer, &mut tally, true));
     }
     eprintln!(
         "submit differential: {}/{} files agree, {}/{} attributes agree",
         tally.files_agreeing, tally.files, tally.attributes_agreeing, tally.attributes
     );
+    for (n, k) in summary(&by_file) {
+        eprintln!("{n:5} files: {k}");
+    }
+    let seen: Vec<String> = by_file.into_iter().flatten().collect();
 
     // differences.txt: `# class: reason` headers, then `file<TAB>what` lines.
     let listed_path = format!("{DIR}/differences.txt");
@@ -431,7 +504,9 @@ fn submit_files_mean_what_htcondor_makes_of_them() {
     );
 }
 
-/// The same comparison over submit files kept outside the project:
+/// The same comparison over submit files kept outside the project
+/// (`STARLING_SUBMIT_ALL_ATTRIBUTES=1` compares every attribute either
+/// side writes, not only [`ATTRIBUTES`]):
 /// `STARLING_SUBMIT_CORPUS=DIR` (every `*.sub`, `*.submit` and `*.cmd` in
 /// DIR, read in DIR, without the checks that the files they name exist,
 /// which HTCondor's code makes only in `condor_submit`). Prints the
@@ -451,30 +526,19 @@ fn submit_files_from_outside_the_project() {
     files.sort();
     let answers = oracle(&dir, &files);
     let mut tally = Tally::default();
-    let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
+    let mut by_file = Vec::new();
     for (file, answer) in files.iter().zip(&answers) {
         let diffs = compare(&dir, file, answer, &mut tally, false);
         for d in &diffs {
             eprintln!("{d}");
         }
-        let what: BTreeSet<String> = diffs
-            .iter()
-            .map(|d| {
-                let what = d.split_once('\t').map_or("", |(_, w)| w);
-                what.split(':').next().unwrap_or(what).to_owned()
-            })
-            .collect();
-        for w in what {
-            *kinds.entry(w).or_default() += 1;
-        }
+        by_file.push(diffs);
     }
     eprintln!(
         "outside corpus: {}/{} files agree, {}/{} attributes agree",
         tally.files_agreeing, tally.files, tally.attributes_agreeing, tally.attributes
     );
-    let mut kinds: Vec<(usize, String)> = kinds.into_iter().map(|(k, n)| (n, k)).collect();
-    kinds.sort_by(|a, b| b.cmp(a));
-    for (n, k) in kinds {
+    for (n, k) in summary(&by_file) {
         eprintln!("{n:5} files: {k}");
     }
 }

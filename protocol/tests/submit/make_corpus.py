@@ -763,6 +763,99 @@ request_memory = {128 * n} MB
 queue {n} alpha in (0.1, 0.2)
 """)
 
+# --- Details real files run into (issues 22 and 26) --------------------------
+case("real_default_disk_inputs", """
+executable = a.out
+input = in.txt
+transfer_input_files = a.txt, data/, http://example.org/big.tgz
+queue
+""")
+case("real_resource_clauses", """
+executable = a.out
+request_cpus = 1.0
+request_memory = 1
+request_disk = 0
+queue
+""")
+case("real_cpus_in_requirements", """
+executable = a.out
+request_cpus = 2
+requirements = Cpus >= 4 && TARGET.Disk > 10
+queue
+""")
+case("real_custom_resource", """
+executable = a.out
+request_foobar = 3
+request_licence = "matlab"
+queue
+""")
+case("real_retry_policy", """
+executable = a.out
+success_exit_code = 3
+retry_until = ExitCode == 7
+on_exit_remove = Done ? true : false
+queue
+""")
+case("real_env_old_syntax", """
+executable = a.out
+env = B=2;A=1
+queue
+""")
+case("real_getenv_list", """
+executable = a.out
+getenv = starling_submit_*, !STARLING_SUBMIT_NONE
+queue
+""")
+case("real_transfer_executable_relative", """
+executable = ./bin/prog
+transfer_executable = false
+queue
+""")
+case("real_concurrency_limits", """
+executable = a.out
+concurrency_limits = Zed, DB:2
+queue
+""")
+case("real_continued_lines", """
+executable = a.out
+arguments = a\\
+  b \\
+  c
+queue
+""")
+case("real_blank_arguments", """
+executable = a.out
+arguments = $(nothing) $(none)
+queue
+""")
+case("real_bare_double_quote", """
+executable = a.out
+arguments = -c "echo hi"
+queue
+""")
+case("real_file_lists_quoted", """
+executable = a.out
+transfer_input_files = "a.txt, b.txt"
+transfer_output_files = ""
+queue
+""")
+case("real_env_unset", """
+executable = a.out
+arguments = $ENV(STARLING_SUBMIT_UNSET_VARIABLE)
+queue
+""")
+case("real_booleans", """
+executable = a.out
+hold = TRUE && true
+nice_user = 0
+queue
+""")
+case("real_nice_user_yes", """
+executable = a.out
+nice_user = yes
+queue
+""")
+
 # --- Seeded combinations -----------------------------------------------------------
 rng = random.Random(22)
 LINES = [
