@@ -1247,6 +1247,7 @@ mod tests {
             started_ms: 0,
             bytes_received: 0,
             bytes_sent: 0,
+            reachability: String::new(),
         }
     }
 
