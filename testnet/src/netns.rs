@@ -31,6 +31,7 @@
 //! ```text
 //!  relay ns <p>-a000  eth0 10.255.1.1/16 ──veth── r000 ─ br0 (core)
 //!  router ns <p>-rD   nft: oifname up0 masquerade; iifname up0 ct state new drop
+//!                     (forwarded, and to the router itself)
 //! ```
 //!
 //! [`plan`] is pure: the namespaces and the `ip`/`tc` commands that make
@@ -257,8 +258,9 @@ pub fn plan(net: &Network, agent_domains: &[usize], domains: usize) -> Vec<Step>
 
 /// The NAT of a router namespace: what leaves through `up0` takes the
 /// router's address (masquerade), and a connection that starts on the
-/// `up0` side is dropped (what answers ours passes, by connection
-/// tracking), as at a home or office router.
+/// `up0` side is dropped, silently, whether forwarded or for the router
+/// itself (what answers ours passes, by connection tracking), as at a home
+/// or office router.
 fn steps_nat(add: &mut impl FnMut(&[&str]), router: &str) {
     let nft = |words: &[&str]| -> Vec<String> {
         ["ip", "netns", "exec", router, "nft"]
@@ -301,6 +303,17 @@ fn steps_nat(add: &mut impl FnMut(&[&str]), router: &str) {
         ]),
         nft(&[
             "add", "rule", "ip", "starling", "guard", "iifname", "up0", "ct", "state", "new",
+            "drop",
+        ]),
+        // Nor does the router answer one meant for itself with a reset, as
+        // its kernel would: it stays silent, so that a peer's early hole
+        // punching attempt is retried, not refused.
+        nft(&[
+            "add", "chain", "ip", "starling", "inward", "{", "type", "filter", "hook", "input",
+            "priority", "0", ";", "policy", "accept", ";", "}",
+        ]),
+        nft(&[
+            "add", "rule", "ip", "starling", "inward", "iifname", "up0", "ct", "state", "new",
             "drop",
         ]),
     ] {

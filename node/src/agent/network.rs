@@ -411,6 +411,7 @@ pub fn start(
         relays: relays::Client::new(&settings.relays),
         loopback_only: settings.listen.iter().all(is_loopback),
         admitted,
+        served: relays::Served::default(),
         reachability: relays::Reachability::Unknown,
     };
     let task = tokio::spawn(tracing::Instrument::in_current_span(state.run(receiver)));
@@ -723,6 +724,8 @@ struct Loop {
     /// Peers our relay server serves (those we served a view pull, which
     /// only a trusted certificate gets).
     admitted: relays::Admitted,
+    /// Peers our relay server serves now.
+    served: relays::Served,
     /// AutoNAT's latest verdict.
     reachability: relays::Reachability,
     /// Every configured listen address is a loopback one (a testnet).
@@ -799,7 +802,7 @@ impl Loop {
                 if let Some((peer, channel)) = self.serving.remove(&request) {
                     // The view serves a page only to a peer that showed a
                     // certificate of our domain or a trusted one.
-                    if matches!(response, Response::Page { .. }) {
+                    if matches!(response, Response::Page { .. }) && self.swarm.is_connected(&peer) {
                         self.admitted.admit(peer);
                     }
                     // The peer may have gone; nothing to do then.
@@ -1028,6 +1031,8 @@ impl Loop {
         keep.extend(self.job_activity.keys().copied());
         // We are reachable through our relays only while connected to them.
         keep.extend(self.relays.addresses().map(|(peer, _)| peer));
+        // Nor, serving as a relay, the peers we relay for.
+        keep.extend(self.served.peers());
         // A young connection is most likely a Kademlia lookup (ours or a
         // peer's) under way: closing it would make the lookup fail and the
         // next one dial again, a handshake each time.
@@ -1252,6 +1257,7 @@ impl Loop {
                 // A reservation and a circuit live on a connection to us:
                 // a peer that comes back shows its certificate again.
                 self.admitted.forget(&peer_id);
+                self.served.disconnected(&peer_id);
                 self.relays.disconnected(&peer_id);
                 self.rtt.remove(&peer_id);
                 self.addresses.remove(&peer_id);
@@ -1339,7 +1345,7 @@ impl Loop {
             }) => {
                 tracing::info!(relay = %relay_peer_id, "listening through a relay");
             }
-            BehaviourEvent::Relay(event) => relays::log_server_event(&event),
+            BehaviourEvent::Relay(event) => self.served.on_event(&event),
             BehaviourEvent::Dcutr(dcutr::Event {
                 remote_peer_id,
                 result,

@@ -19,8 +19,12 @@
 //! the limits of `[relay]`. A peer leaves the admitted set when its last
 //! connection closes (its reservation and circuits went with it).
 //!
-//! [`Client`] is plain state the network loop drives; nothing here touches
-//! the swarm.
+//! A relay never closes the connections of the peers it serves now (a
+//! reservation, either end of a relayed connection: [`Served`]) to stay
+//! under its peer target.
+//!
+//! [`Client`] and [`Served`] are plain state the network loop drives;
+//! nothing here touches the swarm.
 
 use std::collections::HashSet;
 use std::sync::{Arc, RwLock};
@@ -258,29 +262,85 @@ impl Client {
     }
 }
 
-/// Logs what the relay server did for whom.
-pub fn log_server_event(event: &relay::Event) {
-    match event {
-        relay::Event::ReservationReqAccepted { src_peer_id, .. } => {
-            tracing::info!(peer = %src_peer_id, "relaying for a peer (reservation accepted)");
+/// Whom a relay server is serving now: peers holding a reservation, and
+/// both ends of each relayed connection. Their connections to the relay
+/// carry that service, so the loop never closes them to save connections.
+#[derive(Debug, Default)]
+pub struct Served {
+    reservations: HashSet<PeerId>,
+    /// Relayed connections each peer is an end of.
+    circuits: std::collections::HashMap<PeerId, usize>,
+}
+
+impl Served {
+    /// Notes what the relay server did, and logs it.
+    pub fn on_event(&mut self, event: &relay::Event) {
+        match event {
+            relay::Event::ReservationReqAccepted {
+                src_peer_id,
+                renewed,
+            } => {
+                if !renewed {
+                    tracing::info!(peer = %src_peer_id, "relaying for a peer (reservation accepted)");
+                }
+                self.reservations.insert(*src_peer_id);
+            }
+            relay::Event::ReservationReqDenied { src_peer_id, .. } => {
+                tracing::info!(peer = %src_peer_id, "refused a reservation");
+            }
+            relay::Event::ReservationClosed { src_peer_id }
+            | relay::Event::ReservationTimedOut { src_peer_id } => {
+                self.reservations.remove(src_peer_id);
+            }
+            relay::Event::CircuitReqAccepted {
+                src_peer_id,
+                dst_peer_id,
+            } => {
+                tracing::debug!(from = %src_peer_id, to = %dst_peer_id, "relaying a connection");
+                for peer in [src_peer_id, dst_peer_id] {
+                    *self.circuits.entry(*peer).or_default() += 1;
+                }
+            }
+            relay::Event::CircuitClosed {
+                src_peer_id,
+                dst_peer_id,
+                ..
+            } => {
+                for peer in [src_peer_id, dst_peer_id] {
+                    if let std::collections::hash_map::Entry::Occupied(mut n) =
+                        self.circuits.entry(*peer)
+                    {
+                        *n.get_mut() -= 1;
+                        if *n.get() == 0 {
+                            n.remove();
+                        }
+                    }
+                }
+            }
+            relay::Event::CircuitReqDenied {
+                src_peer_id,
+                dst_peer_id,
+                ..
+            } => {
+                tracing::info!(from = %src_peer_id, to = %dst_peer_id, "refused to relay a connection");
+            }
+            _ => {}
         }
-        relay::Event::ReservationReqDenied { src_peer_id, .. } => {
-            tracing::info!(peer = %src_peer_id, "refused a reservation");
-        }
-        relay::Event::CircuitReqAccepted {
-            src_peer_id,
-            dst_peer_id,
-        } => {
-            tracing::debug!(from = %src_peer_id, to = %dst_peer_id, "relaying a connection");
-        }
-        relay::Event::CircuitReqDenied {
-            src_peer_id,
-            dst_peer_id,
-            ..
-        } => {
-            tracing::info!(from = %src_peer_id, to = %dst_peer_id, "refused to relay a connection");
-        }
-        _ => {}
+    }
+
+    /// The peers being served.
+    pub fn peers(&self) -> impl Iterator<Item = PeerId> + '_ {
+        self.reservations
+            .iter()
+            .chain(self.circuits.keys())
+            .copied()
+    }
+
+    /// `peer`'s last connection closed: its reservation and circuits went
+    /// with it.
+    pub fn disconnected(&mut self, peer: &PeerId) {
+        self.reservations.remove(peer);
+        self.circuits.remove(peer);
     }
 }
 
@@ -307,7 +367,7 @@ mod tests {
         assert!(client.to_listen().is_empty(), "not before it admitted us");
         client.admitted_by(&peer);
         let circuit = address.clone().with(Protocol::P2pCircuit);
-        assert_eq!(client.to_listen(), [circuit.clone()]);
+        assert_eq!(client.to_listen(), std::slice::from_ref(&circuit));
         let id = ListenerId::next();
         client.listening(&circuit, id);
         assert!(client.to_listen().is_empty(), "already listening");
@@ -333,6 +393,33 @@ mod tests {
         // A relay is never dialled through itself.
         assert!(client.circuits_to(one).is_empty());
         assert!(!client.is_relay(&target) && client.is_relay(&two));
+    }
+
+    #[test]
+    fn peers_with_a_reservation_or_a_circuit_are_served_until_it_ends() {
+        let (a, _) = relay_address(1);
+        let (b, _) = relay_address(2);
+        let mut served = Served::default();
+        served.on_event(&relay::Event::ReservationReqAccepted {
+            src_peer_id: b,
+            renewed: false,
+        });
+        served.on_event(&relay::Event::CircuitReqAccepted {
+            src_peer_id: a,
+            dst_peer_id: b,
+        });
+        let mut now: Vec<PeerId> = served.peers().collect();
+        now.sort();
+        now.dedup();
+        assert_eq!(now.len(), 2);
+        served.on_event(&relay::Event::CircuitClosed {
+            src_peer_id: a,
+            dst_peer_id: b,
+            error: None,
+        });
+        assert_eq!(served.peers().collect::<Vec<_>>(), [b]);
+        served.on_event(&relay::Event::ReservationClosed { src_peer_id: b });
+        assert_eq!(served.peers().count(), 0);
     }
 
     #[test]
