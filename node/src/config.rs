@@ -531,8 +531,9 @@ pub struct Network {
     pub max_connections: u32,
     /// Relays (libp2p circuit relay v2) to reserve a slot on and listen
     /// through, for an agent behind NAT or a firewall: multiaddrs ending in
-    /// `/p2p/<agent id>` of agents that serve as relays (`[relay] serve`).
-    /// The agent is then reachable at `<relay>/p2p-circuit/p2p/<its id>`,
+    /// `/p2p/<agent id>` of agents that serve as relays (`[relay] serve`),
+    /// dialled at start and kept connected (no need to repeat them in
+    /// `bootstrap`). The agent is then reachable at `<relay>/p2p-circuit/p2p/<its id>`,
     /// which it advertises, and upgrades relayed connections to direct ones
     /// by hole punching where the NATs allow. At most [`MAX_RELAYS`].
     /// Default: `[]` (reachable only at the addresses it listens on).

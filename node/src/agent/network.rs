@@ -371,6 +371,16 @@ pub fn start(
             .gossipsub
             .subscribe(&IdentTopic::new(topic.to_string()));
     }
+    // A relay is a peer like a bootstrap one, only always kept connected
+    // (see `Loop::keep_connected`): Kademlia asks it first.
+    for address in &settings.relays {
+        if let Some(peer) = peer_of(address) {
+            swarm
+                .behaviour_mut()
+                .kad
+                .add_address(&peer, address.clone());
+        }
+    }
     for address in &settings.bootstrap {
         if let Some(peer) = peer_of(address) {
             swarm
@@ -881,7 +891,7 @@ impl Loop {
             return;
         }
         self.note_job_traffic(peer);
-        if !self.swarm.is_connected(&peer) {
+        if !self.swarm.is_connected(&peer) && self.relays.any_admitted() {
             self.dial_with_circuits(peer);
         }
         let id = behaviour(self.swarm.behaviour_mut()).send_request(&peer, request);

@@ -194,6 +194,11 @@ impl Client {
         self.relays.iter().any(|r| r.peer == *peer)
     }
 
+    /// Whether any relay admitted us (there is a relay to dial through).
+    pub fn any_admitted(&self) -> bool {
+        self.relays.iter().any(|r| r.admitted)
+    }
+
     /// The relays' addresses, to dial while not connected.
     pub fn addresses(&self) -> impl Iterator<Item = (PeerId, &Multiaddr)> {
         self.relays.iter().map(|r| (r.peer, &r.address))
