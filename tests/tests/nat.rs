@@ -14,8 +14,10 @@
 //! - each agent behind NAT listens through the relay (a `/p2p-circuit`
 //!   address);
 //! - a job from d0 runs on d1's machine behind NAT B and one from d1 on
-//!   d0's machine behind NAT A, input and output crossing the relay (or a
-//!   hole punched through both NATs);
+//!   d0's machine behind NAT A, input and output crossing the relay or a
+//!   hole punched through both NATs;
+//! - the two agents behind NAT first connect through the relay, and DCUtR
+//!   then punches a hole for a direct connection;
 //! - at the end every namespace, nftables table and process is gone (the
 //!   pool's drop guard runs `testnet down`'s cleanup, also on panic).
 
@@ -24,6 +26,7 @@ use std::time::Duration;
 
 mod support;
 
+use starling_node::control::{Client, Request, Response};
 use starling_testnet::AgentState;
 use support::*;
 
@@ -79,6 +82,20 @@ fn connects(ns: &str, address: std::net::SocketAddr) -> bool {
     })
     .join()
     .unwrap()
+}
+
+/// The addresses agent `i` is connected to peer `id` on (none when not
+/// connected).
+fn connected_on(pool: &Pool, i: usize, id: &str) -> Option<Vec<String>> {
+    let mut client = Client::connect(&pool.agent(i)).ok()?;
+    client.set_read_timeout(Duration::from_secs(5));
+    match client.request(&Request::Peers).ok()? {
+        Response::Peers { peers } => peers
+            .into_iter()
+            .find(|p| p.agent_id == id)
+            .map(|p| p.addresses),
+        _ => None,
+    }
 }
 
 /// `/ip4/A/tcp/P/...` as a socket address.
@@ -178,6 +195,20 @@ fn agents_behind_two_nats_join_through_a_relay_and_run_each_others_jobs() {
     let (out, ran) = run_on(&pool, 1, "agent-02.d0.testnet", "from d1, behind NAT B\n");
     assert_eq!(out, "from d1, behind NAT B\n", "{}", pool.log_tail(1));
     assert!(ran.contains("agent-02.d0.testnet"), "{ran}");
+
+    // The two agents met through the relay, and DCUtR replaced that with
+    // a direct connection through both NATs (hole punching: each NAT lets
+    // in the other's dial because it answers one of its own).
+    let (one, two) = (&layout.agents[1].id, &layout.agents[2].id);
+    let via = wait_for(SETTLE, "a hole punched between the NATs", || {
+        let on = connected_on(&pool, 1, two)?;
+        on.iter().any(|a| !a.contains("p2p-circuit")).then_some(on)
+    });
+    // The relayed connection: the dialer sees the relay's circuit address,
+    // the listener only its peer's id.
+    let other = connected_on(&pool, 2, one).unwrap_or_default();
+    let relayed = |a: &String| a.contains("/p2p-circuit/") || a.starts_with("/p2p/");
+    assert!(via.iter().chain(&other).any(relayed), "{via:?} {other:?}");
 
     // Everything made goes with the pool (its drop guard does the same on
     // panic).
