@@ -422,6 +422,7 @@ pub fn start(
         loopback_only: settings.listen.iter().all(is_loopback),
         admitted,
         served: relays::Served::default(),
+        shown_to: HashSet::new(),
         reachability: relays::Reachability::Unknown,
     };
     let task = tokio::spawn(tracing::Instrument::in_current_span(state.run(receiver)));
@@ -736,6 +737,8 @@ struct Loop {
     admitted: relays::Admitted,
     /// Peers our relay server serves now.
     served: relays::Served,
+    /// Connected relays (other than ours) we showed our certificates to.
+    shown_to: HashSet<PeerId>,
     /// AutoNAT's latest verdict.
     reachability: relays::Reachability,
     /// Every configured listen address is a loopback one (a testnet).
@@ -1131,6 +1134,11 @@ impl Loop {
                 tracing::debug!(%address, error = %e, "cannot dial a relay");
             }
         }
+        // A relay that refused our pull (busy, or not trusting our domain
+        // yet: a policy on its way) is asked again.
+        for peer in self.relays.to_pull(&connected) {
+            self.pull(peer, None, 0);
+        }
         self.listen_through_relays();
         if connected.len() >= TARGET_PEERS {
             return;
@@ -1268,6 +1276,7 @@ impl Loop {
                 // a peer that comes back shows its certificate again.
                 self.admitted.forget(&peer_id);
                 self.served.disconnected(&peer_id);
+                self.shown_to.remove(&peer_id);
                 self.relays.disconnected(&peer_id);
                 self.rtt.remove(&peer_id);
                 self.addresses.remove(&peer_id);
@@ -1339,6 +1348,15 @@ impl Loop {
                 }
             }
             BehaviourEvent::Identify(identify::Event::Received { peer_id, info, .. }) => {
+                // A peer that serves as a relay relays only for peers that
+                // showed it a trusted certificate: show ours (a pull), so
+                // that we may dial others through it.
+                if info.protocols.contains(&relay::HOP_PROTOCOL_NAME)
+                    && !self.relays.is_relay(&peer_id)
+                    && self.shown_to.insert(peer_id)
+                {
+                    self.pull(peer_id, None, 0);
+                }
                 for address in info.listen_addrs {
                     self.learn_address(peer_id, address);
                 }

@@ -13,7 +13,11 @@
 //!
 //! A relay serves only peers it has **admitted**: those it served a view
 //! page, which the view does only for a valid certificate of the relay's
-//! own domain or one it trusts. libp2p's relay asks a list of "rate
+//! own domain or one it trusts. Every agent pulls from the relays it is
+//! configured with as it connects (and again every [`RESERVATION_RETRY`]
+//! until admitted), and from any other peer whose identify says it serves
+//! as a relay, so that it may dial others through it; a circuit asked for
+//! before that pull was served is refused, and the next dial succeeds. libp2p's relay asks a list of "rate
 //! limiters" about every reservation and every circuit's source; admission
 //! is one of them, next to libp2p's own per-peer and per-address rates and
 //! the limits of `[relay]`. A peer leaves the admitted set when its last
@@ -163,6 +167,8 @@ struct Relay {
     admitted: bool,
     /// No reservation is asked before then (after a refusal).
     not_before: Option<tokio::time::Instant>,
+    /// When we last pulled from it to be admitted.
+    pulled_at: Option<tokio::time::Instant>,
 }
 
 /// The relays an agent listens through.
@@ -184,6 +190,7 @@ impl Client {
                     listener: None,
                     admitted: false,
                     not_before: None,
+                    pulled_at: None,
                 })
             })
             .collect();
@@ -211,10 +218,36 @@ impl Client {
         }
     }
 
+    /// The connected relays that have not admitted us, to pull from (show
+    /// our certificates to) again: at most every [`RESERVATION_RETRY`].
+    /// The loop pulls from a relay as soon as it connects; this repeats it
+    /// after a refusal (a busy relay, or one whose domain's trust in ours
+    /// is still on its way).
+    pub fn to_pull(&mut self, connected: &HashSet<PeerId>) -> Vec<PeerId> {
+        let now = tokio::time::Instant::now();
+        let mut due = Vec::new();
+        for relay in &mut self.relays {
+            if relay.admitted || !connected.contains(&relay.peer) {
+                continue;
+            }
+            match relay.pulled_at {
+                Some(at) if now.duration_since(at) < RESERVATION_RETRY => {}
+                // The first pull went out on connecting.
+                None => relay.pulled_at = Some(now),
+                Some(_) => {
+                    relay.pulled_at = Some(now);
+                    due.push(relay.peer);
+                }
+            }
+        }
+        due
+    }
+
     /// Our last connection to `peer` closed.
     pub fn disconnected(&mut self, peer: &PeerId) {
         for relay in self.relays.iter_mut().filter(|r| r.peer == *peer) {
             relay.admitted = false;
+            relay.pulled_at = None;
         }
     }
 
@@ -383,6 +416,24 @@ mod tests {
         assert_eq!(client.to_listen(), [circuit]);
         client.disconnected(&peer);
         assert!(client.to_listen().is_empty());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_relay_that_did_not_admit_us_is_pulled_from_again_now_and_then() {
+        let (peer, address) = relay_address(1);
+        let mut client = Client::new(&[address]);
+        let connected: HashSet<PeerId> = [peer].into();
+        assert!(client.to_pull(&HashSet::new()).is_empty(), "not connected");
+        assert!(
+            client.to_pull(&connected).is_empty(),
+            "pulled on connecting"
+        );
+        tokio::time::advance(RESERVATION_RETRY).await;
+        assert_eq!(client.to_pull(&connected), [peer]);
+        assert!(client.to_pull(&connected).is_empty());
+        client.admitted_by(&peer);
+        tokio::time::advance(RESERVATION_RETRY).await;
+        assert!(client.to_pull(&connected).is_empty(), "admitted");
     }
 
     #[test]
