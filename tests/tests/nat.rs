@@ -18,6 +18,9 @@
 //!   hole punched through both NATs;
 //! - the two agents behind NAT first connect through the relay, and DCUtR
 //!   then punches a hole for a direct connection;
+//! - a stranger behind NAT A (an agent with no certificate of a trusted
+//!   domain) configured with the same relay connects to it and gets no
+//!   reservation: the relay serves only trusted domains;
 //! - at the end every namespace, nftables table and process is gone (the
 //!   pool's drop guard runs `testnet down`'s cleanup, also on panic).
 
@@ -171,8 +174,7 @@ fn agents_behind_two_nats_join_through_a_relay_and_run_each_others_jobs() {
         "{infos:?}"
     );
 
-    // The NATs hold: neither side can dial into the other's network, while
-    // both reach the relay.
+    // Where each agent listens, not through the relay.
     let direct = |i: usize| -> std::net::SocketAddr {
         socket_of(
             infos[i]
@@ -182,6 +184,36 @@ fn agents_behind_two_nats_join_through_a_relay_and_run_each_others_jobs() {
                 .unwrap(),
         )
     };
+    // A stranger behind NAT A with the same relay, checked at the end
+    // (when it has had time to be refused).
+    let stranger = tempfile::tempdir().unwrap();
+    let config = stranger.path().join("agent.toml");
+    let relay_address = infos[0].0[0].clone();
+    let listen = format!("/ip4/{}/tcp/0", direct(2).ip());
+    std::fs::write(
+        &config,
+        format!("[network]\nlisten = [{listen:?}]\nrelays = [{relay_address:?}]\nmdns = false\n"),
+    )
+    .unwrap();
+    let log = std::fs::File::create(stranger.path().join("agent.log")).unwrap();
+    let data = stranger.path().join("data");
+    let _stranger = Reap(
+        Command::new("nsenter")
+            .arg(format!("--net=/run/netns/{prefix}-a002"))
+            .arg("--")
+            .arg(env!("CARGO_BIN_EXE_starling-e2e"))
+            .arg("--data-dir")
+            .arg(&data)
+            .args(["agent", "--config", config.to_str().unwrap()])
+            .stdin(std::process::Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .unwrap(),
+    );
+
+    // The NATs hold: neither side can dial into the other's network, while
+    // both reach the relay.
     assert!(!connects(&format!("{prefix}-a002"), direct(1)));
     assert!(!connects(&format!("{prefix}-a001"), direct(2)));
     assert!(connects(&format!("{prefix}-a001"), direct(0)));
@@ -209,6 +241,21 @@ fn agents_behind_two_nats_join_through_a_relay_and_run_each_others_jobs() {
     let other = connected_on(&pool, 2, one).unwrap_or_default();
     let relayed = |a: &String| a.contains("/p2p-circuit/") || a.starts_with("/p2p/");
     assert!(via.iter().chain(&other).any(relayed), "{via:?} {other:?}");
+
+    // The stranger, connected to the relay and found private by AutoNAT
+    // (by then its pull was refused and asked again), listens through no
+    // relay: the relay serves only trusted domains.
+    let info = wait_for(SETTLE, "the stranger's verdict", || {
+        let info = starling_testnet::processes::agent_info(&data, Duration::from_secs(5)).ok()?;
+        (info.reachability == "private" && connected_on(&pool, 0, &info.agent_id).is_some())
+            .then_some(info)
+    });
+    assert!(
+        info.listen.iter().all(|a| !a.contains("p2p-circuit")),
+        "{:?}\n{}",
+        info.listen,
+        std::fs::read_to_string(stranger.path().join("agent.log")).unwrap_or_default()
+    );
 
     // Everything made goes with the pool (its drop guard does the same on
     // panic).
