@@ -19,8 +19,9 @@
 //! - the two agents behind NAT first connect through the relay, and DCUtR
 //!   then punches a hole for a direct connection;
 //! - a stranger behind NAT A (an agent with no certificate of a trusted
-//!   domain) configured with the same relay connects to it and gets no
-//!   reservation: the relay serves only trusted domains;
+//!   domain) configured with the same relay connects to it, is refused
+//!   (its certificates are asked for twice) and gets no reservation: the
+//!   relay serves only trusted domains;
 //! - at the end every namespace, nftables table and process is gone (the
 //!   pool's drop guard runs `testnet down`'s cleanup, also on panic).
 
@@ -205,6 +206,8 @@ fn agents_behind_two_nats_join_through_a_relay_and_run_each_others_jobs() {
             .arg("--data-dir")
             .arg(&data)
             .args(["agent", "--config", config.to_str().unwrap()])
+            // The network loop's debug lines say what the relay refused.
+            .env("RUST_LOG", "info,starling_node::agent::network=debug")
             .stdin(std::process::Stdio::null())
             .stdout(log.try_clone().unwrap())
             .stderr(log)
@@ -242,19 +245,28 @@ fn agents_behind_two_nats_join_through_a_relay_and_run_each_others_jobs() {
     let relayed = |a: &String| a.contains("/p2p-circuit/") || a.starts_with("/p2p/");
     assert!(via.iter().chain(&other).any(relayed), "{via:?} {other:?}");
 
-    // The stranger, connected to the relay and found private by AutoNAT
-    // (by then its pull was refused and asked again), listens through no
-    // relay: the relay serves only trusted domains.
-    let info = wait_for(SETTLE, "the stranger's verdict", || {
-        let info = starling_testnet::processes::agent_info(&data, Duration::from_secs(5)).ok()?;
-        (info.reachability == "private" && connected_on(&pool, 0, &info.agent_id).is_some())
-            .then_some(info)
+    // The relay refused the stranger's certificates twice (as it
+    // connected, and when it asked again), and the stranger listens
+    // through no relay: the relay serves only trusted domains.
+    let stranger_log =
+        || std::fs::read_to_string(stranger.path().join("agent.log")).unwrap_or_default();
+    wait_for(SETTLE, "the relay refusing the stranger twice", || {
+        let refused = stranger_log()
+            .lines()
+            .filter(|l| {
+                l.contains("peer refused a view pull")
+                    && l.contains("no certificate from a domain trusted here")
+            })
+            .count();
+        (refused >= 2).then_some(())
     });
+    let info = starling_testnet::processes::agent_info(&data, Duration::from_secs(5)).unwrap();
+    assert!(connected_on(&pool, 0, &info.agent_id).is_some());
     assert!(
         info.listen.iter().all(|a| !a.contains("p2p-circuit")),
         "{:?}\n{}",
         info.listen,
-        std::fs::read_to_string(stranger.path().join("agent.log")).unwrap_or_default()
+        stranger_log()
     );
 
     // Everything made goes with the pool (its drop guard does the same on
