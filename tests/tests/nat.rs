@@ -198,7 +198,7 @@ fn agents_behind_two_nats_join_through_a_relay_and_run_each_others_jobs() {
     .unwrap();
     let log = std::fs::File::create(stranger.path().join("agent.log")).unwrap();
     let data = stranger.path().join("data");
-    let _stranger = Reap(
+    let stranger_agent = Reap(
         Command::new("nsenter")
             .arg(format!("--net=/run/netns/{prefix}-a002"))
             .arg("--")
@@ -268,6 +268,8 @@ fn agents_behind_two_nats_join_through_a_relay_and_run_each_others_jobs() {
         info.listen,
         stranger_log()
     );
+
+    drop(stranger_agent);
 
     // Everything made goes with the pool (its drop guard does the same on
     // panic).
