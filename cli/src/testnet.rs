@@ -143,6 +143,12 @@ struct UpArgs {
     /// Mbit/s (default: unshaped).
     #[arg(long, value_name = "MBPS", requires = "netns")]
     uplink_mbps: Option<u32>,
+    /// With --netns: each domain behind a NAT (nftables masquerade; its
+    /// agents cannot be dialled from outside), and the first agent a relay
+    /// with a public address on the core, which every other agent listens
+    /// through (`network.relays`).
+    #[arg(long, requires = "netns")]
+    nat: bool,
     /// The terms each domain's policy gives another: a TOML file of
     /// `[[terms]]` tables with `domain`, `trusts` and any of `accept`,
     /// `max_slots`, `max_fraction`, `priority_factor`, `export`,
@@ -203,6 +209,7 @@ fn up(args: UpArgs) -> anyhow::Result<ExitCode> {
             host_mbps: args.host_mbps,
             uplink_mbps: args.uplink_mbps,
         }),
+        nat: args.nat,
         ..UpOptions::new(&args.dir, args.agents, starling)
     };
     // Progress on a terminal only: one bar, first of agents answering,
@@ -276,7 +283,7 @@ fn status(dir: &Path) -> anyhow::Result<ExitCode> {
     let (layout, statuses) = starling_testnet::status(dir)?;
     let total = layout.agents.len();
     let mut rows = vec![[
-        "AGENT", "ID", "DOMAIN", "PID", "STATE", "PEERS", "ADS", "LISTEN",
+        "AGENT", "ID", "DOMAIN", "PID", "STATE", "PEERS", "ADS", "LISTEN", "REACH",
     ]
     .map(str::to_owned)];
     let (mut running, mut silent, mut down) = (0, 0, 0);
@@ -287,24 +294,25 @@ fn status(dir: &Path) -> anyhow::Result<ExitCode> {
             .state
             .pid()
             .map_or_else(|| "-".to_owned(), |p| p.to_string());
-        let (state, peers, ads, listen) = match &s.state {
+        let (state, peers, ads, reach, listen) = match &s.state {
             AgentState::Running { info, .. } => {
                 running += 1;
                 (
                     "running".to_owned(),
                     info.peers.to_string(),
                     format!("{}/{total}", processes::machine_ads(info)),
+                    reach(&info.reachability),
                     listen_address(&info.listen),
                 )
             }
             AgentState::NotAnswering { error, .. } => {
                 silent += 1;
                 notes.push(format!("{}: {error}", s.agent.name));
-                ("no answer".to_owned(), dash(), dash(), dash())
+                ("no answer".to_owned(), dash(), dash(), dash(), dash())
             }
             _ => {
                 down += 1;
-                ("down".to_owned(), dash(), dash(), dash())
+                ("down".to_owned(), dash(), dash(), dash(), dash())
             }
         };
         rows.push([
@@ -316,6 +324,7 @@ fn status(dir: &Path) -> anyhow::Result<ExitCode> {
             peers,
             ads,
             listen,
+            reach,
         ]);
     }
     print_table(&rows);
@@ -395,6 +404,15 @@ fn start(dir: &Path, name: &str, timeout: Duration) -> anyhow::Result<ExitCode> 
 
 fn dash() -> String {
     "-".to_owned()
+}
+
+/// AutoNAT's verdict in a word: `public`, `private` or `unknown` (the
+/// address a public agent was reached at is among its listen addresses).
+fn reach(reachability: &str) -> String {
+    match reachability.split_whitespace().next() {
+        Some(word) => word.to_owned(),
+        None => dash(),
+    }
 }
 
 /// The first listen address, without the `/p2p/<id>` the ID column shows.

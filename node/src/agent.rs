@@ -164,6 +164,8 @@ impl Agent {
             certificates: setup.trust.certificates.clone(),
             idle_timeout: Duration::from_secs(300),
             jobs: jobs_tx,
+            relays: parse_addrs("relays", &setup.config.network.relays)?,
+            relay_server: relay_limits(&setup.config.relay),
         };
         let info = StaticInfo {
             agent_id: setup.key.agent_id().to_string(),
@@ -583,6 +585,16 @@ fn parse_addrs(field: &'static str, addresses: &[String]) -> Result<Vec<Multiadd
                 })
         })
         .collect()
+}
+
+/// The relay server's limits from `[relay]`, when it serves.
+fn relay_limits(relay: &crate::config::Relay) -> Option<network::relays::Limits> {
+    relay.serve.then(|| network::relays::Limits {
+        max_reservations: relay.max_reservations as usize,
+        max_circuits: relay.max_circuits as usize,
+        max_circuit_duration: Duration::from_secs(relay.max_circuit_secs),
+        max_circuit_bytes: relay.max_circuit_mib.saturating_mul(1 << 20),
+    })
 }
 
 /// Messages the supervisor handles.
@@ -1651,6 +1663,9 @@ pub mod control_actor {
                     let traffic = ask_network(&args.network, Command::Traffic)
                         .await
                         .unwrap_or_default();
+                    let reachability = ask_network(&args.network, Command::Reachability)
+                        .await
+                        .map_or_else(|| "unknown".to_owned(), |r| r.to_string());
                     let ads = match current_view(&args.supervisor).await {
                         Ok(view) => {
                             match view.call(super::ViewMsg::Counts, Some(QUERY_TIMEOUT)).await {
@@ -1672,6 +1687,7 @@ pub mod control_actor {
                         started_ms: args.info.started_ms,
                         bytes_received: traffic.received,
                         bytes_sent: traffic.sent,
+                        reachability,
                     })
                 }
                 Request::Ads { kind, constraint } => {

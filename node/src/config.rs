@@ -100,6 +100,8 @@ pub struct Config {
     pub gpus: Gpus,
     /// The local web page and Prometheus metrics.
     pub http: Http,
+    /// Whether this agent relays for agents behind NAT, and how much.
+    pub relay: Relay,
 }
 
 /// The `[gpus]` section: how the machine's GPUs are found
@@ -527,7 +529,19 @@ pub struct Network {
     /// The most connections the agent keeps open at once, both directions.
     /// Default: `256`.
     pub max_connections: u32,
+    /// Relays (libp2p circuit relay v2) to reserve a slot on and listen
+    /// through, for an agent behind NAT or a firewall: multiaddrs ending in
+    /// `/p2p/<agent id>` of agents that serve as relays (`[relay] serve`),
+    /// dialled at start and kept connected (no need to repeat them in
+    /// `bootstrap`). The agent is then reachable at `<relay>/p2p-circuit/p2p/<its id>`,
+    /// which it advertises, and upgrades relayed connections to direct ones
+    /// by hole punching where the NATs allow. At most [`MAX_RELAYS`].
+    /// Default: `[]` (reachable only at the addresses it listens on).
+    pub relays: Vec<String>,
 }
+
+/// The most relays `network.relays` may name.
+pub const MAX_RELAYS: usize = 8;
 
 impl Default for Network {
     fn default() -> Self {
@@ -536,6 +550,50 @@ impl Default for Network {
             bootstrap: Vec::new(),
             mdns: true,
             max_connections: 256,
+            relays: Vec::new(),
+        }
+    }
+}
+
+/// The `[relay]` section: serving as a circuit relay (v2) for agents that
+/// cannot be dialled directly. Only an agent with an address its peers can
+/// reach should serve. It relays only for peers of its own and its trusted
+/// domains: a peer is admitted once it has shown a valid certificate of
+/// such a domain (in the view pull every agent makes of a new peer, and
+/// always of its relays), and only admitted peers may reserve a slot or
+/// open a circuit. The limits below bound what even admitted peers cost.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Relay {
+    /// Whether to serve as a relay.
+    /// Default: `false`.
+    pub serve: bool,
+    /// Reservations (agents listening through this relay) held at once, at
+    /// most; between 1 and 4096.
+    /// Default: `128`.
+    pub max_reservations: u32,
+    /// Relayed connections open at once, at most; between 1 and 4096.
+    /// Default: `64`.
+    pub max_circuits: u32,
+    /// How long one relayed connection may stay open, in seconds, before
+    /// the relay closes it (the peers dial again when they need to);
+    /// between 10 and 86400.
+    /// Default: `3600`.
+    pub max_circuit_secs: u64,
+    /// Bytes one relayed connection may carry each way, in MiB, before the
+    /// relay closes it; between 1 and 1048576 (1 TiB).
+    /// Default: `1024`.
+    pub max_circuit_mib: u64,
+}
+
+impl Default for Relay {
+    fn default() -> Self {
+        Self {
+            serve: false,
+            max_reservations: 128,
+            max_circuits: 64,
+            max_circuit_secs: 3600,
+            max_circuit_mib: 1024,
         }
     }
 }
@@ -811,6 +869,52 @@ impl Config {
         let net = &self.network;
         check_multiaddrs(origin, "network.listen", &net.listen, false)?;
         check_multiaddrs(origin, "network.bootstrap", &net.bootstrap, true)?;
+        check_multiaddrs(origin, "network.relays", &net.relays, true)?;
+        if net.relays.len() > MAX_RELAYS {
+            return Err(invalid(
+                "network.relays",
+                format!(
+                    "{} relays named; name at most {MAX_RELAYS}",
+                    net.relays.len()
+                ),
+            ));
+        }
+        if let Some(relay) = net.relays.iter().find(|r| r.contains("/p2p-circuit")) {
+            return Err(invalid(
+                "network.relays",
+                format!("{relay:?}: name the relay itself, without `/p2p-circuit`"),
+            ));
+        }
+        let relay = &self.relay;
+        for (key, value, range) in [
+            (
+                "relay.max_reservations",
+                u64::from(relay.max_reservations),
+                1..=4096,
+            ),
+            (
+                "relay.max_circuits",
+                u64::from(relay.max_circuits),
+                1..=4096,
+            ),
+            (
+                "relay.max_circuit_secs",
+                relay.max_circuit_secs,
+                10..=86_400,
+            ),
+            ("relay.max_circuit_mib", relay.max_circuit_mib, 1..=1 << 20),
+        ] {
+            if !range.contains(&value) {
+                return Err(invalid(
+                    key,
+                    format!(
+                        "{value} is not between {} and {}",
+                        range.start(),
+                        range.end()
+                    ),
+                ));
+            }
+        }
         if net.max_connections == 0 {
             return Err(invalid(
                 "network.max_connections",
@@ -1157,7 +1261,7 @@ fn check_multiaddrs(
         let reason = if !addr.starts_with('/') || addr.len() < 2 {
             Some("a multiaddr starts with `/`, e.g. `/ip4/192.0.2.1/tcp/4001`")
         } else if need_peer && !addr.contains("/p2p/") {
-            Some("a bootstrap address ends in `/p2p/<agent id>`")
+            Some("the address ends in `/p2p/<agent id>`")
         } else {
             None
         };
@@ -1220,6 +1324,13 @@ mod tests {
             "bootstrap",
             "mdns",
             "max_connections",
+            "relays",
+            "[relay]",
+            "serve",
+            "max_reservations",
+            "max_circuits",
+            "max_circuit_secs",
+            "max_circuit_mib",
             "refresh_secs",
             "lifetime_secs",
             "name",
@@ -1392,6 +1503,18 @@ mod tests {
                 "network.max_connections",
             ),
             ("[jobs]\naccount = \"no body\"\n", "jobs.account"),
+            (
+                "[network]\nrelays = [\"/ip4/192.0.2.1/tcp/4001\"]\n",
+                "network.relays",
+            ),
+            (
+                "[network]\nrelays = [\"/ip4/192.0.2.1/tcp/1/p2p/12D3KooWabc/p2p-circuit\"]\n",
+                "network.relays",
+            ),
+            ("[relay]\nmax_reservations = 0\n", "relay.max_reservations"),
+            ("[relay]\nmax_circuits = 5000\n", "relay.max_circuits"),
+            ("[relay]\nmax_circuit_secs = 1\n", "relay.max_circuit_secs"),
+            ("[relay]\nmax_circuit_mib = 0\n", "relay.max_circuit_mib"),
             ("[jobs]\ncgroups = \"v3\"\n", "jobs.cgroups"),
             ("[store]\nlease_secs = 5\n", "store.lease_secs"),
             ("[store]\nlend_mib = 2199023255553\n", "store.lend_mib"),

@@ -730,6 +730,10 @@ pub struct Info {
     /// Bytes sent on all its connections since it started.
     #[serde(default)]
     pub bytes_sent: u64,
+    /// Whether peers can dial it, as AutoNAT last found: `unknown`,
+    /// `private` (reachable only through relays) or `public at <address>`.
+    #[serde(default)]
+    pub reachability: String,
 }
 
 /// One user's priority, as `condor_userprio` shows it.

@@ -745,6 +745,7 @@ mod tests {
                     started_ms: 1_700_000_000_000,
                     bytes_received: 1234,
                     bytes_sent: 567,
+                    reachability: String::new(),
                 }),
                 Request::Peers => Response::Peers { peers: vec![] },
                 Request::Ads { .. } => Response::Ads {

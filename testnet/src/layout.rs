@@ -675,20 +675,50 @@ pub fn write_agent_config(
     Ok(path)
 }
 
+/// Behind NAT (`up --netns --nat`): sets `[network] relays` in the agent
+/// configuration at `path` to `relays`, and `[relay] serve` to `serve`,
+/// keeping the rest of the file, and checks it with the agent's own loader.
+pub fn set_relay(path: &Path, relays: &[String], serve: bool) -> anyhow::Result<()> {
+    edit_config(path, |file| {
+        let network = file
+            .entry("network")
+            .or_insert_with(|| toml::Table::new().into())
+            .as_table_mut()
+            .context("[network] is not a table")?;
+        network.insert("relays".into(), relays.to_vec().into());
+        let mut relay = toml::Table::new();
+        relay.insert("serve".into(), serve.into());
+        file.insert("relay".into(), relay.into());
+        Ok(())
+    })
+}
+
 /// Sets `[network] bootstrap` in the agent configuration at `path` to
 /// `peers`, keeping the rest of the file (its opening comment included),
 /// and checks it with the agent's own loader.
 pub fn set_bootstrap(path: &Path, peers: &[String]) -> anyhow::Result<()> {
+    edit_config(path, |file| {
+        let network = file
+            .entry("network")
+            .or_insert_with(|| toml::Table::new().into())
+            .as_table_mut()
+            .context("[network] is not a table")?;
+        network.insert("bootstrap".into(), peers.to_vec().into());
+        Ok(())
+    })
+}
+
+/// Rewrites the agent configuration at `path` as `edit` changes it,
+/// keeping its opening comment, and checks it with the agent's own loader.
+fn edit_config(
+    path: &Path,
+    edit: impl FnOnce(&mut toml::Table) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
     let text = fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let mut file: toml::Table = text
         .parse()
         .with_context(|| format!("parsing {}", path.display()))?;
-    let network = file
-        .entry("network")
-        .or_insert_with(|| toml::Table::new().into())
-        .as_table_mut()
-        .with_context(|| format!("{}: [network] is not a table", path.display()))?;
-    network.insert("bootstrap".into(), peers.to_vec().into());
+    edit(&mut file).with_context(|| format!("editing {}", path.display()))?;
     let comment: String = text
         .lines()
         .take_while(|l| l.starts_with('#'))

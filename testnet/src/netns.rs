@@ -20,6 +20,20 @@
 //! (also after a crash, also of a half-made testnet) deletes every
 //! namespace whose name has the testnet's prefix.
 //!
+//! With `nat` (`up --netns --nat`), each domain is an organisation behind
+//! a NAT: its router masquerades what leaves through `up0` (nftables) and
+//! drops connections that start outside, and knows no route to the other
+//! domains' subnets, so agents of two domains cannot dial each other. The
+//! first agent is then the relay instead: its namespace hangs off the core
+//! bridge itself, at the "public" [`RELAY_ADDRESS`], which every router
+//! reaches.
+//!
+//! ```text
+//!  relay ns <p>-a000  eth0 10.255.1.1/16 ──veth── r000 ─ br0 (core)
+//!  router ns <p>-rD   nft: oifname up0 masquerade; iifname up0 ct state new drop
+//!                     (forwarded, and to the router itself)
+//! ```
+//!
 //! [`plan`] is pure: the namespaces and the `ip`/`tc` commands that make
 //! them, from the layout. [`create`] runs them; [`destroy`] undoes them;
 //! [`enter`] moves a child process into its agent's namespace before it
@@ -56,6 +70,10 @@ pub struct Network {
     pub prefix: String,
     #[serde(flatten)]
     pub rates: Rates,
+    /// Each domain behind a NAT, the first agent a relay on the core
+    /// (see the module's documentation).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub nat: bool,
 }
 
 impl Network {
@@ -70,6 +88,17 @@ impl Network {
         Network {
             prefix: format!("st{:06x}", hash & 0xff_ffff),
             rates,
+            nat: false,
+        }
+    }
+
+    /// The address agent `i` of domain `d` listens on: behind NAT the
+    /// first agent is the relay, at [`RELAY_ADDRESS`].
+    pub fn listen_address(&self, d: usize, i: usize) -> String {
+        if self.nat && i == 0 {
+            RELAY_ADDRESS.to_owned()
+        } else {
+            agent_address(d, i)
         }
     }
 
@@ -86,6 +115,9 @@ impl Network {
         format!("{}-core", self.prefix)
     }
 }
+
+/// The relay's "public" address on the core (`up --netns --nat`).
+pub const RELAY_ADDRESS: &str = "10.255.1.1";
 
 /// Agent `i`'s address in domain `d` (at most 250 domains, 50 000 agents).
 pub fn agent_address(d: usize, i: usize) -> String {
@@ -169,7 +201,10 @@ pub fn plan(net: &Network, agent_domains: &[usize], domains: usize) -> Vec<Step>
         add(&["ip", "-n", &router, "link", "set", "up0", "up"]);
         add(&["ip", "-n", &core, "link", "set", &down, "master", "br0"]);
         add(&["ip", "-n", &core, "link", "set", &down, "up"]);
-        for e in (0..domains).filter(|e| *e != d) {
+        if net.nat {
+            steps_nat(&mut add, &router);
+        }
+        for e in (0..domains).filter(|e| *e != d && !net.nat) {
             let subnet = format!("10.{e}.0.0/16");
             let via = format!("10.255.0.{}", e + 1);
             add(&["ip", "-n", &router, "route", "add", &subnet, "via", &via]);
@@ -182,6 +217,21 @@ pub fn plan(net: &Network, agent_domains: &[usize], domains: usize) -> Vec<Step>
     }
     for (i, &d) in agent_domains.iter().enumerate() {
         let ns = net.agent_ns(i);
+        if net.nat && i == 0 {
+            // The relay: on the core bridge, at the public address.
+            let address = format!("{RELAY_ADDRESS}/16");
+            add(&["ip", "netns", "add", &ns]);
+            add(&["ip", "-n", &ns, "link", "set", "lo", "up"]);
+            add(&[
+                "ip", "-n", &core, "link", "add", "r000", "type", "veth", "peer", "name", "eth0",
+                "netns", &ns,
+            ]);
+            add(&["ip", "-n", &core, "link", "set", "r000", "master", "br0"]);
+            add(&["ip", "-n", &core, "link", "set", "r000", "up"]);
+            add(&["ip", "-n", &ns, "address", "add", &address, "dev", "eth0"]);
+            add(&["ip", "-n", &ns, "link", "set", "eth0", "up"]);
+            continue;
+        }
         let router = net.router_ns(d);
         let port = format!("a{i:03}");
         let address = format!("{}/16", agent_address(d, i));
@@ -204,6 +254,72 @@ pub fn plan(net: &Network, agent_domains: &[usize], domains: usize) -> Vec<Step>
         }
     }
     steps
+}
+
+/// The NAT of a router namespace: what leaves through `up0` takes the
+/// router's address (masquerade), and a connection that starts on the
+/// `up0` side is dropped, silently, whether forwarded or for the router
+/// itself (what answers ours passes, by connection tracking), as at a home
+/// or office router.
+fn steps_nat(add: &mut impl FnMut(&[&str]), router: &str) {
+    let nft = |words: &[&str]| -> Vec<String> {
+        ["ip", "netns", "exec", router, "nft"]
+            .iter()
+            .chain(words)
+            .map(|w| (*w).to_owned())
+            .collect()
+    };
+    for step in [
+        nft(&["add", "table", "ip", "starling"]),
+        nft(&[
+            "add",
+            "chain",
+            "ip",
+            "starling",
+            "masq",
+            "{",
+            "type",
+            "nat",
+            "hook",
+            "postrouting",
+            "priority",
+            "100",
+            ";",
+            "}",
+        ]),
+        nft(&[
+            "add",
+            "rule",
+            "ip",
+            "starling",
+            "masq",
+            "oifname",
+            "up0",
+            "masquerade",
+        ]),
+        nft(&[
+            "add", "chain", "ip", "starling", "guard", "{", "type", "filter", "hook", "forward",
+            "priority", "0", ";", "policy", "accept", ";", "}",
+        ]),
+        nft(&[
+            "add", "rule", "ip", "starling", "guard", "iifname", "up0", "ct", "state", "new",
+            "drop",
+        ]),
+        // Nor does the router answer one meant for itself with a reset, as
+        // its kernel would: it stays silent, so that a peer's early hole
+        // punching attempt is retried, not refused.
+        nft(&[
+            "add", "chain", "ip", "starling", "inward", "{", "type", "filter", "hook", "input",
+            "priority", "0", ";", "policy", "accept", ";", "}",
+        ]),
+        nft(&[
+            "add", "rule", "ip", "starling", "inward", "iifname", "up0", "ct", "state", "new",
+            "drop",
+        ]),
+    ] {
+        let words: Vec<&str> = step.iter().map(String::as_str).collect();
+        add(&words);
+    }
 }
 
 /// A token bucket at `mbps` on `dev`'s egress in namespace `ns`: a burst of
@@ -240,6 +356,14 @@ fn run(step: &[String]) -> anyhow::Result<()> {
         .args(&step[1..])
         .output()
         .with_context(|| format!("running {} (is iproute2 installed?)", step[0]))?;
+    if !out.status.success() && step.iter().any(|w| w == "nft") {
+        bail!(
+            "`{}` failed ({}): {} (is nftables installed? `--nat` needs it)",
+            step.join(" "),
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
     if !out.status.success() {
         bail!(
             "`{}` failed ({}): {}",
@@ -350,6 +474,33 @@ mod tests {
         assert_eq!(shaped("tbf rate 100mbit"), 6);
         // Unshaped: no tc at all.
         assert!(plan(&net(None, None), &[0], 1).iter().all(|s| s[0] != "tc"));
+    }
+
+    #[test]
+    fn behind_nat_routers_masquerade_know_no_other_domain_and_the_relay_is_on_the_core() {
+        let mut n = net(None, None);
+        n.nat = true;
+        let text: Vec<String> = plan(&n, &[0, 1, 0], 2)
+            .iter()
+            .map(|s| s.join(" "))
+            .collect();
+        let has = |needle: &str| text.iter().any(|t| t.contains(needle));
+        assert!(has(&format!(
+            "ip netns exec {}-r1 nft add rule ip starling masq oifname up0 masquerade",
+            n.prefix
+        )));
+        assert!(has("iifname up0 ct state new drop"));
+        assert!(!has("route add 10.1.0.0/16"), "{text:#?}");
+        assert!(has(&format!(
+            "ip -n {p}-core link add r000 type veth peer name eth0 netns {p}-a000",
+            p = n.prefix
+        )));
+        assert!(has(&format!("address add {RELAY_ADDRESS}/16 dev eth0")));
+        assert!(has("address add 10.0.1.12/16 dev eth0"));
+        assert_eq!(n.listen_address(0, 0), RELAY_ADDRESS);
+        assert_eq!(n.listen_address(1, 1), agent_address(1, 1));
+        // Without NAT the first agent is an agent like the others.
+        assert_eq!(net(None, None).listen_address(0, 0), agent_address(0, 0));
     }
 
     #[test]

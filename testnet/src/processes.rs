@@ -109,6 +109,9 @@ pub struct UpOptions {
     /// Run each agent in a network namespace of its own, with these link
     /// rates ([`crate::netns`]); `None`: all on loopback.
     pub netns: Option<netns::Rates>,
+    /// With `netns`: each domain behind a NAT, the first agent a relay on
+    /// the core that the others listen through ([`crate::netns`]).
+    pub nat: bool,
     /// The terms each domain's policy gives each other domain
     /// ([`layout::DomainTerms`]); none: every domain trusts every other on
     /// default terms.
@@ -129,6 +132,7 @@ impl UpOptions {
             wave: DEFAULT_WAVE,
             starling: starling.into(),
             netns: None,
+            nat: false,
             terms: Vec::new(),
         }
     }
@@ -271,6 +275,9 @@ pub fn up(options: &UpOptions, progress: &mut dyn FnMut(Progress)) -> anyhow::Re
     if options.wave == 0 {
         bail!("the wave size must be at least 1");
     }
+    if options.nat && options.netns.is_none() {
+        bail!("--nat puts the domains of an emulated network behind NATs: give --netns too");
+    }
     if let Some(rates) = &options.netns {
         netns::check(rates, options.domains)?;
         if !rustix::process::geteuid().is_root() {
@@ -336,7 +343,8 @@ pub fn up(options: &UpOptions, progress: &mut dyn FnMut(Progress)) -> anyhow::Re
     }
     layout.save()?;
     if let Some(rates) = options.netns {
-        let net = netns::Network::for_dir(&dir, rates);
+        let mut net = netns::Network::for_dir(&dir, rates);
+        net.nat = options.nat;
         netns::destroy(&net)?;
         // Recorded before anything is made: `down` cleans a half-made one.
         layout.network = Some(net.clone());
@@ -386,9 +394,31 @@ pub fn up(options: &UpOptions, progress: &mut dyn FnMut(Progress)) -> anyhow::Re
         };
         for (i, slot) in children.iter_mut().enumerate().take(end).skip(next) {
             let agent = &layout.agents[i];
-            let bootstrap = bootstrap_peers(i, &addresses);
+            let mut bootstrap = bootstrap_peers(i, &addresses);
+            let nat = layout.network.as_ref().is_some_and(|n| n.nat);
+            if nat {
+                // Behind NAT only the relay and the agent's own domain
+                // can be dialled.
+                let reachable = |a: &String| {
+                    addresses[0].as_ref() == Some(a)
+                        || (0..total).any(|j| {
+                            addresses[j].as_ref() == Some(a)
+                                && layout.agents[j].domain == agent.domain
+                        })
+                };
+                bootstrap.retain(|a| reachable(a));
+            }
             let config =
                 layout::write_agent_config(&layout, agent, &listen(i), &bootstrap, &settings)?;
+            if nat {
+                match (i, &addresses[0]) {
+                    (0, _) => layout::set_relay(&config, &[], true)?,
+                    (_, Some(relay)) => {
+                        layout::set_relay(&config, std::slice::from_ref(relay), false)?
+                    }
+                    (_, None) => {}
+                }
+            }
             let child = spawn(
                 &options.starling,
                 &layout,
@@ -1129,7 +1159,7 @@ fn find_agents(layout: &Layout) -> HashMap<usize, i32> {
 /// The address agent `i` listens on: loopback, or its namespace's.
 fn listen_ip(layout: &Layout, i: usize) -> String {
     match &layout.network {
-        Some(_) => netns::agent_address(i % layout.domains.len().max(1), i),
+        Some(net) => net.listen_address(i % layout.domains.len().max(1), i),
         None => "127.0.0.1".to_owned(),
     }
 }
@@ -1247,6 +1277,7 @@ mod tests {
             started_ms: 0,
             bytes_received: 0,
             bytes_sent: 0,
+            reachability: String::new(),
         }
     }
 

@@ -78,6 +78,7 @@ impl Handler for FixedAgent {
                 started_ms: 0,
                 bytes_received: 0,
                 bytes_sent: 0,
+                reachability: String::new(),
             }),
             Request::Ads { constraint, .. } if constraint.as_deref() == Some("Refuse") => {
                 Response::Error {

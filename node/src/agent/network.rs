@@ -33,7 +33,20 @@
 //! - **request-response** on `/starling/claim/1`, `/starling/transfer/1`
 //!   and `/starling/store/1` for claims, job hand-over, files and
 //!   checkpoint chunks ([`jobs`]): the loop carries them between actors
-//!   and peers and decides nothing about them.
+//!   and peers and decides nothing about them;
+//! - on TCP, for agents behind NAT ([`relays`]): the **circuit relay v2
+//!   client** (dialling `…/p2p-circuit/p2p/<id>` addresses, and listening
+//!   through the relays of `network.relays`), **DCUtR** (a relayed
+//!   connection is upgraded to a direct one by hole punching where the
+//!   NATs allow), **AutoNAT** (peers dial us back to tell whether we are
+//!   reachable: the agent's reachability), and, with `[relay] serve`, the
+//!   **relay server**, serving only peers admitted for showing a trusted
+//!   certificate.
+//!
+//! Every connection, relayed or not, is a noise handshake with the peer's
+//! own key, so a relay sees only ciphertext and cannot pose as the peer;
+//! certificates are checked above the connection (the view pull, claims)
+//! the same way whatever path it takes.
 
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
@@ -47,8 +60,8 @@ use libp2p::request_response::{self, OutboundRequestId, ProtocolSupport, Respons
 use libp2p::swarm::behaviour::toggle::Toggle;
 use libp2p::swarm::{NetworkBehaviour, SwarmEvent};
 use libp2p::{
-    allow_block_list, connection_limits, identify, kad, mdns, noise, ping, plaintext, tcp, yamux,
-    Multiaddr, PeerId, StreamProtocol, Swarm, Transport as _,
+    allow_block_list, autonat, connection_limits, dcutr, identify, kad, mdns, noise, ping,
+    plaintext, relay, tcp, yamux, Multiaddr, PeerId, StreamProtocol, Swarm, Transport as _,
 };
 use ractor::ActorRef;
 use starling_protocol::gossip::{self as signed_ads, Topic};
@@ -60,6 +73,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::view_actor::ViewMsg;
 
 pub mod jobs;
+pub mod relays;
 
 use jobs::WireCodec;
 
@@ -188,6 +202,11 @@ pub struct Settings {
     pub idle_timeout: Duration,
     /// Where requests of the job protocols go.
     pub jobs: mpsc::Sender<jobs::Inbound>,
+    /// Relays to listen through (`network.relays`), each ending in
+    /// `/p2p/<id>`; TCP only.
+    pub relays: Vec<Multiaddr>,
+    /// Serve as a relay within these limits (`[relay] serve`); TCP only.
+    pub relay_server: Option<relays::Limits>,
 }
 
 /// One connected peer, for `starling` commands.
@@ -247,6 +266,8 @@ pub enum Command {
     ListenAddrs(oneshot::Sender<Vec<Multiaddr>>),
     /// Bytes received and sent on all connections so far.
     Traffic(oneshot::Sender<Traffic>),
+    /// Whether peers can dial us, as AutoNAT last found.
+    Reachability(oneshot::Sender<relays::Reachability>),
     /// Sends a claim request to `peer`; the answer, or why none came, goes
     /// to `reply`.
     Claim {
@@ -298,6 +319,10 @@ struct Behaviour {
     store: request_response::Behaviour<
         WireCodec<starling_protocol::checkpoint::Request, starling_protocol::checkpoint::Response>,
     >,
+    relay_client: Toggle<relay::client::Behaviour>,
+    relay: Toggle<relay::Behaviour>,
+    dcutr: Toggle<dcutr::Behaviour>,
+    autonat: Toggle<autonat::Behaviour>,
 }
 
 /// Why the network could not start.
@@ -327,7 +352,8 @@ pub fn start(
     let keypair = libp2p::identity::Keypair::ed25519_from_bytes(key.seed())
         .map_err(|e| Error::Build(e.to_string()))?;
     let mut registry = libp2p::metrics::Registry::default();
-    let mut swarm = build_swarm(keypair, &settings, &mut registry)?;
+    let admitted = relays::Admitted::default();
+    let mut swarm = build_swarm(keypair, &settings, &admitted, &mut registry)?;
     for address in &settings.listen {
         swarm
             .listen_on(address.clone())
@@ -344,6 +370,16 @@ pub fn start(
             .behaviour_mut()
             .gossipsub
             .subscribe(&IdentTopic::new(topic.to_string()));
+    }
+    // A relay is a peer like a bootstrap one, only always kept connected
+    // (see `Loop::keep_connected`): Kademlia asks it first.
+    for address in &settings.relays {
+        if let Some(peer) = peer_of(address) {
+            swarm
+                .behaviour_mut()
+                .kad
+                .add_address(&peer, address.clone());
+        }
     }
     for address in &settings.bootstrap {
         if let Some(peer) = peer_of(address) {
@@ -382,6 +418,12 @@ pub fn start(
         addresses: HashMap::new(),
         bans: HashMap::new(),
         listen: Vec::new(),
+        relays: relays::Client::new(&settings.relays),
+        loopback_only: settings.listen.iter().all(is_loopback),
+        admitted,
+        served: relays::Served::default(),
+        shown_to: HashSet::new(),
+        reachability: relays::Reachability::Unknown,
     };
     let task = tokio::spawn(tracing::Instrument::in_current_span(state.run(receiver)));
     Ok(Network {
@@ -400,6 +442,15 @@ fn followed(domains: &[String]) -> Vec<Topic> {
     }
 }
 
+/// Whether `address` is on the loopback interface.
+fn is_loopback(address: &Multiaddr) -> bool {
+    address.iter().any(|p| match p {
+        AddrProtocol::Ip4(ip) => ip.is_loopback(),
+        AddrProtocol::Ip6(ip) => ip.is_loopback(),
+        _ => false,
+    })
+}
+
 /// The `/p2p/<id>` at the end of an address.
 pub fn peer_of(address: &Multiaddr) -> Option<PeerId> {
     address.iter().find_map(|p| match p {
@@ -411,10 +462,11 @@ pub fn peer_of(address: &Multiaddr) -> Option<PeerId> {
 fn build_swarm(
     keypair: libp2p::identity::Keypair,
     settings: &Settings,
+    admitted: &relays::Admitted,
     registry: &mut libp2p::metrics::Registry,
 ) -> Result<Swarm<Behaviour>, Error> {
     let build = |e: &dyn std::fmt::Display| Error::Build(e.to_string());
-    let behaviour = |key: &libp2p::identity::Keypair| make_behaviour(key, settings);
+    let behaviour = |key: &libp2p::identity::Keypair| make_behaviour(key, settings, None, admitted);
     let idle = settings.idle_timeout;
     let swarm = match settings.transport {
         Transport::Tcp => libp2p::SwarmBuilder::with_existing_identity(keypair)
@@ -427,8 +479,12 @@ fn build_swarm(
             .map_err(|e| build(&e))?
             .with_dns()
             .map_err(|e| build(&e))?
+            // Relayed connections are noise-authenticated end to end, as
+            // direct ones are.
+            .with_relay_client(noise::Config::new, yamux::Config::default)
+            .map_err(|e| build(&e))?
             .with_bandwidth_metrics(registry)
-            .with_behaviour(behaviour)
+            .with_behaviour(|key, client| make_behaviour(key, settings, Some(client), admitted))
             .map_err(|e| build(&e))?
             .with_swarm_config(|c| c.with_idle_connection_timeout(idle))
             .build(),
@@ -466,11 +522,23 @@ fn build_swarm(
     Ok(swarm)
 }
 
+/// The swarm's behaviours; `relay_client` is given on TCP, and with it come
+/// DCUtR, AutoNAT and (when configured) the relay server, which have no use
+/// on the memory transport.
 fn make_behaviour(
     key: &libp2p::identity::Keypair,
     settings: &Settings,
+    relay_client: Option<relay::client::Behaviour>,
+    admitted: &relays::Admitted,
 ) -> Result<Behaviour, Box<dyn std::error::Error + Send + Sync>> {
     let peer_id = key.public().to_peer_id();
+    let tcp = relay_client.is_some();
+    let relay = settings
+        .relay_server
+        .filter(|_| tcp)
+        .map(|limits| relay::Behaviour::new(peer_id, limits.config(admitted)));
+    let dcutr = tcp.then(|| dcutr::Behaviour::new(peer_id));
+    let autonat = tcp.then(|| autonat::Behaviour::new(peer_id, relays::autonat_config()));
     let limits = connection_limits::ConnectionLimits::default()
         .with_max_established(Some(settings.max_connections))
         .with_max_established_per_peer(Some(2))
@@ -478,7 +546,11 @@ fn make_behaviour(
         .with_max_pending_outgoing(Some(64));
     let identify = identify::Behaviour::new(
         identify::Config::new(IDENTIFY_PROTOCOL.to_owned(), key.public())
-            .with_agent_version(format!("starling/{}", env!("CARGO_PKG_VERSION"))),
+            .with_agent_version(format!("starling/{}", env!("CARGO_PKG_VERSION")))
+            // A reservation on a relay gives us a new address after peers
+            // first identified us: they learn it at once, not at the next
+            // periodic identify.
+            .with_push_listen_addr_updates(true),
     );
     let mut kad_config = kad::Config::new(StreamProtocol::new(KAD_PROTOCOL));
     // The loop decides when to look peers up (see [`KAD_REFRESH`]); a full
@@ -566,6 +638,10 @@ fn make_behaviour(
         claim,
         transfer,
         store,
+        relay_client: Toggle::from(relay_client),
+        relay: Toggle::from(relay),
+        dcutr: Toggle::from(dcutr),
+        autonat: Toggle::from(autonat),
     })
 }
 
@@ -654,6 +730,19 @@ struct Loop {
     listen: Vec<Multiaddr>,
     /// When each peer last exchanged job-protocol messages with us.
     job_activity: HashMap<PeerId, tokio::time::Instant>,
+    /// The relays we listen through, and whether we do yet.
+    relays: relays::Client,
+    /// Peers our relay server serves (those we served a view pull, which
+    /// only a trusted certificate gets).
+    admitted: relays::Admitted,
+    /// Peers our relay server serves now.
+    served: relays::Served,
+    /// Connected relays (other than ours) we showed our certificates to.
+    shown_to: HashSet<PeerId>,
+    /// AutoNAT's latest verdict.
+    reachability: relays::Reachability,
+    /// Every configured listen address is a loopback one (a testnet).
+    loopback_only: bool,
 }
 
 impl Loop {
@@ -723,7 +812,12 @@ impl Loop {
                 }
             }
             Command::Serve { request, response } => {
-                if let Some((_, channel)) = self.serving.remove(&request) {
+                if let Some((peer, channel)) = self.serving.remove(&request) {
+                    // The view serves a page only to a peer that showed a
+                    // certificate of our domain or a trusted one.
+                    if matches!(response, Response::Page { .. }) && self.swarm.is_connected(&peer) {
+                        self.admitted.admit(peer);
+                    }
                     // The peer may have gone; nothing to do then.
                     let _ = self
                         .swarm
@@ -750,6 +844,9 @@ impl Loop {
             }
             Command::Traffic(reply) => {
                 let _ = reply.send(self.traffic());
+            }
+            Command::Reachability(reply) => {
+                let _ = reply.send(self.reachability.clone());
             }
             Command::Claim {
                 peer,
@@ -797,6 +894,9 @@ impl Loop {
             return;
         }
         self.note_job_traffic(peer);
+        if !self.swarm.is_connected(&peer) && self.relays.any_admitted() {
+            self.dial_with_circuits(peer);
+        }
         let id = behaviour(self.swarm.behaviour_mut()).send_request(&peer, request);
         self.pending_jobs.sent::<R>(id, reply);
     }
@@ -942,6 +1042,10 @@ impl Loop {
             .copied()
             .collect();
         keep.extend(self.job_activity.keys().copied());
+        // We are reachable through our relays only while connected to them.
+        keep.extend(self.relays.addresses().map(|(peer, _)| peer));
+        // Nor, serving as a relay, the peers we relay for.
+        keep.extend(self.served.peers());
         // A young connection is most likely a Kademlia lookup (ours or a
         // peer's) under way: closing it would make the lookup fail and the
         // next one dial again, a handshake each time.
@@ -1013,6 +1117,29 @@ impl Loop {
             self.swarm.behaviour_mut().blocked.unblock_peer(peer);
         }
         let connected: HashSet<PeerId> = self.swarm.connected_peers().copied().collect();
+        // Our relays, whatever the number of peers: through them we are
+        // reachable.
+        let relays: Vec<(PeerId, Multiaddr)> = self
+            .relays
+            .addresses()
+            .filter(|(peer, _)| !connected.contains(peer))
+            .map(|(peer, address)| (peer, address.clone()))
+            .collect();
+        for (peer, address) in relays {
+            let opts = libp2p::swarm::dial_opts::DialOpts::peer_id(peer)
+                .condition(libp2p::swarm::dial_opts::PeerCondition::DisconnectedAndNotDialing)
+                .addresses(vec![address.clone()])
+                .build();
+            if let Err(e) = self.swarm.dial(opts) {
+                tracing::debug!(%address, error = %e, "cannot dial a relay");
+            }
+        }
+        // A relay that refused our pull (busy, or not trusting our domain
+        // yet: a policy on its way) is asked again.
+        for peer in self.relays.to_pull(&connected) {
+            self.pull(peer, None, 0);
+        }
+        self.listen_through_relays();
         if connected.len() >= TARGET_PEERS {
             return;
         }
@@ -1029,6 +1156,32 @@ impl Loop {
         for peer in candidates.into_iter().take(TARGET_PEERS - connected.len()) {
             // Kademlia knows its addresses; a failed dial is retried next tick.
             let _ = self.swarm.dial(peer);
+        }
+    }
+
+    /// Dials `peer` at the addresses Kademlia knows and, behind NAT, also
+    /// through each of our relays: a peer behind another NAT that listens
+    /// through the same relay is reachable there even before we learnt its
+    /// relayed address.
+    fn dial_with_circuits(&mut self, peer: PeerId) {
+        let circuits = self.relays.circuits_to(peer);
+        let opts = libp2p::swarm::dial_opts::DialOpts::peer_id(peer)
+            .addresses(circuits)
+            .extend_addresses_through_behaviour()
+            .build();
+        if let Err(e) = self.swarm.dial(opts) {
+            tracing::trace!(%peer, error = %e, "cannot dial");
+        }
+    }
+
+    /// Listens through every relay not listened through yet (a reservation
+    /// refused, or lost with its connection, is asked for again here).
+    fn listen_through_relays(&mut self) {
+        for address in self.relays.to_listen() {
+            match self.swarm.listen_on(address.clone()) {
+                Ok(id) => self.relays.listening(&address, id),
+                Err(e) => tracing::warn!(%address, error = %e, "cannot listen through a relay"),
+            }
         }
     }
 
@@ -1052,11 +1205,38 @@ impl Loop {
             SwarmEvent::NewListenAddr { address, .. } => {
                 let local = *self.swarm.local_peer_id();
                 tracing::info!(%address, "listening");
+                // A relay hands its clients its confirmed external
+                // addresses, and a client refuses a reservation that names
+                // none. An agent told to serve as a relay is one its
+                // administrator says peers can reach: its listen addresses
+                // are confirmed at once (loopback ones only on a loopback
+                // testnet), not after AutoNAT's first probes.
+                if self.swarm.behaviour().relay.is_enabled()
+                    && !address.to_string().contains("/p2p-circuit")
+                    && (self.loopback_only || !is_loopback(&address))
+                {
+                    self.swarm.add_external_address(address.clone());
+                }
                 self.listen.push(address.with(AddrProtocol::P2p(local)));
             }
             SwarmEvent::ExpiredListenAddr { address, .. } => {
                 self.listen
                     .retain(|a| !a.to_string().starts_with(&address.to_string()));
+            }
+            SwarmEvent::ListenerClosed {
+                listener_id,
+                reason,
+                ..
+            } => {
+                if let Some(relay) = self.relays.closed(listener_id) {
+                    match reason {
+                        Ok(()) => tracing::info!(%relay, "no longer listening through a relay"),
+                        Err(e) => tracing::info!(
+                            %relay, error = %e,
+                            "the relay refused or lost our reservation; asking again shortly"
+                        ),
+                    }
+                }
             }
             SwarmEvent::ConnectionEstablished {
                 peer_id,
@@ -1076,9 +1256,12 @@ impl Loop {
                 if !known.contains(&address) {
                     known.push(address);
                 }
+                // A relay is always pulled from: the pull shows it our
+                // certificates, without which it relays nothing for us.
                 if num_established.get() == 1
-                    && self.pulled_from.len() < INITIAL_PULLS
-                    && !self.pulled_from.contains(&peer_id)
+                    && ((self.pulled_from.len() < INITIAL_PULLS
+                        && !self.pulled_from.contains(&peer_id))
+                        || self.relays.is_relay(&peer_id))
                 {
                     self.pull(peer_id, None, 0);
                 }
@@ -1089,6 +1272,12 @@ impl Loop {
                 ..
             } => {
                 tracing::info!(peer = %peer_id, "peer disconnected");
+                // A reservation and a circuit live on a connection to us:
+                // a peer that comes back shows its certificate again.
+                self.admitted.forget(&peer_id);
+                self.served.disconnected(&peer_id);
+                self.shown_to.remove(&peer_id);
+                self.relays.disconnected(&peer_id);
                 self.rtt.remove(&peer_id);
                 self.addresses.remove(&peer_id);
                 self.connected_at.remove(&peer_id);
@@ -1159,10 +1348,43 @@ impl Loop {
                 }
             }
             BehaviourEvent::Identify(identify::Event::Received { peer_id, info, .. }) => {
+                // A peer that serves as a relay relays only for peers that
+                // showed it a trusted certificate: show ours (a pull), so
+                // that we may dial others through it.
+                if info.protocols.contains(&relay::HOP_PROTOCOL_NAME)
+                    && !self.relays.is_relay(&peer_id)
+                    && self.shown_to.insert(peer_id)
+                {
+                    self.pull(peer_id, None, 0);
+                }
                 for address in info.listen_addrs {
                     self.learn_address(peer_id, address);
                 }
             }
+            BehaviourEvent::Autonat(autonat::Event::StatusChanged { old, new }) => {
+                let now = relays::Reachability::from(&new);
+                tracing::info!(was = %relays::Reachability::from(&old), now = %now, "reachability (AutoNAT)");
+                self.reachability = now;
+            }
+            BehaviourEvent::RelayClient(relay::client::Event::ReservationReqAccepted {
+                relay_peer_id,
+                renewal: false,
+                ..
+            }) => {
+                tracing::info!(relay = %relay_peer_id, "listening through a relay");
+            }
+            BehaviourEvent::Relay(event) => self.served.on_event(&event),
+            BehaviourEvent::Dcutr(dcutr::Event {
+                remote_peer_id,
+                result,
+            }) => match result {
+                Ok(_) => {
+                    tracing::info!(peer = %remote_peer_id, "direct connection by hole punching")
+                }
+                Err(e) => {
+                    tracing::info!(peer = %remote_peer_id, error = %e, "hole punching failed; staying relayed")
+                }
+            },
             BehaviourEvent::Ping(ping::Event {
                 peer,
                 result: Ok(rtt),
@@ -1249,6 +1471,12 @@ impl Loop {
                 };
                 match response {
                     Response::Page { ads, next } => {
+                        // A relay that serves us a page admitted us: a
+                        // reservation asked now is granted.
+                        if page == 0 && self.relays.is_relay(&from) {
+                            self.relays.admitted_by(&from);
+                            self.listen_through_relays();
+                        }
                         let ads = ads.iter().map(Envelope::to_bytes).collect();
                         let _ = self.view.cast(ViewMsg::Pulled { from, ads });
                         if let Some(next) = next {
