@@ -400,7 +400,7 @@ fn transfers_across_domains_reserve_every_link_run_near_the_uplink_rate_and_take
             work.path().join(format!("{name}.sub")),
             format!(
                 "executable = count.sh\narguments = {input}\ntransfer_input_files = {input}\n\
-                 output = {name}.txt\n+TransferInputSizeMB = 12\nrequirements = StarlingHost == \"agent-01.d1.testnet\"\nqueue\n"
+                 output = {name}.txt\nrequirements = StarlingHost == \"agent-01.d1.testnet\"\nqueue\n"
             ),
         )
         .unwrap();
