@@ -1298,6 +1298,33 @@ impl Queue {
         self.log(id, &ad, &event).await;
     }
 
+    /// The job's program exited (`how`), before its own policy says
+    /// whether it leaves, is held or runs again: `NumJobCompletions`
+    /// counts the exit and the exit's code or signal is recorded, so that
+    /// `OnExitRemove` (`max_retries`' `NumJobCompletions > JobMaxRetries`),
+    /// `OnExitHold` and the next run see them, as in HTCondor.
+    pub async fn exited(&self, id: JobId, how: &Completion) -> Result<(), QueueError> {
+        let Some(ad) = self.job(id) else {
+            return Err(QueueError::NoSuchJob(id));
+        };
+        let mut c = vec![Change::set(
+            "NumJobCompletions",
+            (int(&ad, "NumJobCompletions").unwrap_or(0) + 1).to_string(),
+        )];
+        match (how.exit_code, how.signal) {
+            (Some(code), _) => c.extend([
+                Change::set("ExitCode", code.to_string()),
+                Change::set("ExitBySignal", "false"),
+            ]),
+            (None, Some(signal)) => c.extend([
+                Change::set("ExitSignal", signal.to_string()),
+                Change::set("ExitBySignal", "true"),
+            ]),
+            (None, None) => {}
+        }
+        self.update(id, c).await
+    }
+
     /// The run ended early (lost machine, lapsed claim): back to idle.
     pub async fn evicted(&self, id: JobId, reason: &str) -> Result<(), QueueError> {
         self.evicted_after(id, reason, None).await

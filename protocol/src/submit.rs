@@ -1313,16 +1313,6 @@ impl Description {
                         ),
                     ));
                 }
-                if ["max_retries", "success_exit_code", "retry_until"].contains(&key.as_str()) {
-                    warnings.push(self.error(
-                        *line,
-                        format!(
-                            "{key}: written into the job as HTCondor writes it \
-                             (JobMaxRetries, OnExitRemove), but Starling does not count \
-                             NumJobCompletions yet, so a failed job is not run again"
-                        ),
-                    ));
-                }
                 // `request_<name>` asks for a custom resource.
                 let known = |k: &str| COMMANDS.contains(&k) || gpus::COMMANDS.contains(&k);
                 // `request_<name>` asks for a custom resource, as in

@@ -377,7 +377,7 @@ fn a_pool_of_one_runs_its_own_jobs() {
 }
 
 #[test]
-fn the_jobs_own_policy_holds_requeues_and_removes_it() {
+fn the_jobs_own_policy_holds_requeues_retries_and_removes_it() {
     let pool = Pool::up(1);
     let work = tempfile::tempdir().unwrap();
     let dir = work.path();
@@ -389,7 +389,9 @@ fn the_jobs_own_policy_holds_requeues_and_removes_it() {
          periodic_remove = CurrentTime - QDate >= 0 && UNDEFINED_THING =!= 1\nqueue\n\
          hold = false\nperiodic_remove = false\n\
          executable = /bin/sh\narguments = \"-c 'echo run >> runs.txt'\"\n\
-         on_exit_remove = NumJobStarts >= 2\nqueue\n",
+         on_exit_remove = NumJobStarts >= 2\nqueue\n\
+         on_exit_remove = false\nmax_retries = 2\n\
+         arguments = \"-c 'exit 3'\"\nqueue\n",
     )
     .unwrap();
     pool.ok(0, dir, &["submit", "policy.sub"]);
@@ -406,6 +408,15 @@ fn the_jobs_own_policy_holds_requeues_and_removes_it() {
     assert_eq!(by_proc["1"][1], "3", "removed by periodic_remove");
     assert_eq!(by_proc["2"][1], "4", "completed on its second run");
     assert_eq!(by_proc["2"][2], "2");
+    // max_retries = 2: a job that fails runs three times in all, and
+    // leaves with its exit code.
+    let retried = pool.af(
+        0,
+        true,
+        &["ProcId", "NumJobStarts", "NumJobCompletions", "ExitCode"],
+    );
+    let retried = retried.iter().find(|r| r[0] == "3").expect("proc 3 done");
+    assert_eq!(retried[1..], ["3", "3", "3"], "{retried:?}");
     // Each run starts from a fresh sandbox; the last one's output is back.
     assert_eq!(
         std::fs::read_to_string(dir.join("runs.txt")).unwrap(),

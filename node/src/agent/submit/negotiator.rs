@@ -606,6 +606,9 @@ impl NegotiatorState {
                             self.args.accounting.received(&shadow.domain, slot_secs);
                         }
                     }
+                    if let Err(e) = queue.exited(job, &how).await {
+                        tracing::warn!(%job, error = %e, "could not count the job's exit");
+                    }
                     match queue
                         .job(job)
                         .map(|ad| job_policy::on_exit(&with_exit(&ad, &how), unix_now()))
