@@ -550,33 +550,33 @@ fn create_private_dir(dir: &Path) -> anyhow::Result<()> {
 pub fn check_settings(settings: &AgentSettings) -> anyhow::Result<()> {
     let mut config = Config::default();
     if !settings.jobs.is_empty() {
-        config.jobs = toml::Value::Table(settings.jobs.clone())
-            .try_into()
-            .map_err(|e| anyhow::anyhow!("--jobs: {e}"))?;
-        config
-            .validate("--jobs")
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        config.jobs = section(&settings.jobs, "--jobs")?;
+        validated(&config, "--jobs")?;
     }
     if !settings.store.is_empty() {
-        config.store = toml::Value::Table(settings.store.clone())
-            .try_into()
-            .map_err(|e| anyhow::anyhow!("--store: {e}"))?;
-        config
-            .validate("--store")
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        config.store = section(&settings.store, "--store")?;
+        validated(&config, "--store")?;
     }
     if !settings.link_settings.is_empty() {
-        config.links = toml::Value::Table(settings.link_settings.clone())
-            .try_into()
-            .map_err(|e| anyhow::anyhow!("--links: {e}"))?;
-        config
-            .validate("--links")
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        config.links = section(&settings.link_settings, "--links")?;
+        validated(&config, "--links")?;
     }
     apply_settings(&mut config, settings);
     config
         .validate("testnet options")
         .map_err(|e| anyhow::anyhow!("{e}: set --refresh-secs and --lifetime-secs together"))
+}
+
+/// A configuration section from the keys a flag gave.
+fn section<T: serde::de::DeserializeOwned>(keys: &toml::Table, flag: &str) -> anyhow::Result<T> {
+    toml::Value::Table(keys.clone())
+        .try_into()
+        .map_err(|e| anyhow::anyhow!("{flag}: {e}"))
+}
+
+/// `config` as the agent would check it, a refusal naming `flag`.
+fn validated(config: &Config, flag: &str) -> anyhow::Result<()> {
+    config.validate(flag).map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 fn apply_settings(config: &mut Config, settings: &AgentSettings) {

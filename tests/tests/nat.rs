@@ -48,17 +48,6 @@ fn skip_reason() -> Option<&'static str> {
     None
 }
 
-/// The namespaces whose names start with `prefix-`.
-fn namespaces(prefix: &str) -> Vec<String> {
-    let out = Command::new("ip").args(["netns", "list"]).output().unwrap();
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| l.split_whitespace().next())
-        .filter(|n| n.starts_with(&format!("{prefix}-")))
-        .map(str::to_owned)
-        .collect()
-}
-
 /// Each agent's listen addresses and reachability, once every agent
 /// answers.
 fn infos(pool: &Pool) -> Option<Vec<(Vec<String>, String)>> {

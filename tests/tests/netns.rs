@@ -33,17 +33,6 @@ fn is_root() -> bool {
     rustix::process::geteuid().is_root()
 }
 
-/// The testnet's namespaces (named `<prefix>-...`).
-fn namespaces(prefix: &str) -> Vec<String> {
-    let out = Command::new("ip").args(["netns", "list"]).output().unwrap();
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| l.split_whitespace().next())
-        .filter(|n| n.starts_with(&format!("{prefix}-")))
-        .map(str::to_owned)
-        .collect()
-}
-
 /// The network prefix `testnet.toml` records, if a network is recorded.
 fn prefix_of(pool: &Pool) -> Option<String> {
     let dir = pool.agent(0).parent().unwrap().to_owned();
@@ -239,6 +228,21 @@ fn reservations(pool: &Pool, i: usize, link: &str) -> (Vec<(String, f64, f64, f6
     (list, link["reservable_mbps"].as_f64().unwrap())
 }
 
+/// The number a log `line` gives for ` name=`.
+fn logged_number(line: &str, name: &str) -> f64 {
+    let key = format!(" {name}=");
+    let at = line
+        .find(&key)
+        .unwrap_or_else(|| panic!("no {name} in {line}"))
+        + key.len();
+    line[at..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
 #[test]
 fn transfers_across_domains_reserve_every_link_run_near_the_uplink_rate_and_take_turns() {
     let Some(pool) = wan() else {
@@ -322,15 +326,7 @@ fn transfers_across_domains_reserve_every_link_run_near_the_uplink_rate_and_take
         .collect();
     assert_eq!(moved.len(), 2, "{moved:?}");
     for line in moved {
-        let field = |name: &str| -> f64 {
-            let at = line.find(&format!("{name}=")).unwrap() + name.len() + 1;
-            line[at..]
-                .split_whitespace()
-                .next()
-                .unwrap()
-                .parse()
-                .unwrap()
-        };
+        let field = |name: &str| logged_number(line, name);
         assert_eq!(field("hops"), 4.0, "{line}");
         // Paced at the reserved rate, never above the link; on a quiet
         // machine about 94% of it (bench figures), here with room for a
@@ -369,15 +365,7 @@ fn transfers_across_domains_reserve_every_link_run_near_the_uplink_rate_and_take
         .collect();
     assert!(!sent.is_empty(), "no checkpoint sent in a reserved slot");
     for line in sent {
-        let field = |name: &str| -> f64 {
-            let at = line.find(&format!(" {name}=")).unwrap() + name.len() + 2;
-            line[at..]
-                .split_whitespace()
-                .next()
-                .unwrap()
-                .parse()
-                .unwrap()
-        };
+        let field = |name: &str| logged_number(line, name);
         assert!(field("hops") >= 2.0, "both host links at least: {line}");
         assert!(field("bytes") >= 4_000_000.0, "{line}");
         let achieved_mbps = field("achieved") * 8.0 / 1e6;

@@ -735,6 +735,70 @@ pub async fn admit(client: &Client, peer: PeerId, bytes: u64, wait: Duration) ->
     }
 }
 
+/// A bulk transfer of chunks under admission control (a checkpoint's on
+/// its way to or from a store peer): the path reserved, if it needed
+/// reserving and was admitted in time, and the pace its chunks keep, one
+/// for all the chunks in flight (the window keeps the link busy, the pace
+/// keeps it at the reserved rate).
+pub struct Bulk {
+    reserved: Option<Reserved>,
+    pace: Option<tokio::sync::Mutex<Pace>>,
+    started: Instant,
+}
+
+impl Bulk {
+    /// Reserves the path to `peer` for `bytes` (with `links`; waiting up
+    /// to `wait` for admission) and waits for the slot to start.
+    pub async fn start(links: Option<&Client>, peer: PeerId, bytes: u64, wait: Duration) -> Bulk {
+        let reserved = match links {
+            Some(links) if bytes > 0 => admit(links, peer, bytes, wait).await,
+            _ => None,
+        };
+        if let Some(reserved) = &reserved {
+            until_start(&reserved.slot).await;
+        }
+        Bulk {
+            pace: reserved
+                .as_ref()
+                .map(|r| tokio::sync::Mutex::new(Pace::new(r.slot.rate))),
+            reserved,
+            started: Instant::now(),
+        }
+    }
+
+    /// The pace each chunk waits for before it moves, when reserved.
+    pub fn pace(&self) -> Option<&tokio::sync::Mutex<Pace>> {
+        self.pace.as_ref()
+    }
+
+    /// Gives the reservation back and logs what the transfer achieved
+    /// (`moved`: its bytes, when it succeeded) as `what`.
+    pub async fn finish(
+        self,
+        links: Option<&Client>,
+        peer: PeerId,
+        moved: Option<u64>,
+        what: &str,
+    ) {
+        let (Some(reserved), Some(links)) = (&self.reserved, links) else {
+            return;
+        };
+        links.release(reserved).await;
+        if let Some(bytes) = moved {
+            let took = self.started.elapsed().as_secs_f64();
+            tracing::info!(
+                %peer,
+                bytes,
+                rate = reserved.slot.rate.round(),
+                achieved = (bytes as f64 / took.max(1e-3)).round(),
+                negotiated_ms = reserved.negotiated.as_millis(),
+                hops = reserved.path.len(),
+                "{what} in a reserved slot"
+            );
+        }
+    }
+}
+
 /// Waits until the reserved slot starts (now if it has).
 pub async fn until_start(slot: &Reservation) {
     let wait = slot.start - now_secs();

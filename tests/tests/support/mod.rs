@@ -522,3 +522,18 @@ pub(crate) fn pool_on_terms(work: &Path, agents: usize, cap: &str) -> Pool {
     }
     Pool::up_as(None, agents, &extra)
 }
+
+/// The network namespaces whose names start with `prefix-` (those a
+/// `--netns` testnet made).
+pub(crate) fn namespaces(prefix: &str) -> Vec<String> {
+    let out = std::process::Command::new("ip")
+        .args(["netns", "list"])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|n| n.starts_with(&format!("{prefix}-")))
+        .map(str::to_owned)
+        .collect()
+}

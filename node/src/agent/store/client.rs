@@ -21,6 +21,7 @@ use starling_protocol::checkpoint::{ErrorCode, JobKey, Manifest, Owner, Request,
 use starling_protocol::transfer::Hash;
 use tokio::sync::mpsc;
 
+use crate::agent::links::Bulk;
 use crate::agent::network::{jobs, Command};
 
 /// Chunks in flight to one peer at once.
@@ -134,38 +135,19 @@ pub async fn replicate(
         .filter_map(|&i| distinct.get(i as usize))
         .map(|(_, len)| u64::from(*len))
         .sum();
-    let reserved = match links {
-        Some(links) if to_send > 0 => {
-            crate::agent::links::admit(links, peer, to_send, ADMISSION_WAIT).await
-        }
-        _ => None,
-    };
-    if let Some(reserved) = &reserved {
-        crate::agent::links::until_start(&reserved.slot).await;
-    }
-    let started = std::time::Instant::now();
-    // One pace for every chunk in flight: the window keeps the link busy,
-    // the pace keeps it at the reserved rate.
-    let pace = reserved
-        .as_ref()
-        .map(|r| tokio::sync::Mutex::new(crate::agent::links::Pace::new(r.slot.rate)));
-    let pace = pace.as_ref();
-    let sent = put_and_commit(network, peer, checkpoint, source, &distinct, missing, pace).await;
-    if let (Some(reserved), Some(links)) = (&reserved, links) {
-        links.release(reserved).await;
-        if let Ok(sent) = &sent {
-            let took = started.elapsed().as_secs_f64();
-            tracing::info!(
-                %peer,
-                bytes = sent.bytes,
-                rate = reserved.slot.rate.round(),
-                achieved = (sent.bytes as f64 / took.max(1e-3)).round(),
-                negotiated_ms = reserved.negotiated.as_millis(),
-                hops = reserved.path.len(),
-                "sent the checkpoint in a reserved slot"
-            );
-        }
-    }
+    let bulk = Bulk::start(links, peer, to_send, ADMISSION_WAIT).await;
+    let sent = put_and_commit(
+        network,
+        peer,
+        checkpoint,
+        source,
+        &distinct,
+        missing,
+        bulk.pace(),
+    )
+    .await;
+    let moved = sent.as_ref().ok().map(|s| s.bytes);
+    bulk.finish(links, peer, moved, "sent the checkpoint").await;
     sent
 }
 
@@ -311,35 +293,14 @@ pub async fn restore(
     dir: &Path,
     links: Option<&crate::agent::links::Client>,
 ) -> Result<Restored, String> {
-    let reserved = match (links, peers.first()) {
-        (Some(links), Some(first)) if manifest.size() > 0 => {
-            crate::agent::links::admit(links, *first, manifest.size(), ADMISSION_WAIT).await
-        }
-        _ => None,
+    let Some(&first) = peers.first() else {
+        return fetch_all(network, peers, manifest, dir, None).await;
     };
-    if let Some(reserved) = &reserved {
-        crate::agent::links::until_start(&reserved.slot).await;
-    }
-    let pace = reserved
-        .as_ref()
-        .map(|r| tokio::sync::Mutex::new(crate::agent::links::Pace::new(r.slot.rate)));
-    let started = std::time::Instant::now();
-    let restored = fetch_all(network, peers, manifest, dir, pace.as_ref()).await;
-    if let (Some(reserved), Some(links)) = (&reserved, links) {
-        links.release(reserved).await;
-        if let Ok(restored) = &restored {
-            let took = started.elapsed().as_secs_f64();
-            tracing::info!(
-                peer = %peers[0],
-                bytes = restored.bytes,
-                rate = reserved.slot.rate.round(),
-                achieved = (restored.bytes as f64 / took.max(1e-3)).round(),
-                negotiated_ms = reserved.negotiated.as_millis(),
-                hops = reserved.path.len(),
-                "restored the checkpoint in a reserved slot"
-            );
-        }
-    }
+    let bulk = Bulk::start(links, first, manifest.size(), ADMISSION_WAIT).await;
+    let restored = fetch_all(network, peers, manifest, dir, bulk.pace()).await;
+    let moved = restored.as_ref().ok().map(|r| r.bytes);
+    bulk.finish(links, first, moved, "restored the checkpoint")
+        .await;
     restored
 }
 
