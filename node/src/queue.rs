@@ -468,6 +468,21 @@ fn resources_of(
     .collect()
 }
 
+/// The job ad's record of how its program ended.
+fn exit_changes(how: &Completion) -> Vec<Change> {
+    match (how.exit_code, how.signal) {
+        (Some(code), _) => vec![
+            Change::set("ExitCode", code.to_string()),
+            Change::set("ExitBySignal", "false"),
+        ],
+        (None, Some(signal)) => vec![
+            Change::set("ExitSignal", signal.to_string()),
+            Change::set("ExitBySignal", "true"),
+        ],
+        (None, None) => Vec::new(),
+    }
+}
+
 /// A string literal's ClassAd text.
 pub fn quote(s: &str) -> String {
     unparse(&Expr::Literal(Value::String(s.into())))
@@ -1311,17 +1326,7 @@ impl Queue {
             "NumJobCompletions",
             (int(&ad, "NumJobCompletions").unwrap_or(0) + 1).to_string(),
         )];
-        match (how.exit_code, how.signal) {
-            (Some(code), _) => c.extend([
-                Change::set("ExitCode", code.to_string()),
-                Change::set("ExitBySignal", "false"),
-            ]),
-            (None, Some(signal)) => c.extend([
-                Change::set("ExitSignal", signal.to_string()),
-                Change::set("ExitBySignal", "true"),
-            ]),
-            (None, None) => {}
-        }
+        c.extend(exit_changes(how));
         self.update(id, c).await
     }
 
@@ -1539,17 +1544,7 @@ impl Queue {
         if let Some(kib) = how.disk_usage_kib {
             c.push(Change::set("DiskUsage", kib.max(1).to_string()));
         }
-        match (how.exit_code, how.signal) {
-            (Some(code), _) => c.extend([
-                Change::set("ExitCode", code.to_string()),
-                Change::set("ExitBySignal", "false"),
-            ]),
-            (None, Some(signal)) => c.extend([
-                Change::set("ExitSignal", signal.to_string()),
-                Change::set("ExitBySignal", "true"),
-            ]),
-            (None, None) => {}
-        }
+        c.extend(exit_changes(how));
         self.retire(id, c).await?;
         let exit = match (how.exit_code, how.signal) {
             (Some(code), _) => userlog::Exit::Code(code),
