@@ -431,6 +431,7 @@ const COMMANDS: &[&str] = &[
     "initial_dir",
     "transfer_input_files",
     "transfer_output_files",
+    "transfer_output_remaps",
     "transfer_executable",
     "should_transfer_files",
     "when_to_transfer_output",
@@ -492,10 +493,6 @@ const IGNORED: &[(&str, &str)] = &[
     (
         "want_graceful_removal",
         "Starling always sends the kill signal first",
-    ),
-    (
-        "transfer_output_remaps",
-        "Starling does not remap output files yet",
     ),
     ("use_oauth_services", "Starling has no credential service"),
     (
@@ -2178,8 +2175,8 @@ impl Description {
                 &code,
             )?;
         }
-        // Accepted into the ad as HTCondor writes them, with a warning
-        // that Starling does not act on them (see IGNORED).
+        // Accepted into the ad as HTCondor writes it, with a warning that
+        // Starling does not act on it (see IGNORED).
         if let Some(v) = get("concurrency_limits")? {
             // In lower case and sorted, as HTCondor keeps them.
             let mut limits: Vec<String> = v
@@ -2201,6 +2198,16 @@ impl Description {
                     .strip_prefix('"')
                     .and_then(|v| v.strip_suffix('"'))
                     .unwrap_or(v);
+                // Output goes into files the owner may write, not to URLs.
+                if v.contains("://") {
+                    return Err(bad(
+                        key,
+                        format!(
+                            "{v:?} sends output to a URL; Starling places output only in \
+                             files (a path, relative to initialdir or absolute)"
+                        ),
+                    ));
+                }
                 set_str(&mut ad, name, v);
             }
         }

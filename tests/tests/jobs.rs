@@ -377,6 +377,39 @@ fn a_pool_of_one_runs_its_own_jobs() {
 }
 
 #[test]
+fn output_remaps_put_output_files_where_the_submit_file_says() {
+    let pool = Pool::up(1);
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    std::fs::create_dir(dir.join("results")).unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.join("remap.sub"),
+        format!(
+            "executable = /bin/sh\ntransfer_executable = false\n\
+             arguments = \"-c 'echo a > a.txt; echo b > b.txt; echo c > c.txt'\"\n\
+             transfer_output_files = a.txt, b.txt, c.txt\n\
+             transfer_output_remaps = \"a.txt = results/first.txt; b.txt = {}/second.txt\"\n\
+             queue\n",
+            elsewhere.path().display()
+        ),
+    )
+    .unwrap();
+    pool.ok(0, dir, &["submit", "remap.sub"]);
+    pool.wait_queue_empty(0, Duration::from_secs(60));
+    let read =
+        |p: &Path| std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    assert_eq!(read(&dir.join("results/first.txt")), "a\n");
+    assert_eq!(read(&elsewhere.path().join("second.txt")), "b\n");
+    assert_eq!(
+        read(&dir.join("c.txt")),
+        "c\n",
+        "not remapped: into initialdir"
+    );
+    assert!(!dir.join("a.txt").exists() && !dir.join("b.txt").exists());
+}
+
+#[test]
 fn the_jobs_own_policy_holds_requeues_retries_and_removes_it() {
     let pool = Pool::up(1);
     let work = tempfile::tempdir().unwrap();

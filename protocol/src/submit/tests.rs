@@ -752,6 +752,27 @@ fn nice_user_jobs_go_to_the_nice_user_group() {
 }
 
 #[test]
+fn output_remaps_go_into_the_ad_and_a_url_is_refused() {
+    let d = super::parse(
+        "job.sub",
+        "executable = /bin/x\ntransfer_output_remaps = \"a = r/a; b = /abs/b\"\nqueue\n",
+    )
+    .unwrap();
+    assert!(d.warnings().is_empty(), "{:?}", d.warnings());
+    let ads =
+        expand("executable = /bin/x\ntransfer_output_remaps = \"a = r/a; b = /abs/b\"\nqueue\n")
+            .unwrap();
+    assert_eq!(s(&ads[0], "TransferOutputRemaps"), "a = r/a; b = /abs/b");
+    let e = expand("executable = /bin/x\ntransfer_output_remaps = \"a = https://x/a\"\nqueue\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("transfer_output_remaps") && e.contains("URL"),
+        "{e}"
+    );
+}
+
+#[test]
 fn max_retries_is_carried_out_with_no_warning() {
     let d = super::parse("job.sub", "executable = /bin/x\nmax_retries = 3\nqueue\n").unwrap();
     assert!(d.warnings().is_empty(), "{:?}", d.warnings());

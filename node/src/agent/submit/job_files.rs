@@ -158,16 +158,42 @@ pub fn check_at_submit(job: &ClassAd) -> Result<(), String> {
     Ok(())
 }
 
-/// Where an output file goes: stdout and stderr to `Out` and `Err`, the
-/// rest into `Iwd`; `None` for `/dev/null` or an unset `Out`/`Err`.
+/// Where an output file goes: stdout and stderr to `Out` and `Err`, a
+/// file `transfer_output_remaps` names where it says (relative to `Iwd`),
+/// the rest into `Iwd`; `None` for `/dev/null` or an unset `Out`/`Err`.
 pub fn destination(job: &ClassAd, name: &str) -> Option<PathBuf> {
     let iwd = iwd(job);
     let to = match name {
         STDOUT_FILE => text(job, "Out").map(|p| resolve(&iwd, &p)),
         STDERR_FILE => text(job, "Err").map(|p| resolve(&iwd, &p)),
-        _ => Some(iwd.join(name)),
+        _ => match text(job, "TransferOutputRemaps").and_then(|remaps| remapped(&remaps, name)) {
+            Some(to) => Some(resolve(&iwd, &to)),
+            None => Some(iwd.join(name)),
+        },
     };
     to.filter(|p| p != Path::new("/dev/null"))
+}
+
+/// Where `TransferOutputRemaps` (HTCondor's `"name = dest; name2 =
+/// dest2"`, `\\` escaping a `;` or `=` within a name) sends the output
+/// file `name`, if it names it.
+pub fn remapped(remaps: &str, name: &str) -> Option<String> {
+    let mut entries = vec![(String::new(), String::new(), false)];
+    let mut chars = remaps.chars();
+    while let Some(c) = chars.next() {
+        let (from, to, past_eq) = entries.last_mut()?;
+        let field = if *past_eq { to } else { from };
+        match c {
+            '\\' => field.push(chars.next().unwrap_or('\\')),
+            ';' => entries.push((String::new(), String::new(), false)),
+            '=' if !*past_eq => *past_eq = true,
+            c => field.push(c),
+        }
+    }
+    entries
+        .into_iter()
+        .find(|(from, to, past_eq)| *past_eq && from.trim() == name && !to.trim().is_empty())
+        .map(|(_, to, _)| to.trim().to_owned())
 }
 
 /// Puts the staged file `staged` at `to` with `rights`: a temporary file
@@ -231,6 +257,33 @@ pub fn place_output(rights: &Rights, staged: &Path, to: &Path) -> Result<(), Str
 mod tests {
     use super::*;
     use starling_protocol::classad::parse_ad;
+
+    #[test]
+    fn output_remaps_send_the_files_they_name_where_they_say() {
+        let remaps = r"out.txt = results/out.txt; b\;c = /abs/b ;  = nothing; d.txt =";
+        assert_eq!(
+            remapped(remaps, "out.txt").as_deref(),
+            Some("results/out.txt")
+        );
+        assert_eq!(remapped(remaps, "b;c").as_deref(), Some("/abs/b"));
+        assert_eq!(
+            remapped(remaps, "d.txt"),
+            None,
+            "no destination: not remapped"
+        );
+        assert_eq!(remapped(remaps, "other"), None);
+        let job = parse_ad(
+            r#"[ Owner = "root"; Iwd = "/w"; Out = "o"; TransferOutputRemaps = "out.txt = r/out.txt; x = /abs/y" ]"#,
+        )
+        .unwrap();
+        assert_eq!(
+            destination(&job, "out.txt"),
+            Some(PathBuf::from("/w/r/out.txt"))
+        );
+        assert_eq!(destination(&job, "x"), Some(PathBuf::from("/abs/y")));
+        assert_eq!(destination(&job, "z"), Some(PathBuf::from("/w/z")));
+        assert_eq!(destination(&job, STDOUT_FILE), Some(PathBuf::from("/w/o")));
+    }
 
     #[test]
     fn inputs_are_the_executable_stdin_and_the_listed_files_once_each() {
