@@ -12,12 +12,25 @@
 //! by accident. Hold reasons follow HTCondor: code 3 (JobPolicy), the
 //! subcode and reason from `PeriodicHoldSubCode`/`PeriodicHoldReason` (or
 //! `OnExitHold...`) when the job gives them.
+//!
+//! A running job is also held when it runs longer than its submit file
+//! allows ([`over_duration`]): `allowed_job_duration` from the start of
+//! its run (transfers included), code 46, and `allowed_execute_duration`
+//! from when its program started or last checkpointed, code 47, with
+//! HTCondor's reasons.
 
 use starling_protocol::classad::matching::requirement_holds;
 use starling_protocol::classad::{unparse, ClassAd, Evaluator, Expr, Name, Side, Value};
 
 /// HTCondor's hold reason code for a job's own policy.
 pub const JOB_POLICY: u32 = 3;
+
+/// HTCondor's hold reason code for a run longer than `AllowedJobDuration`.
+pub const JOB_DURATION_EXCEEDED: u32 = 46;
+
+/// HTCondor's hold reason code for a program that ran longer than
+/// `AllowedExecuteDuration`.
+pub const JOB_EXECUTE_EXCEEDED: u32 = 47;
 
 /// What a periodic check decides.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,6 +121,61 @@ pub fn periodic(job: &ClassAd, held: bool, now: i64) -> Option<Periodic> {
     None
 }
 
+fn integer(job: &ClassAd, attr: &str, now: i64) -> Option<i64> {
+    let mut ev = Evaluator::with_ads(Some(job), None).now(now);
+    match ev.eval_attr(Side::My, Name::known(attr).folded()) {
+        Value::Int(i) => Some(i),
+        _ => None,
+    }
+}
+
+/// Whether the running `job` has run longer than it is allowed at `now`:
+/// HTCondor's hold code and reason. `AllowedJobDuration` counts from the
+/// start of the run (`JobCurrentStartDate`), `AllowedExecuteDuration`
+/// from when the program started executing or, if later, its last
+/// checkpoint (`LastCkptTime`).
+pub fn over_duration(job: &ClassAd, now: i64) -> Option<(u32, String)> {
+    let started = integer(job, "JobCurrentStartDate", now)?;
+    if let Some(allowed) = integer(job, "AllowedJobDuration", now) {
+        if now - started >= allowed {
+            return Some((
+                JOB_DURATION_EXCEEDED,
+                format!(
+                    "The job exceeded allowed job duration of {}",
+                    duration_short(allowed)
+                ),
+            ));
+        }
+    }
+    let allowed = integer(job, "AllowedExecuteDuration", now)?;
+    let executing = integer(job, "JobCurrentStartExecutingDate", now).filter(|e| *e >= started)?;
+    let since = integer(job, "LastCkptTime", now).map_or(executing, |c| c.max(executing));
+    (now - since > allowed).then(|| {
+        (
+            JOB_EXECUTE_EXCEEDED,
+            format!(
+                "The job exceeded allowed execute duration of {}",
+                duration_short(allowed)
+            ),
+        )
+    })
+}
+
+/// A duration as HTCondor's `format_time_short` writes it: `d+hh:mm:ss`
+/// less its leading zeros (`01:00` for a minute, `1:01:40`, `1+00:00:00`).
+fn duration_short(secs: i64) -> String {
+    let secs = secs.max(0);
+    let full = format!(
+        "{}+{:02}:{:02}:{:02}",
+        secs / 86_400,
+        secs % 86_400 / 3600,
+        secs % 3600 / 60,
+        secs % 60
+    );
+    let trimmed = full.trim_start_matches(['0', '+']);
+    trimmed.strip_prefix(':').unwrap_or(trimmed).to_owned()
+}
+
 /// The decision when `job` (with its exit attributes set: `ExitCode`,
 /// `ExitBySignal`...) has exited.
 pub fn on_exit(job: &ClassAd, now: i64) -> OnExit {
@@ -139,6 +207,45 @@ pub fn on_exit(job: &ClassAd, now: i64) -> OnExit {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_longer_than_allowed_is_held_with_htcondors_code_and_reason() {
+        let job = |extra: &str| {
+            starling_protocol::classad::parse_ad(&format!(
+                "[ JobCurrentStartDate = 1000; JobCurrentStartExecutingDate = 1010; {extra} ]"
+            ))
+            .unwrap()
+        };
+        let execute = job("AllowedExecuteDuration = 60");
+        assert_eq!(over_duration(&execute, 1070), None);
+        assert_eq!(
+            over_duration(&execute, 1071),
+            Some((
+                JOB_EXECUTE_EXCEEDED,
+                "The job exceeded allowed execute duration of 01:00".to_owned()
+            ))
+        );
+        // A checkpoint starts the count again.
+        assert_eq!(
+            over_duration(
+                &job("AllowedExecuteDuration = 60; LastCkptTime = 1050"),
+                1071
+            ),
+            None
+        );
+        let whole = job("AllowedJobDuration = 3700");
+        assert_eq!(
+            over_duration(&whole, 4700),
+            Some((
+                JOB_DURATION_EXCEEDED,
+                "The job exceeded allowed job duration of 1:01:40".to_owned()
+            ))
+        );
+        assert_eq!(over_duration(&whole, 4699), None);
+        assert_eq!(over_duration(&job(""), 999_999), None);
+        assert_eq!(duration_short(86_400), "1+00:00:00");
+        assert_eq!(duration_short(5), "00:05");
+    }
     use starling_protocol::classad::parse_ad;
 
     fn job(extra: &str) -> ClassAd {

@@ -432,6 +432,8 @@ const COMMANDS: &[&str] = &[
     "transfer_input_files",
     "transfer_output_files",
     "transfer_output_remaps",
+    "allowed_execute_duration",
+    "allowed_job_duration",
     "transfer_executable",
     "should_transfer_files",
     "when_to_transfer_output",
@@ -488,8 +490,6 @@ const IGNORED: &[(&str, &str)] = &[
         "concurrency_limits",
         "Starling has no pool-wide concurrency limits yet",
     ),
-    ("allowed_execute_duration", "not enforced by Starling yet"),
-    ("allowed_job_duration", "not enforced by Starling yet"),
     (
         "want_graceful_removal",
         "Starling always sends the kill signal first",
@@ -2209,6 +2209,16 @@ impl Description {
                     ));
                 }
                 set_str(&mut ad, name, v);
+            }
+        }
+        // Held when exceeded (the submit agent's job policy, HTCondor's
+        // codes 46 and 47).
+        for (key, name) in [
+            ("allowed_job_duration", "AllowedJobDuration"),
+            ("allowed_execute_duration", "AllowedExecuteDuration"),
+        ] {
+            if let Some(v) = get(key)? {
+                set_expr(&mut ad, key, name, v.trim())?;
             }
         }
         if let Some(k) = get("kill_sig")? {

@@ -410,6 +410,29 @@ fn output_remaps_put_output_files_where_the_submit_file_says() {
 }
 
 #[test]
+fn a_job_running_longer_than_allowed_is_held_with_htcondors_code() {
+    let pool = Pool::up(1);
+    let work = tempfile::tempdir().unwrap();
+    std::fs::write(
+        work.path().join("long.sub"),
+        "executable = /bin/sleep\ntransfer_executable = false\narguments = 60\n\
+         allowed_execute_duration = 2\nqueue\n",
+    )
+    .unwrap();
+    pool.ok(0, work.path(), &["submit", "long.sub"]);
+    let row = wait_for(Duration::from_secs(60), "the job held", || {
+        let rows = pool.af(0, false, &["JobStatus", "HoldReasonCode", "HoldReason"]);
+        rows.into_iter().find(|r| r[0] == "5")
+    });
+    assert_eq!(row[1], "47", "{row:?}");
+    assert_eq!(
+        row[2..].join(" "),
+        "The job exceeded allowed execute duration of 00:02",
+        "{row:?}"
+    );
+}
+
+#[test]
 fn the_jobs_own_policy_holds_requeues_retries_and_removes_it() {
     let pool = Pool::up(1);
     let work = tempfile::tempdir().unwrap();

@@ -773,6 +773,22 @@ fn output_remaps_go_into_the_ad_and_a_url_is_refused() {
 }
 
 #[test]
+fn allowed_durations_go_into_the_ad_as_expressions() {
+    let ads = expand(
+        "executable = /bin/x\nallowed_execute_duration = 60\nallowed_job_duration = 2 * 3600\nqueue\n",
+    )
+    .unwrap();
+    assert_eq!(
+        ads[0].get("AllowedExecuteDuration").map(unparse).as_deref(),
+        Some("60")
+    );
+    assert_eq!(
+        ads[0].get("AllowedJobDuration").map(unparse).as_deref(),
+        Some("2 * 3600")
+    );
+}
+
+#[test]
 fn max_retries_is_carried_out_with_no_warning() {
     let d = super::parse("job.sub", "executable = /bin/x\nmax_retries = 3\nqueue\n").unwrap();
     assert!(d.warnings().is_empty(), "{:?}", d.warnings());

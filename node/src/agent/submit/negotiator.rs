@@ -783,7 +783,17 @@ impl NegotiatorState {
         let now = unix_now();
         let queue = self.args.queue.clone();
         for (id, ad) in queue.jobs(&Selection::default()) {
-            let held = crate::queue::status_of(&ad) == Some(crate::queue::status::HELD);
+            let status = crate::queue::status_of(&ad);
+            let held = status == Some(crate::queue::status::HELD);
+            if status == Some(crate::queue::status::RUNNING) {
+                if let Some((code, reason)) = job_policy::over_duration(&ad, now) {
+                    tracing::info!(job = %id, %reason, "held: it ran longer than allowed");
+                    if let Err(e) = queue.held(id, code, 0, &reason).await {
+                        tracing::warn!(job = %id, error = %e, "could not hold the job");
+                    }
+                    continue;
+                }
+            }
             let Some(decision) = job_policy::periodic(&ad, held, now) else {
                 continue;
             };
