@@ -111,8 +111,12 @@ pub struct Request<'a> {
     pub replicas: usize,
     /// The checkpoint's size: a peer must have this much free.
     pub bytes: u64,
-    /// Where the checkpoint is taken.
+    /// Where the checkpoint is taken, or the replicas are placed from.
     pub from: &'a Place,
+    /// Whether `from` may hold a replica itself: not the machine a job
+    /// runs on (it would lose the job and the replica at once), but a
+    /// submit agent repairing its job's replicas may keep one.
+    pub from_may_hold: bool,
     /// Replicas already holding it, which stay.
     pub keep: &'a [Candidate],
     /// Peers that refused or failed this time.
@@ -145,7 +149,7 @@ pub fn choose(request: &Request<'_>, candidates: &[Candidate]) -> Vec<usize> {
             let c = &candidates[i];
             c.allowed
                 && c.free_bytes >= request.bytes
-                && c.place.machine != request.from.machine
+                && (request.from_may_hold || c.place.machine != request.from.machine)
                 && !request.exclude.contains(&c.peer)
                 && !request
                     .keep
@@ -230,9 +234,32 @@ mod tests {
             replicas,
             bytes: 1000,
             from,
+            from_may_hold: false,
             keep: &[],
             exclude: &[],
         }
+    }
+
+    #[test]
+    fn a_repairing_submit_agent_may_hold_a_replica_itself() {
+        let from = Place {
+            machine: "submit".to_owned(),
+            ..Place::default()
+        };
+        let me = Candidate {
+            peer: "me".to_owned(),
+            place: from.clone(),
+            rtt: None,
+            free_bytes: 1 << 20,
+            allowed: true,
+        };
+        let only_me = [me];
+        assert!(choose(&request(1, &from), &only_me).is_empty());
+        let repair = Request {
+            from_may_hold: true,
+            ..request(1, &from)
+        };
+        assert_eq!(choose(&repair, &only_me), vec![0]);
     }
 
     #[test]
@@ -429,7 +456,7 @@ mod tests {
                 rack: Some("r0".to_owned()),
             };
             let exclude: Vec<String> = exclude.iter().map(|i| format!("p{i}")).collect();
-            let request = Request { replicas, bytes: 1000, from: &from, keep: &kept, exclude: &exclude };
+            let request = Request { replicas, bytes: 1000, from: &from, from_may_hold: false, keep: &kept, exclude: &exclude };
             let chosen = choose(&request, &candidates);
 
             let eligible = |c: &Candidate| {

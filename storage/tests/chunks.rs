@@ -36,6 +36,22 @@ fn open(path: &Path, limits: Limits) -> ChunkStore {
     ChunkStore::open(path, limits).unwrap()
 }
 
+/// The store's sled database opened directly, to damage it: sled's
+/// flusher may hold the file lock a moment after the store is dropped,
+/// so a refused lock is tried again for up to five seconds.
+fn raw_db(path: &Path) -> sled::Db {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        match sled::open(path) {
+            Ok(db) => return db,
+            Err(_) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            Err(e) => panic!("opening {}: {e}", path.display()),
+        }
+    }
+}
+
 #[test]
 fn a_checkpoint_round_trips_and_survives_a_reopen() {
     let dir = tempfile::tempdir().unwrap();
@@ -397,7 +413,7 @@ fn a_damaged_chunk_is_never_returned_and_can_be_sent_again() {
     }
     {
         // Bytes changed under the store's feet, while it was closed.
-        let db = sled::open(&path).unwrap();
+        let db = raw_db(&path);
         let chunks = db.open_tree("chunks").unwrap();
         let mut value = chunks.get(hash).unwrap().unwrap().to_vec();
         value[1234] ^= 0x20;
@@ -490,7 +506,7 @@ fn a_damaged_record_is_an_error_naming_it() {
         store.put(&a, 1, &hash, &data, 10).unwrap();
     }
     {
-        let db = sled::open(&path).unwrap();
+        let db = raw_db(&path);
         let jobs = db.open_tree("jobs").unwrap();
         let mut value = jobs.get("1.0@x").unwrap().unwrap().to_vec();
         let last = value.len() - 1;

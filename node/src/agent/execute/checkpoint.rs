@@ -441,6 +441,7 @@ async fn replicate(
             replicas: plan.replicas,
             bytes: manifest.size(),
             from: &ctx.place,
+            from_may_hold: false,
             keep: &kept,
             exclude: &excluded,
         };

@@ -43,6 +43,10 @@ use crate::queue::Queue;
 /// How often the keeper looks at the checkpoints.
 pub const KEEP_EVERY: Duration = Duration::from_secs(5);
 
+/// How often the keeper says again that a checkpoint's missing replicas
+/// have nowhere to go.
+const UNPLACED_SAID_EVERY: Duration = Duration::from_secs(60);
+
 /// How long the keeper leaves a store peer that refused a job's
 /// checkpoint before asking it again: a refusal (a quota, a full disk)
 /// seldom changes within seconds, and each try sends the chunks.
@@ -214,6 +218,9 @@ struct Memory {
     /// Until when a store peer (by peer id) that refused a job's
     /// checkpoint is left alone.
     refused: std::collections::HashMap<(JobId, String), Instant>,
+    /// When the keeper last said it found no store peer for a job's
+    /// missing replicas.
+    unplaced: std::collections::HashMap<JobId, Instant>,
 }
 
 impl Keeper {
@@ -261,9 +268,7 @@ impl Keeper {
             }
             memory.orphaned.remove(&id);
             memory.refused.retain(|_, until| *until > Instant::now());
-            let record = self
-                .repair(id, &key, record, &peers, &live, &mut memory.refused)
-                .await;
+            let record = self.repair(id, &key, record, &peers, &live, memory).await;
             if renew {
                 for replica in &record.replicas {
                     renewals
@@ -300,8 +305,11 @@ impl Keeper {
         record: Record,
         peers: &[place::StorePeer],
         live: &HashSet<String>,
-        refused: &mut std::collections::HashMap<(JobId, String), Instant>,
+        memory: &mut Memory,
     ) -> Record {
+        let Memory {
+            refused, unplaced, ..
+        } = memory;
         let (survivors, gone): (Vec<Replica>, Vec<Replica>) = record
             .replicas
             .iter()
@@ -340,14 +348,31 @@ impl Keeper {
         let request = replicas::Request {
             replicas: wanted,
             bytes: manifest.size(),
-            // The job's own machine is not a concern here: place near the
-            // survivors' owner, this agent.
+            // The job's own machine is excluded above: place near the
+            // survivors' owner, this agent, which may hold one too (with
+            // few peers left it may be the only place).
             from: &self.place,
+            from_may_hold: true,
             keep: &keep,
             exclude: &exclude,
         };
         let chosen = replicas::choose(&request, &candidates);
         if chosen.is_empty() {
+            // Said once a minute: why a checkpoint stays short of replicas.
+            let said = unplaced
+                .get(&id)
+                .is_some_and(|at| at.elapsed() < UNPLACED_SAID_EVERY);
+            if !said {
+                unplaced.insert(id, Instant::now());
+                tracing::info!(
+                    %id,
+                    replicas = survivors.len(),
+                    wanted,
+                    store_peers = candidates.len(),
+                    excluded = ?exclude,
+                    "no store peer to put the checkpoint's missing replicas on; trying again"
+                );
+            }
             return record;
         }
         let sources: Vec<PeerId> = survivors
