@@ -680,11 +680,7 @@ pub fn write_agent_config(
 /// keeping the rest of the file, and checks it with the agent's own loader.
 pub fn set_relay(path: &Path, relays: &[String], serve: bool) -> anyhow::Result<()> {
     edit_config(path, |file| {
-        let network = file
-            .entry("network")
-            .or_insert_with(|| toml::Table::new().into())
-            .as_table_mut()
-            .context("[network] is not a table")?;
+        let network = network_table(file)?;
         network.insert("relays".into(), relays.to_vec().into());
         let mut relay = toml::Table::new();
         relay.insert("serve".into(), serve.into());
@@ -693,16 +689,20 @@ pub fn set_relay(path: &Path, relays: &[String], serve: bool) -> anyhow::Result<
     })
 }
 
+/// The `[network]` table of an agent configuration, made if missing.
+fn network_table(file: &mut toml::Table) -> anyhow::Result<&mut toml::Table> {
+    file.entry("network")
+        .or_insert_with(|| toml::Table::new().into())
+        .as_table_mut()
+        .context("[network] is not a table")
+}
+
 /// Sets `[network] bootstrap` in the agent configuration at `path` to
 /// `peers`, keeping the rest of the file (its opening comment included),
 /// and checks it with the agent's own loader.
 pub fn set_bootstrap(path: &Path, peers: &[String]) -> anyhow::Result<()> {
     edit_config(path, |file| {
-        let network = file
-            .entry("network")
-            .or_insert_with(|| toml::Table::new().into())
-            .as_table_mut()
-            .context("[network] is not a table")?;
+        let network = network_table(file)?;
         network.insert("bootstrap".into(), peers.to_vec().into());
         Ok(())
     })

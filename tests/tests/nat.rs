@@ -64,13 +64,7 @@ fn infos(pool: &Pool) -> Option<Vec<(Vec<String>, String)>> {
 /// Whether a TCP connection from namespace `ns` to `address` succeeds
 /// within two seconds.
 fn connects(ns: &str, address: std::net::SocketAddr) -> bool {
-    let file = std::fs::File::open(format!("/run/netns/{ns}")).unwrap();
-    std::thread::spawn(move || {
-        rustix::thread::move_into_link_name_space(
-            std::os::fd::AsFd::as_fd(&file),
-            Some(rustix::thread::LinkNameSpaceType::Network),
-        )
-        .unwrap();
+    in_namespace(ns, move || {
         std::net::TcpStream::connect_timeout(&address, Duration::from_secs(2)).is_ok()
     })
     .join()

@@ -41,22 +41,6 @@ fn prefix_of(pool: &Pool) -> Option<String> {
     Some(layout.get("network")?.get("prefix")?.as_str()?.to_owned())
 }
 
-/// Runs `f` on a thread moved into the network namespace `ns`.
-fn in_namespace<T: Send + 'static>(
-    ns: &str,
-    f: impl FnOnce() -> T + Send + 'static,
-) -> std::thread::JoinHandle<T> {
-    let file = std::fs::File::open(format!("/run/netns/{ns}")).unwrap();
-    std::thread::spawn(move || {
-        rustix::thread::move_into_link_name_space(
-            std::os::fd::AsFd::as_fd(&file),
-            Some(rustix::thread::LinkNameSpaceType::Network),
-        )
-        .unwrap();
-        f()
-    })
-}
-
 /// Mbit/s of one TCP stream of `mib` MiB from namespace `from` to `to`
 /// (whose address is `address`).
 fn throughput(from: &str, to: &str, address: &str, mib: usize) -> f64 {

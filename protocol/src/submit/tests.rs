@@ -786,6 +786,10 @@ fn allowed_durations_go_into_the_ad_as_expressions() {
         ads[0].get("AllowedJobDuration").map(unparse).as_deref(),
         Some("2 * 3600")
     );
+    let e = expand("executable = /bin/x\nallowed_execute_duration = 60 *\nqueue\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("allowed_execute_duration"), "{e}");
 }
 
 #[test]

@@ -537,3 +537,19 @@ pub(crate) fn namespaces(prefix: &str) -> Vec<String> {
         .map(str::to_owned)
         .collect()
 }
+
+/// Runs `f` on a thread moved into the network namespace `ns`.
+pub(crate) fn in_namespace<T: Send + 'static>(
+    ns: &str,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> std::thread::JoinHandle<T> {
+    let file = std::fs::File::open(format!("/run/netns/{ns}")).unwrap();
+    std::thread::spawn(move || {
+        rustix::thread::move_into_link_name_space(
+            std::os::fd::AsFd::as_fd(&file),
+            Some(rustix::thread::LinkNameSpaceType::Network),
+        )
+        .unwrap();
+        f()
+    })
+}

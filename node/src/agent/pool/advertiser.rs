@@ -670,24 +670,9 @@ async fn publish(
     };
     let now = Timestamp::now();
     let ttl = u64::try_from(lifetime.as_millis()).unwrap_or(u64::MAX);
-    let envelope = gossip::seal(
-        &args.key,
-        seq,
-        now,
-        ttl,
-        AdKind::Machine,
-        ad,
-        &args.certificates,
-    )?;
     tracing::debug!(seq, withdrawal = ttl == 0, "publishing the machine ad");
-    let bytes = envelope.to_bytes();
-    let _ = args.view.cast(ViewMsg::Own {
-        envelope: Box::new(envelope),
-        ad: ad.clone(),
-        domain: args.domain.clone(),
-        audience: None,
-    });
-    send(args, Topic::ads(&args.domain)?, bytes).await?;
+    let signed = Signed { seq, now, ttl };
+    sign_and_send(args, signed, ad.clone(), None).await?;
     let withdrawing = ttl == 0;
     let trust = args.trust.current();
     let mut now_exported = BTreeSet::new();
@@ -724,27 +709,51 @@ async fn publish(
         copies.push((audience.clone(), bare, 0));
     }
     for (audience, copy, ttl) in copies {
-        let envelope = gossip::seal(
-            &args.key,
-            seq,
-            now,
-            ttl,
-            AdKind::Machine,
-            &copy,
-            &args.certificates,
-        )?;
-        let bytes = envelope.to_bytes();
-        let topic = Topic::export(&args.domain, &audience)?;
-        let _ = args.view.cast(ViewMsg::Own {
-            envelope: Box::new(envelope),
-            ad: copy,
-            domain: args.domain.clone(),
-            audience: Some(audience),
-        });
-        send(args, topic, bytes).await?;
+        sign_and_send(args, Signed { ttl, ..signed }, copy, Some(audience)).await?;
     }
     exported.to = now_exported;
     Ok(Some(seq))
+}
+
+/// The sequence number, time and lifetime (milliseconds) an ad is signed
+/// with.
+#[derive(Debug, Clone, Copy)]
+struct Signed {
+    seq: u64,
+    now: Timestamp,
+    ttl: u64,
+}
+
+/// Signs `ad` as `signed` says, puts it in our own view and hands it to
+/// the network: on the domain's topic, or on `audience`'s topic for a copy
+/// meant for that trusted domain.
+async fn sign_and_send(
+    args: &AdvertiserArgs,
+    signed: Signed,
+    ad: ClassAd,
+    audience: Option<String>,
+) -> Result<(), ActorProcessingErr> {
+    let envelope = gossip::seal(
+        &args.key,
+        signed.seq,
+        signed.now,
+        signed.ttl,
+        AdKind::Machine,
+        &ad,
+        &args.certificates,
+    )?;
+    let bytes = envelope.to_bytes();
+    let topic = match &audience {
+        Some(audience) => Topic::export(&args.domain, audience)?,
+        None => Topic::ads(&args.domain)?,
+    };
+    let _ = args.view.cast(ViewMsg::Own {
+        envelope: Box::new(envelope),
+        ad,
+        domain: args.domain.clone(),
+        audience,
+    });
+    send(args, topic, bytes).await
 }
 
 /// The copy of `ad` for `audience`, living `ttl` (milliseconds), when the
