@@ -1732,6 +1732,7 @@ pub mod control_actor {
                 },
                 Request::Links => Response::Links {
                     links: args.links.summary(),
+                    transfers: args.links.flights().summary(),
                 },
                 Request::Shutdown => {
                     args.shutdown_requested.notify_one();
@@ -1781,7 +1782,14 @@ pub mod control_actor {
                     .unwrap_or_else(|message| Response::Error { message })
                 }
                 jobs => {
-                    super::jobs_control::handle(&args.supervisor, &args.info, &access, jobs).await
+                    super::jobs_control::handle(
+                        &args.supervisor,
+                        &args.info,
+                        &access,
+                        args.links.flights(),
+                        jobs,
+                    )
+                    .await
                 }
             }
         }

@@ -578,6 +578,9 @@ pub enum Response {
     /// The links the agent owns, for `starling net`.
     Links {
         links: Vec<LinkSummary>,
+        /// The bulk transfers in flight on this agent.
+        #[serde(default)]
+        transfers: Vec<crate::agent::links::flights::FlightSummary>,
     },
     /// The request was refused or failed; `message` says why, for a person.
     Error {

@@ -268,7 +268,7 @@ pub async fn gather(handler: &dyn Handler, caller: &Caller) -> Snapshot {
         other => snap.errors.push(failed("userprio", other)),
     }
     match handler.handle(caller, Request::Links).await {
-        Response::Links { links } => snap.links = links,
+        Response::Links { links, .. } => snap.links = links,
         other => snap.errors.push(failed("links", other)),
     }
     snap
@@ -776,7 +776,10 @@ mod tests {
                     }],
                     halflife_secs: 86400.0,
                 },
-                Request::Links => Response::Links { links: vec![] },
+                Request::Links => Response::Links {
+                    links: vec![],
+                    transfers: vec![],
+                },
                 _ => Response::Error {
                     message: "not in this test".into(),
                 },

@@ -189,8 +189,8 @@ fn agents_in_namespaces_route_between_domains_over_shaped_links_and_down_removes
 /// rate.
 fn reservations(pool: &Pool, i: usize, link: &str) -> (Vec<(String, f64, f64, f64)>, f64) {
     let out = pool.ok(i, &std::env::temp_dir(), &["net", "-json"]);
-    let links: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let link = links
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let link = json["links"]
         .as_array()
         .unwrap()
         .iter()
@@ -386,6 +386,45 @@ fn transfers_across_domains_reserve_every_link_run_near_the_uplink_rate_and_take
             let (list, _) = reservations(&pool, 0, "uplink of d0.testnet");
             (!list.is_empty()).then_some(())
         },
+    );
+    // While it moves, `starling net` on its machine lists it (job, how far,
+    // the reserved rate) and `q` on its submit agent shows its progress.
+    let moved = |pool: &Pool| -> Option<(u64, u64)> {
+        let out = pool.ok(1, &std::env::temp_dir(), &["net", "-json"]);
+        let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let flight = json["transfers"]
+            .as_array()?
+            .iter()
+            .find(|t| t["kind"] == "input_in" && t["job"] == "3.0")?
+            .clone();
+        assert!(flight["reserved_rate"].as_f64().is_some(), "{flight}");
+        let bytes = flight["bytes"].as_u64().unwrap();
+        assert!(
+            (60_000_000..60_001_000).contains(&bytes),
+            "the input and the script: {flight}"
+        );
+        let done = flight["moved"].as_u64()?;
+        let q = pool.ok(
+            0,
+            &std::env::temp_dir(),
+            &[
+                "q",
+                "3.0",
+                "-af",
+                "TransferringInput",
+                "StarlingTransferBytesDone",
+            ],
+        );
+        let shown: u64 = q.trim().strip_prefix("true ")?.parse().ok()?;
+        (done > 1000 && shown > 1000 && done < 60_000_000).then_some((done, shown))
+    };
+    let first = wait_for(Duration::from_secs(60), "the input shown moving", || {
+        moved(&pool)
+    });
+    wait_for(
+        Duration::from_secs(30),
+        "the input shown further on",
+        || moved(&pool).filter(|later| later.0 > first.0 && later.1 > first.1),
     );
     one("next", "in0.dat");
     let why = wait_for(Duration::from_secs(30), "why naming the full path", || {

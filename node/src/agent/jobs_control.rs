@@ -22,6 +22,7 @@ use starling_policies::why;
 use starling_protocol::classad::{unparse_ad, ClassAd, Expr, Name, Value};
 use starling_protocol::submit::{self, Environment, SystemEnvironment};
 
+use super::links::flights::{FlightSummary, Flights};
 use super::negotiator::NegotiatorMsg;
 use super::view_actor::ViewMsg;
 use super::{current_view, job_files, StaticInfo, SupervisorMsg, QUERY_TIMEOUT};
@@ -92,6 +93,7 @@ pub async fn handle(
     supervisor: &ActorRef<SupervisorMsg>,
     info: &StaticInfo,
     access: &Access<'_>,
+    flights: &Flights,
     request: Request,
 ) -> Response {
     let queue = match queue(supervisor).await {
@@ -129,7 +131,10 @@ pub async fn handle(
                     .jobs(&selection)
                     .into_iter()
                     .take(limit)
-                    .map(|(_, ad)| ad)
+                    .map(|(id, mut ad)| {
+                        show_transfers(&mut ad, &flights.of_job(id));
+                        ad
+                    })
                     .collect()
             };
             Response::Jobs {
@@ -194,6 +199,34 @@ pub async fn handle(
             cancel,
         } => drain(supervisor, how, reason, resume_on_completion, cancel).await,
         _ => error("not a job request"),
+    }
+}
+
+/// Shows a job's transfers in flight in its ad, as `q -l` prints it:
+/// HTCondor's `TransferringInput` / `TransferringOutput` (and `TransferQueued`
+/// while its path has not admitted it), and how far it has come:
+/// `StarlingTransferBytes`, `StarlingTransferBytesDone`,
+/// `StarlingTransferRate` (bytes per second so far) and, when its path is
+/// reserved, `StarlingTransferReservedRate`. Only the shown ad changes.
+fn show_transfers(ad: &mut ClassAd, flights: &[FlightSummary]) {
+    let Some(flight) = flights.iter().max_by_key(|f| f.bytes) else {
+        return;
+    };
+    let set = |ad: &mut ClassAd, name: &str, value: Value| {
+        if let Ok(name) = Name::new(name) {
+            ad.insert(name, Expr::Literal(value));
+        }
+    };
+    let input = flight.kind.is_input();
+    set(ad, "TransferringInput", Value::Bool(input));
+    set(ad, "TransferringOutput", Value::Bool(!input));
+    set(ad, "TransferQueued", Value::Bool(flight.waiting));
+    let int = |n: u64| Value::Int(i64::try_from(n).unwrap_or(i64::MAX));
+    set(ad, "StarlingTransferBytes", int(flight.bytes));
+    set(ad, "StarlingTransferBytesDone", int(flight.moved));
+    set(ad, "StarlingTransferRate", int(flight.rate.round() as u64));
+    if let Some(rate) = flight.reserved_rate {
+        set(ad, "StarlingTransferReservedRate", int(rate.round() as u64));
     }
 }
 

@@ -44,6 +44,10 @@ use tokio::sync::mpsc;
 use crate::agent::network::Command;
 use crate::agent::view_actor::{agent_of, MachineAd, ViewMsg};
 
+pub mod flights;
+
+pub use flights::{Flight, Flights, Kind};
+
 /// The ad attributes owners advertise: the host link's capacity, and the
 /// uplink a netmgr manages and its capacity (Mbit/s).
 pub const LINK_MBPS: &str = "StarlingLinkMbps";
@@ -99,6 +103,8 @@ impl Settings {
 pub struct Owner {
     settings: Settings,
     ledgers: Mutex<BTreeMap<LinkId, Ledger>>,
+    /// The bulk transfers in flight on this agent, managed links or not.
+    flights: Arc<Flights>,
     trusted: tokio::sync::Mutex<(HashMap<AgentId, String>, Option<Instant>)>,
 }
 
@@ -137,12 +143,18 @@ impl Owner {
         Arc::new(Owner {
             settings,
             ledgers: Mutex::new(ledgers),
+            flights: Flights::new(),
             trusted: tokio::sync::Mutex::new((HashMap::new(), None)),
         })
     }
 
     pub fn settings(&self) -> &Settings {
         &self.settings
+    }
+
+    /// The bulk transfers in flight on this agent.
+    pub fn flights(&self) -> &Arc<Flights> {
+        &self.flights
     }
 
     /// The ad attributes (name, ClassAd expression text) of the links
@@ -352,6 +364,13 @@ fn text(ad: &starling_protocol::classad::ClassAd, name: &str) -> Option<String> 
 
 fn number(ad: &starling_protocol::classad::ClassAd, name: &str) -> Option<i64> {
     crate::agent::shadow::integer(ad, name)
+}
+
+/// The job an ad describes (`ClusterId`.`ProcId`), to list its transfers.
+pub fn job_of(ad: &starling_protocol::classad::ClassAd) -> Option<starling_storage::JobId> {
+    let cluster = u64::try_from(number(ad, "ClusterId")?).ok()?;
+    let proc = u32::try_from(number(ad, "ProcId")?).ok()?;
+    Some(starling_storage::JobId::new(cluster, proc))
 }
 
 /// The managed links between this agent and `peer`, from the view.
@@ -624,6 +643,8 @@ pub struct Pace {
     rate: f64,
     started: tokio::time::Instant,
     moved: u64,
+    /// Where the bytes are counted for `starling net` and `q -l`.
+    flight: Option<Flight>,
 }
 
 impl Pace {
@@ -632,12 +653,30 @@ impl Pace {
             rate: rate.max(1.0),
             started: tokio::time::Instant::now(),
             moved: 0,
+            flight: None,
         }
+    }
+
+    /// A pace that never waits: it only counts.
+    pub fn unlimited() -> Pace {
+        Pace::new(f64::INFINITY)
+    }
+
+    /// Counts the bytes into `flight` too.
+    pub fn counting(mut self, flight: Flight) -> Pace {
+        self.flight = Some(flight);
+        self
     }
 
     /// Counts `bytes` moved and waits until the rate allows more.
     pub async fn moved(&mut self, bytes: u64) {
+        if let Some(flight) = &self.flight {
+            flight.moved(bytes);
+        }
         self.moved += bytes;
+        if !self.rate.is_finite() {
+            return;
+        }
         let due = self.started + Duration::from_secs_f64(self.moved as f64 / self.rate);
         tokio::time::sleep_until(due).await;
     }
@@ -657,15 +696,26 @@ pub async fn pull(
     files: &[transfer::File],
     dir: &std::path::Path,
     budget: u64,
+    (kind, job): (Kind, Option<starling_storage::JobId>),
 ) -> Result<u64, crate::agent::fetch::PullError> {
     let bytes: u64 = files.iter().map(|f| f.size).sum();
+    let flight = client.owner.flights.register(kind, peer, job, bytes);
     let asked = Instant::now();
     let reserved = admit(client, peer, bytes, ADMISSION_WAIT).await;
     let Some(reserved) = reserved else {
+        flight.unreserved();
         let started = Instant::now();
-        let pulled =
-            crate::agent::fetch::pull(&client.network, peer, transfer, files, dir, budget, None)
-                .await;
+        let mut pace = Pace::unlimited().counting(flight);
+        let pulled = crate::agent::fetch::pull(
+            &client.network,
+            peer,
+            transfer,
+            files,
+            dir,
+            budget,
+            Some(&mut pace),
+        )
+        .await;
         if let Ok(n) = &pulled {
             client
                 .metrics
@@ -678,9 +728,10 @@ pub async fn pull(
         );
         return pulled;
     };
+    flight.admitted(reserved.slot.rate);
     until_start(&reserved.slot).await;
     let started = Instant::now();
-    let mut pace = Pace::new(reserved.slot.rate);
+    let mut pace = Pace::new(reserved.slot.rate).counting(flight);
     let pulled = crate::agent::fetch::pull(
         &client.network,
         peer,
@@ -749,24 +800,46 @@ pub struct Bulk {
 impl Bulk {
     /// Reserves the path to `peer` for `bytes` (with `links`; waiting up
     /// to `wait` for admission) and waits for the slot to start.
-    pub async fn start(links: Option<&Client>, peer: PeerId, bytes: u64, wait: Duration) -> Bulk {
+    /// The transfer is listed as `kind` among the flights in the meantime.
+    pub async fn start(
+        links: Option<&Client>,
+        peer: PeerId,
+        bytes: u64,
+        wait: Duration,
+        kind: Kind,
+    ) -> Bulk {
+        let flight = links
+            .filter(|_| bytes > 0)
+            .map(|l| l.owner.flights.register(kind, peer, None, bytes));
         let reserved = match links {
             Some(links) if bytes > 0 => admit(links, peer, bytes, wait).await,
             _ => None,
         };
+        if let Some(flight) = &flight {
+            match &reserved {
+                Some(r) => flight.admitted(r.slot.rate),
+                None => flight.unreserved(),
+            }
+        }
         if let Some(reserved) = &reserved {
             until_start(&reserved.slot).await;
         }
-        Bulk {
-            pace: reserved
+        // The pace counts from the slot's start.
+        let pace = flight.map(|flight| {
+            let pace = reserved
                 .as_ref()
-                .map(|r| tokio::sync::Mutex::new(Pace::new(r.slot.rate))),
+                .map_or_else(Pace::unlimited, |r| Pace::new(r.slot.rate));
+            tokio::sync::Mutex::new(pace.counting(flight))
+        });
+        Bulk {
+            pace,
             reserved,
             started: Instant::now(),
         }
     }
 
-    /// The pace each chunk waits for before it moves, when reserved.
+    /// The pace each chunk waits for before it moves (it only counts the
+    /// bytes when unreserved).
     pub fn pace(&self) -> Option<&tokio::sync::Mutex<Pace>> {
         self.pace.as_ref()
     }

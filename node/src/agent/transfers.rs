@@ -50,6 +50,8 @@ pub struct Offer {
     pub files: Vec<(File, PathBuf)>,
     /// Told when the peer closes the transfer (it has everything).
     pub closed: Option<oneshot::Sender<()>>,
+    /// Where the bytes served are counted (`starling net`, `q -l`).
+    pub flight: Option<std::sync::Arc<super::links::Flight>>,
 }
 
 /// An execute agent's `Offer` for a claim, for the shadow that holds it.
@@ -623,6 +625,7 @@ impl RouterLoop {
         let name = entry.name.clone();
         let metrics = self.metrics.clone();
         let network = self.network.clone();
+        let flight = offer.flight.clone();
         tokio::spawn(async move {
             let read = tokio::task::spawn_blocking(move || -> std::io::Result<Vec<u8>> {
                 let by_path;
@@ -650,6 +653,9 @@ impl RouterLoop {
             let response = match read {
                 Ok(Ok(data)) => {
                     metrics.transferred(crate::metrics::Direction::sent, data.len() as u64);
+                    if let Some(flight) = &flight {
+                        flight.moved(data.len() as u64);
+                    }
                     transfer::Response::Chunk {
                         transfer,
                         file,
@@ -809,6 +815,7 @@ mod tests {
                         peer,
                         files: h.files.clone(),
                         closed: None,
+                        flight: None,
                     },
                 )
                 .await;
@@ -834,6 +841,7 @@ mod tests {
             peer,
             files,
             closed: None,
+            flight: None,
         };
         h.router
             .offer(transfer, offer(owner, h.files.clone()))

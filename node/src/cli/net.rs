@@ -1,11 +1,14 @@
 //! `starling net`: the network links the addressed agent owns (its host
 //! link; a netmgr's domain uplink), their capacity, what reservations may
 //! use of it, what is reserved now, and each reservation's timeline (who
-//! holds it, from when to when, at what rate, held or committed).
+//! holds it, from when to when, at what rate, held or committed), then the
+//! bulk transfers in flight on the agent with how far each has come, its
+//! rate so far and what its path reserved.
 
 use std::path::Path;
 use std::process::ExitCode;
 
+use crate::agent::links::flights::{FlightSummary, Kind};
 use crate::control::{LinkSummary, Request, Response};
 
 /// `starling net` arguments.
@@ -18,13 +21,15 @@ pub(super) struct Args {
 
 pub(super) fn run(args: Args, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
     let response = super::jobs::call(data_dir, &Request::Links)?;
-    let Response::Links { links } = response else {
+    let Response::Links { links, transfers } = response else {
         anyhow::bail!("the agent answered {response:?}");
     };
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&links)?);
+        let both = serde_json::json!({ "links": links, "transfers": transfers });
+        println!("{}", serde_json::to_string_pretty(&both)?);
     } else {
         print!("{}", table(&links, now()));
+        print!("{}", in_flight(&transfers));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -55,15 +60,7 @@ fn table(links: &[LinkSummary], now: f64) -> String {
             link.reservations.len()
         ));
         for r in &link.reservations {
-            let holder: String = r
-                .holder
-                .chars()
-                .rev()
-                .take(8)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect();
+            let holder = short(&r.holder);
             out.push_str(&format!(
                 "  {} by …{holder}: {:+.1} s to {:+.1} s at {:.1} Mb/s, {}\n",
                 r.id,
@@ -73,6 +70,54 @@ fn table(links: &[LinkSummary], now: f64) -> String {
                 if r.committed { "committed" } else { "held" }
             ));
         }
+    }
+    out
+}
+
+/// The last 8 characters of a peer id, as the tables show peers.
+fn short(peer: &str) -> String {
+    let tail: Vec<char> = peer.chars().rev().take(8).collect();
+    tail.into_iter().rev().collect()
+}
+
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
+}
+
+fn mbps(bytes_per_sec: f64) -> f64 {
+    bytes_per_sec * 8.0 / 1_000_000.0
+}
+
+/// The transfers in flight, one line each.
+fn in_flight(transfers: &[FlightSummary]) -> String {
+    if transfers.is_empty() {
+        return "\nNo transfer in flight.\n".to_owned();
+    }
+    let mut out = format!(
+        "\n{:<6} {:<26} {:>19} {:>5} {:>11}  {}\n",
+        "JOB", "TRANSFER", "MOVED", "DONE", "RATE", "PATH"
+    );
+    for t in transfers {
+        let done = if t.bytes == 0 {
+            100.0
+        } else {
+            t.moved as f64 * 100.0 / t.bytes as f64
+        };
+        let path = match (t.waiting, t.reserved_rate, t.kind) {
+            (true, _, _) => "waiting for admission".to_owned(),
+            (false, Some(rate), _) => format!("reserved {:.1} Mb/s", mbps(rate)),
+            (false, None, Kind::InputOut) => "served as the machine pulls".to_owned(),
+            (false, None, _) => "unreserved (shares what is left)".to_owned(),
+        };
+        out.push_str(&format!(
+            "{:<6} {:<26} {:>8.1} of {:>6.1} MiB {:>4.0}% {:>6.1} Mb/s  {path}\n",
+            t.job.as_deref().unwrap_or("-"),
+            format!("{} …{}", t.kind.describe(), short(&t.peer)),
+            mib(t.moved),
+            mib(t.bytes),
+            done,
+            mbps(t.rate),
+        ));
     }
     out
 }
@@ -108,5 +153,42 @@ mod tests {
             "{text}"
         );
         assert!(table(&[], 0.0).contains("manages no link"));
+    }
+
+    #[test]
+    fn transfers_in_flight_show_progress_rate_and_path() {
+        let transfers = vec![
+            FlightSummary {
+                kind: Kind::InputIn,
+                peer: "12D3KooWabcdefgh".to_owned(),
+                job: Some("7.0".to_owned()),
+                bytes: 60 * 1024 * 1024,
+                moved: 15 * 1024 * 1024,
+                rate: 1_000_000.0,
+                reserved_rate: Some(1_250_000.0),
+                waiting: false,
+                age_secs: 16.0,
+            },
+            FlightSummary {
+                kind: Kind::CheckpointOut,
+                peer: "12D3KooWzyxwvuts".to_owned(),
+                job: None,
+                bytes: 4 * 1024 * 1024,
+                moved: 0,
+                rate: 0.0,
+                reserved_rate: None,
+                waiting: true,
+                age_secs: 1.0,
+            },
+        ];
+        let text = in_flight(&transfers);
+        assert!(text.contains("7.0    input from …abcdefgh"), "{text}");
+        assert!(
+            text.contains("15.0 of   60.0 MiB   25%    8.0 Mb/s  reserved 10.0 Mb/s"),
+            "{text}"
+        );
+        assert!(text.contains("checkpoint to …zyxwvuts"), "{text}");
+        assert!(text.contains("waiting for admission"), "{text}");
+        assert!(in_flight(&[]).contains("No transfer in flight"));
     }
 }

@@ -408,6 +408,7 @@ async fn run_in(
             &args.inputs,
             sandbox.path(),
             budget,
+            (crate::agent::links::Kind::InputIn, crate::agent::links::job_of(&args.job)),
         ) => pulled,
         () = stopped.stopped() => {
             fetch::close(&args.network, args.peer, args.transfer).await;
@@ -839,6 +840,7 @@ async fn deliver(
                 peer: args.peer,
                 files: listed.clone(),
                 closed: Some(closed_tx),
+                flight: None,
             },
             descriptors,
         )

@@ -135,7 +135,14 @@ pub async fn replicate(
         .filter_map(|&i| distinct.get(i as usize))
         .map(|(_, len)| u64::from(*len))
         .sum();
-    let bulk = Bulk::start(links, peer, to_send, ADMISSION_WAIT).await;
+    let bulk = Bulk::start(
+        links,
+        peer,
+        to_send,
+        ADMISSION_WAIT,
+        crate::agent::links::Kind::CheckpointOut,
+    )
+    .await;
     let sent = put_and_commit(
         network,
         peer,
@@ -296,7 +303,14 @@ pub async fn restore(
     let Some(&first) = peers.first() else {
         return fetch_all(network, peers, manifest, dir, None).await;
     };
-    let bulk = Bulk::start(links, first, manifest.size(), ADMISSION_WAIT).await;
+    let bulk = Bulk::start(
+        links,
+        first,
+        manifest.size(),
+        ADMISSION_WAIT,
+        crate::agent::links::Kind::CheckpointIn,
+    )
+    .await;
     let restored = fetch_all(network, peers, manifest, dir, bulk.pace()).await;
     let moved = restored.as_ref().ok().map(|r| r.bytes);
     bulk.finish(links, first, moved, "restored the checkpoint")

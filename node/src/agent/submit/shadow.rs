@@ -908,6 +908,15 @@ async fn hand_over(
         listed.push((file, path));
         descriptors.push(descriptor);
     }
+    let bytes = listed.iter().map(|(f, _)| f.size).sum();
+    // Served at the pace the machine pulls (it reserves the path).
+    let flight = args.links.owner.flights().register(
+        crate::agent::links::Kind::InputOut,
+        args.peer,
+        Some(placement.job),
+        bytes,
+    );
+    flight.unreserved();
     args.router
         .offer_opened(
             transfer,
@@ -915,6 +924,7 @@ async fn hand_over(
                 peer: args.peer,
                 files: listed.clone(),
                 closed: None,
+                flight: Some(Arc::new(flight)),
             },
             descriptors,
         )
@@ -1011,6 +1021,10 @@ async fn receive(args: &ShadowArgs, offer: OutputOffer, ad: &ClassAd) -> Result<
         &offer.files,
         &staging,
         budget,
+        (
+            crate::agent::links::Kind::OutputIn,
+            crate::agent::links::job_of(ad),
+        ),
     )
     .await;
     let placed = match pulled {
