@@ -279,6 +279,10 @@ pub struct Links {
     /// `shortest-duration`, `latest-start` or `last-fit`. Default:
     /// `earliest-completion`.
     pub strategy: String,
+    /// The usage horizon of the users' network fair share on the links
+    /// this agent owns, in seconds: a user's use counts half after it
+    /// (Basney's NETWORK_USAGE_HORIZON). Default: 3600.
+    pub usage_horizon_secs: u64,
 }
 
 impl Default for Links {
@@ -290,6 +294,7 @@ impl Default for Links {
             reserve_percent: 5,
             min_reserved_kib: 1024,
             strategy: "earliest-completion".to_owned(),
+            usage_horizon_secs: 3600,
         }
     }
 }
@@ -1121,6 +1126,12 @@ impl Config {
                 format!("{} is not between 1 and 86400", li.horizon_secs),
             ));
         }
+        if !(10..=604_800).contains(&li.usage_horizon_secs) {
+            return Err(invalid(
+                "links.usage_horizon_secs",
+                format!("{} is not between 10 and 604800", li.usage_horizon_secs),
+            ));
+        }
         if li.reserve_percent > 90 {
             return Err(invalid(
                 "links.reserve_percent",
@@ -1390,6 +1401,7 @@ mod tests {
             "reserve_percent",
             "min_reserved_kib",
             "strategy",
+            "usage_horizon_secs",
             "[http]",
             "public",
         ] {
@@ -1516,6 +1528,13 @@ mod tests {
             ("[relay]\nmax_circuit_secs = 1\n", "relay.max_circuit_secs"),
             ("[relay]\nmax_circuit_mib = 0\n", "relay.max_circuit_mib"),
             ("[jobs]\ncgroups = \"v3\"\n", "jobs.cgroups"),
+            ("[links]\nhorizon_secs = 0\n", "links.horizon_secs"),
+            ("[links]\nreserve_percent = 95\n", "links.reserve_percent"),
+            (
+                "[links]\nusage_horizon_secs = 1\n",
+                "links.usage_horizon_secs",
+            ),
+            ("[links]\nstrategy = \"fastest\"\n", "links.strategy"),
             ("[store]\nlease_secs = 5\n", "store.lease_secs"),
             ("[store]\nlend_mib = 2199023255553\n", "store.lend_mib"),
             ("[store]\nsite = \"a\\\"b\"\n", "store.site"),

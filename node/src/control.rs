@@ -599,6 +599,19 @@ pub struct LinkSummary {
     /// Reserved now, in Mbit/s.
     pub reserved_now_mbps: f64,
     pub reservations: Vec<LinkReservation>,
+    /// The users of the link's fair share, most used first.
+    #[serde(default)]
+    pub users: Vec<LinkUser>,
+}
+
+/// A user of a link's fair share, for `starling net`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinkUser {
+    pub user: String,
+    /// Recent use (decaying over the usage horizon), in MiB.
+    pub used_mib: f64,
+    /// It waits for the link now.
+    pub waiting: bool,
 }
 
 /// One reservation of a link.

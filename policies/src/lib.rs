@@ -6,6 +6,8 @@
 //! - [`autocluster`]: which idle jobs are alike and negotiated as one.
 //! - [`bandwidth`]: network capacity as an allocated resource: allocation
 //!   pointers, the slot scheduler's strategies, a link's two-phase ledger.
+//! - [`net_share`]: a link's fair share of its users by their priorities
+//!   (Basney's two phases).
 //! - [`negotiation`]: which machines a submit agent asks for an autocluster.
 //! - [`claiming`]: whether an execute agent grants a claim, on its own state.
 //! - [`slots`]: partitionable slots, carving a dynamic slot per claim.
@@ -45,6 +47,7 @@ pub mod job_policy;
 pub mod matchmaking;
 pub mod migration;
 pub mod negotiation;
+pub mod net_share;
 pub mod owner_policy;
 pub mod priority;
 pub mod replicas;

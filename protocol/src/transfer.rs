@@ -433,14 +433,24 @@ pub enum Request {
         reclaim: bool,
     },
     /// The state of one of the asked agent's links ([`crate::links`]).
-    LinkState { link: crate::links::LinkId },
+    /// `user` (`owner@domain`, at most [`MAX_LINK_USER_LEN`] bytes) is the
+    /// user the transfer is for: it waits for the link, for the owner's
+    /// network fair share.
+    LinkState {
+        link: crate::links::LinkId,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        user: Option<String>,
+    },
     /// Holds `slot` on a link as `id` for `lease_ms` (at most
-    /// [`crate::links::MAX_LEASE_MS`]); answered `Held` or why not.
+    /// [`crate::links::MAX_LEASE_MS`]) for `user`'s transfer; answered
+    /// `Held` or why not.
     Hold {
         id: u64,
         link: crate::links::LinkId,
         slot: crate::links::Slot,
         lease_ms: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        user: Option<String>,
     },
     /// Commits the asker's hold `id`: the transfer will run in its slot.
     Commit { id: u64, link: crate::links::LinkId },
@@ -585,16 +595,20 @@ impl Message for Request {
                 }
                 wire::check_text("reason", reason, wire::MAX_REASON_LEN)
             }
-            Request::LinkState { link }
-            | Request::Commit { link, .. }
-            | Request::Release { link, .. } => link.check(),
+            Request::LinkState { link, user } => {
+                link.check()?;
+                check_link_user(user.as_deref())
+            }
+            Request::Commit { link, .. } | Request::Release { link, .. } => link.check(),
             Request::Hold {
                 link,
                 slot,
                 lease_ms,
+                user,
                 ..
             } => {
                 link.check()?;
+                check_link_user(user.as_deref())?;
                 slot.check()?;
                 if *lease_ms == 0 || *lease_ms > crate::links::MAX_LEASE_MS {
                     return Err(Error::Invalid {
@@ -609,6 +623,16 @@ impl Message for Request {
             }
             Request::Close { .. } => Ok(()),
         }
+    }
+}
+
+/// Longest user a link request names, in bytes.
+pub const MAX_LINK_USER_LEN: usize = 256;
+
+fn check_link_user(user: Option<&str>) -> Result<(), Error> {
+    match user {
+        Some(user) => wire::check_text("user", user, MAX_LINK_USER_LEN),
+        None => Ok(()),
     }
 }
 

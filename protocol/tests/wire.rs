@@ -376,18 +376,20 @@ fn transfer_request() -> impl Strategy<Value = transfer::Request> {
                 reason,
                 reclaim,
             }),
-        link_id().prop_map(|link| transfer::Request::LinkState { link }),
+        link_id().prop_map(|link| transfer::Request::LinkState { link, user: None }),
         (
             any::<u64>(),
             link_id(),
             link_slot(),
-            1..=links::MAX_LEASE_MS
+            1..=links::MAX_LEASE_MS,
+            proptest::option::of("[a-z]{1,8}@[a-z.]{1,12}")
         )
-            .prop_map(|(id, link, slot, lease_ms)| transfer::Request::Hold {
+            .prop_map(|(id, link, slot, lease_ms, user)| transfer::Request::Hold {
                 id,
                 link,
                 slot,
-                lease_ms
+                lease_ms,
+                user
             }),
         (any::<u64>(), link_id()).prop_map(|(id, link)| transfer::Request::Commit { id, link }),
         (any::<u64>(), link_id()).prop_map(|(id, link)| transfer::Request::Release { id, link }),
@@ -815,6 +817,7 @@ fn a_hold_with_a_bad_slot_lease_or_link_is_refused_naming_the_field() {
         link,
         slot,
         lease_ms,
+        user: None,
     };
     let good = links::Slot {
         start_ms: 1000,
@@ -862,6 +865,23 @@ fn a_hold_with_a_bad_slot_lease_or_link_is_refused_naming_the_field() {
                 },
             ),
             "invalid link",
+        ),
+        (
+            transfer::Request::Hold {
+                id: 1,
+                link: links::LinkId::Host,
+                slot: good,
+                lease_ms: 1000,
+                user: Some("u".repeat(transfer::MAX_LINK_USER_LEN + 1)),
+            },
+            "invalid user",
+        ),
+        (
+            transfer::Request::LinkState {
+                link: links::LinkId::Host,
+                user: Some("u".repeat(transfer::MAX_LINK_USER_LEN + 1)),
+            },
+            "invalid user",
         ),
     ] {
         let err = transfer::Request::decode(&cbor::encode(&request)).unwrap_err();

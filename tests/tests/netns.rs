@@ -441,6 +441,22 @@ fn transfers_across_domains_reserve_every_link_run_near_the_uplink_rate_and_take
         let out = std::fs::read_to_string(work.path().join(format!("{name}.txt"))).unwrap();
         assert_eq!(out.trim(), size, "{name}");
     }
+    // The uplink's owner charged the user's network share with what it
+    // moved (the 60 MB input and the rest), as `starling net` shows.
+    let out = pool.ok(0, &std::env::temp_dir(), &["net", "-json"]);
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let uplink = json["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["link"] == "uplink of d0.testnet")
+        .unwrap();
+    let user = &uplink["users"][0];
+    assert!(
+        user["user"].as_str().unwrap().ends_with("@d0.testnet")
+            && user["used_mib"].as_f64().unwrap() > 50.0,
+        "{uplink}"
+    );
 
     // A test's pool going away (as after a failure) leaves no namespace.
     let prefix = prefix_of(&pool).unwrap();

@@ -575,7 +575,7 @@ async fn fetch_and_place(
                 // A user waits on it: it moves unreserved, in what
                 // reservations leave.
                 let restored =
-                    client::restore(ctx.network, peers, manifest, &staging, None).await?;
+                    client::restore(ctx.network, peers, manifest, &staging, None, None).await?;
                 let moves: Vec<(PathBuf, PathBuf)> = manifest
                     .files
                     .iter()

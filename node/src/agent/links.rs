@@ -36,6 +36,8 @@ use std::time::{Duration, Instant};
 use libp2p::PeerId;
 use ractor::ActorRef;
 use starling_policies::bandwidth::{self, Ledger, Reservation, Strategy, Want};
+use starling_policies::net_share::NetShare;
+use starling_policies::priority::Factors;
 use starling_protocol::identity::AgentId;
 use starling_protocol::links::{LinkAnswer, LinkId, LinkState, Slot};
 use starling_protocol::transfer::{self, ErrorCode, TransferId};
@@ -69,6 +71,8 @@ const TRUSTED_FOR: Duration = Duration::from_secs(10);
 /// What this agent owns and how it reserves.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
+    /// The agent's domain (whose users' priority factors weigh the shares).
+    pub domain: String,
     /// Its host link, bytes per second; `None`: not managed.
     pub host: Option<f64>,
     /// The uplink it manages (netmgr): domain and bytes per second.
@@ -79,6 +83,8 @@ pub struct Settings {
     /// Transfers smaller than this are not reserved.
     pub min_reserved: u64,
     pub strategy: Strategy,
+    /// The usage horizon of the users' network fair share (seconds).
+    pub usage_horizon_secs: f64,
 }
 
 impl Settings {
@@ -86,6 +92,7 @@ impl Settings {
     pub fn of(config: &crate::config::Links, domain: &str, netmgr: bool) -> Settings {
         let bytes = |mbps: u32| f64::from(mbps) * 1_000_000.0 / 8.0;
         Settings {
+            domain: domain.to_owned(),
             host: config.host_mbps.map(bytes),
             uplink: config
                 .uplink_mbps
@@ -95,6 +102,7 @@ impl Settings {
             reserve: f64::from(config.reserve_percent) / 100.0,
             min_reserved: config.min_reserved_kib.saturating_mul(1024),
             strategy: Strategy::parse(&config.strategy).unwrap_or(Strategy::EarliestCompletion),
+            usage_horizon_secs: config.usage_horizon_secs as f64,
         }
     }
 }
@@ -103,6 +111,11 @@ impl Settings {
 pub struct Owner {
     settings: Settings,
     ledgers: Mutex<BTreeMap<LinkId, Ledger>>,
+    /// Each link's fair share of its users (taken with `ledgers` held).
+    shares: Mutex<BTreeMap<LinkId, NetShare>>,
+    /// The domain's users' priority factors, as the view last said, and
+    /// when.
+    factors: Mutex<(Factors, Option<Instant>)>,
     /// The bulk transfers in flight on this agent, managed links or not.
     flights: Arc<Flights>,
     trusted: tokio::sync::Mutex<(HashMap<AgentId, String>, Option<Instant>)>,
@@ -125,6 +138,7 @@ fn secs(ms: u64) -> f64 {
 
 impl Owner {
     pub fn new(settings: Settings) -> Arc<Owner> {
+        let usage_horizon = settings.usage_horizon_secs;
         let mut ledgers = BTreeMap::new();
         if let Some(capacity) = settings.host {
             ledgers.insert(
@@ -142,7 +156,14 @@ impl Owner {
         }
         Arc::new(Owner {
             settings,
+            shares: Mutex::new(
+                ledgers
+                    .keys()
+                    .map(|link| (link.clone(), NetShare::new(usage_horizon)))
+                    .collect(),
+            ),
             ledgers: Mutex::new(ledgers),
+            factors: Mutex::new((Factors::default(), None)),
             flights: Flights::new(),
             trusted: tokio::sync::Mutex::new((HashMap::new(), None)),
         })
@@ -155,6 +176,30 @@ impl Owner {
     /// The bulk transfers in flight on this agent.
     pub fn flights(&self) -> &Arc<Flights> {
         &self.flights
+    }
+
+    /// Takes up the domain's priority factors from the machine ads of the
+    /// view (they weigh the users' network shares), at most every
+    /// [`TRUSTED_FOR`].
+    pub fn learn_factors(&self, machines: &[MachineAd]) {
+        let fresh = self
+            .factors
+            .lock()
+            .is_ok_and(|f| f.1.is_some_and(|at| at.elapsed() < TRUSTED_FOR));
+        if fresh {
+            return;
+        }
+        let now = now_secs() as i64;
+        let (_, factors) = crate::agent::pool::usage::priorities(
+            machines,
+            &self.settings.domain,
+            &std::collections::BTreeMap::new(),
+            now,
+            self.settings.usage_horizon_secs,
+        );
+        if let Ok(mut mine) = self.factors.lock() {
+            *mine = (factors, Some(Instant::now()));
+        }
     }
 
     /// The ad attributes (name, ClassAd expression text) of the links
@@ -203,6 +248,7 @@ impl Owner {
         let Ok(mut ledgers) = self.ledgers.lock() else {
             return Vec::new();
         };
+        let shares = self.shares.lock().ok();
         ledgers
             .iter_mut()
             .map(|(id, ledger)| {
@@ -225,12 +271,29 @@ impl Owner {
                     .filter(|(_, _, r, _)| r.start <= now && now < r.end)
                     .map(|(_, _, r, _)| r.rate)
                     .sum::<f64>();
+                let users = shares
+                    .as_ref()
+                    .and_then(|s| s.get(id))
+                    .map(|share| {
+                        share
+                            .users(now)
+                            .into_iter()
+                            .take(32)
+                            .map(|(user, used, waiting)| crate::control::LinkUser {
+                                user,
+                                used_mib: used / (1024.0 * 1024.0),
+                                waiting,
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
                 crate::control::LinkSummary {
                     link: id.to_string(),
                     capacity_mbps: mbps(ledger.capacity),
                     reservable_mbps: mbps(ledger.reservable()),
                     reserved_now_mbps: mbps(now_reserved).max(0.0),
                     reservations,
+                    users,
                 }
             })
             .collect()
@@ -245,13 +308,18 @@ impl Owner {
         };
         let now = now_secs();
         let link = match request {
-            transfer::Request::LinkState { link }
+            transfer::Request::LinkState { link, .. }
             | transfer::Request::Hold { link, .. }
             | transfer::Request::Commit { link, .. }
             | transfer::Request::Release { link, .. } => link,
             _ => return refuse("not a link request".to_owned()),
         };
-        if let transfer::Request::LinkState { link } = request {
+        if let transfer::Request::LinkState { link, user } = request {
+            if let (Some(user), Ok(mut shares)) = (user, self.shares.lock()) {
+                if let Some(share) = shares.get_mut(link) {
+                    share.asked(user, now);
+                }
+            }
             return match self.state(link) {
                 Some(state) => transfer::Response::Link(LinkAnswer::State(state)),
                 None => refuse(format!("this agent does not manage a {link}")),
@@ -265,16 +333,39 @@ impl Owner {
         };
         let done = match request {
             transfer::Request::Hold {
-                id, slot, lease_ms, ..
+                id,
+                slot,
+                lease_ms,
+                user,
+                ..
             } => {
                 let r = Reservation {
                     start: secs(slot.start_ms),
                     end: secs(slot.end_ms),
                     rate: slot.rate as f64,
                 };
-                ledger
-                    .hold(*id, holder, r, now, secs(*lease_ms))
-                    .map(|()| LinkAnswer::Held { id: *id })
+                let bytes = r.rate * (r.end - r.start).max(0.0);
+                let mut shares = self.shares.lock().ok();
+                let share = shares.as_mut().and_then(|s| s.get_mut(link));
+                if let (Some(user), Some(share)) = (user.as_deref(), share) {
+                    let factors = self.factors.lock().ok();
+                    let weight = |name: &str| {
+                        1.0 / factors.as_ref().map_or(1.0, |f| f.0.factor_of(name, 1.0))
+                    };
+                    if let Err(exceeded) =
+                        share.check(user, bytes, ledger.reservable(), &weight, now)
+                    {
+                        return refuse(format!("{link}: {exceeded}"));
+                    }
+                    ledger.hold(*id, holder, r, now, secs(*lease_ms)).map(|()| {
+                        share.admitted(user, bytes, now);
+                        LinkAnswer::Held { id: *id }
+                    })
+                } else {
+                    ledger
+                        .hold(*id, holder, r, now, secs(*lease_ms))
+                        .map(|()| LinkAnswer::Held { id: *id })
+                }
             }
             transfer::Request::Commit { id, .. } => ledger
                 .commit(*id, holder, now, START_GRACE.as_secs_f64())
@@ -322,6 +413,7 @@ impl Owner {
             .await
         {
             let machines: Vec<MachineAd> = machines;
+            self.learn_factors(&machines);
             trusted.0 = machines.into_iter().map(|m| (m.signer, m.domain)).collect();
             trusted.1 = Some(Instant::now());
         }
@@ -364,6 +456,26 @@ fn text(ad: &starling_protocol::classad::ClassAd, name: &str) -> Option<String> 
 
 fn number(ad: &starling_protocol::classad::ClassAd, name: &str) -> Option<i64> {
     crate::agent::shadow::integer(ad, name)
+}
+
+/// What a bulk transfer is for: how `starling net` lists it, and the user
+/// whose network fair share it is charged to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Purpose {
+    pub kind: Kind,
+    pub job: Option<starling_storage::JobId>,
+    pub user: Option<String>,
+}
+
+impl Purpose {
+    /// A transfer of the job `ad` describes, for its `User`.
+    pub fn of_job(kind: Kind, ad: &starling_protocol::classad::ClassAd) -> Purpose {
+        Purpose {
+            kind,
+            job: job_of(ad),
+            user: text(ad, "User"),
+        }
+    }
 }
 
 /// The job an ad describes (`ClusterId`.`ProcId`), to list its transfers.
@@ -429,12 +541,19 @@ impl Client {
     }
 
     /// Reserves a slot for `bytes` to or from `peer` on every managed link
-    /// between them; `Ok(None)` when nothing needs reserving.
-    pub async fn reserve(&self, peer: PeerId, bytes: u64) -> Result<Option<Reserved>, String> {
+    /// between them, for `user`'s transfer (charged to its network fair
+    /// share on each link); `Ok(None)` when nothing needs reserving.
+    pub async fn reserve(
+        &self,
+        peer: PeerId,
+        bytes: u64,
+        user: Option<&str>,
+    ) -> Result<Option<Reserved>, String> {
         if bytes < self.owner.settings.min_reserved {
             return Ok(None);
         }
         let machines = crate::agent::machine_ads(&self.supervisor).await;
+        self.owner.learn_factors(&machines);
         let path = path(self, &machines, peer);
         if path.is_empty() {
             return Ok(None);
@@ -442,7 +561,7 @@ impl Client {
         let started = Instant::now();
         let mut last = String::new();
         for _ in 0..ATTEMPTS {
-            let (links, horizon) = self.read_path(&path).await?;
+            let (links, horizon) = self.read_path(&path, user).await?;
             let want = want(bytes, &links, horizon);
             let refs: Vec<&bandwidth::Link> = links.iter().collect();
             let Some(slot) = bandwidth::find(&refs, &want, self.owner.settings.strategy) else {
@@ -466,6 +585,7 @@ impl Client {
                     link: hop.link.clone(),
                     slot: wire,
                     lease_ms: HOLD_LEASE.as_millis() as u64,
+                    user: user.map(str::to_owned),
                 };
                 match self.ask(hop, hold).await {
                     Ok(_) => held.push(hop.clone()),
@@ -503,8 +623,13 @@ impl Client {
     }
 
     /// Every owner's state of the links of `path`, as the slot finder
-    /// takes them, and the shortest horizon among them (seconds).
-    async fn read_path(&self, path: &[Hop]) -> Result<(Vec<bandwidth::Link>, f64), String> {
+    /// takes them, and the shortest horizon among them (seconds). `user`
+    /// is told to each owner: it waits for the link.
+    async fn read_path(
+        &self,
+        path: &[Hop],
+        user: Option<&str>,
+    ) -> Result<(Vec<bandwidth::Link>, f64), String> {
         let mut links = Vec::with_capacity(path.len());
         let mut horizon = f64::INFINITY;
         for hop in path {
@@ -513,6 +638,7 @@ impl Client {
                     hop,
                     transfer::Request::LinkState {
                         link: hop.link.clone(),
+                        user: user.map(str::to_owned),
                     },
                 )
                 .await?
@@ -554,7 +680,7 @@ impl Client {
         if path.is_empty() {
             return Ok(());
         }
-        let (links, horizon) = self.read_path(&path).await?;
+        let (links, horizon) = self.read_path(&path, None).await?;
         let want = want(bytes, &links, horizon);
         let strategy = self.owner.settings.strategy;
         let refs: Vec<&bandwidth::Link> = links.iter().collect();
@@ -696,12 +822,15 @@ pub async fn pull(
     files: &[transfer::File],
     dir: &std::path::Path,
     budget: u64,
-    (kind, job): (Kind, Option<starling_storage::JobId>),
+    purpose: &Purpose,
 ) -> Result<u64, crate::agent::fetch::PullError> {
     let bytes: u64 = files.iter().map(|f| f.size).sum();
-    let flight = client.owner.flights.register(kind, peer, job, bytes);
+    let flight = client
+        .owner
+        .flights
+        .register(purpose.kind, peer, purpose.job, bytes);
     let asked = Instant::now();
-    let reserved = admit(client, peer, bytes, ADMISSION_WAIT).await;
+    let reserved = admit(client, peer, bytes, ADMISSION_WAIT, purpose.user.as_deref()).await;
     let Some(reserved) = reserved else {
         flight.unreserved();
         let started = Instant::now();
@@ -769,10 +898,16 @@ pub async fn pull(
 /// `None` when nothing needs reserving, or when nothing was admitted in
 /// time (the transfer then moves unreserved, sharing what reservations
 /// leave, rather than never).
-pub async fn admit(client: &Client, peer: PeerId, bytes: u64, wait: Duration) -> Option<Reserved> {
+pub async fn admit(
+    client: &Client,
+    peer: PeerId,
+    bytes: u64,
+    wait: Duration,
+    user: Option<&str>,
+) -> Option<Reserved> {
     let asked = Instant::now();
     loop {
-        match client.reserve(peer, bytes).await {
+        match client.reserve(peer, bytes, user).await {
             Ok(reserved) => return reserved,
             Err(why) if asked.elapsed() < wait => {
                 tracing::info!(%why, bytes, "waiting for the path to admit the transfer");
@@ -800,19 +935,24 @@ pub struct Bulk {
 impl Bulk {
     /// Reserves the path to `peer` for `bytes` (with `links`; waiting up
     /// to `wait` for admission) and waits for the slot to start.
-    /// The transfer is listed as `kind` among the flights in the meantime.
+    /// The transfer is listed as its `purpose` says among the flights in
+    /// the meantime.
     pub async fn start(
         links: Option<&Client>,
         peer: PeerId,
         bytes: u64,
         wait: Duration,
-        kind: Kind,
+        purpose: &Purpose,
     ) -> Bulk {
-        let flight = links
-            .filter(|_| bytes > 0)
-            .map(|l| l.owner.flights.register(kind, peer, None, bytes));
+        let flight = links.filter(|_| bytes > 0).map(|l| {
+            l.owner
+                .flights
+                .register(purpose.kind, peer, purpose.job, bytes)
+        });
         let reserved = match links {
-            Some(links) if bytes > 0 => admit(links, peer, bytes, wait).await,
+            Some(links) if bytes > 0 => {
+                admit(links, peer, bytes, wait, purpose.user.as_deref()).await
+            }
             _ => None,
         };
         if let Some(flight) = &flight {
@@ -886,16 +1026,29 @@ mod tests {
 
     fn owner(host: Option<f64>) -> Arc<Owner> {
         Owner::new(Settings {
+            domain: "d0".to_owned(),
             host,
             uplink: Some(("d0".to_owned(), 1000.0)),
             horizon_secs: 60.0,
             reserve: 0.1,
             min_reserved: 1024,
             strategy: Strategy::EarliestCompletion,
+            usage_horizon_secs: 10.0,
         })
     }
 
     fn hold(id: u64, link: LinkId, start: f64, len: f64, rate: u64) -> transfer::Request {
+        hold_for(id, link, start, len, rate, None)
+    }
+
+    fn hold_for(
+        id: u64,
+        link: LinkId,
+        start: f64,
+        len: f64,
+        rate: u64,
+        user: Option<&str>,
+    ) -> transfer::Request {
         transfer::Request::Hold {
             id,
             link,
@@ -905,7 +1058,61 @@ mod tests {
                 rate,
             },
             lease_ms: 5000,
+            user: user.map(str::to_owned),
         }
+    }
+
+    #[test]
+    fn a_user_past_its_network_share_waits_while_one_under_it_waits() {
+        // 900 B/s reservable, a 10 s usage horizon: about 13 kB over it,
+        // 6.5 kB each for two users.
+        let o = owner(None);
+        let now = now_secs();
+        let uplink = LinkId::Uplink {
+            domain: "d0".to_owned(),
+        };
+        let held =
+            |r: transfer::Response| matches!(r, transfer::Response::Link(LinkAnswer::Held { .. }));
+        // Alone, alice may take more than half.
+        let alice = Some("alice@d0");
+        assert!(held(o.serve(
+            "a",
+            &hold_for(1, uplink.clone(), now + 1.0, 50.0, 200, alice)
+        )));
+        // Bob looks at the link: he waits for it.
+        let state = o.serve(
+            "b",
+            &transfer::Request::LinkState {
+                link: uplink.clone(),
+                user: Some("bob@d1".to_owned()),
+            },
+        );
+        assert!(matches!(
+            state,
+            transfer::Response::Link(LinkAnswer::State(_))
+        ));
+        match o.serve(
+            "a",
+            &hold_for(2, uplink.clone(), now + 1.0, 10.0, 200, alice),
+        ) {
+            transfer::Response::Error { reason, .. } => assert!(
+                reason.contains("network share exceeded: alice@d0")
+                    && reason.contains("bob@d1 under its share waits"),
+                "{reason}"
+            ),
+            other => panic!("{other:?}"),
+        }
+        // Bob within his share goes first; then alice is let on again.
+        assert!(held(o.serve(
+            "b",
+            &hold_for(3, uplink.clone(), now + 1.0, 10.0, 200, Some("bob@d1"))
+        )));
+        assert!(held(o.serve(
+            "a",
+            &hold_for(2, uplink.clone(), now + 1.0, 10.0, 200, alice)
+        )));
+        // A hold that names no user is not weighed (an older peer).
+        assert!(held(o.serve("c", &hold(4, uplink, now + 1.0, 10.0, 100))));
     }
 
     #[test]
@@ -961,6 +1168,7 @@ mod tests {
                 link: LinkId::Uplink {
                     domain: "d9".to_owned(),
                 },
+                user: None,
             },
         );
         assert!(

@@ -70,6 +70,21 @@ fn table(links: &[LinkSummary], now: f64) -> String {
                 if r.committed { "committed" } else { "held" }
             ));
         }
+        if !link.users.is_empty() {
+            let users: Vec<String> = link
+                .users
+                .iter()
+                .map(|u| {
+                    format!(
+                        "{} {:.1} MiB{}",
+                        u.user,
+                        u.used_mib,
+                        if u.waiting { " (waiting)" } else { "" }
+                    )
+                })
+                .collect();
+            out.push_str(&format!("  recent use: {}\n", users.join(", ")));
+        }
     }
     out
 }
@@ -142,6 +157,11 @@ mod tests {
                 rate_mbps: 36.0,
                 committed: true,
             }],
+            users: vec![crate::control::LinkUser {
+                user: "alice@d0".to_owned(),
+                used_mib: 12.0,
+                waiting: true,
+            }],
         }];
         let text = table(&links, 101.0);
         assert!(text.contains("uplink of d0.testnet"), "{text}");
@@ -150,6 +170,10 @@ mod tests {
             text.contains(
                 "00000000000000ab by …abcdefgh: -1.0 s to +3.5 s at 36.0 Mb/s, committed"
             ),
+            "{text}"
+        );
+        assert!(
+            text.contains("recent use: alice@d0 12.0 MiB (waiting)"),
             "{text}"
         );
         assert!(table(&[], 0.0).contains("manages no link"));

@@ -239,8 +239,16 @@ pub async fn restore(
         return Err("the checkpoint names no replica to fetch it from".to_owned());
     }
     let started = Instant::now();
-    let restored =
-        client::restore(&ctx.network, &peers, &manifest, sandbox, Some(&ctx.links)).await?;
+    let user = format!("{}@{}", plan.owner.user, plan.owner.domain);
+    let restored = client::restore(
+        &ctx.network,
+        &peers,
+        &manifest,
+        sandbox,
+        Some(&ctx.links),
+        Some(user),
+    )
+    .await?;
     tracing::info!(
         job = %plan.job,
         sequence = manifest.sequence,

@@ -400,6 +400,8 @@ async fn run_in(
         .disk_kib
         .saturating_mul(1024)
         .max(INPUT_FLOOR);
+    let purpose =
+        crate::agent::links::Purpose::of_job(crate::agent::links::Kind::InputIn, &args.job);
     let pulled = tokio::select! {
         pulled = crate::agent::links::pull(
             &args.links,
@@ -408,7 +410,7 @@ async fn run_in(
             &args.inputs,
             sandbox.path(),
             budget,
-            (crate::agent::links::Kind::InputIn, crate::agent::links::job_of(&args.job)),
+            &purpose,
         ) => pulled,
         () = stopped.stopped() => {
             fetch::close(&args.network, args.peer, args.transfer).await;

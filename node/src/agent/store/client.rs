@@ -140,7 +140,14 @@ pub async fn replicate(
         peer,
         to_send,
         ADMISSION_WAIT,
-        crate::agent::links::Kind::CheckpointOut,
+        &crate::agent::links::Purpose {
+            kind: crate::agent::links::Kind::CheckpointOut,
+            job: None,
+            user: Some(format!(
+                "{}@{}",
+                checkpoint.owner.user, checkpoint.owner.domain
+            )),
+        },
     )
     .await;
     let sent = put_and_commit(
@@ -299,6 +306,7 @@ pub async fn restore(
     manifest: &Manifest,
     dir: &Path,
     links: Option<&crate::agent::links::Client>,
+    user: Option<String>,
 ) -> Result<Restored, String> {
     let Some(&first) = peers.first() else {
         return fetch_all(network, peers, manifest, dir, None).await;
@@ -308,7 +316,11 @@ pub async fn restore(
         first,
         manifest.size(),
         ADMISSION_WAIT,
-        crate::agent::links::Kind::CheckpointIn,
+        &crate::agent::links::Purpose {
+            kind: crate::agent::links::Kind::CheckpointIn,
+            job: None,
+            user,
+        },
     )
     .await;
     let restored = fetch_all(network, peers, manifest, dir, bulk.pace()).await;

@@ -1021,10 +1021,7 @@ async fn receive(args: &ShadowArgs, offer: OutputOffer, ad: &ClassAd) -> Result<
         &offer.files,
         &staging,
         budget,
-        (
-            crate::agent::links::Kind::OutputIn,
-            crate::agent::links::job_of(ad),
-        ),
+        &crate::agent::links::Purpose::of_job(crate::agent::links::Kind::OutputIn, ad),
     )
     .await;
     let placed = match pulled {
