@@ -931,6 +931,7 @@ impl Actor for Supervisor {
                 refuse_domains: refused,
                 stats,
                 metrics: metrics.clone(),
+                links: Some(link_owner.clone()),
             })
         });
         let startd =

@@ -26,6 +26,12 @@
 //!
 //! A share of each link ([`Ledger::reserve`], Basney's goodput reserve) is
 //! never reserved: transfers too small to be worth a reservation use it.
+//!
+//! What a link carries from moment to moment is paced by its owner
+//! ([`Bucket`]): a peer with a reservation at most at its reserved rate
+//! (a sender faster than it reserved is slowed by the other end), peers
+//! without one sharing what the reservations leave, max-min fairly
+//! ([`max_min`], [`greedy_share`]).
 
 use std::collections::BTreeMap;
 
@@ -524,6 +530,62 @@ impl Ledger {
     }
 }
 
+/// Max-min fair rates for flows with `demands` (bytes per second; any
+/// number, `INFINITY` for a flow that takes what it gets) over a link of
+/// `capacity`: water-filling, each flow gets its demand or an equal part
+/// of what the smaller ones leave, whichever is less.
+pub fn max_min(capacity: f64, demands: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..demands.len()).collect();
+    let demand = |i: usize| {
+        let d = demands[i];
+        if d.is_nan() {
+            0.0
+        } else {
+            d.max(0.0)
+        }
+    };
+    order.sort_by(|&a, &b| demand(a).total_cmp(&demand(b)));
+    let mut rates = vec![0.0; demands.len()];
+    let mut left = capacity.max(0.0);
+    for (k, &i) in order.iter().enumerate() {
+        let equal = left / (order.len() - k) as f64;
+        let rate = demand(i).min(equal);
+        rates[i] = rate;
+        left -= rate;
+    }
+    rates
+}
+
+/// The max-min rate of one flow that takes what it gets, sharing
+/// `capacity` with flows that use `others` (bytes per second).
+pub fn greedy_share(capacity: f64, others: &[f64]) -> f64 {
+    let mut demands = others.to_vec();
+    demands.push(f64::INFINITY);
+    max_min(capacity, &demands).last().copied().unwrap_or(0.0)
+}
+
+/// A token bucket: when bytes may be counted as gone at a rate, allowing
+/// a burst of `burst` seconds' worth after a pause.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Bucket {
+    next_free: f64,
+}
+
+impl Bucket {
+    /// Seconds from `now` until `bytes` have crossed at `rate` after what
+    /// went before them: how long their sender is kept waiting (a rate
+    /// that is not a positive number lets them go at once).
+    pub fn delay(&mut self, bytes: u64, rate: f64, now: f64, burst: f64) -> f64 {
+        if !positive(rate) || !rate.is_finite() {
+            self.next_free = now;
+            return 0.0;
+        }
+        let start = self.next_free.max(now - burst.max(0.0));
+        self.next_free = start + bytes as f64 / rate;
+        (self.next_free - now).max(0.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::Strategy;
@@ -741,6 +803,51 @@ mod tests {
                 }
                 prop_assert!(l.hold(1000, "y", r, 0.0, 1e9).is_ok(), "{r:?} does not fit {link:?}");
             }
+        }
+    }
+
+    #[test]
+    fn max_min_gives_small_flows_their_demand_and_splits_the_rest() {
+        assert_eq!(max_min(90.0, &[10.0, 100.0, 100.0]), [10.0, 40.0, 40.0]);
+        assert_eq!(max_min(90.0, &[f64::INFINITY; 3]), [30.0, 30.0, 30.0]);
+        assert_eq!(max_min(90.0, &[5.0, 5.0]), [5.0, 5.0]);
+        assert_eq!(max_min(90.0, &[]), Vec::<f64>::new());
+        assert_eq!(max_min(90.0, &[f64::NAN, -3.0, 50.0]), [0.0, 0.0, 50.0]);
+        assert_eq!(greedy_share(100.0, &[10.0, 20.0]), 70.0);
+        assert_eq!(greedy_share(100.0, &[80.0]), 50.0);
+        assert_eq!(greedy_share(100.0, &[]), 100.0);
+    }
+
+    #[test]
+    fn the_bucket_keeps_to_the_rate_after_a_burst() {
+        let mut b = Bucket::default();
+        // A 1 s burst at 1000 B/s: the first 1000 bytes go at once.
+        assert_eq!(b.delay(500, 1000.0, 10.0, 1.0), 0.0);
+        assert_eq!(b.delay(500, 1000.0, 10.0, 1.0), 0.0);
+        // Then each waits until it has crossed.
+        assert!((b.delay(500, 1000.0, 10.0, 1.0) - 0.5).abs() < 1e-9);
+        assert!((b.delay(1000, 1000.0, 10.0, 1.0) - 1.5).abs() < 1e-9);
+        // No rate: no wait, and the debt is forgiven.
+        assert_eq!(b.delay(10_000, 0.0, 10.0, 1.0), 0.0);
+        assert!((b.delay(100, 1000.0, 10.0, 0.0) - 0.1).abs() < 1e-9);
+    }
+
+    proptest::proptest! {
+        /// Max-min never gives more than the capacity, nor a flow more than
+        /// its demand, and leaves nothing idle that a flow wants.
+        #[test]
+        fn max_min_is_feasible_and_leaves_nothing_wanted_idle(
+            capacity in 0.0f64..1e6,
+            demands in proptest::collection::vec(0.0f64..1e6, 0..12),
+        ) {
+            let rates = max_min(capacity, &demands);
+            let total: f64 = rates.iter().sum();
+            proptest::prop_assert!(total <= capacity * (1.0 + 1e-9) + 1e-6);
+            for (r, d) in rates.iter().zip(&demands) {
+                proptest::prop_assert!(*r <= d + 1e-6);
+            }
+            let wanted: f64 = demands.iter().sum();
+            proptest::prop_assert!(total >= wanted.min(capacity) * (1.0 - 1e-9) - 1e-6);
         }
     }
 }

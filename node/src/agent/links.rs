@@ -65,6 +65,33 @@ pub const START_GRACE: Duration = Duration::from_secs(10);
 /// Times a path is tried (states read, held) before the transfer gives up.
 pub const ATTEMPTS: usize = 3;
 
+/// A peer with a reservation on the host link may go this much faster
+/// than it reserved before it is slowed (its window's bursts).
+pub const GATE_SLACK: f64 = 0.10;
+
+/// Seconds' worth of bytes a peer may send at once after a pause.
+pub const GATE_BURST_SECS: f64 = 0.25;
+
+/// A peer that moved nothing for this long no longer shares the link.
+const GATE_ACTIVE_SECS: f64 = 2.0;
+
+/// Peers paced at once, at most; more go unpaced.
+const MAX_GATED_PEERS: usize = 4096;
+
+/// How one peer's bytes across the host link are paced.
+#[derive(Debug, Default)]
+struct PeerGate {
+    bucket: bandwidth::Bucket,
+    /// Its rate over the last window, bytes per second (`None` before a
+    /// whole window), and the rate it was last allowed.
+    rate: Option<f64>,
+    allowed: f64,
+    window_start: f64,
+    window_bytes: f64,
+    last: f64,
+    reserved: bool,
+}
+
 /// How long the view's trusted agents are reused.
 const TRUSTED_FOR: Duration = Duration::from_secs(10);
 
@@ -118,7 +145,17 @@ pub struct Owner {
     factors: Mutex<(Factors, Option<Instant>)>,
     /// The bulk transfers in flight on this agent, managed links or not.
     flights: Arc<Flights>,
+    /// Each peer's pace across the host link.
+    gates: Mutex<HashMap<String, PeerGate>>,
     trusted: tokio::sync::Mutex<(HashMap<AgentId, String>, Option<Instant>)>,
+}
+
+impl std::fmt::Debug for Owner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Owner")
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Seconds since the epoch, as the ledgers count.
@@ -165,6 +202,7 @@ impl Owner {
             ledgers: Mutex::new(ledgers),
             factors: Mutex::new((Factors::default(), None)),
             flights: Flights::new(),
+            gates: Mutex::new(HashMap::new()),
             trusted: tokio::sync::Mutex::new((HashMap::new(), None)),
         })
     }
@@ -176,6 +214,83 @@ impl Owner {
     /// The bulk transfers in flight on this agent.
     pub fn flights(&self) -> &Arc<Flights> {
         &self.flights
+    }
+
+    /// How long `bytes` to or from `peer` must wait before they cross the
+    /// host link: a peer with a reservation on it goes at most at its
+    /// reserved rate (and [`GATE_SLACK`] more), so a peer that sends or
+    /// pulls faster than it reserved is slowed by this end; peers without
+    /// one share what the reservations leave, max-min fairly by what each
+    /// moved lately. Zero when the host link is not managed.
+    pub fn gate(&self, peer: &str, bytes: u64) -> Duration {
+        Duration::from_secs_f64(self.gate_at(peer, bytes, now_secs()).min(60.0))
+    }
+
+    fn gate_at(&self, peer: &str, bytes: u64, now: f64) -> f64 {
+        let (capacity, mine, all) = {
+            let Ok(mut ledgers) = self.ledgers.lock() else {
+                return 0.0;
+            };
+            let Some(host) = ledgers.get_mut(&LinkId::Host) else {
+                return 0.0;
+            };
+            host.expire(now);
+            let (mut mine, mut all) = (0.0, 0.0);
+            for (_, holder, r, _) in host.entries() {
+                if r.start <= now && now < r.end {
+                    all += r.rate;
+                    if holder == peer {
+                        mine += r.rate;
+                    }
+                }
+            }
+            (host.capacity, mine, all)
+        };
+        let Ok(mut gates) = self.gates.lock() else {
+            return 0.0;
+        };
+        if gates.len() >= MAX_GATED_PEERS && !gates.contains_key(peer) {
+            gates.retain(|_, g| now - g.last <= GATE_ACTIVE_SECS);
+            if gates.len() >= MAX_GATED_PEERS {
+                return 0.0;
+            }
+        }
+        let allowed = if mine > 0.0 {
+            mine * (1.0 + GATE_SLACK)
+        } else {
+            // A peer held back here (or not yet measured) would take more:
+            // its demand is open; one slower than it is allowed is limited
+            // elsewhere and leaves the rest to the others.
+            let others: Vec<f64> = gates
+                .iter()
+                .filter(|(p, g)| {
+                    p.as_str() != peer && !g.reserved && now - g.last <= GATE_ACTIVE_SECS
+                })
+                .map(|(_, g)| match g.rate {
+                    Some(rate) if rate < 0.9 * g.allowed => rate,
+                    _ => f64::INFINITY,
+                })
+                .collect();
+            // What the reservations leave (never less than a sliver, so
+            // unreserved bytes still move on a fully reserved link).
+            let left = (capacity - all).max(capacity * 0.01);
+            bandwidth::greedy_share(left, &others)
+        };
+        let gate = gates.entry(peer.to_owned()).or_insert_with(|| PeerGate {
+            window_start: now,
+            last: now,
+            ..PeerGate::default()
+        });
+        gate.reserved = mine > 0.0;
+        gate.allowed = allowed;
+        if now - gate.window_start >= 1.0 {
+            gate.rate = Some(gate.window_bytes / (now - gate.window_start));
+            gate.window_start = now;
+            gate.window_bytes = 0.0;
+        }
+        gate.window_bytes += bytes as f64;
+        gate.last = now;
+        gate.bucket.delay(bytes, allowed, now, GATE_BURST_SECS)
     }
 
     /// Takes up the domain's priority factors from the machine ads of the
@@ -771,6 +886,10 @@ pub struct Pace {
     moved: u64,
     /// Where the bytes are counted for `starling net` and `q -l`.
     flight: Option<Flight>,
+    /// For a transfer without a reservation: the host link's owner and
+    /// the peer at the other end, whose share of what reservations leave
+    /// it keeps to.
+    gate: Option<(Arc<Owner>, String)>,
 }
 
 impl Pace {
@@ -780,12 +899,23 @@ impl Pace {
             started: tokio::time::Instant::now(),
             moved: 0,
             flight: None,
+            gate: None,
         }
     }
 
     /// A pace that never waits: it only counts.
     pub fn unlimited() -> Pace {
         Pace::new(f64::INFINITY)
+    }
+
+    /// A transfer without a reservation to or from `peer`: it keeps to
+    /// its max-min share of what the reservations leave on this agent's
+    /// host link (no limit when the host link is not managed).
+    pub fn unreserved(owner: &Arc<Owner>, peer: PeerId) -> Pace {
+        Pace {
+            gate: Some((owner.clone(), peer.to_string())),
+            ..Pace::unlimited()
+        }
     }
 
     /// Counts the bytes into `flight` too.
@@ -800,6 +930,12 @@ impl Pace {
             flight.moved(bytes);
         }
         self.moved += bytes;
+        if let Some((owner, peer)) = &self.gate {
+            let wait = owner.gate(peer, bytes);
+            if !wait.is_zero() {
+                tokio::time::sleep(wait).await;
+            }
+        }
         if !self.rate.is_finite() {
             return;
         }
@@ -834,7 +970,7 @@ pub async fn pull(
     let Some(reserved) = reserved else {
         flight.unreserved();
         let started = Instant::now();
-        let mut pace = Pace::unlimited().counting(flight);
+        let mut pace = Pace::unreserved(&client.owner, peer).counting(flight);
         let pulled = crate::agent::fetch::pull(
             &client.network,
             peer,
@@ -966,9 +1102,11 @@ impl Bulk {
         }
         // The pace counts from the slot's start.
         let pace = flight.map(|flight| {
-            let pace = reserved
-                .as_ref()
-                .map_or_else(Pace::unlimited, |r| Pace::new(r.slot.rate));
+            let pace = match (&reserved, links) {
+                (Some(r), _) => Pace::new(r.slot.rate),
+                (None, Some(links)) => Pace::unreserved(&links.owner, peer),
+                (None, None) => Pace::unlimited(),
+            };
             tokio::sync::Mutex::new(pace.counting(flight))
         });
         Bulk {
@@ -1175,6 +1313,44 @@ mod tests {
             matches!(other, transfer::Response::Error { reason, .. } if reason.contains("does not manage an uplink of d9") || reason.contains("does not manage a uplink of d9"))
         );
         assert!(owner(None).state(&LinkId::Host).is_none());
+    }
+
+    #[test]
+    fn the_host_link_slows_a_peer_past_its_reservation_and_shares_the_rest_max_min() {
+        // 10 kB/s, 9 kB/s reservable; p reserves 1 kB/s of it now.
+        let o = owner(Some(10_000.0));
+        let now = now_secs();
+        let held = o.serve("p", &hold(1, LinkId::Host, now, 100.0, 1000));
+        assert_eq!(held, transfer::Response::Link(LinkAnswer::Held { id: 1 }));
+        let t = now + 0.01;
+        // p may go 10% over its 1 kB/s, after a quarter second's burst.
+        let delays: Vec<f64> = (0..11).map(|_| o.gate_at("p", 1100, t)).collect();
+        // Each chunk waits until it has crossed at that rate.
+        assert!((delays[0] - 0.75).abs() < 1e-6, "{delays:?}");
+        assert!((delays[10] - 10.75).abs() < 1e-6, "{delays:?}");
+        // q alone shares what the reservation leaves: 9 kB/s.
+        assert_eq!(o.gate_at("q", 2250, t), 0.0);
+        assert!((o.gate_at("q", 9000, t) - 1.0).abs() < 1e-6);
+        assert!((o.gate_at("q", 9000, t) - 2.0).abs() < 1e-6);
+        // q took what it was allowed in its first second; r arriving then
+        // gets an equal half of the 9 kB/s (4.5 kB/s), max-min.
+        let later = t + 1.0;
+        o.gate_at("q", 1, later);
+        assert_eq!(o.gate_at("r", 1125, later), 0.0);
+        assert!((o.gate_at("r", 4500, later) - 1.0).abs() < 1e-6);
+        assert!((o.gate_at("r", 4500, later) - 2.0).abs() < 1e-6);
+        // A peer limited elsewhere (s moved 900 B in a second, well under
+        // the 3 kB/s it was allowed) leaves the rest: t, arriving, shares
+        // what s leaves with q and r, (9000 - 900) / 3 = 2.7 kB/s.
+        o.gate_at("s", 100, later);
+        o.gate_at("s", 800, later + 0.5);
+        let at = later + 1.0;
+        o.gate_at("s", 1, at);
+        assert_eq!(o.gate_at("t", 675, at), 0.0);
+        assert!((o.gate_at("t", 2700, at) - 1.0).abs() < 1e-6);
+        assert!((o.gate_at("t", 2700, at) - 2.0).abs() < 1e-6);
+        // Without a managed host link nothing waits.
+        assert_eq!(owner(None).gate_at("p", 1 << 30, t), 0.0);
     }
 
     #[tokio::test(start_paused = true)]

@@ -626,6 +626,7 @@ impl RouterLoop {
         let metrics = self.metrics.clone();
         let network = self.network.clone();
         let flight = offer.flight.clone();
+        let owner = self.links.as_ref().map(|(owner, _)| owner.clone());
         tokio::spawn(async move {
             let read = tokio::task::spawn_blocking(move || -> std::io::Result<Vec<u8>> {
                 let by_path;
@@ -650,6 +651,14 @@ impl RouterLoop {
             })
             .await;
             drop(permit);
+            // The peer pulls no faster than its reservation on this
+            // agent's host link, or its share of what reservations leave.
+            if let (Some(owner), Ok(Ok(data))) = (&owner, &read) {
+                let wait = owner.gate(&peer.to_string(), data.len() as u64);
+                if !wait.is_zero() {
+                    tokio::time::sleep(wait).await;
+                }
+            }
             let response = match read {
                 Ok(Ok(data)) => {
                     metrics.transferred(crate::metrics::Direction::sent, data.len() as u64);

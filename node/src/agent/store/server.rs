@@ -78,6 +78,9 @@ pub struct ServerArgs {
     pub stats: watch::Sender<Option<Stats>>,
     /// Counts the chunk bytes stored and served, for `/metrics`.
     pub metrics: crate::metrics::Metrics,
+    /// The links this agent owns: chunks to and from a peer keep to its
+    /// reservation on the host link, or its share of what is left.
+    pub links: Option<Arc<crate::agent::links::Owner>>,
 }
 
 /// Starts the server; requests go to the returned sender.
@@ -119,6 +122,12 @@ async fn run(args: ServerArgs, mut requests: mpsc::Receiver<Inbound>) {
                 let network = args.network.clone();
                 let metrics = args.metrics.clone();
                 let changed = changed.clone();
+                let links = args.links.clone();
+                let peer = request.peer;
+                let stored_len = match &request.request {
+                    Request::Put { data, .. } => data.len() as u64,
+                    _ => 0,
+                };
                 tokio::spawn(async move {
                     let response = match verdict {
                         Err(response) => response,
@@ -141,8 +150,22 @@ async fn run(args: ServerArgs, mut requests: mpsc::Receiver<Inbound>) {
                     if matches!(response, Response::Committed | Response::Released { .. }) {
                         changed.notify_one();
                     }
-                    respond(&network, request.id, response).await;
                     drop(permit);
+                    // A sender faster than it reserved (or than its share
+                    // of what reservations leave) is slowed: its answer
+                    // waits, and its window with it.
+                    let moved = match &response {
+                        Response::Stored => stored_len,
+                        Response::Chunk { data } => data.len() as u64,
+                        _ => 0,
+                    };
+                    if let (Some(links), true) = (&links, moved > 0) {
+                        let wait = links.gate(&peer.to_string(), moved);
+                        if !wait.is_zero() {
+                            tokio::time::sleep(wait).await;
+                        }
+                    }
+                    respond(&network, request.id, response).await;
                 });
             }
             () = changed.notified() => refresh(&args).await,
