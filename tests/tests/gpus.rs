@@ -10,7 +10,10 @@
 //!   printing what a real NVIDIA H200 machine printed): the machine ad says
 //!   what HTCondor's would, a job bounded by `gpus_minimum_capability`
 //!   gets the device by its full UUID, a job bounded beyond it does not
-//!   run, and a job without GPUs is shown none.
+//!   run, and a job without GPUs is shown none;
+//! - another domain's jobs hold no more GPUs than the machine lends them
+//!   (`[gpus] foreign_max`) nor than the domain's signed terms let them
+//!   (`max_gpus`), and `why` names the cap that stops them.
 //!
 //! Every wait polls a condition until a deadline; every process started is
 //! killed when the test ends.
@@ -406,6 +409,76 @@ fn other_domains_jobs_hold_no_more_gpus_than_the_machine_lends_them() {
     pool.wait_queue_empty(0, Duration::from_secs(90));
     pool.wait_queue_empty(1, Duration::from_secs(60));
     assert_eq!((started("foreign"), started("own")), (2, 2));
+}
+
+#[test]
+fn a_signed_max_gpus_term_caps_another_domains_gpus_in_the_whole_domain() {
+    // d1.testnet (agent-01, two GPUs) signs terms that let d0.testnet's
+    // jobs hold one GPU at once; the machine itself would lend both.
+    let work = shared_dir();
+    let dir = work.path();
+    let terms = dir.join("terms.toml");
+    std::fs::write(
+        &terms,
+        "[[terms]]\ndomain = \"d1.testnet\"\ntrusts = \"d0.testnet\"\nmax_gpus = 1\n",
+    )
+    .unwrap();
+    let pool = pool_sharing(
+        2,
+        &[
+            "--domains",
+            "2",
+            "--gpus",
+            "2",
+            "--cpus",
+            "8",
+            "--terms",
+            terms.to_str().unwrap(),
+        ],
+    );
+    script(&dir.join("job.sh"), GPU_JOB);
+    std::fs::create_dir(dir.join("dev")).unwrap();
+    let sub = |name: &str, tag: &str, gpus: u32, count: u32| {
+        std::fs::write(
+            dir.join(name),
+            format!(
+                "executable = job.sh\narguments = {} {tag}$(Process)\nrequest_gpus = {gpus}\n\
+                 requirements = TARGET.StarlingDomain == \"d1.testnet\"\nqueue {count}\n",
+                dir.display()
+            ),
+        )
+        .unwrap();
+    };
+    let started = |tag: &str, of: u32| {
+        (0..of)
+            .filter(|n| told(dir, &format!("{tag}{n}")).is_some())
+            .count()
+    };
+    sub("gpu.sub", "gpu", 1, 2);
+    pool.ok(0, dir, &["submit", "gpu.sub"]);
+    wait_for(Duration::from_secs(90), "one GPU job started", || {
+        (started("gpu", 2) >= 1).then_some(())
+    });
+    // A job of theirs that needs no GPU is not stopped by the GPU cap.
+    sub("cpu.sub", "cpu", 0, 1);
+    pool.ok(0, dir, &["submit", "cpu.sub"]);
+    wait_for(Duration::from_secs(90), "the CPU job started", || {
+        (started("cpu", 1) == 1).then_some(())
+    });
+    assert_eq!(started("gpu", 2), 1, "d0's jobs hold more than one GPU");
+    let waiting = if told(dir, "gpu0").is_some() {
+        "1.1"
+    } else {
+        "1.0"
+    };
+    let why = pool.ok(0, dir, &["why", waiting]);
+    assert!(
+        why.contains("d1.testnet lets d0.testnet hold at most 1 GPU at once (max_gpus = 1)"),
+        "{why}"
+    );
+    std::fs::write(dir.join("go"), "").unwrap();
+    pool.wait_queue_empty(0, Duration::from_secs(120));
+    assert_eq!((started("gpu", 2), started("cpu", 1)), (2, 1));
 }
 
 #[test]
