@@ -135,6 +135,40 @@ pub fn discover(settings: &config::Gpus) -> Discovery {
     }
 }
 
+/// The machine's devices after discovery ran again (a reload): those
+/// `found`, then each device of `before` that a claim holds (`held`) and
+/// that was not found again: it stays assigned until its job ends. The
+/// second list names those kept so.
+pub fn rediscovered(before: &[Gpu], found: Vec<Gpu>, held: &[String]) -> (Vec<Gpu>, Vec<String>) {
+    let mut gpus = found;
+    let mut kept = Vec::new();
+    for old in before {
+        if held.contains(&old.id) && !gpus.iter().any(|g| g.id == old.id) {
+            kept.push(old.id.clone());
+            gpus.push(old.clone());
+        }
+    }
+    (gpus, kept)
+}
+
+/// What discovery finds with `settings`, as the agent's start finds it:
+/// only declared devices where the machine is not read (`probe_given`,
+/// in-process testnets).
+pub fn discover_as_configured(settings: &config::Gpus, probe_given: bool) -> Discovery {
+    if probe_given {
+        return Discovery {
+            gpus: settings.device.iter().map(declared).collect(),
+            source: if settings.device.is_empty() {
+                Source::None
+            } else {
+                Source::Declared
+            },
+            tried: Vec::new(),
+        };
+    }
+    discover(settings)
+}
+
 /// A device declared in `[[gpus.device]]`.
 pub fn declared(d: &config::DeclaredGpu) -> Gpu {
     Gpu {
@@ -559,6 +593,25 @@ mod tests {
         assert!(!matches("12.5"));
         assert!(matches("12.1"));
         assert!(matches("12.2"));
+    }
+
+    #[test]
+    fn discovery_again_keeps_a_held_device_that_vanished() {
+        let gpu = |id: &str| Gpu {
+            id: id.to_owned(),
+            ..Gpu::default()
+        };
+        let before = [gpu("GPU-a"), gpu("GPU-b"), gpu("GPU-c")];
+        let found = vec![gpu("GPU-a"), gpu("GPU-d")];
+        // GPU-b is held and gone: kept; GPU-c is free and gone: dropped.
+        let (now, kept) = rediscovered(&before, found.clone(), &["GPU-b".to_owned()]);
+        let ids: Vec<&str> = now.iter().map(|g| g.id.as_str()).collect();
+        assert_eq!(ids, ["GPU-a", "GPU-d", "GPU-b"]);
+        assert_eq!(kept, ["GPU-b"]);
+        // A held device still found is not counted twice.
+        let (now, kept) = rediscovered(&before, found, &["GPU-a".to_owned()]);
+        assert_eq!(now.len(), 2);
+        assert!(kept.is_empty());
     }
 
     #[test]

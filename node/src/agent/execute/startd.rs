@@ -1268,9 +1268,15 @@ impl StartdState {
         // Only while unknown, or with nothing carved: a claim's slot keeps
         // its place.
         let unknown = self.slots.total() == Resources::default();
-        let same = self.slots.total() == machine_slot.total()
-            && self.slots.devices() == machine_slot.devices();
-        if same || !(unknown || self.claims.is_empty()) {
+        let same_devices = self.slots.devices() == machine_slot.devices();
+        let same = self.slots.total() == machine_slot.total() && same_devices;
+        if same {
+            return;
+        }
+        if !(unknown || self.claims.is_empty()) {
+            if !same_devices {
+                self.take_devices(machine_slot);
+            }
             return;
         }
         // The totals were not known when the startd started (the
@@ -1288,6 +1294,27 @@ impl StartdState {
                 }
             }
         }
+    }
+
+    /// The machine's GPUs changed while claims hold some (discovery ran
+    /// again on a reload): the new devices are taken on with each claim
+    /// keeping its own (the advertiser keeps a held device in the ad until
+    /// its claim ends, even when it is no longer found). If a claim's
+    /// devices cannot be kept, the old shape stays until the claims end.
+    fn take_devices(&mut self, machine_slot: Partitionable<ClaimId>) {
+        let mut next = machine_slot;
+        for (claim, held) in &self.claims {
+            let ids: Vec<String> = held.gpus.iter().map(|d| d.id.clone()).collect();
+            if let Err(e) = next.carve_devices(*claim, &held.resources, &ids) {
+                tracing::warn!(%claim, "the machine's GPUs changed, but a claim's would not be kept ({e}); the devices in force stay until the claims end");
+                return;
+            }
+        }
+        tracing::info!(
+            gpus = next.devices().len(),
+            "the machine's GPUs changed; claims keep theirs"
+        );
+        self.slots = next;
     }
 
     /// Learns the machine's totals and the slot ads of claims taken on
