@@ -1390,6 +1390,34 @@ impl SupervisorState {
         let (live, mut later) = config_changes(&self.reload.config, &config);
         let (store_keys, live): (Vec<String>, Vec<String>) =
             live.into_iter().partition(|k| k.starts_with("store."));
+        let (gpu_keys, live): (Vec<String>, Vec<String>) =
+            live.into_iter().partition(|k| k.starts_with("gpus."));
+        // GPU discovery runs again on every reload (a device may have come
+        // or gone with no change to the file); the devices claims hold stay
+        // theirs.
+        let mut gpus = config.gpus.clone();
+        gpus.foreign_max = self.reload.config.gpus.foreign_max;
+        let answer = self
+            .advertiser
+            .call(
+                |reply| AdvertiserMsg::Rediscover {
+                    gpus: Box::new(gpus.clone()),
+                    reply,
+                },
+                Some(QUERY_TIMEOUT),
+            )
+            .await;
+        match answer {
+            Ok(ractor::rpc::CallResult::Success(found)) => {
+                self.advertiser_args.gpus = gpus.clone();
+                self.reload.config.gpus = gpus;
+                said.extend(gpu_keys.iter().map(|k| format!("{k}: in force")));
+                said.extend(found);
+            }
+            _ => {
+                said.push("gpus: not found again: the advertiser did not answer".to_owned());
+            }
+        }
         if !store_keys.is_empty() {
             match &self.reload.lent {
                 Some(chunks) if config.store.lend_mib > 0 => {
@@ -1803,6 +1831,8 @@ pub mod control_actor {
 fn config_changes(old: &Config, new: &Config) -> (Vec<String>, Vec<String>) {
     /// `[machine]` keys that shape the slots or the startd's timers.
     const MACHINE_AT_RESTART: [&str; 2] = ["machine.cpus", "machine.policy_interval_secs"];
+    /// `[gpus]` keys discovery takes when it runs again.
+    const GPUS_LIVE: [&str; 3] = ["gpus.device", "gpus.discovery", "gpus.nvidia_smi"];
     /// `[store]` keys a running store peer takes (its limits; see
     /// `SupervisorState::reload`).
     const STORE_LIVE: [&str; 5] = [
@@ -1830,6 +1860,7 @@ fn config_changes(old: &Config, new: &Config) -> (Vec<String>, Vec<String>) {
     changed.dedup();
     changed.into_iter().partition(|k| {
         (k.starts_with("machine.") && !MACHINE_AT_RESTART.iter().any(|r| k == r))
+            || GPUS_LIVE.contains(&k.as_str())
             || STORE_LIVE
                 .iter()
                 .any(|live| k == live || k.starts_with(&format!("{live}.")))
@@ -1870,10 +1901,16 @@ mod tests {
         new.store.refuse_domains.push("d2".to_owned());
         new.store.lease_secs = 60;
         new.advertise.refresh_secs = 7;
+        new.gpus.device.push(crate::config::DeclaredGpu {
+            id: "GPU-00000001".to_owned(),
+            ..Default::default()
+        });
+        new.gpus.foreign_max = Some(1);
         let (live, later) = config_changes(&old, &new);
         assert_eq!(
             live,
             [
+                "gpus.device",
                 "machine.start",
                 "store.domain_quota_mib.d1",
                 "store.lend_mib",
@@ -1882,7 +1919,12 @@ mod tests {
         );
         assert_eq!(
             later,
-            ["advertise.refresh_secs", "machine.cpus", "store.lease_secs"]
+            [
+                "advertise.refresh_secs",
+                "gpus.foreign_max",
+                "machine.cpus",
+                "store.lease_secs"
+            ]
         );
     }
 }

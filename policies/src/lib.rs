@@ -26,7 +26,7 @@
 //! - [`terms`]: the terms a domain's signed policy sets on the domains it
 //!   trusts (`accept`), applied to their jobs.
 //! - [`shares`]: what a trusted domain holds in this whole domain at once,
-//!   against its caps (`max_slots`, `max_fraction`): the keeper's ledger.
+//!   against its caps (`max_slots`, `max_fraction`, `max_gpus`): the keeper's ledger.
 //! - [`replicas`]: which store peers keep a checkpoint's replicas, and
 //!   which replica a restore reads first.
 //! - [`storing`]: what a store peer keeps for whom, and how much.

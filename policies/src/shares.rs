@@ -1,5 +1,6 @@
 //! What a trusted domain's jobs hold in this whole domain at once, against
-//! the caps its signed terms set (`max_slots`, `max_fraction`): the ledger
+//! the caps its signed terms set (`max_slots`, `max_fraction`,
+//! `max_gpus`): the ledger
 //! of the domain's share keeper.
 //!
 //! There is no central manager, yet a cap is a promise: "d0 holds at most 4
@@ -37,7 +38,8 @@
 //!
 //! Units: `max_slots` counts claims (one dynamic slot each, whatever its
 //! size); `max_fraction` counts CPUs against the domain's total CPUs now
-//! (the sum of its machines' `TotalCpus`), rounded down.
+//! (the sum of its machines' `TotalCpus`), rounded down; `max_gpus` counts
+//! the GPUs the claims hold (a claim without GPUs is never stopped by it).
 
 use std::collections::BTreeMap;
 
@@ -48,20 +50,30 @@ pub struct Caps {
     pub max_slots: Option<u32>,
     /// Largest share of the domain's CPUs, in (0, 1].
     pub max_fraction: Option<f64>,
+    /// Most GPUs at once.
+    pub max_gpus: Option<u32>,
 }
 
 impl Caps {
     /// Whether any cap is set (otherwise no share is needed).
     pub fn any(&self) -> bool {
-        self.max_slots.is_some() || self.max_fraction.is_some()
+        self.max_slots.is_some() || self.max_fraction.is_some() || self.max_gpus.is_some()
     }
 }
 
-/// One share: a claim's slot, its CPUs, and when its lease ends.
+/// One share: a claim's slot, its CPUs and GPUs, and when its lease ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Share {
     cpus: u32,
+    gpus: u32,
     until_ms: u64,
+}
+
+/// What one claim holds, as its share counts it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Asked {
+    pub cpus: u32,
+    pub gpus: u32,
 }
 
 /// Who holds a share: the agent that asked and its claim id.
@@ -86,6 +98,7 @@ pub struct Ledger {
 pub struct Held {
     pub slots: u32,
     pub cpus: u64,
+    pub gpus: u64,
 }
 
 impl Ledger {
@@ -156,6 +169,7 @@ impl Ledger {
                 holder.to_owned(),
                 Share {
                     cpus: granted,
+                    gpus: 0,
                     until_ms: now_ms.saturating_add(lease_ms),
                 },
             );
@@ -170,10 +184,11 @@ impl Ledger {
         self.shares.get(domain).map_or(Held::default(), |s| Held {
             slots: u32::try_from(s.len()).unwrap_or(u32::MAX),
             cpus: s.values().map(|s| u64::from(s.cpus)).sum(),
+            gpus: s.values().map(|s| u64::from(s.gpus)).sum(),
         })
     }
 
-    /// Grants or keeps `holder`'s share of one slot of `cpus` CPUs for
+    /// Grants or keeps `holder`'s share of one slot of `asked` CPUs and GPUs for
     /// `domain`'s job until `now_ms + lease_ms`, under `caps` with the
     /// domain at `total_cpus` CPUs now. A share this ledger holds is always
     /// kept, and so is one the holder says it was granted (`renewing`)
@@ -184,7 +199,7 @@ impl Ledger {
         &mut self,
         domain: &str,
         holder: Holder,
-        cpus: u32,
+        asked: Asked,
         lease_ms: u64,
         renewing: bool,
         caps: &Caps,
@@ -193,15 +208,21 @@ impl Ledger {
     ) -> Result<(), String> {
         self.expire(now_ms);
         let until_ms = now_ms.saturating_add(lease_ms);
+        let Asked { cpus, gpus } = asked;
+        let share = Share {
+            cpus,
+            gpus,
+            until_ms,
+        };
         let recovering = self.recovering(now_ms);
         let domain_shares = self.shares.entry(domain.to_owned()).or_default();
-        if let Some(share) = domain_shares.get_mut(&holder) {
-            *share = Share { cpus, until_ms };
+        if let Some(held) = domain_shares.get_mut(&holder) {
+            *held = share;
             return Ok(());
         }
         if recovering && renewing {
             // Granted by the keeper before it restarted: counted again.
-            domain_shares.insert(holder, Share { cpus, until_ms });
+            domain_shares.insert(holder, share);
             return Ok(());
         }
         if recovering {
@@ -235,10 +256,21 @@ impl Ledger {
                 ));
             }
         }
+        if let (Some(max), true) = (caps.max_gpus, gpus > 0) {
+            if held.gpus + u64::from(gpus) > u64::from(max) {
+                return Err(format!(
+                    "{} lets {domain} hold at most {max} GPU{} at once (max_gpus = {max}); \
+                     {} held, {gpus} asked",
+                    self.by,
+                    if max == 1 { "" } else { "s" },
+                    held.gpus
+                ));
+            }
+        }
         self.shares
             .entry(domain.to_owned())
             .or_default()
-            .insert(holder, Share { cpus, until_ms });
+            .insert(holder, share);
         Ok(())
     }
 
@@ -272,8 +304,12 @@ mod tests {
     fn slots(max: u32) -> Caps {
         Caps {
             max_slots: Some(max),
-            max_fraction: None,
+            ..Caps::default()
         }
+    }
+
+    fn cpus(cpus: u32) -> Asked {
+        Asked { cpus, gpus: 0 }
     }
 
     /// A keeper past its recovery.
@@ -289,7 +325,7 @@ mod tests {
             l.ask(
                 "d0",
                 holder(agent, i as u8),
-                1,
+                cpus(1),
                 LEASE,
                 false,
                 &slots(3),
@@ -299,23 +335,66 @@ mod tests {
             .unwrap();
         }
         let err = l
-            .ask("d0", holder("d", 9), 1, LEASE, false, &slots(3), 8, now)
+            .ask(
+                "d0",
+                holder("d", 9),
+                cpus(1),
+                LEASE,
+                false,
+                &slots(3),
+                8,
+                now,
+            )
             .unwrap_err();
         assert_eq!(
             err,
             "d1 lets d0 hold at most 3 slots at once (max_slots = 3); 3 are held"
         );
         // Another domain has its own count.
-        l.ask("d2", holder("d", 9), 1, LEASE, false, &slots(1), 8, now)
-            .unwrap();
+        l.ask(
+            "d2",
+            holder("d", 9),
+            cpus(1),
+            LEASE,
+            false,
+            &slots(1),
+            8,
+            now,
+        )
+        .unwrap();
         // A renewal is kept, even when full.
-        l.ask("d0", holder("a", 0), 1, LEASE, false, &slots(3), 8, now + 1)
-            .unwrap();
+        l.ask(
+            "d0",
+            holder("a", 0),
+            cpus(1),
+            LEASE,
+            false,
+            &slots(3),
+            8,
+            now + 1,
+        )
+        .unwrap();
         // One given back makes room for one.
         l.release("d0", &holder("b", 1));
-        l.ask("d0", holder("d", 9), 1, LEASE, false, &slots(3), 8, now + 2)
-            .unwrap();
-        assert_eq!(l.held("d0", now + 2), Held { slots: 3, cpus: 3 });
+        l.ask(
+            "d0",
+            holder("d", 9),
+            cpus(1),
+            LEASE,
+            false,
+            &slots(3),
+            8,
+            now + 2,
+        )
+        .unwrap();
+        assert_eq!(
+            l.held("d0", now + 2),
+            Held {
+                slots: 3,
+                cpus: 3,
+                gpus: 0
+            }
+        );
         assert!(!l.none_held(now + 2));
         // Every share lapses a lease after its last renewal.
         assert!(l.none_held(now + 2 + LEASE));
@@ -325,13 +404,22 @@ mod tests {
     fn a_share_not_kept_lapses_and_frees_its_slot() {
         let mut l = ledger();
         let now = LEASE;
-        l.ask("d0", holder("a", 1), 2, LEASE, false, &slots(1), 8, now)
-            .unwrap();
+        l.ask(
+            "d0",
+            holder("a", 1),
+            cpus(2),
+            LEASE,
+            false,
+            &slots(1),
+            8,
+            now,
+        )
+        .unwrap();
         assert!(l
             .ask(
                 "d0",
                 holder("b", 2),
-                1,
+                cpus(1),
                 LEASE,
                 false,
                 &slots(1),
@@ -342,7 +430,7 @@ mod tests {
         l.ask(
             "d0",
             holder("b", 2),
-            1,
+            cpus(1),
             LEASE,
             false,
             &slots(1),
@@ -355,7 +443,7 @@ mod tests {
             .ask(
                 "d0",
                 holder("a", 1),
-                2,
+                cpus(2),
                 LEASE,
                 false,
                 &slots(1),
@@ -369,12 +457,30 @@ mod tests {
     fn a_restarted_keeper_takes_renewals_but_grants_nothing_new_for_a_lease() {
         let mut l = Ledger::new("d1", 1_000, LEASE, LEASE);
         // What was held before the restart is counted again...
-        l.ask("d0", holder("a", 1), 1, LEASE, true, &slots(1), 8, 2_000)
-            .unwrap();
+        l.ask(
+            "d0",
+            holder("a", 1),
+            cpus(1),
+            LEASE,
+            true,
+            &slots(1),
+            8,
+            2_000,
+        )
+        .unwrap();
         assert!(l.recovering(2_000));
         // ...nothing new is granted...
         let err = l
-            .ask("d0", holder("b", 2), 1, LEASE, false, &slots(1), 8, 2_000)
+            .ask(
+                "d0",
+                holder("b", 2),
+                cpus(1),
+                LEASE,
+                false,
+                &slots(1),
+                8,
+                2_000,
+            )
             .unwrap_err();
         assert!(err.contains("answers within 19 s"), "{err}");
         // ...and after a lease the keeper grants again, within the caps.
@@ -382,7 +488,7 @@ mod tests {
             .ask(
                 "d0",
                 holder("b", 2),
-                1,
+                cpus(1),
                 LEASE,
                 false,
                 &slots(1),
@@ -394,7 +500,7 @@ mod tests {
         l.ask(
             "d0",
             holder("b", 2),
-            1,
+            cpus(1),
             LEASE,
             false,
             &slots(1),
@@ -407,7 +513,7 @@ mod tests {
             .ask(
                 "d0",
                 holder("a", 1),
-                1,
+                cpus(1),
                 LEASE,
                 true,
                 &slots(1),
@@ -422,16 +528,16 @@ mod tests {
         let mut l = ledger();
         let now = LEASE;
         let half = Caps {
-            max_slots: None,
             max_fraction: Some(0.5),
+            ..Caps::default()
         };
         // 9 CPUs in the domain: at most 4 for d0.
-        l.ask("d0", holder("a", 1), 3, LEASE, false, &half, 9, now)
+        l.ask("d0", holder("a", 1), cpus(3), LEASE, false, &half, 9, now)
             .unwrap();
-        l.ask("d0", holder("a", 2), 1, LEASE, false, &half, 9, now)
+        l.ask("d0", holder("a", 2), cpus(1), LEASE, false, &half, 9, now)
             .unwrap();
         let err = l
-            .ask("d0", holder("b", 3), 1, LEASE, false, &half, 9, now)
+            .ask("d0", holder("b", 3), cpus(1), LEASE, false, &half, 9, now)
             .unwrap_err();
         assert_eq!(
             err,
@@ -439,7 +545,63 @@ mod tests {
              held, 1 asked"
         );
         // More machines, more room.
-        l.ask("d0", holder("b", 3), 1, LEASE, false, &half, 10, now)
+        l.ask("d0", holder("b", 3), cpus(1), LEASE, false, &half, 10, now)
+            .unwrap();
+    }
+
+    #[test]
+    fn max_gpus_counts_the_gpus_claims_hold_and_leaves_cpu_jobs_alone() {
+        let mut l = ledger();
+        let now = LEASE;
+        let two = Caps {
+            max_gpus: Some(2),
+            ..Caps::default()
+        };
+        assert!(two.any());
+        let gpus = |gpus| Asked { cpus: 1, gpus };
+        l.ask("d0", holder("a", 1), gpus(1), LEASE, false, &two, 8, now)
+            .unwrap();
+        l.ask("d0", holder("b", 2), gpus(1), LEASE, false, &two, 8, now)
+            .unwrap();
+        assert_eq!(l.held("d0", now).gpus, 2);
+        let err = l
+            .ask("d0", holder("c", 3), gpus(1), LEASE, false, &two, 8, now)
+            .unwrap_err();
+        assert_eq!(
+            err,
+            "d1 lets d0 hold at most 2 GPUs at once (max_gpus = 2); 2 held, 1 asked"
+        );
+        // A job that needs no GPU is not stopped by the GPU cap.
+        l.ask("d0", holder("c", 4), gpus(0), LEASE, false, &two, 8, now)
+            .unwrap();
+        // A held share is kept; a freed GPU is free for the next job.
+        l.ask("d0", holder("a", 1), gpus(1), LEASE, true, &two, 8, now + 1)
+            .unwrap();
+        l.release("d0", &holder("b", 2));
+        l.ask(
+            "d0",
+            holder("c", 3),
+            gpus(1),
+            LEASE,
+            false,
+            &two,
+            8,
+            now + 2,
+        )
+        .unwrap();
+        // None at all: its jobs run, on CPUs only.
+        let none = Caps {
+            max_gpus: Some(0),
+            ..Caps::default()
+        };
+        let err = l
+            .ask("d2", holder("a", 5), gpus(1), LEASE, false, &none, 8, now)
+            .unwrap_err();
+        assert!(
+            err.contains("at most 0 GPUs at once (max_gpus = 0)"),
+            "{err}"
+        );
+        l.ask("d2", holder("a", 6), gpus(0), LEASE, false, &none, 8, now)
             .unwrap();
     }
 
@@ -463,7 +625,7 @@ mod tests {
                 l.release("d0", &who);
             } else {
                 let renewing = next() % 2 == 0;
-                let _ = l.ask("d0", who, 1, LEASE, renewing, &slots(3), 8, now);
+                let _ = l.ask("d0", who, cpus(1), LEASE, renewing, &slots(3), 8, now);
             }
             assert!(l.held("d0", now).slots <= 3);
         }

@@ -248,8 +248,9 @@ pub enum Request {
     },
     /// Ask the domain's netmgr, the keeper of what the domain's signed
     /// terms let each trusted domain hold at once (`max_slots`,
-    /// `max_fraction`), for a share of it: one slot of `cpus` CPUs for
-    /// `domain`'s job under `claim`, for `lease_ms`. Asked again before the
+    /// `max_fraction`, `max_gpus`), for a share of it: one slot of `cpus`
+    /// CPUs and `gpus` GPUs for `domain`'s job under `claim`, for
+    /// `lease_ms`. Asked again before the
     /// lease ends to keep it; a share not kept lapses. Only agents of the
     /// keeper's own domain may ask.
     Share {
@@ -259,6 +260,10 @@ pub enum Request {
         claim: ClaimId,
         /// The CPUs the claim holds, at most [`MAX_SHARE_CPUS`].
         cpus: u32,
+        /// The GPUs the claim holds, at most [`MAX_SHARE_GPUS`]. Absent
+        /// (from older agents): none.
+        #[serde(default, skip_serializing_if = "no_gpus")]
+        gpus: u32,
         /// The lease asked for, at most [`MAX_SHARE_LEASE_MS`].
         lease_ms: u64,
         /// The asker holds this share already (a renewal): a keeper that
@@ -297,6 +302,13 @@ pub const MAX_SHARE_LEASE_MS: u64 = 300_000;
 
 /// Most CPUs one share may count.
 pub const MAX_SHARE_CPUS: u32 = 1 << 16;
+
+/// Most GPUs one share may count.
+pub const MAX_SHARE_GPUS: u32 = MAX_SHARE_CPUS;
+
+fn no_gpus(n: &u32) -> bool {
+    *n == 0
+}
 
 /// An execute agent's answer to a [`Request`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -496,11 +508,13 @@ impl Message for Request {
             Request::Share {
                 domain,
                 cpus,
+                gpus,
                 lease_ms,
                 ..
             } => {
                 check_share_domain(domain)?;
                 check_share_count("share cpus", *cpus, 1)?;
+                check_share_count("share gpus", *gpus, 0)?;
                 check_share_lease(*lease_ms)
             }
             Request::Unshare { domain, .. } => check_share_domain(domain),

@@ -30,7 +30,7 @@ pub use envelope::{
 pub use keys::{AgentId, Keypair, ParseKeyError, PublicKey};
 pub use policy::{
     DomainPolicy, Export, TrustAnchors, TrustedDomain, MAX_BOOTSTRAP, MAX_BOOTSTRAP_LEN,
-    MAX_POLICY_EXPR_LEN, MAX_POLICY_LEN, MAX_STORE_MIB, MAX_TRUSTED_DOMAINS,
+    MAX_GPUS_CAP, MAX_POLICY_EXPR_LEN, MAX_POLICY_LEN, MAX_STORE_MIB, MAX_TRUSTED_DOMAINS,
 };
 
 /// Why a signed object was refused. Each variant names what a user or an

@@ -78,6 +78,7 @@ fn trusted(i: usize) -> impl Strategy<Value = TrustedDomain> {
         0.1f64..1000.0,
         proptest::option::of(prop::sample::select(vec!["Arch == \"X86_64\"", "false"])),
         proptest::option::of(any::<u32>()),
+        proptest::option::of(0u32..=starling_protocol::identity::MAX_GPUS_CAP),
     )
         .prop_map(
             move |(
@@ -88,6 +89,7 @@ fn trusted(i: usize) -> impl Strategy<Value = TrustedDomain> {
                 priority_factor,
                 machines,
                 export_slots,
+                max_gpus,
             )| {
                 TrustedDomain {
                     // Distinct names and keys per position keep the policy valid.
@@ -96,6 +98,7 @@ fn trusted(i: usize) -> impl Strategy<Value = TrustedDomain> {
                     accept: accept.map(str::to_owned),
                     max_slots,
                     max_fraction,
+                    max_gpus,
                     priority_factor,
                     export: Export {
                         machines: machines.map(str::to_owned),
@@ -224,9 +227,10 @@ fn certificate_encoding_is_pinned() {
     golden("certificate", &cert.issue(&key(1), 1).unwrap().to_bytes());
 }
 
-#[test]
-fn policy_encoding_is_pinned() {
-    let policy = DomainPolicy {
+/// The policy whose encoding is pinned; `max_gpus` is left out of it, as
+/// policies signed before that term had none.
+fn pinned_policy() -> DomainPolicy {
+    DomainPolicy {
         domain: "physics.example.org".to_owned(),
         trusts: vec![TrustedDomain {
             name: "chem.example.org".to_owned(),
@@ -234,6 +238,7 @@ fn policy_encoding_is_pinned() {
             accept: Some("RequestCpus <= 4".to_owned()),
             max_slots: Some(20),
             max_fraction: Some(0.25),
+            max_gpus: None,
             priority_factor: 10.0,
             export: Export {
                 machines: Some("Arch == \"X86_64\"".to_owned()),
@@ -242,12 +247,56 @@ fn policy_encoding_is_pinned() {
             store_mib: None,
         }],
         bootstrap: Vec::new(),
-    };
+    }
+}
+
+#[test]
+fn policy_encoding_is_pinned() {
     golden(
         "domain_policy",
-        &policy
+        &pinned_policy()
             .sign(&key(1), 2, T0, T0.saturating_add_millis(DAY))
             .unwrap()
             .to_bytes(),
     );
+    let mut with_gpus = pinned_policy();
+    with_gpus.trusts[0].max_gpus = Some(4);
+    golden(
+        "domain_policy_max_gpus",
+        &with_gpus
+            .sign(&key(1), 3, T0, T0.saturating_add_millis(DAY))
+            .unwrap()
+            .to_bytes(),
+    );
+}
+
+/// A policy signed before `max_gpus` existed (the pinned bytes) still
+/// opens, with no GPU cap; one with the term carries it.
+#[test]
+fn policies_signed_before_max_gpus_still_open() {
+    let bytes = |name: &str| -> Vec<u8> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/golden/identity")
+            .join(format!("{name}.hex"));
+        let hex: String = std::fs::read_to_string(path)
+            .unwrap()
+            .split_whitespace()
+            .collect();
+        (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+            .collect()
+    };
+    let open = |name: &str| {
+        DomainPolicy::open(
+            &Envelope::decode(&bytes(name)).unwrap(),
+            T0,
+            &Freshness::default(),
+        )
+        .unwrap()
+    };
+    let old = open("domain_policy");
+    assert_eq!(old, pinned_policy());
+    assert_eq!(old.trusts[0].max_gpus, None);
+    assert_eq!(open("domain_policy_max_gpus").trusts[0].max_gpus, Some(4));
 }

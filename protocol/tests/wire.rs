@@ -259,18 +259,20 @@ fn claim_request() -> impl Strategy<Value = claim::Request> {
             "[a-z]{1,12}\\.example",
             claim_id(),
             1..=claim::MAX_SHARE_CPUS,
+            0..=claim::MAX_SHARE_GPUS,
             1..=claim::MAX_SHARE_LEASE_MS,
             any::<bool>()
         )
-            .prop_map(
-                |(domain, claim, cpus, lease_ms, renewing)| claim::Request::Share {
+            .prop_map(|(domain, claim, cpus, gpus, lease_ms, renewing)| {
+                claim::Request::Share {
                     domain,
                     claim,
                     cpus,
+                    gpus,
                     lease_ms,
                     renewing,
                 }
-            ),
+            }),
         ("[a-z]{1,12}\\.example", claim_id())
             .prop_map(|(domain, claim)| claim::Request::Unshare { domain, claim }),
         (
@@ -1427,15 +1429,17 @@ fn golden_files_decode_to_their_messages(dir: &std::path::Path) {
 #[test]
 fn a_share_request_out_of_bounds_is_refused_naming_the_field() {
     let claim = claim::ClaimId::from_bytes([3; 16]);
-    let share = |domain: &str, cpus, lease_ms| {
+    let share_of = |domain: &str, cpus, gpus, lease_ms| {
         cbor::encode(&claim::Request::Share {
             domain: domain.to_owned(),
             claim,
             cpus,
+            gpus,
             lease_ms,
             renewing: false,
         })
     };
+    let share = |domain: &str, cpus, lease_ms| share_of(domain, cpus, 0, lease_ms);
     for (bytes, field) in [
         (share("", 1, 1000), "share domain"),
         (share("bad domain!", 1, 1000), "share domain"),
@@ -1443,6 +1447,10 @@ fn a_share_request_out_of_bounds_is_refused_naming_the_field() {
         (
             share("d1.example", claim::MAX_SHARE_CPUS + 1, 1000),
             "share cpus",
+        ),
+        (
+            share_of("d1.example", 1, claim::MAX_SHARE_GPUS + 1, 1000),
+            "share gpus",
         ),
         (share("d1.example", 1, 0), "share lease_ms"),
         (
@@ -1469,5 +1477,21 @@ fn a_share_request_out_of_bounds_is_refused_naming_the_field() {
         assert!(err.to_string().contains(field), "{err}");
     }
     let good = claim::Request::decode(&share("d1.example", 4, 30_000)).unwrap();
-    assert!(matches!(good, claim::Request::Share { cpus: 4, .. }));
+    assert!(matches!(
+        good,
+        claim::Request::Share {
+            cpus: 4,
+            gpus: 0,
+            ..
+        }
+    ));
+    let good = claim::Request::decode(&share_of("d1.example", 4, 2, 30_000)).unwrap();
+    assert!(matches!(
+        good,
+        claim::Request::Share {
+            cpus: 4,
+            gpus: 2,
+            ..
+        }
+    ));
 }

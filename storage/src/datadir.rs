@@ -759,6 +759,7 @@ mod tests {
                     accept: None,
                     max_slots: None,
                     max_fraction: None,
+                    max_gpus: None,
                     priority_factor: 1.0,
                     export: Default::default(),
                     store_mib: None,

@@ -334,6 +334,8 @@ pub struct DomainTerms {
     pub accept: Option<String>,
     pub max_slots: Option<u32>,
     pub max_fraction: Option<f64>,
+    /// Most GPUs its jobs may hold in the domain at once.
+    pub max_gpus: Option<u32>,
     pub priority_factor: Option<f64>,
     /// Which machines are advertised to it (a ClassAd expression).
     pub export: Option<String>,
@@ -483,6 +485,7 @@ pub fn prepare(
                         accept: given.accept,
                         max_slots: given.max_slots,
                         max_fraction: given.max_fraction,
+                        max_gpus: given.max_gpus,
                         priority_factor: given.priority_factor.unwrap_or(1.0),
                         export: Export {
                             machines: given.export,
@@ -1098,7 +1101,7 @@ mod tests {
             &file,
             "[[terms]]\ndomain = \"d1.testnet\"\ntrusts = \"d0.testnet\"\n\
              accept = \"RequestCpus <= 1\"\nmax_slots = 2\npriority_factor = 3.0\n\
-             export_slots = 4\n",
+             export_slots = 4\nmax_gpus = 1\n",
         )
         .unwrap();
         let terms = read_terms(&file).unwrap();
@@ -1109,6 +1112,7 @@ mod tests {
         assert_eq!(d0.name, "d0.testnet");
         assert_eq!(d0.accept.as_deref(), Some("RequestCpus <= 1"));
         assert_eq!(d0.max_slots, Some(2));
+        assert_eq!(d0.max_gpus, Some(1));
         assert_eq!(d0.priority_factor, 3.0);
         assert_eq!(d0.export.max_slots, Some(4));
         // d0's policy for d1 keeps the defaults.
@@ -1142,6 +1146,11 @@ mod tests {
         let err = refused(&t("max_fraction = 2.0\n"));
         assert!(
             err.contains("d1.testnet") && err.contains("at most 1"),
+            "{err:#}"
+        );
+        let err = refused(&t("max_gpus = 70000\n"));
+        assert!(
+            err.contains("d1.testnet") && err.contains("max gpus"),
             "{err:#}"
         );
         let err = refused(&t("accept = \"RequestCpus <=\"\n"));

@@ -10,7 +10,13 @@
 //!   printing what a real NVIDIA H200 machine printed): the machine ad says
 //!   what HTCondor's would, a job bounded by `gpus_minimum_capability`
 //!   gets the device by its full UUID, a job bounded beyond it does not
-//!   run, and a job without GPUs is shown none.
+//!   run, and a job without GPUs is shown none;
+//! - another domain's jobs hold no more GPUs than the machine lends them
+//!   (`[gpus] foreign_max`) nor than the domain's signed terms let them
+//!   (`max_gpus`), and `why` names the cap that stops them;
+//! - SIGHUP runs discovery again: a device added to the file is in the ad
+//!   without a restart, and one taken out while a job holds it stays that
+//!   job's until it ends.
 //!
 //! Every wait polls a condition until a deadline; every process started is
 //! killed when the test ends.
@@ -406,6 +412,153 @@ fn other_domains_jobs_hold_no_more_gpus_than_the_machine_lends_them() {
     pool.wait_queue_empty(0, Duration::from_secs(90));
     pool.wait_queue_empty(1, Duration::from_secs(60));
     assert_eq!((started("foreign"), started("own")), (2, 2));
+}
+
+#[test]
+fn a_signed_max_gpus_term_caps_another_domains_gpus_in_the_whole_domain() {
+    // d1.testnet (agent-01, two GPUs) signs terms that let d0.testnet's
+    // jobs hold one GPU at once; the machine itself would lend both.
+    let work = shared_dir();
+    let dir = work.path();
+    let terms = dir.join("terms.toml");
+    std::fs::write(
+        &terms,
+        "[[terms]]\ndomain = \"d1.testnet\"\ntrusts = \"d0.testnet\"\nmax_gpus = 1\n",
+    )
+    .unwrap();
+    let pool = pool_sharing(
+        2,
+        &[
+            "--domains",
+            "2",
+            "--gpus",
+            "2",
+            "--cpus",
+            "8",
+            "--terms",
+            terms.to_str().unwrap(),
+        ],
+    );
+    script(&dir.join("job.sh"), GPU_JOB);
+    std::fs::create_dir(dir.join("dev")).unwrap();
+    let sub = |name: &str, tag: &str, gpus: u32, count: u32| {
+        std::fs::write(
+            dir.join(name),
+            format!(
+                "executable = job.sh\narguments = {} {tag}$(Process)\nrequest_gpus = {gpus}\n\
+                 requirements = TARGET.StarlingDomain == \"d1.testnet\"\nqueue {count}\n",
+                dir.display()
+            ),
+        )
+        .unwrap();
+    };
+    let started = |tag: &str, of: u32| {
+        (0..of)
+            .filter(|n| told(dir, &format!("{tag}{n}")).is_some())
+            .count()
+    };
+    sub("gpu.sub", "gpu", 1, 2);
+    pool.ok(0, dir, &["submit", "gpu.sub"]);
+    wait_for(Duration::from_secs(90), "one GPU job started", || {
+        (started("gpu", 2) >= 1).then_some(())
+    });
+    // A job of theirs that needs no GPU is not stopped by the GPU cap.
+    sub("cpu.sub", "cpu", 0, 1);
+    pool.ok(0, dir, &["submit", "cpu.sub"]);
+    wait_for(Duration::from_secs(90), "the CPU job started", || {
+        (started("cpu", 1) == 1).then_some(())
+    });
+    assert_eq!(started("gpu", 2), 1, "d0's jobs hold more than one GPU");
+    let waiting = if told(dir, "gpu0").is_some() {
+        "1.1"
+    } else {
+        "1.0"
+    };
+    let why = pool.ok(0, dir, &["why", waiting]);
+    assert!(
+        why.contains("d1.testnet lets d0.testnet hold at most 1 GPU at once (max_gpus = 1)"),
+        "{why}"
+    );
+    std::fs::write(dir.join("go"), "").unwrap();
+    pool.wait_queue_empty(0, Duration::from_secs(120));
+    assert_eq!((started("gpu", 2), started("cpu", 1)), (2, 1));
+}
+
+#[test]
+fn sighup_finds_gpus_again_and_a_held_device_stays_until_its_job_ends() {
+    let pool = pool_sharing(1, &["--gpus", "2", "--cpus", "4"]);
+    let agent = pool.agent(0);
+    let pid = pid_of(&agent).expect("the agent runs");
+    let work = shared_dir();
+    let dir = work.path();
+    script(&dir.join("job.sh"), GPU_JOB);
+    std::fs::create_dir(dir.join("dev")).unwrap();
+    let total = || pool.machine_af(0, &["TotalGPUs"]);
+    assert_eq!(total(), ["2"]);
+    // A job holds one of the two devices.
+    std::fs::write(
+        dir.join("one.sub"),
+        format!(
+            "executable = job.sh\narguments = {} held\nrequest_gpus = 1\nqueue\n",
+            dir.display()
+        ),
+    )
+    .unwrap();
+    pool.ok(0, dir, &["submit", "one.sub"]);
+    let [held, ..] = wait_for(Duration::from_secs(60), "the GPU job", || told(dir, "held"));
+    // The administrator declares a third device, and reloads.
+    let path = agent.join("agent.toml");
+    let edit = |devices: &dyn Fn(&mut Vec<toml::Value>)| {
+        let mut config: toml::Table = std::fs::read_to_string(&path).unwrap().parse().unwrap();
+        let gpus = config["gpus"].as_table_mut().unwrap();
+        let list = gpus["device"].as_array_mut().unwrap();
+        devices(list);
+        std::fs::write(&path, toml::to_string(&config).unwrap()).unwrap();
+        rustix::process::kill_process(pid, rustix::process::Signal::HUP).unwrap();
+    };
+    edit(&|list| {
+        let mut third = list[0].as_table().unwrap().clone();
+        third.insert("id".into(), "GPU-00000099".into());
+        list.push(third.into());
+    });
+    wait_for(Duration::from_secs(30), "three GPUs in the ad", || {
+        (total() == ["3"]).then_some(())
+    });
+    let detected = pool.machine_af(0, &["DetectedGPUs"]).join(" ");
+    assert!(detected.contains("GPU-00000099"), "{detected}");
+    // Two free now: the job keeps its device, and two more jobs can run.
+    assert_eq!(pool.machine_af(0, &["GPUs"]), ["2"]);
+    // The held device is taken out of the file: it stays the job's, and
+    // in the ad, until the job ends.
+    edit(&|list| list.retain(|d| d["id"].as_str() != Some(held.as_str())));
+    let log = agent.join("agent.log");
+    wait_for(
+        Duration::from_secs(30),
+        "the reload's word on the held GPU",
+        || {
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            text.contains(&format!(
+                "{held} no longer found stays assigned until its job ends"
+            ))
+            .then_some(())
+        },
+    );
+    assert_eq!(
+        total(),
+        ["3"],
+        "a held device left the ad while its job ran"
+    );
+    assert_eq!(pid_of(&agent), Some(pid), "the agent was restarted");
+    assert_eq!(told(dir, "held").map(|t| t[0].clone()), Some(held.clone()));
+    std::fs::write(dir.join("go"), "").unwrap();
+    pool.wait_queue_empty(0, Duration::from_secs(60));
+    wait_for(
+        Duration::from_secs(30),
+        "the freed device gone from the ad",
+        || (total() == ["2"]).then_some(()),
+    );
+    let detected = pool.machine_af(0, &["DetectedGPUs"]).join(" ");
+    assert!(!detected.contains(held.as_str()), "{detected}");
 }
 
 #[test]

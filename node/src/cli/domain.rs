@@ -92,6 +92,10 @@ pub(super) struct PolicyArgs {
     /// Largest share of this domain's capacity its jobs may hold, in (0, 1].
     #[arg(long, value_name = "F")]
     max_fraction: Vec<f64>,
+    /// Most GPUs the domain's jobs may hold here at once, all of this
+    /// domain's machines together (0: none).
+    #[arg(long, value_name = "N")]
+    max_gpus: Vec<u32>,
     /// Priority factor for its users here (higher is lower priority; default 1).
     #[arg(long, value_name = "F")]
     priority_factor: Vec<f64>,
@@ -285,6 +289,7 @@ fn policy(args: &PolicyArgs, matches: &ArgMatches) -> anyhow::Result<ExitCode> {
             accept: None,
             max_slots: None,
             max_fraction: None,
+            max_gpus: None,
             priority_factor: 1.0,
             export: Export::default(),
             store_mib: None,
@@ -322,6 +327,8 @@ fn policy(args: &PolicyArgs, matches: &ArgMatches) -> anyhow::Result<ExitCode> {
     assign!("max-fraction", "max_fraction", args.max_fraction, |t, v| {
         t.max_fraction = Some(v)
     });
+    assign!("max-gpus", "max_gpus", args.max_gpus, |t, v| t.max_gpus =
+        Some(v));
     assign!(
         "priority-factor",
         "priority_factor",
@@ -536,6 +543,9 @@ fn verify(
                 }
                 if let Some(f) = t.max_fraction {
                     println!("    max fraction     {f}");
+                }
+                if let Some(n) = t.max_gpus {
+                    println!("    max gpus         {n}");
                 }
                 println!("    priority factor  {}", t.priority_factor);
                 if let Some(m) = &t.export.machines {

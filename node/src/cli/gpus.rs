@@ -97,7 +97,7 @@ mod tests {
     fn the_report_reads_as_condor_gpu_discoverys() {
         let query = include_str!("../../tests/fixtures/nvidia-smi/h200-query.csv");
         let mut found = gpus::parse_nvidia_smi(query).unwrap();
-        found[0].driver_version = Some(13.0);
+        found[0].cuda_version = Some(13000);
         let mut second = found[0].clone();
         second.id = "GPU-6a96bd13".to_owned();
         second.uuid = Some("6a96bd13-0000-0000-0000-000000000000".to_owned());

@@ -46,8 +46,10 @@ pub struct Gpu {
     pub capability: Option<f64>,
     /// `GlobalMemoryMb`.
     pub memory_mb: Option<u64>,
-    /// `DriverVersion`: the CUDA version the driver supports, `13.0`.
-    pub driver_version: Option<f64>,
+    /// The CUDA version the driver supports as NVML gives it, 12020 for
+    /// 12.2: written as `MaxSupportedVersion`, and as `DriverVersion`
+    /// (`12.2`) the way HTCondor writes it ([`driver_version`]).
+    pub cuda_version: Option<u32>,
     /// `DevicePciBusId`: `0000:00:06.0`.
     pub pci_bus_id: Option<String>,
     /// `ClockMhz`: the highest SM clock.
@@ -133,6 +135,40 @@ pub fn discover(settings: &config::Gpus) -> Discovery {
     }
 }
 
+/// The machine's devices after discovery ran again (a reload): those
+/// `found`, then each device of `before` that a claim holds (`held`) and
+/// that was not found again: it stays assigned until its job ends. The
+/// second list names those kept so.
+pub fn rediscovered(before: &[Gpu], found: Vec<Gpu>, held: &[String]) -> (Vec<Gpu>, Vec<String>) {
+    let mut gpus = found;
+    let mut kept = Vec::new();
+    for old in before {
+        if held.contains(&old.id) && !gpus.iter().any(|g| g.id == old.id) {
+            kept.push(old.id.clone());
+            gpus.push(old.clone());
+        }
+    }
+    (gpus, kept)
+}
+
+/// What discovery finds with `settings`, as the agent's start finds it:
+/// only declared devices where the machine is not read (`probe_given`,
+/// in-process testnets).
+pub fn discover_as_configured(settings: &config::Gpus, probe_given: bool) -> Discovery {
+    if probe_given {
+        return Discovery {
+            gpus: settings.device.iter().map(declared).collect(),
+            source: if settings.device.is_empty() {
+                Source::None
+            } else {
+                Source::Declared
+            },
+            tried: Vec::new(),
+        };
+    }
+    discover(settings)
+}
+
 /// A device declared in `[[gpus.device]]`.
 pub fn declared(d: &config::DeclaredGpu) -> Gpu {
     Gpu {
@@ -140,7 +176,7 @@ pub fn declared(d: &config::DeclaredGpu) -> Gpu {
         name: d.name.clone(),
         capability: d.capability,
         memory_mb: d.memory_mb,
-        driver_version: d.driver_version,
+        cuda_version: d.driver_version.and_then(cuda_version_of_real),
         device_path: d.path.clone(),
         ..Gpu::default()
     }
@@ -166,7 +202,10 @@ fn nvml() -> Result<Vec<Gpu>, String> {
         .or_else(|_| Nvml::init())
         .map_err(|e| e.to_string())?;
     let count = nvml.device_count().map_err(|e| e.to_string())?;
-    let cuda = nvml.sys_cuda_driver_version().ok().map(cuda_version);
+    let cuda = nvml
+        .sys_cuda_driver_version()
+        .ok()
+        .and_then(|v| u32::try_from(v).ok());
     let mut gpus = Vec::new();
     for i in 0..count.min(config::MAX_GPUS as u32) {
         let device = nvml.device_by_index(i).map_err(|e| e.to_string())?;
@@ -183,7 +222,7 @@ fn nvml() -> Result<Vec<Gpu>, String> {
                 .ok()
                 .map(|c| f64::from(c.major) + f64::from(c.minor) / 10.0),
             memory_mb: device.memory_info().ok().map(|m| m.total / (1024 * 1024)),
-            driver_version: cuda,
+            cuda_version: cuda,
             pci_bus_id: device.pci_info().ok().map(|p| short_bus_id(&p.bus_id)),
             clock_mhz: device.max_clock_info(Clock::SM).ok().map(f64::from),
             ecc: device.is_ecc_enabled().ok().map(|e| e.currently_enabled),
@@ -196,9 +235,24 @@ fn nvml() -> Result<Vec<Gpu>, String> {
     Ok(gpus)
 }
 
-/// NVML's CUDA version, 13000 for 13.0.
-fn cuda_version(n: i32) -> f64 {
-    f64::from(n / 1000) + f64::from((n % 1000) / 10) / 100.0
+/// `DriverVersion` as HTCondor's `condor_gpu_discovery` writes it from
+/// NVML's CUDA version: `"%d.%d"` of `v / 1000` and `v % 100`, so 12020
+/// (CUDA 12.2) is `12.20`, the real 12.2.
+pub fn driver_version(v: u32) -> f64 {
+    format!("{}.{}", v / 1000, v % 100)
+        .parse()
+        .unwrap_or(f64::from(v / 1000))
+}
+
+/// A CUDA version written as a real (`12.2`, as `[[gpus.device]]`
+/// declares it and `DriverVersion` reads) as NVML gives it: 12020.
+fn cuda_version_of_real(d: f64) -> Option<u32> {
+    if !(d.is_finite() && (0.0..1_000_000.0).contains(&d)) {
+        return None;
+    }
+    let major = d.trunc();
+    let minor = ((d - major) * 10.0).round();
+    Some(major as u32 * 1000 + minor as u32 * 10)
 }
 
 /// `00000000:00:06.0` as HTCondor writes it: `0000:00:06.0`.
@@ -230,7 +284,7 @@ fn nvidia_smi(program: &Path) -> Result<Vec<Gpu>, String> {
         .and_then(parse_cuda_version)
     {
         for gpu in &mut gpus {
-            gpu.driver_version = Some(cuda);
+            gpu.cuda_version = Some(cuda);
         }
     }
     Ok(gpus)
@@ -345,7 +399,7 @@ pub fn parse_nvidia_smi(text: &str) -> Result<Vec<Gpu>, String> {
                 "Disabled" => Some(false),
                 _ => None,
             }),
-            driver_version: None,
+            cuda_version: None,
             device_path: None,
         });
     }
@@ -353,15 +407,17 @@ pub fn parse_nvidia_smi(text: &str) -> Result<Vec<Gpu>, String> {
 }
 
 /// The CUDA version from the banner of `nvidia-smi`'s plain report
-/// (`... CUDA Version: 13.0 |`).
-pub fn parse_cuda_version(text: &str) -> Option<f64> {
+/// (`... CUDA Version: 12.2 |`), as NVML gives it: 12020.
+pub fn parse_cuda_version(text: &str) -> Option<u32> {
     let at = text.find("CUDA Version:")? + "CUDA Version:".len();
     let rest = text[at..].trim_start();
     let number: String = rest
         .chars()
         .take_while(|c| c.is_ascii_digit() || *c == '.')
         .collect();
-    number.parse().ok()
+    let (major, minor) = number.split_once('.').unwrap_or((&number, "0"));
+    let (major, minor): (u32, u32) = (major.parse().ok()?, minor.parse().ok()?);
+    (minor < 100).then_some(major.checked_mul(1000)? + minor * 10)
 }
 
 /// A device's properties as an ad, with HTCondor's names (its `Id` is
@@ -385,12 +441,9 @@ pub fn properties(gpu: &Gpu) -> ClassAd {
             Value::Int(i64::try_from(m).unwrap_or(i64::MAX)),
         );
     }
-    if let Some(d) = gpu.driver_version {
-        put("DriverVersion", Value::Real(d));
-        put(
-            "MaxSupportedVersion",
-            Value::Int((d * 1000.0).round() as i64),
-        );
+    if let Some(v) = gpu.cuda_version {
+        put("DriverVersion", Value::Real(driver_version(v)));
+        put("MaxSupportedVersion", Value::Int(i64::from(v)));
     }
     if let Some(p) = &gpu.pci_bus_id {
         put("DevicePciBusId", Value::string(p.as_str()));
@@ -419,6 +472,9 @@ mod tests {
     /// 580.159.04, CUDA 13.0), captured 2026-11-26.
     const H200: &str = include_str!("../../tests/fixtures/nvidia-smi/h200-query.csv");
     const H200_BANNER: &str = include_str!("../../tests/fixtures/nvidia-smi/h200-plain.txt");
+    /// The banner of plain `nvidia-smi` on a CUDA 12.2 driver (535.x).
+    const H100_CUDA_12_2_BANNER: &str =
+        include_str!("../../tests/fixtures/nvidia-smi/h100-cuda-12.2-plain.txt");
 
     #[test]
     fn ids_are_htcondors_short_uuids() {
@@ -449,7 +505,7 @@ mod tests {
         assert_eq!(g.memory_mb, Some(143771));
         assert_eq!(g.pci_bus_id.as_deref(), Some("0000:00:06.0"));
         assert_eq!((g.clock_mhz, g.ecc), (Some(1980.0), Some(true)));
-        assert_eq!(parse_cuda_version(H200_BANNER), Some(13.0));
+        assert_eq!(parse_cuda_version(H200_BANNER), Some(13000));
     }
 
     #[test]
@@ -474,9 +530,88 @@ mod tests {
 
     #[test]
     fn cuda_versions_read_as_htcondor_writes_them() {
-        assert_eq!(cuda_version(13000), 13.0);
-        assert_eq!(cuda_version(12020), 12.02);
+        // condor_gpu_discovery on a CUDA 12.2 driver: DriverVersion=12.20,
+        // MaxSupportedVersion=12020.
+        assert_eq!(parse_cuda_version(H100_CUDA_12_2_BANNER), Some(12020));
+        let ad = properties(&Gpu {
+            cuda_version: Some(12020),
+            ..Gpu::default()
+        });
+        assert!(
+            matches!(ad.get("DriverVersion"), Some(Expr::Literal(Value::Real(v))) if *v == 12.2),
+            "{:?}",
+            ad.get("DriverVersion")
+        );
+        assert!(
+            matches!(
+                ad.get("MaxSupportedVersion"),
+                Some(Expr::Literal(Value::Int(12020)))
+            ),
+            "{:?}",
+            ad.get("MaxSupportedVersion")
+        );
+        assert_eq!(driver_version(13000), 13.0);
+        assert_eq!(driver_version(11040), 11.4);
+        assert_eq!(parse_cuda_version("CUDA Version: 11.8 |"), Some(11080));
+        assert_eq!(parse_cuda_version("CUDA Version: 13 |"), Some(13000));
+        assert_eq!(parse_cuda_version("CUDA Version: N/A |"), None);
+        // A declared device's DriverVersion means the same.
+        assert_eq!(cuda_version_of_real(12.2), Some(12020));
+        assert_eq!(cuda_version_of_real(13.0), Some(13000));
+        assert_eq!(cuda_version_of_real(f64::NAN), None);
         assert_eq!(short_bus_id("00000000:00:06.0"), "0000:00:06.0");
+    }
+
+    /// A device on a CUDA 12.2 driver asks for at least the runtime a job
+    /// names: `gpus_minimum_runtime = 12.5` does not match it, 12.1 does.
+    #[test]
+    fn a_minimum_runtime_above_the_drivers_cuda_does_not_match() {
+        use starling_policies::slots::{device_fits, Device};
+        use starling_protocol::submit::gpus::{job_attributes, COMMANDS};
+        let device = Device {
+            id: "GPU-00000001".to_owned(),
+            properties: properties(&Gpu {
+                cuda_version: parse_cuda_version(H100_CUDA_12_2_BANNER),
+                ..Gpu::default()
+            }),
+        };
+        let matches = |runtime: &str| {
+            // The job as `condor_submit` writes `request_gpus = 1` and
+            // `gpus_minimum_runtime = <runtime>`.
+            let values: Vec<Option<String>> = COMMANDS
+                .iter()
+                .map(|c| match *c {
+                    "request_gpus" => Some("1".to_owned()),
+                    "gpus_minimum_runtime" => Some(runtime.to_owned()),
+                    _ => None,
+                })
+                .collect();
+            let mut job = ClassAd::new();
+            job_attributes(&mut job, &values, None).unwrap();
+            device_fits(&job, &device, 0)
+        };
+        assert!(!matches("12.5"));
+        assert!(matches("12.1"));
+        assert!(matches("12.2"));
+    }
+
+    #[test]
+    fn discovery_again_keeps_a_held_device_that_vanished() {
+        let gpu = |id: &str| Gpu {
+            id: id.to_owned(),
+            ..Gpu::default()
+        };
+        let before = [gpu("GPU-a"), gpu("GPU-b"), gpu("GPU-c")];
+        let found = vec![gpu("GPU-a"), gpu("GPU-d")];
+        // GPU-b is held and gone: kept; GPU-c is free and gone: dropped.
+        let (now, kept) = rediscovered(&before, found.clone(), &["GPU-b".to_owned()]);
+        let ids: Vec<&str> = now.iter().map(|g| g.id.as_str()).collect();
+        assert_eq!(ids, ["GPU-a", "GPU-d", "GPU-b"]);
+        assert_eq!(kept, ["GPU-b"]);
+        // A held device still found is not counted twice.
+        let (now, kept) = rediscovered(&before, found, &["GPU-a".to_owned()]);
+        assert_eq!(now.len(), 2);
+        assert!(kept.is_empty());
     }
 
     #[test]

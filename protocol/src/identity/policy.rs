@@ -65,6 +65,11 @@ pub struct TrustedDomain {
     /// Largest share of this domain's capacity its jobs may hold, in (0, 1].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_fraction: Option<f64>,
+    /// Most GPUs its jobs may hold here at once, all of this domain's
+    /// machines together, at most [`MAX_GPUS_CAP`]; 0 lets its jobs run
+    /// but hold no GPU. Absent: no cap but each machine's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_gpus: Option<u32>,
     /// Multiplies its users' priority here, as HTCondor's priority factor:
     /// higher means lower priority. Default 1.
     #[serde(default = "default_priority_factor")]
@@ -78,6 +83,9 @@ pub struct TrustedDomain {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub store_mib: Option<u64>,
 }
+
+/// The largest `max_gpus` a policy may give.
+pub const MAX_GPUS_CAP: u32 = 1 << 16;
 
 /// The largest `store_mib` a policy may give (1 EiB).
 pub const MAX_STORE_MIB: u64 = 1 << 40;
@@ -216,6 +224,15 @@ impl DomainPolicy {
                     });
                 }
             }
+            if let Some(n) = trust.max_gpus.filter(|n| *n > MAX_GPUS_CAP) {
+                return Err(Error::Invalid {
+                    field: "max gpus",
+                    reason: format!(
+                        "{n} for {:?}, more than the limit of {MAX_GPUS_CAP}",
+                        trust.name
+                    ),
+                });
+            }
             if trust.store_mib.is_some_and(|m| m > MAX_STORE_MIB) {
                 return Err(Error::Invalid {
                     field: "store",
@@ -347,6 +364,7 @@ mod tests {
                 accept: Some("RequestCpus <= 4 && Owner =!= \"mallory\"".to_owned()),
                 max_slots: Some(20),
                 max_fraction: Some(0.25),
+                max_gpus: Some(2),
                 priority_factor: 10.0,
                 export: Export::default(),
                 store_mib: None,
@@ -403,6 +421,14 @@ mod tests {
             err.to_string().starts_with("invalid accept expression"),
             "{err}"
         );
+
+        let mut bad = policy();
+        bad.trusts[0].max_gpus = Some(MAX_GPUS_CAP + 1);
+        let err = bad.validate().unwrap_err().to_string();
+        assert!(err.starts_with("invalid max gpus"), "{err}");
+        // No GPU at all is a cap like any other.
+        bad.trusts[0].max_gpus = Some(0);
+        assert!(bad.validate().is_ok());
 
         let mut bad = policy();
         bad.trusts[0].max_fraction = Some(1.5);

@@ -230,6 +230,31 @@ request_cpus = 2
 request_memory = 4G
 queue
 """)
+# GPU commands beyond request_gpus: each bound alone, all together with
+# the user's own requirements and require_gpus, and a count HTCondor
+# takes but Starling refuses.
+for name, lines in [
+    ("require", "require_gpus = Capability >= 8.0"),
+    ("min_capability", "gpus_minimum_capability = 8.0"),
+    ("max_capability", "gpus_maximum_capability = 9.0"),
+    ("min_memory", "gpus_minimum_memory = 4G"),
+    ("min_runtime", "gpus_minimum_runtime = 12.1"),
+    ("all_bounds", "require_gpus = ECCEnabled || DriverVersion > 10.75\n"
+                   "gpus_minimum_capability = 7.5\ngpus_maximum_capability = 9.0\n"
+                   "gpus_minimum_memory = 16000\ngpus_minimum_runtime = 12.2\n"
+                   "requirements = Memory > 1024 || Cpus > 4"),
+]:
+    case(f"gpus_{name}", f"""
+executable = a.out
+request_gpus = 1
+{lines}
+queue
+""")
+case("gpus_negative", """
+executable = a.out
+request_gpus = -1
+queue
+""")
 case("manual_30_requests_units", """
 executable = a.out
 request_memory = 512 MB

@@ -61,6 +61,7 @@ use starling_policies::arbitration::{self, Running, Waiter};
 use starling_policies::claiming::{self, ClaimInput, Decision, MachineState};
 use starling_policies::owner_policy::{self, Action, Activity, DrainHow, SlotState, State};
 use starling_policies::priority::{self, Factors};
+use starling_policies::shares::Asked;
 use starling_policies::slots::{self, Partitionable, Resources};
 use starling_policies::terms;
 use starling_protocol::claim::{self, ClaimId, RejectCode, RequestId};
@@ -201,7 +202,7 @@ pub struct StartdArgs {
     /// foreign_max`); `None`: no cap but the machine's.
     pub foreign_gpus_max: Option<u32>,
     /// Asking the domain's keeper for shares of its caps on trusted
-    /// domains (`max_slots`, `max_fraction`).
+    /// domains (`max_slots`, `max_fraction`, `max_gpus`).
     pub shares: crate::agent::pool::shares::Client,
 }
 
@@ -823,9 +824,13 @@ impl StartdState {
         };
         let share = match domain.verified.as_deref().filter(|_| foreign) {
             Some(d) if self.args.trust.current().caps.contains_key(d) => {
-                match self.args.shares.ask(d, claim, resources.cpus, false).await {
+                let held = Asked {
+                    cpus: resources.cpus,
+                    gpus: resources.gpus,
+                };
+                match self.args.shares.ask(d, claim, held, false).await {
                     Ok(until) => {
-                        self.keep_share(claim, d, resources.cpus, until);
+                        self.keep_share(claim, d, held, until);
                         Some(d.to_owned())
                     }
                     // Beyond the cap the job waits, as it does for a full
@@ -1210,7 +1215,10 @@ impl StartdState {
             self.keep_share(
                 claim,
                 domain,
-                resources.cpus,
+                Asked {
+                    cpus: resources.cpus,
+                    gpus: resources.gpus,
+                },
                 std::time::Instant::now() + crate::agent::pool::shares::LEASE,
             );
         }
@@ -1260,9 +1268,15 @@ impl StartdState {
         // Only while unknown, or with nothing carved: a claim's slot keeps
         // its place.
         let unknown = self.slots.total() == Resources::default();
-        let same = self.slots.total() == machine_slot.total()
-            && self.slots.devices() == machine_slot.devices();
-        if same || !(unknown || self.claims.is_empty()) {
+        let same_devices = self.slots.devices() == machine_slot.devices();
+        let same = self.slots.total() == machine_slot.total() && same_devices;
+        if same {
+            return;
+        }
+        if !(unknown || self.claims.is_empty()) {
+            if !same_devices {
+                self.take_devices(machine_slot);
+            }
             return;
         }
         // The totals were not known when the startd started (the
@@ -1280,6 +1294,27 @@ impl StartdState {
                 }
             }
         }
+    }
+
+    /// The machine's GPUs changed while claims hold some (discovery ran
+    /// again on a reload): the new devices are taken on with each claim
+    /// keeping its own (the advertiser keeps a held device in the ad until
+    /// its claim ends, even when it is no longer found). If a claim's
+    /// devices cannot be kept, the old shape stays until the claims end.
+    fn take_devices(&mut self, machine_slot: Partitionable<ClaimId>) {
+        let mut next = machine_slot;
+        for (claim, held) in &self.claims {
+            let ids: Vec<String> = held.gpus.iter().map(|d| d.id.clone()).collect();
+            if let Err(e) = next.carve_devices(*claim, &held.resources, &ids) {
+                tracing::warn!(%claim, "the machine's GPUs changed, but a claim's would not be kept ({e}); the devices in force stay until the claims end");
+                return;
+            }
+        }
+        tracing::info!(
+            gpus = next.devices().len(),
+            "the machine's GPUs changed; claims keep theirs"
+        );
+        self.slots = next;
     }
 
     /// Learns the machine's totals and the slot ads of claims taken on
@@ -1339,11 +1374,11 @@ impl StartdState {
     }
 
     /// Has the renewal task keep `claim`'s share of the cap on `domain`.
-    fn keep_share(&self, claim: ClaimId, domain: &str, cpus: u32, until: std::time::Instant) {
+    fn keep_share(&self, claim: ClaimId, domain: &str, held: Asked, until: std::time::Instant) {
         let order = crate::agent::pool::shares::Renew::Keep {
             claim,
             domain: domain.to_owned(),
-            cpus,
+            held,
             until,
         };
         if self.renewals.0.try_send(order).is_err() {

@@ -126,6 +126,14 @@ pub enum AdvertiserMsg {
         machine: Box<crate::config::Machine>,
         reply: RpcReplyPort<Result<u64, String>>,
     },
+    /// Run GPU discovery again with `gpus` (a configuration reload) and
+    /// publish the devices found at once; a device a claim holds that is
+    /// no longer found stays in the ad until its claim ends. Replies with
+    /// a line saying what changed, or `None` when nothing did.
+    Rediscover {
+        gpus: Box<config::Gpus>,
+        reply: RpcReplyPort<Option<String>>,
+    },
 }
 
 pub struct Advertiser;
@@ -220,6 +228,9 @@ pub struct AdvertiserState {
     /// withdraws whatever an earlier run exported), and the grants of
     /// capped ones.
     exported: Exports,
+    /// Devices no longer found that stay in the ad because a claim holds
+    /// them; each leaves once its claim ends.
+    vanished: BTreeSet<String>,
 }
 
 impl Actor for Advertiser {
@@ -281,6 +292,7 @@ impl Actor for Advertiser {
             publish_pending: false,
             probed: tokio::time::Instant::now(),
             exported,
+            vanished: BTreeSet::new(),
         })
     }
 
@@ -318,6 +330,7 @@ impl Actor for Advertiser {
                     }
                     state.status.draining = occupancy.draining;
                     state.occupancy = occupancy;
+                    state.forget_vanished();
                     if !state.publish_pending {
                         state.publish_pending = true;
                         let since = state
@@ -385,6 +398,9 @@ impl Actor for Advertiser {
             AdvertiserMsg::SetMachine { machine, reply } => {
                 let _ = reply.send(state.put_machine(*machine).await?);
             }
+            AdvertiserMsg::Rediscover { gpus, reply } => {
+                let _ = reply.send(state.rediscover(*gpus).await?);
+            }
             AdvertiserMsg::Withdraw(reply) => {
                 if let Some(ad) = &state.last {
                     publish(&state.args, ad, Duration::ZERO, &mut state.exported).await?;
@@ -427,6 +443,93 @@ impl AdvertiserState {
         self.published = Some((stable_text(&ad), tokio::time::Instant::now()));
         self.last = Some(ad);
         Ok(Ok(seq))
+    }
+
+    /// Runs GPU discovery again with `settings` ([`AdvertiserMsg::Rediscover`]).
+    async fn rediscover(
+        &mut self,
+        settings: config::Gpus,
+    ) -> Result<Option<String>, ActorProcessingErr> {
+        let probe_given = self.args.probe.is_some();
+        let asked = settings.clone();
+        let found = tokio::task::spawn_blocking(move || {
+            machine::gpus::discover_as_configured(&asked, probe_given)
+        })
+        .await?;
+        log_gpus(&found);
+        let held: Vec<String> = self
+            .occupancy
+            .gpus
+            .iter()
+            .map(|(id, _)| id.clone())
+            .collect();
+        let source = found.source;
+        let (gpus, kept) = machine::gpus::rediscovered(&self.probe.gpus, found.gpus, &held);
+        for id in &kept {
+            tracing::warn!(device = %id, "GPU no longer found, but a claim holds it: it stays assigned until its job ends");
+        }
+        self.args.gpus = settings;
+        let ids = |gpus: &[machine::gpus::Gpu]| -> Vec<String> {
+            gpus.iter().map(|g| g.id.clone()).collect()
+        };
+        let changed = (ids(&self.probe.gpus) != ids(&gpus)).then(|| {
+            format!(
+                "gpus: found again ({}): {} device{}{}",
+                source.name(),
+                gpus.len() - kept.len(),
+                if gpus.len() - kept.len() == 1 {
+                    ""
+                } else {
+                    "s"
+                },
+                match kept.len() {
+                    0 => String::new(),
+                    1 => format!(
+                        "; {} no longer found stays assigned until its job ends",
+                        kept[0]
+                    ),
+                    _ => format!(
+                        "; {} no longer found stay assigned until their jobs end",
+                        kept.join(", ")
+                    ),
+                }
+            )
+        });
+        self.probe.gpus = gpus;
+        self.vanished = kept.into_iter().collect();
+        if changed.is_some() {
+            let machine = self.args.machine.clone();
+            if let Err(why) = self.put_machine(machine).await? {
+                return Ok(Some(format!(
+                    "gpus: the ad with the devices found again does not build: {why}"
+                )));
+            }
+        }
+        Ok(changed)
+    }
+
+    /// Drops from the ad the devices no longer found whose claims ended.
+    fn forget_vanished(&mut self) {
+        if self.vanished.is_empty() {
+            return;
+        }
+        let held: BTreeSet<&str> = self
+            .occupancy
+            .gpus
+            .iter()
+            .map(|(id, _)| id.as_str())
+            .collect();
+        let freed: Vec<String> = self
+            .vanished
+            .iter()
+            .filter(|id| !held.contains(id.as_str()))
+            .cloned()
+            .collect();
+        for id in &freed {
+            tracing::info!(device = %id, "the claim holding a GPU no longer found ended; the device leaves the machine ad");
+            self.vanished.remove(id);
+        }
+        self.probe.gpus.retain(|g| !freed.contains(&g.id));
     }
 
     /// Re-reads the cheap, changing parts of the machine (unless a probe

@@ -1,5 +1,5 @@
 //! A domain's caps on what each trusted domain holds in it at once
-//! (`max_slots`, `max_fraction` of its signed terms), held domain-wide:
+//! (`max_slots`, `max_fraction`, `max_gpus` of its signed terms), held domain-wide:
 //! the keeper on the domain's `netmgr` agent, and the execute side's
 //! client that asks it for a share before it grants a foreign claim and
 //! keeps the share while the claim lives. Why this design never exceeds a
@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use libp2p::PeerId;
 use ractor::ActorRef;
-use starling_policies::shares::{Holder, Ledger};
+use starling_policies::shares::{Asked, Holder, Ledger};
 use starling_protocol::claim::{self, ClaimId};
 use starling_protocol::identity::{AgentId, Role};
 use tokio::sync::mpsc;
@@ -198,6 +198,7 @@ impl Keeper {
                 domain,
                 claim,
                 cpus,
+                gpus,
                 lease_ms,
                 renewing,
             } => {
@@ -223,7 +224,10 @@ impl Keeper {
                         ledger.ask(
                             domain,
                             holder.clone(),
-                            *cpus,
+                            Asked {
+                                cpus: *cpus,
+                                gpus: *gpus,
+                            },
                             lease_ms,
                             *renewing,
                             &caps,
@@ -362,20 +366,21 @@ pub struct Lost {
 
 impl Client {
     /// Asks the domain's keeper for (or to keep) a share of one slot of
-    /// `cpus` CPUs for `domain`'s job under `claim`. `Ok` with the instant
-    /// the share must be renewed by, counted from before the ask.
+    /// `held` CPUs and GPUs for `domain`'s job under `claim`. `Ok` with the
+    /// instant the share must be renewed by, counted from before the ask.
     pub async fn ask(
         &self,
         domain: &str,
         claim: ClaimId,
-        cpus: u32,
+        held: Asked,
         renewing: bool,
     ) -> Result<Instant, NotHad> {
         let asked = Instant::now();
         let request = claim::Request::Share {
             domain: domain.to_owned(),
             claim,
-            cpus: cpus.clamp(1, claim::MAX_SHARE_CPUS),
+            cpus: held.cpus.clamp(1, claim::MAX_SHARE_CPUS),
+            gpus: held.gpus.min(claim::MAX_SHARE_GPUS),
             lease_ms: millis(LEASE),
             renewing,
         };
@@ -468,7 +473,7 @@ pub enum Renew {
     Keep {
         claim: ClaimId,
         domain: String,
-        cpus: u32,
+        held: Asked,
         until: Instant,
     },
     /// `claim` ended: give its share back.
@@ -480,7 +485,7 @@ pub const RENEW_CAPACITY: usize = 256;
 
 struct Kept {
     domain: String,
-    cpus: u32,
+    held: Asked,
     until: Instant,
     lost: bool,
 }
@@ -501,8 +506,8 @@ pub fn spawn_renewals(
             tokio::select! {
                 order = orders.recv() => match order {
                     None => break,
-                    Some(Renew::Keep { claim, domain, cpus, until }) => {
-                        kept.insert(claim, Kept { domain, cpus, until, lost: false });
+                    Some(Renew::Keep { claim, domain, held, until }) => {
+                        kept.insert(claim, Kept { domain, held, until, lost: false });
                     }
                     Some(Renew::Drop { claim }) => {
                         if let Some(k) = kept.remove(&claim) {
@@ -513,8 +518,8 @@ pub fn spawn_renewals(
                 },
                 _ = tick.tick() => {
                     let asks = kept.iter().filter(|(_, k)| !k.lost).map(|(claim, k)| {
-                        let (client, domain, cpus, claim) = (&client, k.domain.clone(), k.cpus, *claim);
-                        async move { (claim, client.ask(&domain, claim, cpus, true).await) }
+                        let (client, domain, held, claim) = (&client, k.domain.clone(), k.held, *claim);
+                        async move { (claim, client.ask(&domain, claim, held, true).await) }
                     });
                     for (claim, answer) in futures::future::join_all(asks).await {
                         let Some(k) = kept.get_mut(&claim) else { continue };

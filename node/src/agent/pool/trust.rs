@@ -187,6 +187,7 @@ pub fn load(data: &DataDir, key: &Keypair, now: Timestamp) -> Result<Trust, Erro
                 let cap = starling_policies::shares::Caps {
                     max_slots: trusted.max_slots,
                     max_fraction: trusted.max_fraction,
+                    max_gpus: trusted.max_gpus,
                 };
                 if cap.any() {
                     caps.insert(trusted.name.clone(), cap);
