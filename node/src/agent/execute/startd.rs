@@ -1338,15 +1338,36 @@ impl StartdState {
         self.advertise();
     }
 
-    /// Kills the jobs of lapsed leases and frees their slots.
+    /// Kills the jobs of lapsed leases and frees their slots. A claim
+    /// whose job's input or output moved within its lease is alive,
+    /// keepalive or not: on a thin link the submit agent's keepalives
+    /// queue behind the chunks, and a claim must not die of its own
+    /// transfer.
     async fn expire(&mut self) {
         let now = tokio::time::Instant::now();
-        let lapsed: Vec<ClaimId> = self
-            .claims
-            .iter()
-            .filter(|(_, h)| h.deadline <= now)
-            .map(|(id, _)| *id)
-            .collect();
+        let flights = self.args.links.owner.flights().clone();
+        let mut lapsed = Vec::new();
+        for (id, held) in &mut self.claims {
+            if held.deadline > now {
+                continue;
+            }
+            let job = held
+                .job
+                .as_ref()
+                .and_then(|j| crate::agent::links::job_of(&j.ad));
+            let moving =
+                job.is_some_and(|job| flights.progressed(&held.peer.to_string(), job, held.lease));
+            if moving {
+                held.deadline = now + held.lease;
+                if let (Some(job), Some(runs)) = (&held.job, self.args.isolation.runs()) {
+                    let lease = crate::execute::runs::Lease::from_now(held.lease);
+                    let _ = runs.renew(&crate::execute::runs::run_name(id, job.run), &lease);
+                }
+                tracing::debug!(claim = %id, "claim kept: its job's files are moving");
+            } else {
+                lapsed.push(*id);
+            }
+        }
         for claim in lapsed {
             tracing::info!(%claim, "claim lease lapsed; stopping its job");
             self.drop_claim(claim).await;

@@ -835,6 +835,15 @@ async fn deliver(
     }
     let transfer = TransferId::fresh();
     let (closed_tx, closed) = oneshot::channel();
+    // Counted as it is pulled: `starling net` lists it, and the startd
+    // keeps the claim while it moves.
+    let flight = args.links.owner.flights().register(
+        crate::agent::links::Kind::OutputOut,
+        args.peer,
+        crate::agent::links::job_of(&args.job),
+        listed.iter().map(|(f, _)| f.size).sum(),
+    );
+    flight.unreserved();
     args.router
         .offer_opened(
             transfer,
@@ -842,7 +851,7 @@ async fn deliver(
                 peer: args.peer,
                 files: listed.clone(),
                 closed: Some(closed_tx),
-                flight: None,
+                flight: Some(Arc::new(flight)),
             },
             descriptors,
         )

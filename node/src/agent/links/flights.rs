@@ -26,6 +26,8 @@ pub enum Kind {
     InputIn,
     /// A job's output, pulled by its submit agent.
     OutputIn,
+    /// A job's output, served by its machine.
+    OutputOut,
     /// A checkpoint sent to a store peer.
     CheckpointOut,
     /// A checkpoint fetched from a store peer.
@@ -38,6 +40,7 @@ impl Kind {
             Kind::InputOut => "input to",
             Kind::InputIn => "input from",
             Kind::OutputIn => "output from",
+            Kind::OutputOut => "output to",
             Kind::CheckpointOut => "checkpoint to",
             Kind::CheckpointIn => "checkpoint from",
         }
@@ -87,6 +90,7 @@ struct State {
 #[derive(Default)]
 struct Progress {
     first_byte: Option<Instant>,
+    last_byte: Option<Instant>,
     reserved_rate: Option<f64>,
     waiting: bool,
 }
@@ -153,6 +157,22 @@ impl Flights {
         table.values().map(|s| summarise(s)).collect()
     }
 
+    /// Whether a transfer with `peer` for `job` moved bytes within
+    /// `within`: a claim whose job's files are on their way is alive,
+    /// though its keepalives may queue behind them on a thin link.
+    pub fn progressed(&self, peer: &str, job: JobId, within: std::time::Duration) -> bool {
+        let Ok(table) = self.table.lock() else {
+            return false;
+        };
+        table.values().any(|s| {
+            s.peer == peer
+                && s.job == Some(job)
+                && s.progress
+                    .lock()
+                    .is_ok_and(|p| p.last_byte.is_some_and(|at| at.elapsed() <= within))
+        })
+    }
+
     /// The transfers in flight for `job`.
     pub fn of_job(&self, job: JobId) -> Vec<FlightSummary> {
         let Ok(table) = self.table.lock() else {
@@ -213,10 +233,12 @@ impl Flight {
     /// Counts `bytes` more moved.
     pub fn moved(&self, bytes: u64) {
         if let Ok(mut p) = self.state.progress.lock() {
+            let now = Instant::now();
             if p.first_byte.is_none() {
-                p.first_byte = Some(Instant::now());
+                p.first_byte = Some(now);
                 p.waiting = false;
             }
+            p.last_byte = Some(now);
         }
         self.state.moved.fetch_add(bytes, Ordering::Relaxed);
     }
@@ -260,6 +282,11 @@ mod tests {
         assert_eq!(listed[0].reserved_rate, Some(125_000.0));
         assert_eq!(listed[0].job.as_deref(), Some("12.3"));
         assert!(!listed[0].waiting);
+        let second = std::time::Duration::from_secs(1);
+        assert!(flights.progressed("peer-a", job, second));
+        assert!(!flights.progressed("peer-b", job, second), "another peer");
+        assert!(!flights.progressed("peer-a", JobId::new(12, 4), second));
+        assert!(!flights.progressed("peer-a", job, std::time::Duration::ZERO));
         assert_eq!(flights.summary().len(), 2);
         drop(flight);
         assert!(flights.of_job(job).is_empty());

@@ -427,6 +427,11 @@ async fn run(
                             finish(&args, None).await;
                             return;
                         }
+                        KeepAlive::NoAnswer(_) if args.links.owner.flights().progressed(&args.peer.to_string(), placement.job, lease) => {
+                            // Its input is moving: the machine is there, its
+                            // answers just queue behind the chunks.
+                            answered = tokio::time::Instant::now();
+                        }
                         KeepAlive::NoAnswer(e) => {
                             if !std::mem::replace(&mut disconnected, true) {
                                 reconnection(&args, placement.job, userlog::codes::JOB_DISCONNECTED, &format!("The execute agent does not answer ({e})")).await;
