@@ -378,6 +378,18 @@ impl Agent {
         let _ = self.network.send(Command::Publish { topic, bytes }).await;
     }
 
+    /// Sends `request` to `peer` on the transfer protocol and waits for
+    /// its answer, bypassing what this agent would send. For tests that
+    /// play a peer asking what it should not (a replayed reservation,
+    /// another's hold).
+    pub async fn transfer_request(
+        &self,
+        peer: libp2p::PeerId,
+        request: starling_protocol::transfer::Request,
+    ) -> Result<starling_protocol::transfer::Response, String> {
+        fetch::request(&self.network, peer, request).await
+    }
+
     /// Bytes this agent received and sent on all its connections.
     pub async fn traffic(&self) -> network::Traffic {
         ask_network(&self.network, Command::Traffic)
