@@ -16,8 +16,10 @@ The testnet: `testnet up --netns --domains 2 --agents 2*E` (agents are
 dealt to domains round-robin, so E agents in each); agent-00 (d0) submits
 and holds every input; the E agents of d1 run the jobs
 (`requirements = StarlingDomain == "d1.testnet"`). A job asks for one cpu
-(the least a dynamic slot carves) and an agent has as many as the host
-(`nproc`), so E = ceil(32 / nproc): every job of the burst runs at once.
+(the least a dynamic slot carves) and an agent offers --cpus of them
+(`testnet up --cpus`, 8 by default), so E = ceil(32 / cpus): every job of
+the burst runs at once, on few agents (32 agents on a 2-core host slowed
+negotiation and keepalives enough to distort both runs).
 Every input crosses d0's uplink and d1's uplink (both --uplink-mbps) and
 two host links (--host-mbps, much larger).
 
@@ -68,6 +70,7 @@ class Net:
         run(starling, "testnet", "up", "--dir", self.dir, "--agents", str(agents),
             "--domains", "2", "--netns", "--uplink-mbps", str(a.uplink_mbps),
             "--host-mbps", str(a.host_mbps), "--refresh-secs", "1", "--lifetime-secs", "10",
+            "--cpus", str(a.cpus),
             "--jobs", "account=nobody", "--jobs", "private_tmp=false", "--jobs", "cgroups=off",
             "--timeout", "300", timeout=400)
         print(f"testnet of {agents} agents up in {time.time() - t:.0f} s", file=sys.stderr,
@@ -307,6 +310,8 @@ def main():
     p.add_argument("--large", type=int, default=16)
     p.add_argument("--compute", type=float, default=600.0, help="seconds a job computes")
     p.add_argument("--reps", type=int, default=1)
+    p.add_argument("--cpus", type=int, default=8,
+                   help="processors each agent offers (one per job): fewer agents, less load")
     p.add_argument("--timeout", type=float, default=200.0, help="seconds a run may take")
     p.add_argument("--keep", action="store_true", help="keep the testnet's directory")
     p.add_argument("--from-csv", metavar="CSV",
@@ -333,7 +338,7 @@ def main():
         plot(a, a.out)
         return
     jobs = a.small + a.large
-    executors = math.ceil(jobs / (os.cpu_count() or 1))
+    executors = math.ceil(jobs / a.cpus)
     sizes = []
     for k in range(max(a.small, a.large)):
         if k < a.small:
