@@ -311,39 +311,7 @@ fn an_agent_with_a_bad_certificate_or_key_refuses_to_start() {
             domain_key.to_str().unwrap(),
         ],
     );
-    let id = {
-        let out = ok_in(
-            root.path(),
-            &["id", "--json", "--data-dir", data.to_str().unwrap()],
-        );
-        let json: serde_json::Value = serde_json::from_str(&out).unwrap();
-        json["agent_id"].as_str().unwrap().to_owned()
-    };
-    let cert = root.path().join("me.cert");
-    ok_in(
-        root.path(),
-        &[
-            "domain",
-            "admit",
-            "--key",
-            domain_key.to_str().unwrap(),
-            &id,
-            "--roles",
-            "execute,submit",
-            "--out",
-            cert.to_str().unwrap(),
-        ],
-    );
-    ok_in(
-        root.path(),
-        &[
-            "domain",
-            "install",
-            cert.to_str().unwrap(),
-            "--data-dir",
-            data.to_str().unwrap(),
-        ],
-    );
+    admit_into(root.path(), &data, &domain_key, "execute,submit");
     let installed = data.join("certs/physics.cert");
     let text = std::fs::read_to_string(&installed).unwrap();
     // Change one base64 character in the middle of the block.

@@ -105,39 +105,15 @@ fn unix_now() -> f64 {
 async fn rogue(pool: &Pool, root: &std::path::Path, admitted: bool) -> starling_node::agent::Agent {
     use starling_node::agent::{network::Transport, trust, Setup};
     let data = root.join("rogue");
-    let out = ok_in(
-        root,
-        &["id", "--json", "--data-dir", data.to_str().unwrap()],
-    );
-    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let id = json["agent_id"].as_str().unwrap().to_owned();
     if admitted {
-        let cert = root.join("rogue.cert");
-        let key = pool.dir.join("domains/d0.testnet.key");
-        ok_in(
+        admit_into(
             root,
-            &[
-                "domain",
-                "admit",
-                "--key",
-                key.to_str().unwrap(),
-                &id,
-                "--roles",
-                "execute,submit",
-                "--out",
-                cert.to_str().unwrap(),
-            ],
+            &data,
+            &pool.dir.join("domains/d0.testnet.key"),
+            "execute,submit",
         );
-        ok_in(
-            root,
-            &[
-                "domain",
-                "install",
-                cert.to_str().unwrap(),
-                "--data-dir",
-                data.to_str().unwrap(),
-            ],
-        );
+    } else {
+        ok_in(root, &["id", "--data-dir", data.to_str().unwrap()]);
     }
     let dir = starling_storage::DataDir::open(&data).unwrap();
     let key = dir.agent_key().unwrap();

@@ -950,7 +950,9 @@ pub const ADMISSION_WAIT: Duration = Duration::from_secs(600);
 
 /// Pulls `files` from `peer` as [`crate::agent::fetch::pull`] does, having
 /// first reserved the path (waiting, as admission control says, until a
-/// slot is free within the horizon) and then paced at the reserved rate.
+/// slot is free within the horizon) and then paced at the reserved rate;
+/// without a reservation, at its share of what reservations leave on this
+/// agent's host link ([`Owner::gate`]).
 pub async fn pull(
     client: &Client,
     peer: PeerId,
@@ -967,36 +969,19 @@ pub async fn pull(
         .register(purpose.kind, peer, purpose.job, bytes);
     let asked = Instant::now();
     let reserved = admit(client, peer, bytes, ADMISSION_WAIT, purpose.user.as_deref()).await;
-    let Some(reserved) = reserved else {
-        flight.unreserved();
-        let started = Instant::now();
-        let mut pace = Pace::unreserved(&client.owner, peer).counting(flight);
-        let pulled = crate::agent::fetch::pull(
-            &client.network,
-            peer,
-            transfer,
-            files,
-            dir,
-            budget,
-            Some(&mut pace),
-        )
-        .await;
-        if let Ok(n) = &pulled {
-            client
-                .metrics
-                .transferred(crate::metrics::Direction::received, *n);
+    let mut pace = match &reserved {
+        Some(reserved) => {
+            flight.admitted(reserved.slot.rate);
+            until_start(&reserved.slot).await;
+            Pace::new(reserved.slot.rate)
         }
-        tracing::debug!(
-            bytes,
-            achieved = (bytes as f64 / started.elapsed().as_secs_f64().max(1e-3)).round(),
-            "moved the files unreserved"
-        );
-        return pulled;
-    };
-    flight.admitted(reserved.slot.rate);
-    until_start(&reserved.slot).await;
+        None => {
+            flight.unreserved();
+            Pace::unreserved(&client.owner, peer)
+        }
+    }
+    .counting(flight);
     let started = Instant::now();
-    let mut pace = Pace::new(reserved.slot.rate).counting(flight);
     let pulled = crate::agent::fetch::pull(
         &client.network,
         peer,
@@ -1012,12 +997,17 @@ pub async fn pull(
             .metrics
             .transferred(crate::metrics::Direction::received, *n);
     }
-    client.release(&reserved).await;
     let took = started.elapsed().as_secs_f64();
+    let achieved = (bytes as f64 / took.max(1e-3)).round();
+    let Some(reserved) = reserved else {
+        tracing::debug!(bytes, achieved, "moved the files unreserved");
+        return pulled;
+    };
+    client.release(&reserved).await;
     tracing::info!(
         bytes,
         rate = reserved.slot.rate.round(),
-        achieved = (bytes as f64 / took.max(1e-3)).round(),
+        achieved,
         waited_ms = asked
             .elapsed()
             .as_millis()

@@ -553,3 +553,41 @@ pub(crate) fn in_namespace<T: Send + 'static>(
         f()
     })
 }
+
+/// Makes the data directory `data` an agent of the domain whose key is
+/// `domain_key` (`id`, `domain admit` with `roles`, `domain install`, run
+/// in `root`); returns the agent's id.
+pub(crate) fn admit_into(root: &Path, data: &Path, domain_key: &Path, roles: &str) -> String {
+    let out = ok_in(
+        root,
+        &["id", "--json", "--data-dir", data.to_str().unwrap()],
+    );
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let id = json["agent_id"].as_str().unwrap().to_owned();
+    let cert = root.join(format!("{id}.cert"));
+    ok_in(
+        root,
+        &[
+            "domain",
+            "admit",
+            "--key",
+            domain_key.to_str().unwrap(),
+            &id,
+            "--roles",
+            roles,
+            "--out",
+            cert.to_str().unwrap(),
+        ],
+    );
+    ok_in(
+        root,
+        &[
+            "domain",
+            "install",
+            cert.to_str().unwrap(),
+            "--data-dir",
+            data.to_str().unwrap(),
+        ],
+    );
+    id
+}
