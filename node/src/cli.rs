@@ -277,17 +277,24 @@ pub fn main_with(extensions: &[&dyn Extension]) -> ExitCode {
         }
     };
     let matches = command.get_matches_from(args);
+    // Absolute from the start: an agent's jobs and their reapers work in
+    // other directories, and a relative path would name another place
+    // there.
+    let data_dir = match matches.get_one::<PathBuf>("data_dir").map(absolute) {
+        Some(Ok(dir)) => Some(dir),
+        Some(Err(e)) => return report(Err(e)),
+        None => None,
+    };
     if let Some((name, sub)) = matches.subcommand() {
         if let Some(extension) = extensions.iter().find(|e| e.command().get_name() == name) {
-            let data_dir = matches.get_one::<PathBuf>("data_dir");
-            return report(extension.run(sub, data_dir.map(PathBuf::as_path)));
+            return report(extension.run(sub, data_dir.as_deref()));
         }
     }
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(e) => e.exit(),
     };
-    let data_dir = cli.data_dir.as_deref();
+    let data_dir = data_dir.as_deref();
     let result = match cli.command {
         Command::Agent(args) => agent::run(args, data_dir),
         Command::Config(args) => config::run(args, data_dir),
@@ -326,6 +333,13 @@ pub fn main_with(extensions: &[&dyn Extension]) -> ExitCode {
         Command::JobReaper(args) => Ok(crate::execute::reaper::run(args)),
     };
     report(result)
+}
+
+/// `path` made absolute against the current directory.
+fn absolute(path: &PathBuf) -> anyhow::Result<PathBuf> {
+    use anyhow::Context as _;
+    std::path::absolute(path)
+        .with_context(|| format!("--data-dir {}: resolving it", path.display()))
 }
 
 fn report(result: anyhow::Result<ExitCode>) -> ExitCode {

@@ -1,0 +1,101 @@
+//! The kernel as an HTCondor user finds it (issue 25), the gaps an audit
+//! found: an agent started with a relative `--data-dir` records its jobs'
+//! exit codes; a submitter's `$USER` does not change whom its jobs
+//! belong to.
+//!
+//! Every wait polls a condition until a deadline; every process started is
+//! killed when the test ends.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+mod support;
+
+use support::*;
+
+fn out(o: &std::process::Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// Starts `starling --data-dir data agent` in `cwd` (data relative to it),
+/// logging to `cwd/agent.log`, and waits until it answers `q`.
+fn agent_in(cwd: &Path, data: &str) -> Reap {
+    let config = cwd.join("agent.toml");
+    std::fs::write(
+        &config,
+        "[network]\nmdns = false\nlisten = [\"/ip4/127.0.0.1/tcp/0\"]\n",
+    )
+    .unwrap();
+    let log = std::fs::File::create(cwd.join("agent.log")).unwrap();
+    let mut agent = Reap(
+        Command::new(env!("CARGO_BIN_EXE_starling-e2e"))
+            .args(["--data-dir", data, "agent", "--config"])
+            .arg(&config)
+            .current_dir(cwd)
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .unwrap(),
+    );
+    wait_for(Duration::from_secs(60), "the agent answers q", || {
+        if let Some(status) = agent.0.try_wait().unwrap() {
+            panic!(
+                "the agent exited ({status}):\n{}",
+                std::fs::read_to_string(cwd.join("agent.log")).unwrap_or_default()
+            );
+        }
+        starling_in(cwd, &["--data-dir", data, "q"])
+            .status
+            .success()
+            .then_some(())
+    });
+    agent
+}
+
+#[test]
+fn a_relative_data_dir_keeps_every_jobs_exit_code() {
+    let work = tempfile::tempdir().unwrap();
+    let cwd = work.path();
+    let _agent = agent_in(cwd, "A");
+    std::fs::write(
+        cwd.join("job.sub"),
+        "executable = /bin/sh\narguments = \"-c 'echo hello; exit 3'\"\n\
+         output = job.out\nlog = job.log\nqueue\n",
+    )
+    .unwrap();
+    let submitted = starling_in(cwd, &["--data-dir", "A", "submit", "job.sub"]);
+    assert!(submitted.status.success(), "{:?}", out(&submitted));
+    let row = wait_for(Duration::from_secs(120), "the job ends", || {
+        let history = starling_in(
+            cwd,
+            &["--data-dir", "A", "history", "-af", "JobStatus", "ExitCode"],
+        );
+        let (text, _) = out(&history);
+        let line = text.lines().next()?.to_owned();
+        Some(line)
+    });
+    let log = std::fs::read_to_string(cwd.join("agent.log")).unwrap();
+    assert_eq!(
+        row.trim(),
+        "4 3",
+        "JobStatus and ExitCode; the agent said:\n{log}"
+    );
+    assert!(
+        !log.contains("cannot record the end"),
+        "the reaper lost the job's end:\n{log}"
+    );
+    let user_log = std::fs::read_to_string(cwd.join("job.log")).unwrap();
+    assert!(
+        user_log.contains("Normal termination (return value 3)"),
+        "{user_log}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(cwd.join("job.out")).unwrap(),
+        "hello\n"
+    );
+}
