@@ -261,6 +261,7 @@ fn jobs(agent: &Path, history: bool) -> anyhow::Result<Vec<ClassAd>> {
             constraint: None,
             history,
             limit: None,
+            projection: None,
         },
     )? {
         Response::Jobs { jobs } => jobs

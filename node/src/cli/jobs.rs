@@ -321,6 +321,39 @@ fn print_ads(ads: &[ClassAd], af: &[String], long: bool, json: bool) -> anyhow::
     Ok(true)
 }
 
+/// The attributes `q`'s tables print (batch, -nobatch, -run, -hold and
+/// the totals line): all its answer carries of each job.
+const TABLE_ATTRS: &[&str] = &[
+    "ClusterId",
+    "ProcId",
+    "Owner",
+    "JobStatus",
+    "JobBatchName",
+    "QDate",
+    "JobCurrentStartDate",
+    "RemoteWallClockTime",
+    "RemoteHost",
+    "EnteredCurrentStatus",
+    "HoldReason",
+    "JobPrio",
+    "MemoryUsage",
+    "Cmd",
+    "Arguments",
+];
+
+/// The attributes `-af` expressions refer to, for the agent to send only
+/// those (it adds what they refer to in turn).
+fn af_projection(af: &[String]) -> anyhow::Result<Vec<String>> {
+    let mut names = std::collections::BTreeSet::new();
+    for a in af {
+        let expr = parse_expr(a).with_context(|| format!("-af: cannot parse '{a}'"))?;
+        let refs = starling_protocol::classad::references(&expr);
+        names.extend(refs.my);
+        names.extend(refs.unscoped);
+    }
+    Ok(names.into_iter().collect())
+}
+
 pub(crate) fn q(args: QArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
     if args.better_analyze {
         anyhow::ensure!(
@@ -356,6 +389,15 @@ pub(crate) fn q(args: QArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode
             None => extra.to_owned(),
         });
     }
+    let projection = if args.long || args.json {
+        None
+    } else if !args.af.is_empty() {
+        Some(af_projection(&args.af)?)
+    } else if args.totals {
+        Some(vec!["JobStatus".to_owned()])
+    } else {
+        Some(TABLE_ATTRS.iter().map(|a| (*a).to_owned()).collect())
+    };
     let ads = jobs(
         data_dir,
         Request::Jobs {
@@ -363,6 +405,7 @@ pub(crate) fn q(args: QArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode
             constraint,
             history: false,
             limit: None,
+            projection,
         },
     )?;
     if print_ads(&ads, &args.af, args.long, args.json)? {
@@ -502,6 +545,10 @@ pub(crate) fn q(args: QArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode
 }
 
 pub(crate) fn history(args: HistoryArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let projection = match (&args.af, args.long || args.json) {
+        (af, false) if !af.is_empty() => Some(af_projection(af)?),
+        _ => None,
+    };
     let ads = jobs(
         data_dir,
         Request::Jobs {
@@ -509,6 +556,7 @@ pub(crate) fn history(args: HistoryArgs, data_dir: Option<&Path>) -> anyhow::Res
             constraint: args.constraint.clone(),
             history: true,
             limit: args.limit,
+            projection,
         },
     )?;
     if print_ads(&ads, &args.af, args.long, args.json)? {
