@@ -167,6 +167,42 @@ pub(super) fn call(data_dir: Option<&Path>, request: &Request) -> anyhow::Result
     Ok(response)
 }
 
+/// How long a submit or an action on jobs may take the agent: a
+/// `queue 100000` or `rm` of a cluster that size takes longer than the
+/// [`control::client::READ_TIMEOUT`] a query gets, in a debug build
+/// most of all.
+pub(super) const LONG_ANSWER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// [`call`] for a request that may take the agent long: waits up to
+/// [`LONG_ANSWER_TIMEOUT`], saying once on stderr that the agent is still
+/// working when the answer is slower than a query's.
+pub(super) fn call_long(data_dir: Option<&Path>, request: &Request) -> anyhow::Result<Response> {
+    let dir = match data_dir {
+        Some(d) => d.to_owned(),
+        None => starling_storage::DataDir::default_path()?,
+    };
+    let mut client = control::Client::connect(&dir)?;
+    client.set_read_timeout(LONG_ANSWER_TIMEOUT);
+    let (done, waiting) = std::sync::mpsc::channel::<()>();
+    let note = std::thread::spawn(move || {
+        let patience = control::client::READ_TIMEOUT;
+        if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = waiting.recv_timeout(patience) {
+            eprintln!(
+                "starling: the agent is still working on it (waiting up to {} s)...",
+                LONG_ANSWER_TIMEOUT.as_secs()
+            );
+        }
+    });
+    let response = client.request(request);
+    drop(done);
+    let _ = note.join();
+    let response = response?;
+    if let Response::Error { message } = &response {
+        anyhow::bail!("{message}");
+    }
+    Ok(response)
+}
+
 pub(crate) fn submit(args: SubmitArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
     // `-dry-run job.sub` names the file, as users type it; `-dry-run OUT
     // job.sub` names where the ads go, as condor_submit takes it.
@@ -203,7 +239,7 @@ pub(crate) fn submit(args: SubmitArgs, data_dir: Option<&Path>) -> anyhow::Resul
     if let Some(out) = out {
         return dry_run(&description, &cwd, &world, &out);
     }
-    let response = call(
+    let response = call_long(
         data_dir,
         &Request::Submit {
             file: name,
@@ -609,7 +645,8 @@ pub(crate) fn act(
     } else {
         args.constraint
     };
-    let response = call(
+    let clusters = args.targets.clone();
+    let response = call_long(
         data_dir,
         &Request::Act {
             action: action.to_owned(),
@@ -619,14 +656,12 @@ pub(crate) fn act(
             to: None,
         },
     )?;
-    report_acted(
-        response,
-        match action {
-            "remove" => "marked for removal",
-            "hold" => "held",
-            _ => "released",
-        },
-    )
+    let verb = match action {
+        "remove" => "marked for removal",
+        "hold" => "held",
+        _ => "released",
+    };
+    report_by_cluster(response, &clusters, verb)
 }
 
 /// `vacate` (like condor_vacate_job): running jobs leave their machines,
@@ -643,7 +678,8 @@ pub(crate) fn vacate(args: VacateArgs, data_dir: Option<&Path>) -> anyhow::Resul
     } else {
         args.constraint
     };
-    let response = call(
+    let clusters = args.targets.clone();
+    let response = call_long(
         data_dir,
         &Request::Act {
             action: "vacate".to_owned(),
@@ -653,14 +689,14 @@ pub(crate) fn vacate(args: VacateArgs, data_dir: Option<&Path>) -> anyhow::Resul
             to: None,
         },
     )?;
-    report_acted(response, "vacated")
+    report_by_cluster(response, &clusters, "vacated")
 }
 
 /// `migrate`: running jobs that checkpoint move to another machine (the
 /// one named, or the best free): it is claimed first, then the job is
 /// vacated, checkpoints and restarts there.
 pub(crate) fn migrate(args: MigrateArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
-    let response = call(
+    let response = call_long(
         data_dir,
         &Request::Act {
             action: "migrate".to_owned(),
@@ -671,6 +707,54 @@ pub(crate) fn migrate(args: MigrateArgs, data_dir: Option<&Path>) -> anyhow::Res
         },
     )?;
     report(response, |moving| format!("Job {moving}"), "moved")
+}
+
+/// What an action on `targets` changed, as condor_rm says it: one line
+/// for each cluster named whole whose every job changed ("All jobs in
+/// cluster 10 have been marked for removal"), one per job otherwise; what
+/// it skipped, and the exit code, as [`report`].
+fn report_by_cluster(
+    response: Response,
+    targets: &[String],
+    verb: &str,
+) -> anyhow::Result<ExitCode> {
+    let Response::Acted { changed, skipped } = response else {
+        anyhow::bail!("unexpected answer {response:?}");
+    };
+    let lines = changed_lines(targets, &changed, &skipped, verb);
+    finish_report(&lines, !changed.is_empty(), &skipped, verb)
+}
+
+/// The lines [`report_by_cluster`] prints for the jobs `changed`.
+fn changed_lines(
+    targets: &[String],
+    changed: &[String],
+    skipped: &[(String, String)],
+    verb: &str,
+) -> Vec<String> {
+    let cluster_of = |id: &str| id.split('.').next().unwrap_or(id).to_owned();
+    let whole: std::collections::BTreeSet<String> = targets
+        .iter()
+        .filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+        .filter(|c| {
+            changed.iter().any(|id| cluster_of(id) == **c)
+                && !skipped.iter().any(|(id, _)| cluster_of(id) == **c)
+        })
+        .cloned()
+        .collect();
+    let mut lines: Vec<String> = Vec::new();
+    let mut said: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    for id in changed {
+        let cluster = cluster_of(id);
+        if whole.contains(&cluster) {
+            if said.insert(cluster.clone()) {
+                lines.push(format!("All jobs in cluster {cluster} have been {verb}"));
+            }
+        } else {
+            lines.push(format!("Job {id} {verb}"));
+        }
+    }
+    lines
 }
 
 fn report_acted(response: Response, verb: &str) -> anyhow::Result<ExitCode> {
@@ -687,16 +771,33 @@ fn report(
     let Response::Acted { changed, skipped } = response else {
         anyhow::bail!("unexpected answer {response:?}");
     };
-    for entry in &changed {
-        println!("{}", line(entry));
+    let lines: Vec<String> = changed.iter().map(|entry| line(entry)).collect();
+    finish_report(&lines, !changed.is_empty(), &skipped, verb)
+}
+
+/// Prints `lines` (what changed) and what was `skipped`; exits 1 unless
+/// something changed and nothing was skipped.
+fn finish_report(
+    lines: &[String],
+    changed_any: bool,
+    skipped: &[(String, String)],
+    verb: &str,
+) -> anyhow::Result<ExitCode> {
+    {
+        let stdout = std::io::stdout();
+        let mut out = std::io::BufWriter::new(stdout.lock());
+        for line in lines {
+            writeln!(out, "{line}")?;
+        }
+        out.flush()?;
     }
-    for (id, why) in &skipped {
+    for (id, why) in skipped {
         eprintln!("Job {id} not {verb}: {why}");
     }
-    if changed.is_empty() && skipped.is_empty() {
+    if !changed_any && skipped.is_empty() {
         eprintln!("No jobs matched.");
     }
-    Ok(if skipped.is_empty() && !changed.is_empty() {
+    Ok(if skipped.is_empty() && changed_any {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
@@ -711,7 +812,7 @@ pub(crate) fn qedit(args: EditArgs, data_dir: Option<&Path>) -> anyhow::Result<E
             "say which jobs: qedit TARGET ATTR VALUE, or qedit -constraint EXPR ATTR VALUE"
         ),
     };
-    let response = call(
+    let response = call_long(
         data_dir,
         &Request::Edit {
             targets,
@@ -736,6 +837,28 @@ pub(crate) fn why(args: WhyArgs, data_dir: Option<&Path>) -> anyhow::Result<Exit
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cluster_acted_on_whole_is_one_line() {
+        let ids = |n: usize, c: u32| (0..n).map(move |p| format!("{c}.{p}"));
+        let changed: Vec<String> = ids(100_000, 10)
+            .chain(ids(3, 11))
+            .chain(["12.4".into()])
+            .collect();
+        let skipped = vec![("11.3".to_owned(), "not yours".to_owned())];
+        let targets = ["10", "11", "12.4"].map(String::from);
+        let lines = changed_lines(&targets, &changed, &skipped, "marked for removal");
+        assert_eq!(
+            lines,
+            [
+                "All jobs in cluster 10 have been marked for removal",
+                "Job 11.0 marked for removal",
+                "Job 11.1 marked for removal",
+                "Job 11.2 marked for removal",
+                "Job 12.4 marked for removal",
+            ]
+        );
+    }
 
     /// `submit -dry-run OUT FILE` writes every job's ad and queues nothing
     /// (no agent is running here: asking one would fail).
