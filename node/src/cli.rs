@@ -90,6 +90,7 @@ enum Command {
     /// Release held jobs (like condor_release).
     Release(jobs::ActArgs),
     /// Make running jobs leave their machines and run again (like condor_vacate_job).
+    #[command(visible_alias = "vacate-job", alias = "vacate_job")]
     Vacate(jobs::VacateArgs),
     /// Move running jobs that checkpoint to another machine, claimed first.
     Migrate(jobs::MigrateArgs),
@@ -383,5 +384,19 @@ mod tests {
         // A subcommand option named like a global one (`--agent`) panics
         // only when that subcommand runs; clap's own check finds it here.
         super::Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn vacate_job_is_vacate() {
+        use clap::Parser as _;
+        for name in ["vacate", "vacate-job", "vacate_job"] {
+            let cli = super::Cli::try_parse_from(["starling", name, "12.0"])
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(
+                matches!(cli.command, super::Command::Vacate(_)),
+                "{name}: {:?}",
+                cli.command
+            );
+        }
     }
 }
