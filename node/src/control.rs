@@ -337,6 +337,11 @@ pub struct DrainStatus {
 pub struct SetFactor {
     pub user: String,
     pub factor: f64,
+    /// Set it for a short name no user has yet (`-force`): our own
+    /// domain's user of that name, ahead of their first job. Sent only
+    /// when set, so that older agents still read the request.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub force: bool,
 }
 
 fn machine() -> String {

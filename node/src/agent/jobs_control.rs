@@ -453,18 +453,21 @@ async fn user_prio(
         let ads = super::machine_ads(supervisor).await;
         let trust = setup.trust.current();
         let foreign = &trust.foreign_factors;
-        let (known, _) = super::usage::priorities(
+        let (known, factors) = super::usage::priorities(
             &ads,
             &setup.own_domain,
             foreign,
             now,
             setup.accounting.halflife(),
         );
-        let known: Vec<&str> = known.users.keys().map(String::as_str).collect();
+        let mut known: Vec<&str> = known.users.keys().map(String::as_str).collect();
+        known.extend(factors.users());
+        known.sort_unstable();
+        known.dedup();
         let domains: Vec<&str> = std::iter::once(setup.own_domain.as_str())
             .chain(foreign.keys().map(String::as_str))
             .collect();
-        match starling_policies::priority::resolve_user(&set.user, &domains, &known) {
+        match starling_policies::priority::resolve_user(&set.user, &domains, &known, set.force) {
             Ok(full) => set.user = full,
             Err(message) => return error(format!("-setfactor {}: {message}", set.user)),
         }
