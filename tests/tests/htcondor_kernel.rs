@@ -193,3 +193,26 @@ fn q_of_many_jobs_asks_only_for_what_it_prints() {
         "-totals: {totals} bytes a job"
     );
 }
+
+#[test]
+fn better_analyze_without_a_job_analyzes_the_idle_jobs() {
+    let pool = Pool::up(1);
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    let none = pool.ok(0, dir, &["q", "-better-analyze"]);
+    assert!(none.contains("No idle jobs"), "{none}");
+    std::fs::write(
+        dir.join("idle.sub"),
+        "executable = /bin/true\nrequirements = false\nqueue 23\n",
+    )
+    .unwrap();
+    pool.ok(0, dir, &["submit", "idle.sub"]);
+    let analysis = pool.ok(0, dir, &["q", "-better-analyze"]);
+    let analyzed = |id: &str| analysis.lines().any(|l| l == format!("Job {id}"));
+    assert!(analyzed("1.0") && analyzed("1.19"), "{analysis}");
+    assert!(!analyzed("1.20"), "{analysis}");
+    assert!(
+        analysis.contains("3 more idle jobs not analyzed"),
+        "{analysis}"
+    );
+}

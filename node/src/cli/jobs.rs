@@ -62,7 +62,9 @@ pub(crate) struct QArgs {
     /// Only the totals line.
     #[arg(long)]
     totals: bool,
-    /// Why each job named is idle, machine by machine (as `starling why`).
+    /// Why each job named is idle, machine by machine (as `starling why`);
+    /// with no job named, the first 20 idle jobs (the caller's, or
+    /// everyone's with -allusers).
     #[arg(long = "better-analyze", visible_alias = "analyze")]
     better_analyze: bool,
 }
@@ -377,6 +379,38 @@ const TABLE_ATTRS: &[&str] = &[
     "Arguments",
 ];
 
+/// Most jobs `q -better-analyze` with no job named analyzes.
+const MAX_ANALYZED: usize = 20;
+
+/// The ids of the idle jobs `constraint` selects (the caller's, unless
+/// -allusers), oldest first: what `q -better-analyze` with no job named
+/// analyzes, as condor_q does.
+fn idle_jobs(data_dir: Option<&Path>, constraint: Option<String>) -> anyhow::Result<Vec<String>> {
+    let idle = match constraint {
+        Some(c) => format!("({c}) && JobStatus == 1"),
+        None => "JobStatus == 1".to_owned(),
+    };
+    let ads = jobs(
+        data_dir,
+        Request::Jobs {
+            targets: Vec::new(),
+            constraint: Some(idle),
+            history: false,
+            limit: None,
+            projection: Some(vec!["ClusterId".to_owned(), "ProcId".to_owned()]),
+        },
+    )?;
+    let mut ids: Vec<(i64, i64)> = ads
+        .iter()
+        .map(|ad| (int(ad, "ClusterId"), int(ad, "ProcId")))
+        .collect();
+    ids.sort_unstable();
+    if ids.is_empty() {
+        println!("No idle jobs to analyze.");
+    }
+    Ok(ids.into_iter().map(|(c, p)| format!("{c}.{p}")).collect())
+}
+
 /// The attributes `-af` expressions refer to, for the agent to send only
 /// those (it adds what they refer to in turn).
 fn af_projection(af: &[String]) -> anyhow::Result<Vec<String>> {
@@ -391,17 +425,6 @@ fn af_projection(af: &[String]) -> anyhow::Result<Vec<String>> {
 }
 
 pub(crate) fn q(args: QArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
-    if args.better_analyze {
-        anyhow::ensure!(
-            !args.targets.is_empty(),
-            "-better-analyze needs the job to analyze (12.0)"
-        );
-        let mut status = ExitCode::SUCCESS;
-        for job in &args.targets {
-            status = why(WhyArgs { job: job.clone() }, data_dir)?;
-        }
-        return Ok(status);
-    }
     let mut constraint = args.constraint.clone();
     if !args.allusers && args.targets.is_empty() && constraint.is_none() {
         // condor_q shows only the caller's jobs unless asked for all.
@@ -411,6 +434,28 @@ pub(crate) fn q(args: QArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode
                 starling_protocol::classad::unparse_value(&Value::String(me.as_str().into()))
             ));
         }
+    }
+    if args.better_analyze {
+        let jobs = if args.targets.is_empty() {
+            idle_jobs(data_dir, constraint)?
+        } else {
+            args.targets.clone()
+        };
+        let mut status = ExitCode::SUCCESS;
+        for (i, job) in jobs.iter().take(MAX_ANALYZED).enumerate() {
+            if i > 0 {
+                println!();
+            }
+            status = why(WhyArgs { job: job.clone() }, data_dir)?;
+        }
+        if jobs.len() > MAX_ANALYZED {
+            println!(
+                "\n{} more idle jobs not analyzed; name one to analyze it (q -better-analyze {}).",
+                jobs.len() - MAX_ANALYZED,
+                jobs[MAX_ANALYZED]
+            );
+        }
+        return Ok(status);
     }
     let extra = if args.hold {
         Some("JobStatus == 5")
