@@ -997,3 +997,11 @@ fn removing_a_large_cluster_waits_for_the_agent_and_says_it_in_one_line() {
     assert_eq!(out, "All jobs in cluster 10 have been marked for removal\n");
     assert!(err.contains("still working"), "{err}");
 }
+
+#[test]
+fn status_agent_with_no_directory_names_what_was_typed() {
+    let err = failing(&["status", "-agent"]);
+    assert!(err.contains("'-agent'"), "{err}");
+    assert!(err.contains("starling whoami"), "{err}");
+    assert!(!err.contains("--data-dir"), "{err}");
+}
