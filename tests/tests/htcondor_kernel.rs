@@ -1,7 +1,8 @@
 //! The kernel as an HTCondor user finds it (issue 25), the gaps an audit
 //! found: an agent started with a relative `--data-dir` records its jobs'
-//! exit codes; a submitter's `$USER` does not change whom its jobs
-//! belong to.
+//! exit codes; `q` asks only for the attributes it prints, so that 100,000
+//! jobs fit an answer; `q -better-analyze` with no job analyzes the idle
+//! ones; a submitter's `$USER` does not change whom its jobs belong to.
 //!
 //! Every wait polls a condition until a deadline; every process started is
 //! killed when the test ends.
@@ -215,4 +216,35 @@ fn better_analyze_without_a_job_analyzes_the_idle_jobs() {
         analysis.contains("3 more idle jobs not analyzed"),
         "{analysis}"
     );
+}
+
+#[test]
+fn a_submitters_user_variable_does_not_change_the_jobs_owner() {
+    let pool = Pool::up(1);
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    std::fs::write(
+        dir.join("job.sub"),
+        "executable = /bin/true\nrequirements = false\nqueue\n",
+    )
+    .unwrap();
+    let me = Command::new("id").arg("-un").output().unwrap();
+    let me = String::from_utf8(me.stdout).unwrap().trim().to_owned();
+    assert_ne!(me, "mallory");
+    let agent = pool.agent(0);
+    let submitted = Command::new(env!("CARGO_BIN_EXE_starling-e2e"))
+        .args(["submit", "job.sub", "--agent", agent.to_str().unwrap()])
+        .current_dir(dir)
+        .env("USER", "mallory")
+        .env("LOGNAME", "mallory")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(submitted.status.success(), "{:?}", out(&submitted));
+    // The agent names the owner from the socket (SO_PEERCRED), not from
+    // anything the caller says.
+    let owners = pool.af(0, false, &["Owner", "User"]);
+    assert_eq!(owners.len(), 1, "{owners:?}");
+    assert_eq!(owners[0][0], me, "{owners:?}");
+    assert!(owners[0][1].starts_with(&format!("{me}@")), "{owners:?}");
 }
