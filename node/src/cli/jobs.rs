@@ -198,7 +198,13 @@ pub(super) fn call_long(data_dir: Option<&Path>, request: &Request) -> anyhow::R
     let response = client.request(request);
     drop(done);
     let _ = note.join();
-    let response = response?;
+    let response = response.map_err(|e| {
+        if e.kind() == std::io::ErrorKind::TimedOut {
+            anyhow::anyhow!("{e}; it may still finish the work (see with starling q)")
+        } else {
+            e.into()
+        }
+    })?;
     if let Response::Error { message } = &response {
         anyhow::bail!("{message}");
     }
