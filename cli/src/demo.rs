@@ -80,7 +80,7 @@ fn demo(args: Args) -> anyhow::Result<ExitCode> {
     let starling = std::env::current_exe().context("finding the starling binary to run")?;
     let mut options = UpOptions::new(&pool, AGENTS, starling);
     options.domains = 2;
-    println!(
+    say!(
         "Starting a pool of {AGENTS} agents in 2 domains in {}",
         pool.display()
     );
@@ -99,7 +99,7 @@ fn demo(args: Args) -> anyhow::Result<ExitCode> {
         "starting the demo pool (stop a previous one with `starling testnet down --dir DIR/pool`)",
     )?;
     spinner.finish_and_clear();
-    println!(
+    say!(
         "Pool up: {} agents, each sees every machine.",
         report.layout.agents.len()
     );
@@ -123,7 +123,7 @@ fn demo(args: Args) -> anyhow::Result<ExitCode> {
         )?;
         match response {
             Response::Submitted { cluster, procs } => {
-                println!(
+                say!(
                     "agent-{s:02} queued {procs} jobs as cluster {cluster} (outputs in {})",
                     work.join("out").display()
                 );
@@ -169,9 +169,12 @@ fn demo(args: Args) -> anyhow::Result<ExitCode> {
     };
     bar.finish();
 
-    println!(
+    say!(
         "\n{:<8} {:<6} {:<34} {:>4}  OUTPUT",
-        "AGENT", "JOB", "RAN ON", "EXIT"
+        "AGENT",
+        "JOB",
+        "RAN ON",
+        "EXIT"
     );
     let mut per_machine: BTreeMap<String, usize> = BTreeMap::new();
     for (s, agent, _) in &clusters {
@@ -182,7 +185,7 @@ fn demo(args: Args) -> anyhow::Result<ExitCode> {
             *per_machine
                 .entry(host.split('@').nth(1).unwrap_or(&host).to_owned())
                 .or_default() += 1;
-            println!(
+            say!(
                 "agent-{s:02} {:<6} {:<34} {:>4}  {}",
                 format!("{}.{}", int(ad, "ClusterId"), int(ad, "ProcId")),
                 host,
@@ -191,19 +194,19 @@ fn demo(args: Args) -> anyhow::Result<ExitCode> {
             );
         }
     }
-    println!("\nJobs per machine:");
+    say!("\nJobs per machine:");
     for (machine, n) in &per_machine {
-        println!("  {machine:<32} {n}");
+        say!("  {machine:<32} {n}");
     }
     if args.keep {
-        println!(
+        say!(
             "\nThe pool keeps running: try `starling q --agent {0}/agent-00`, \
              `starling status --agent {0}/agent-00`; stop it with `starling testnet down --dir {0}`.",
             pool.display()
         );
     } else {
         processes::down(&pool, processes::DEFAULT_DOWN_TIMEOUT, &mut |_| {})?;
-        println!("\nPool stopped. Everything is in {}.", dir.display());
+        say!("\nPool stopped. Everything is in {}.", dir.display());
     }
     if finished {
         Ok(ExitCode::SUCCESS)
@@ -261,6 +264,7 @@ fn jobs(agent: &Path, history: bool) -> anyhow::Result<Vec<ClassAd>> {
             constraint: None,
             history,
             limit: None,
+            projection: None,
         },
     )? {
         Response::Jobs { jobs } => jobs

@@ -13,6 +13,9 @@
 //! builds this same command line as `starling-e2e` (Cargo hands a test the
 //! path of a binary only from its own package).
 
+#[macro_use]
+mod output;
+
 mod demo;
 mod testnet;
 

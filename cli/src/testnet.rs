@@ -239,22 +239,22 @@ fn up(args: UpArgs) -> anyhow::Result<ExitCode> {
     let report = report?;
     let layout = &report.layout;
     let dir = layout.dir().display();
-    println!(
+    say!(
         "testnet up: {} agents in {} domains, joined in {:.1} s",
         layout.agents.len(),
         layout.domains.len(),
         report.elapsed.as_secs_f64()
     );
-    println!("  dir      {dir}");
+    say!("  dir      {dir}");
     let domains: Vec<String> = layout
         .domains
         .iter()
         .map(|d| format!("{d} ({} agents)", layout.agents_of(d).count()))
         .collect();
-    println!("  domains  {}", domains.join(", "));
+    say!("  domains  {}", domains.join(", "));
     if let Some(net) = &layout.network {
         let rate = |r: Option<u32>| r.map_or("unshaped".to_owned(), |m| format!("{m} Mbit/s"));
-        println!(
+        say!(
             "  network  namespaces {}-*, host links {}, uplinks {}",
             net.prefix,
             rate(net.rates.host_mbps),
@@ -262,7 +262,7 @@ fn up(args: UpArgs) -> anyhow::Result<ExitCode> {
         );
     }
     if let (Some(first), Some(info)) = (layout.agents.first(), report.infos.first()) {
-        println!(
+        say!(
             "  {}  {} at {}",
             first.name,
             info.agent_id,
@@ -273,9 +273,9 @@ fn up(args: UpArgs) -> anyhow::Result<ExitCode> {
         .agents
         .first()
         .map_or_else(|| "agent-00".to_owned(), |a| a.name.clone());
-    println!("Ask one agent:  starling status --agent {dir}/{first}");
-    println!("Every agent:    starling testnet status --dir {dir}");
-    println!("Stop them:      starling testnet down --dir {dir}");
+    say!("Ask one agent:  starling status --agent {dir}/{first}");
+    say!("Every agent:    starling testnet status --dir {dir}");
+    say!("Stop them:      starling testnet down --dir {dir}");
     Ok(ExitCode::SUCCESS)
 }
 
@@ -329,9 +329,9 @@ fn status(dir: &Path) -> anyhow::Result<ExitCode> {
     }
     print_table(&rows);
     for note in notes {
-        println!("{note}");
+        say!("{note}");
     }
-    println!(
+    say!(
         "{total} agents: {running} running, {silent} not answering, {down} down ({})",
         layout.dir().display()
     );
@@ -357,13 +357,13 @@ fn down(dir: &Path, timeout: Duration) -> anyhow::Result<ExitCode> {
     let count = |what: Stopped| report.agents.iter().filter(|(_, s)| *s == what).count();
     for (name, how) in &report.agents {
         if *how == Stopped::Killed {
-            println!(
+            say!(
                 "{name}: killed: it did not stop within {} s (see its agent.log)",
                 timeout.as_secs()
             );
         }
     }
-    println!(
+    say!(
         "testnet down: {} stopped, {} killed, {} were not running{}; no agent of {} runs",
         count(Stopped::Cleanly),
         count(Stopped::Killed),
@@ -383,8 +383,8 @@ fn kill(dir: &Path, name: &str, signal: Signal, timeout: Duration) -> anyhow::Re
         Signal::Term => (starling_testnet::Signal::Term, "stopped"),
     };
     match starling_testnet::kill(dir, name, sig, timeout)? {
-        Some(pid) => println!("{name}: {word} (pid {pid})"),
-        None => println!("{name}: was not running"),
+        Some(pid) => say!("{name}: {word} (pid {pid})"),
+        None => say!("{name}: was not running"),
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -392,7 +392,7 @@ fn kill(dir: &Path, name: &str, signal: Signal, timeout: Duration) -> anyhow::Re
 fn start(dir: &Path, name: &str, timeout: Duration) -> anyhow::Result<ExitCode> {
     let starling = std::env::current_exe().context("finding the starling binary to run")?;
     let report = starling_testnet::start(dir, name, &starling, timeout)?;
-    println!(
+    say!(
         "{name}: started (pid {}) at {}, {} peers, in {:.1} s",
         report.pid,
         listen_address(&report.info.listen),
@@ -440,6 +440,6 @@ fn print_table<const N: usize>(rows: &[[String; N]]) {
                 line.push_str(&format!("{cell:<width$}  ", width = widths[i]));
             }
         }
-        println!("{}", line.trim_end());
+        say!("{}", line.trim_end());
     }
 }

@@ -90,6 +90,7 @@ enum Command {
     /// Release held jobs (like condor_release).
     Release(jobs::ActArgs),
     /// Make running jobs leave their machines and run again (like condor_vacate_job).
+    #[command(visible_alias = "vacate-job", alias = "vacate_job")]
     Vacate(jobs::VacateArgs),
     /// Move running jobs that checkpoint to another machine, claimed first.
     Migrate(jobs::MigrateArgs),
@@ -277,17 +278,24 @@ pub fn main_with(extensions: &[&dyn Extension]) -> ExitCode {
         }
     };
     let matches = command.get_matches_from(args);
+    // Absolute from the start: an agent's jobs and their reapers work in
+    // other directories, and a relative path would name another place
+    // there.
+    let data_dir = match matches.get_one::<PathBuf>("data_dir").map(absolute) {
+        Some(Ok(dir)) => Some(dir),
+        Some(Err(e)) => return report(Err(e)),
+        None => None,
+    };
     if let Some((name, sub)) = matches.subcommand() {
         if let Some(extension) = extensions.iter().find(|e| e.command().get_name() == name) {
-            let data_dir = matches.get_one::<PathBuf>("data_dir");
-            return report(extension.run(sub, data_dir.map(PathBuf::as_path)));
+            return report(extension.run(sub, data_dir.as_deref()));
         }
     }
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(e) => e.exit(),
     };
-    let data_dir = cli.data_dir.as_deref();
+    let data_dir = data_dir.as_deref();
     let result = match cli.command {
         Command::Agent(args) => agent::run(args, data_dir),
         Command::Config(args) => config::run(args, data_dir),
@@ -326,6 +334,13 @@ pub fn main_with(extensions: &[&dyn Extension]) -> ExitCode {
         Command::JobReaper(args) => Ok(crate::execute::reaper::run(args)),
     };
     report(result)
+}
+
+/// `path` made absolute against the current directory.
+fn absolute(path: &PathBuf) -> anyhow::Result<PathBuf> {
+    use anyhow::Context as _;
+    std::path::absolute(path)
+        .with_context(|| format!("--data-dir {}: resolving it", path.display()))
 }
 
 fn report(result: anyhow::Result<ExitCode>) -> ExitCode {
@@ -369,5 +384,19 @@ mod tests {
         // A subcommand option named like a global one (`--agent`) panics
         // only when that subcommand runs; clap's own check finds it here.
         super::Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn vacate_job_is_vacate() {
+        use clap::Parser as _;
+        for name in ["vacate", "vacate-job", "vacate_job"] {
+            let cli = super::Cli::try_parse_from(["starling", name, "12.0"])
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(
+                matches!(cli.command, super::Command::Vacate(_)),
+                "{name}: {:?}",
+                cli.command
+            );
+        }
     }
 }

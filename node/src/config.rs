@@ -853,12 +853,19 @@ impl Config {
     }
 
     /// The data directory: the configured one, else
-    /// [`starling_storage::DataDir::default_path`].
+    /// [`starling_storage::DataDir::default_path`]; absolute (a relative
+    /// one is taken from the current directory), because jobs and their
+    /// reapers run elsewhere.
     pub fn data_dir(&self) -> Result<PathBuf, starling_storage::datadir::Error> {
-        match &self.data_dir {
-            Some(dir) => Ok(dir.clone()),
-            None => starling_storage::DataDir::default_path(),
-        }
+        let dir = match &self.data_dir {
+            Some(dir) => dir.clone(),
+            None => starling_storage::DataDir::default_path()?,
+        };
+        std::path::absolute(&dir).map_err(|source| starling_storage::datadir::Error::Io {
+            path: dir,
+            action: "resolving the data directory",
+            source,
+        })
     }
 
     /// Checks every value; `origin` names where the values came from.

@@ -195,6 +195,12 @@ pub enum Request {
         history: bool,
         #[serde(default)]
         limit: Option<usize>,
+        /// The attributes to send of each ad, as condor_q asks its schedd
+        /// for only those it prints; the agent adds the ad's own
+        /// attributes they refer to. `None` (what older clients send):
+        /// whole ads.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        projection: Option<Vec<String>>,
     },
     /// Hold, release, remove, vacate or move jobs.
     Act {
@@ -331,6 +337,11 @@ pub struct DrainStatus {
 pub struct SetFactor {
     pub user: String,
     pub factor: f64,
+    /// Set it for a short name no user has yet (`-force`): our own
+    /// domain's user of that name, ahead of their first job. Sent only
+    /// when set, so that older agents still read the request.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub force: bool,
 }
 
 fn machine() -> String {
@@ -370,6 +381,8 @@ enum WireRequest {
         history: bool,
         #[serde(default)]
         limit: Option<usize>,
+        #[serde(default)]
+        projection: Option<Vec<String>>,
     },
     Act {
         action: String,
@@ -453,11 +466,13 @@ impl From<WireRequest> for Request {
                 constraint,
                 history,
                 limit,
+                projection,
             } => Request::Jobs {
                 targets,
                 constraint,
                 history,
                 limit,
+                projection,
             },
             WireRequest::Act {
                 action,
@@ -843,7 +858,18 @@ mod tests {
                 targets: vec![],
                 constraint: None,
                 history: false,
-                limit: None
+                limit: None,
+                projection: None,
+            })
+        );
+        assert_eq!(
+            request(r#"{"op":"jobs","projection":["JobStatus"]}"#),
+            Ok(Request::Jobs {
+                targets: vec![],
+                constraint: None,
+                history: false,
+                limit: None,
+                projection: Some(vec!["JobStatus".into()]),
             })
         );
         let e = request(r#"{"op":"submit","file":"f","text":"","cwd":"/","x":1}"#).unwrap_err();

@@ -244,6 +244,7 @@ pub async fn gather(handler: &dyn Handler, caller: &Caller) -> Snapshot {
             constraint: None,
             history,
             limit: history.then_some(MAX_HISTORY),
+            projection: None,
         };
         match handler.handle(caller, request).await {
             Response::Jobs { jobs } => {

@@ -280,6 +280,11 @@ impl Factors {
         Factors { by_user }
     }
 
+    /// The users a factor is set for.
+    pub fn users(&self) -> impl Iterator<Item = &str> {
+        self.by_user.keys().map(String::as_str)
+    }
+
     /// The setting in force for `user`, if any.
     pub fn get(&self, user: &str) -> Option<&FactorSetting> {
         self.by_user.get(user)
@@ -340,11 +345,18 @@ pub fn foreign_multiplier(
 /// `condor_userprio -setfactor` takes either: a full name of this domain
 /// or one it trusts (`domains`, own first), known yet or not (a factor may
 /// be set before the user runs anything); a short one is the `known` user
-/// of that name in our own domain, else the one known user of any domain
-/// with it, else our own domain's user of that name. A domain that is not
-/// ours or trusted, or a short name several other domains have, is
-/// refused saying which.
-pub fn resolve_user(asked: &str, domains: &[&str], known: &[&str]) -> Result<String, String> {
+/// (one with usage recorded or a factor set) of that name in our own
+/// domain, else the one known user of any domain with it. A short name
+/// no known user has is refused naming it, unless `ahead` (`-force`: a
+/// factor set ahead of the user's first job), when it is our own
+/// domain's user of that name. A domain that is not ours or trusted, or
+/// a short name several other domains have, is refused saying which.
+pub fn resolve_user(
+    asked: &str,
+    domains: &[&str],
+    known: &[&str],
+    ahead: bool,
+) -> Result<String, String> {
     let own = domains.first().copied().unwrap_or_default();
     if let Some((name, domain)) = asked.rsplit_once('@') {
         if name.is_empty() || !domains.contains(&domain) {
@@ -366,7 +378,11 @@ pub fn resolve_user(asked: &str, domains: &[&str], known: &[&str]) -> Result<Str
         .collect();
     match matches.as_slice() {
         [one] => Ok((*one).to_owned()),
-        [] => Ok(ours),
+        [] if ahead => Ok(ours),
+        [] => Err(format!(
+            "no such user: {asked} has no usage recorded and no factor set in this domain; \
+             name it in full ({ours}) or give -force to set its factor ahead of its first job"
+        )),
         many => Err(format!(
             "several users have that name ({}); give the full name",
             many.join(", ")
@@ -643,30 +659,42 @@ mod tests {
         ];
         let domains = ["lab", "other", "third"];
         assert_eq!(
-            resolve_user("alice", &domains, &known).unwrap(),
+            resolve_user("alice", &domains, &known, false).unwrap(),
             "alice@lab"
         );
         assert_eq!(
-            resolve_user("alice@lab", &domains, &known).unwrap(),
+            resolve_user("alice@lab", &domains, &known, false).unwrap(),
             "alice@lab"
         );
         // Our own domain's first; else the one user of that name.
-        assert_eq!(resolve_user("bob", &domains, &known).unwrap(), "bob@lab");
         assert_eq!(
-            resolve_user("carol", &domains, &known).unwrap(),
+            resolve_user("bob", &domains, &known, false).unwrap(),
+            "bob@lab"
+        );
+        assert_eq!(
+            resolve_user("carol", &domains, &known, false).unwrap(),
             "carol@other"
         );
-        // A user to come: of our own domain, or named in full.
-        assert_eq!(resolve_user("dave", &domains, &known).unwrap(), "dave@lab");
+        // A user to come: named in full, or short with -force (our own
+        // domain's); a short name nobody has is no user.
         assert_eq!(
-            resolve_user("dave@other", &domains, &known).unwrap(),
+            resolve_user("dave", &domains, &known, true).unwrap(),
+            "dave@lab"
+        );
+        let err = resolve_user("dave", &domains, &known, false).unwrap_err();
+        assert!(
+            err.contains("no such user: dave") && err.contains("-force"),
+            "{err}"
+        );
+        assert_eq!(
+            resolve_user("dave@other", &domains, &known, false).unwrap(),
             "dave@other"
         );
         let two = ["erin@other", "erin@third"];
-        assert!(resolve_user("erin", &domains, &two)
+        assert!(resolve_user("erin", &domains, &two, false)
             .unwrap_err()
             .contains("erin@other, erin@third"));
-        let err = resolve_user("alice@elsewhere", &domains, &known).unwrap_err();
+        let err = resolve_user("alice@elsewhere", &domains, &known, false).unwrap_err();
         assert!(
             err.contains("no such user") && err.contains("lab, other, third"),
             "{err}"

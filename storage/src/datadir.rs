@@ -153,9 +153,13 @@ impl DataDir {
             .ok_or(Error::NoDefault)
     }
 
-    /// Opens `root`, creating it (mode 0700) if it does not exist.
+    /// Opens `root`, creating it (mode 0700) if it does not exist. A
+    /// relative `root` is made absolute against the current directory
+    /// first: the agent's jobs run in other directories (their sandboxes)
+    /// and their reapers write into the data directory from there.
     pub fn open(root: impl Into<PathBuf>) -> Result<Self, Error> {
         let root = root.into();
+        let root = std::path::absolute(&root).map_err(io(&root, "resolving the data directory"))?;
         if !root.exists() {
             fs::DirBuilder::new()
                 .recursive(true)

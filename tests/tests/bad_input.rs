@@ -5,9 +5,9 @@
 //!   requests, paths longer than the system allows, or a missing
 //!   `initialdir` are refused with the file, the line and the key, and
 //!   nothing is queued (nor any directory made);
-//! - `userprio -setfactor` with an infinite, NaN or absurd factor or a user
-//!   name holding a newline, and `hold -reason` / `qedit` with a newline,
-//!   are refused;
+//! - `userprio -setfactor` with an infinite, NaN or absurd factor, a user
+//!   name holding a newline or a short name no user has (unless
+//!   `-force`), and `hold -reason` / `qedit` with a newline, are refused;
 //! - an agent whose installed certificate does not verify, whose
 //!   `agent.key` no longer matches its `# agent id` line, or whose
 //!   `agent.key` is a directory refuses to start, naming the file and the
@@ -232,6 +232,7 @@ fn bad_submit_files_are_refused_naming_the_line_and_nothing_is_queued() {
         ("bob@x", "nan", "not a finite number"),
         ("bo\nb@x", "10", "a newline"),
         ("bob@x", "10", "no such user"),
+        ("bob", "10", "no such user: bob"),
     ] {
         let out = pool.run(0, dir, &["userprio", "-setfactor", user, factor]);
         let err = stderr_of(&out);
@@ -240,6 +241,25 @@ fn bad_submit_files_are_refused_naming_the_line_and_nothing_is_queued() {
     }
     let table = pool.ok(0, dir, &["userprio", "-allusers"]);
     assert!(!table.contains("bob"), "no factor was set: {table}");
+    // Ahead of bob's first job, said so; then bob is a user (a factor
+    // is set) and needs no -force.
+    let forced = pool.run(0, dir, &["userprio", "-setfactor", "bob", "10", "-force"]);
+    assert!(forced.status.success(), "{}", stderr_of(&forced));
+    assert!(
+        stderr_of(&forced).contains("bob has no usage recorded yet"),
+        "{}",
+        stderr_of(&forced)
+    );
+    wait_for(
+        Duration::from_secs(30),
+        "bob is known by his factor",
+        || {
+            pool.run(0, dir, &["userprio", "-setfactor", "bob", "20"])
+                .status
+                .success()
+                .then_some(())
+        },
+    );
 }
 
 /// Runs `starling agent` on the data directory `data` and returns what it

@@ -225,3 +225,31 @@ fn a_command_whose_output_is_closed_ends_quietly() {
         done.status
     );
 }
+
+/// Standard output whose reader is already gone (`... | head` once head
+/// has exited): the first write fails with a broken pipe.
+fn closed_output() -> Stdio {
+    let (reader, writer) = std::os::unix::net::UnixStream::pair().unwrap();
+    drop(reader);
+    std::os::fd::OwnedFd::from(writer).into()
+}
+
+#[test]
+fn demo_with_its_output_closed_does_not_panic() {
+    // `demo | head`: demo keeps SIGPIPE ignored (it talks to agents), so
+    // its printing must survive the closed pipe. A pool directory that is
+    // a file makes it fail right after its first line.
+    let dir = temp_dir("demo-closed");
+    std::fs::write(dir.join("pool"), "not a directory").unwrap();
+    let done = starling()
+        .args(["demo", "--dir", dir.to_str().unwrap()])
+        .stdin(Stdio::null())
+        .stdout(closed_output())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let err = stderr(&done);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(err.contains("starting the demo pool"), "{err}");
+    assert_eq!(done.status.code(), Some(2), "{err}");
+}

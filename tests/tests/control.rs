@@ -958,3 +958,50 @@ fn dropping_a_pid_file_leaves_a_successors_file() {
     drop(ours);
     assert_eq!(control::read_pid(dir.path()), Some(4_194_304));
 }
+
+/// A stand-in agent slower than a query's answer timeout at acting on
+/// jobs, as an agent removing a 100,000-job cluster is in a debug build.
+struct SlowAgent;
+
+/// How long [`SlowAgent`] takes: past the 10 s a query waits.
+const SLOW: Duration = Duration::from_secs(12);
+
+#[async_trait::async_trait]
+impl Handler for SlowAgent {
+    async fn handle(&self, _caller: &Caller, request: Request) -> Response {
+        match request {
+            Request::Act { .. } => {
+                tokio::time::sleep(SLOW).await;
+                Response::Acted {
+                    changed: (0..100_000).map(|p| format!("10.{p}")).collect(),
+                    skipped: Vec::new(),
+                }
+            }
+            _ => Response::Done,
+        }
+    }
+}
+
+#[test]
+fn removing_a_large_cluster_waits_for_the_agent_and_says_it_in_one_line() {
+    let dir = agent_dir();
+    let _served = Served::start(dir.path(), Arc::new(SlowAgent)).expect("serving");
+    let started = Instant::now();
+    let o = starling(&["rm", "10", "--agent", path_str(dir.path())]);
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(o.status.success(), "{out}\n{err}");
+    assert!(started.elapsed() >= SLOW);
+    assert_eq!(out, "All jobs in cluster 10 have been marked for removal\n");
+    assert!(err.contains("still working"), "{err}");
+}
+
+#[test]
+fn status_agent_with_no_directory_names_what_was_typed() {
+    let err = failing(&["status", "-agent"]);
+    assert!(err.contains("'-agent'"), "{err}");
+    assert!(err.contains("starling whoami"), "{err}");
+    assert!(!err.contains("--data-dir"), "{err}");
+}

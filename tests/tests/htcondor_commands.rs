@@ -70,6 +70,10 @@ fn condor_commands_and_flags_work_on_a_real_agent() {
     assert!(analysis.contains("1.0"), "{analysis}");
     let compact = pool.ok(0, dir, &["status", "-compact"]);
     assert!(compact.contains("agent-00"), "{compact}");
+    assert!(
+        compact.starts_with("Machine") && compact.contains("FreCpu"),
+        "{compact}"
+    );
 
     std::fs::write(&go, "").unwrap();
     let done = pool.run(0, dir, &["wait", "-wait", "60", "job.log"]);

@@ -183,7 +183,10 @@ fn a_job_whose_machine_is_killed_runs_again_elsewhere() {
     // executing elsewhere, its output back, terminated.
     assert_eq!(
         events,
-        vec!["000", "001", "022", "024", "004", "001", "040", "040", "005"],
+        vec![
+            "000", "040", "001", "040", "022", "024", "004", "040", "001", "040", "040", "040",
+            "005"
+        ],
         "{log}"
     );
     assert!(
@@ -297,7 +300,11 @@ fn bad_input_ends_as_errors_or_held_jobs_with_htcondors_codes() {
     });
     // Removing held jobs empties the queue.
     let removed = pool.ok(0, dir, &["rm", "1"]);
-    assert!(removed.contains("Job 1.0 marked for removal"), "{removed}");
+    assert_eq!(
+        removed.trim(),
+        "All jobs in cluster 1 have been marked for removal",
+        "{removed}"
+    );
     pool.wait_queue_empty(0, Duration::from_secs(30));
 
     // A job no machine can run stays idle, and `why` says which clause.
@@ -580,7 +587,7 @@ fn periodic_hold_holds_a_running_job_and_periodic_release_requeues_it() {
         .collect();
     assert_eq!(
         events,
-        ["000", "001", "012", "013", "001", "040", "040", "005"],
+        ["000", "040", "001", "040", "012", "013", "040", "001", "040", "040", "040", "005"],
         "{log}"
     );
     assert!(log.contains("Code 3 Subcode 0"), "{log}");

@@ -224,7 +224,7 @@ fn the_owner_coming_back_suspends_then_vacates_the_job_which_runs_again_when_the
         .collect();
     assert_eq!(
         codes,
-        ["000", "001", "004", "001", "040", "040", "005"],
+        ["000", "040", "001", "040", "004", "040", "001", "040", "040", "040", "005"],
         "{log}"
     );
 }
@@ -537,7 +537,7 @@ fn a_user_with_a_better_priority_displaces_another_users_job_where_preemption_re
     );
     assert_eq!(
         log_codes(&work.path().join("alice.log")),
-        ["000", "001", "004", "001", "040", "040", "005"]
+        ["000", "040", "001", "040", "004", "040", "001", "040", "040", "040", "005"]
     );
 }
 
@@ -576,7 +576,7 @@ fn without_preemption_requirements_a_better_priority_waits_for_the_running_job()
     assert!(!reason.contains("whose priority"), "{reason}");
     assert_eq!(
         log_codes(&work.path().join("alice.log")),
-        ["000", "001", "040", "040", "005"]
+        ["000", "040", "001", "040", "040", "040", "005"]
     );
 }
 

@@ -124,6 +124,19 @@ fn four_agents_in_two_domains_come_up_see_each_other_and_go() {
         "{up}"
     );
 
+    // `testnet status | head`: a closed output ends the printing quietly.
+    let (reader, writer) = std::os::unix::net::UnixStream::pair().unwrap();
+    drop(reader);
+    let writer = std::os::fd::OwnedFd::from(writer);
+    let closed = Command::new(env!("CARGO_BIN_EXE_starling-e2e"))
+        .args(["testnet", "status", "--dir", d])
+        .stdout(writer)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&closed.stderr);
+    assert!(closed.status.success(), "{said}");
+    assert_eq!(said, "", "testnet status complained of its closed output");
+
     // Every agent runs, has a peer and sees all four machine ads.
     let status = ok(&["testnet", "status", "--dir", d]);
     let rows: Vec<Vec<&str>> = status

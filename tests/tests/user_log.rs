@@ -230,21 +230,6 @@ fn script(path: &Path, text: &str) {
     std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
 }
 
-/// The event numbers of the log, once it has `n` of them.
-fn wait_events(log: &Path, n: usize) -> Vec<J> {
-    wait_for(
-        Duration::from_secs(60),
-        "the job's events in its log",
-        || {
-            if !log.exists() {
-                return None;
-            }
-            let events = read_log(log);
-            (events.len() >= n).then_some(events)
-        },
-    )
-}
-
 fn types(events: &[J]) -> Vec<i64> {
     events.iter().map(|e| e["type"].as_i64().unwrap()).collect()
 }
@@ -294,11 +279,28 @@ fn a_pools_job_logs_read_back_with_htcondors_reader_in_order() {
     for wanted in [1, 3, 40] {
         assert!(seen.contains(&wanted), "event {wanted} in {seen:?}");
     }
-    // Its output came back before it terminated: started, then finished.
+    // Its input (the script) went out on each run, started and finished
+    // (HTCondor's types 2 and 3), and its output came back before it
+    // terminated: started, then finished (5, 6).
     let transfers: Vec<&J> = ckpt.iter().filter(|e| e["type"] == 40).collect();
-    assert_eq!(transfers.len(), 2, "{ckpt:?}");
-    assert_eq!(transfers[0]["Type"], 5, "output started: {}", transfers[0]);
-    assert_eq!(transfers[1]["Type"], 6, "output finished: {}", transfers[1]);
+    let steps: Vec<i64> = transfers
+        .iter()
+        .map(|e| e["Type"].as_i64().unwrap())
+        .collect();
+    assert_eq!(steps[..2], [2, 3], "input first: {ckpt:?}");
+    assert_eq!(steps[steps.len() - 2..], [5, 6], "output last: {ckpt:?}");
+    assert_eq!(
+        steps.iter().filter(|s| **s == 2).count(),
+        steps.iter().filter(|s| **s == 3).count(),
+        "every input transfer started also finished: {ckpt:?}"
+    );
+    let output: Vec<&J> = transfers
+        .iter()
+        .copied()
+        .filter(|e| e["Type"] == 5)
+        .collect();
+    assert_eq!(output.len(), 1, "{ckpt:?}");
+    let transfers = &transfers[transfers.len() - 2..];
     assert!(
         transfers[0]["Host"]
             .as_str()
@@ -320,17 +322,31 @@ fn a_pools_job_logs_read_back_with_htcondors_reader_in_order() {
     assert_eq!(end["TerminatedNormally"], false, "{end}");
     assert_eq!(end["TerminatedBySignal"], 9, "{end}");
 
-    // Job 1.2: running; held, released, evicted by vacate, removed.
+    // Job 1.2: running; held, released, evicted by vacate, removed. Its
+    // events other than transfers, in order.
     let long = dir.join("long.log");
-    wait_events(&long, 2);
+    let core = |n: usize| {
+        wait_for(
+            Duration::from_secs(60),
+            "the job's events in its log",
+            || {
+                let events: Vec<J> = read_log(&long)
+                    .into_iter()
+                    .filter(|e| e["type"] != 40)
+                    .collect();
+                (events.len() >= n).then_some(events)
+            },
+        )
+    };
+    core(2);
     pool.ok(0, dir, &["hold", "1.2", "-reason", "disk maintenance"]);
-    let events = wait_events(&long, 3);
+    let events = core(3);
     let held = &events[2];
     assert_eq!(held["type"], 12, "{events:?}");
     assert_eq!(held["HoldReason"], "disk maintenance", "{held}");
     assert_eq!(held["HoldReasonCode"], 1, "{held}");
     pool.ok(0, dir, &["release", "1.2"]);
-    let events = wait_events(&long, 5);
+    let events = core(5);
     assert_eq!(types(&events)[3..5], [13, 1], "{events:?}");
     pool.ok(0, dir, &["vacate", "1.2"]);
     let events = wait_for(Duration::from_secs(60), "the eviction logged", || {
@@ -342,15 +358,22 @@ fn a_pools_job_logs_read_back_with_htcondors_reader_in_order() {
         evicted["Reason"].as_str().unwrap().contains("vacate"),
         "{evicted}"
     );
-    // An evicted run sends no output back: no transfer is logged for it.
-    assert!(!events.iter().any(|e| e["type"] == 40), "{events:?}");
+    // Each run's input went out; an evicted run sends no output back: no
+    // output transfer is logged for it.
+    let steps: Vec<i64> = events
+        .iter()
+        .filter(|e| e["type"] == 40)
+        .map(|e| e["Type"].as_i64().unwrap())
+        .collect();
+    assert_eq!(steps[..4], [2, 3, 2, 3], "{events:?}");
+    assert!(!steps.contains(&5) && !steps.contains(&6), "{events:?}");
     // Running again, then removed.
     let before = wait_for(Duration::from_secs(60), "the job running again", || {
-        let events = read_log(&long);
-        (events.last()?["type"] == 1).then_some(events.len())
+        let events = core(0);
+        (events.last()?["type"] == 1 && events.len() > 5).then_some(events.len())
     });
     pool.ok(0, dir, &["rm", "1.2"]);
-    let events = wait_events(&long, before + 1);
+    let events = core(before + 1);
     let aborted = events.last().unwrap();
     assert_eq!(aborted["type"], 9, "{events:?}");
 }

@@ -102,8 +102,9 @@ fn a_vacated_job_gets_its_kill_sig_goes_back_to_idle_and_runs_again() {
         reason.contains("vacated by user ") && reason.contains(" via starling vacate"),
         "{reason}"
     );
-    // The user log: submitted, started, evicted (saying who), started
-    // again, terminated.
+    // The user log: submitted, its input sent and started, evicted
+    // (saying who), its input sent and started again, its output back,
+    // terminated.
     let log = std::fs::read_to_string(work.path().join("job.log")).unwrap();
     let codes: Vec<&str> = log
         .lines()
@@ -112,7 +113,17 @@ fn a_vacated_job_gets_its_kill_sig_goes_back_to_idle_and_runs_again() {
         .collect();
     assert_eq!(
         codes,
-        ["000", "001", "004", "001", "040", "040", "005"],
+        ["000", "040", "001", "040", "004", "040", "001", "040", "040", "040", "005"],
+        "{log}"
+    );
+    assert_eq!(
+        log.matches("Started transferring input files").count(),
+        2,
+        "{log}"
+    );
+    assert_eq!(
+        log.matches("Finished transferring input files").count(),
+        2,
         "{log}"
     );
     assert!(log.contains("via starling vacate"), "{log}");

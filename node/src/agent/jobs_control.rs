@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use ractor::ActorRef;
 use starling_policies::control_access::{self, JobAccess};
 use starling_policies::why;
-use starling_protocol::classad::{unparse_ad, ClassAd, Expr, Name, Value};
+use starling_protocol::classad::{attr_references, unparse_ad, ClassAd, Expr, Name, Value};
 use starling_protocol::submit::{self, Environment, SystemEnvironment};
 
 use super::links::flights::{FlightSummary, Flights};
@@ -73,6 +73,27 @@ pub const MAX_ENV_VARS: usize = 4096;
 /// Most jobs one `q` or `history` answer holds.
 pub const MAX_LISTED: usize = 100_000;
 
+/// `ad` cut down to the attributes `names` and those of its own
+/// attributes they refer to, followed through (`RequestMemory =
+/// ImageSize / 1024` brings `ImageSize`), so that the client evaluates
+/// them as it would the whole ad: what HTCondor's schedd answers a
+/// projection with.
+pub(crate) fn project(ad: &ClassAd, names: &[String]) -> ClassAd {
+    let mut keep: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    for name in names {
+        let name = name.to_ascii_lowercase();
+        keep.extend(attr_references(ad, &name).of_my(ad));
+        keep.insert(name);
+    }
+    let mut projected = ClassAd::with_capacity(keep.len());
+    for entry in ad.iter() {
+        if keep.contains(entry.key.as_str()) {
+            projected.insert(entry.name, entry.expr().clone());
+        }
+    }
+    projected
+}
+
 fn error(message: impl Into<String>) -> Response {
     Response::Error {
         message: message.into(),
@@ -115,6 +136,7 @@ pub async fn handle(
             constraint,
             history,
             limit,
+            projection,
         } => {
             let selection = match Selection::parse(&targets, constraint.as_deref()) {
                 Ok(s) => s,
@@ -137,9 +159,14 @@ pub async fn handle(
                     })
                     .collect()
             };
-            Response::Jobs {
-                jobs: ads.iter().map(unparse_ad).collect(),
-            }
+            let jobs = match &projection {
+                Some(names) => ads
+                    .iter()
+                    .map(|ad| unparse_ad(&project(ad, names)))
+                    .collect(),
+                None => ads.iter().map(unparse_ad).collect(),
+            };
+            Response::Jobs { jobs }
         }
         Request::Act {
             action,
@@ -426,18 +453,21 @@ async fn user_prio(
         let ads = super::machine_ads(supervisor).await;
         let trust = setup.trust.current();
         let foreign = &trust.foreign_factors;
-        let (known, _) = super::usage::priorities(
+        let (known, factors) = super::usage::priorities(
             &ads,
             &setup.own_domain,
             foreign,
             now,
             setup.accounting.halflife(),
         );
-        let known: Vec<&str> = known.users.keys().map(String::as_str).collect();
+        let mut known: Vec<&str> = known.users.keys().map(String::as_str).collect();
+        known.extend(factors.users());
+        known.sort_unstable();
+        known.dedup();
         let domains: Vec<&str> = std::iter::once(setup.own_domain.as_str())
             .chain(foreign.keys().map(String::as_str))
             .collect();
-        match starling_policies::priority::resolve_user(&set.user, &domains, &known) {
+        match starling_policies::priority::resolve_user(&set.user, &domains, &known, set.force) {
             Ok(full) => set.user = full,
             Err(message) => return error(format!("-setfactor {}: {message}", set.user)),
         }
@@ -772,6 +802,23 @@ mod tests {
     use super::*;
     use crate::queue::Acted;
     use starling_storage::JobId;
+
+    #[test]
+    fn a_projection_keeps_the_named_attributes_and_what_they_refer_to() {
+        let ad = starling_protocol::classad::parse_ad(
+            r#"[ ClusterId = 3; ProcId = 1; JobStatus = 1; Cmd = "/bin/echo";
+                 RequestMemory = ImageSize / 1024; ImageSize = 2048;
+                 Requirements = TARGET.Memory >= RequestMemory; Environment = "A=1" ]"#,
+        )
+        .unwrap();
+        let names = ["jobstatus", "RequestMemory", "NoSuchAttr"].map(String::from);
+        let projected = project(&ad, &names);
+        assert_eq!(
+            unparse_ad(&projected),
+            "[ JobStatus = 1; RequestMemory = ImageSize / 1024; ImageSize = 2048 ]"
+        );
+        assert_eq!(unparse_ad(&project(&ad, &[])), "[  ]");
+    }
 
     #[test]
     fn a_named_job_that_nothing_selected_is_reported() {

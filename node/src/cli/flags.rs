@@ -21,6 +21,20 @@ pub(super) struct UnknownFlag {
     pub(super) command: String,
 }
 
+/// Why a command line was refused before clap saw it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(super) enum Error {
+    #[error(transparent)]
+    Unknown(#[from] UnknownFlag),
+    /// `--agent` (`-agent`) or `--data-dir` with no directory after it:
+    /// clap would name only `--data-dir`, which the user did not type.
+    #[error(
+        "'{word}' needs the agent's data directory ({word} DIR); to see which agent this \
+         is, run 'starling whoami'"
+    )]
+    NoDataDir { word: String },
+}
+
 /// What a command accepts, as far as spelling goes.
 struct Scope<'a> {
     command: &'a clap::Command,
@@ -87,8 +101,19 @@ fn is_number(word: &str) -> bool {
 pub(super) fn normalize(
     root: &clap::Command,
     args: impl IntoIterator<Item = OsString>,
-) -> Result<Vec<OsString>, UnknownFlag> {
+) -> Result<Vec<OsString>, Error> {
     let mut args: Vec<OsString> = args.into_iter().collect();
+    // The data directory's option last, with no directory after it (a
+    // word after it is its value, even one that starts with a dash).
+    let no_dir = |arg: &clap::Arg, word: &str, next: Option<&OsString>| {
+        if arg.get_id() == "data_dir" && !word.contains('=') && next.is_none() {
+            Err(Error::NoDataDir {
+                word: word.to_owned(),
+            })
+        } else {
+            Ok(())
+        }
+    };
     let mut scope = Scope {
         command: root,
         globals: Vec::new(),
@@ -111,11 +136,15 @@ pub(super) fn normalize(
         }
         if let Some(long) = word.strip_prefix("--") {
             let name = long.split_once('=').map_or(long, |(n, _)| n);
+            if let Some(arg) = scope.long(name) {
+                no_dir(arg, &word, args.get(i + 1))?;
+            }
             value_next = !long.contains('=') && scope.long(name).is_some_and(takes_value);
         } else if word.len() > 1 && word.starts_with('-') && !is_number(&word) {
             let body = &word[1..];
             let name = body.split_once('=').map_or(body, |(n, _)| n);
             if let Some(arg) = scope.long(name) {
+                no_dir(arg, &word, args.get(i + 1))?;
                 value_next = !body.contains('=') && takes_value(arg);
                 args[i] = OsString::from(format!("-{word}"));
             } else if let Some(flags) = short_cluster(&scope, body) {
@@ -124,7 +153,8 @@ pub(super) fn normalize(
                 return Err(UnknownFlag {
                     word,
                     command: scope.path,
-                });
+                }
+                .into());
             }
         } else if let Some(sub) = scope.descend(&word) {
             scope = sub;
@@ -158,7 +188,7 @@ mod tests {
         args.iter().map(OsString::from).collect()
     }
 
-    fn normalized(args: &[&str]) -> Result<Vec<OsString>, UnknownFlag> {
+    fn normalized(args: &[&str]) -> Result<Vec<OsString>, Error> {
         normalize(&crate::cli::Cli::command(), os(args))
     }
 
@@ -240,9 +270,41 @@ mod tests {
 
     #[test]
     fn an_unknown_one_dash_word_is_refused_naming_all_of_it() {
-        let err = normalized(&["starling", "history", "-bogus", "3"]).unwrap_err();
+        let Err(Error::Unknown(err)) = normalized(&["starling", "history", "-bogus", "3"]) else {
+            panic!("-bogus accepted");
+        };
         assert_eq!(err.word, "-bogus");
         assert_eq!(err.command, "starling history");
         assert!(err.to_string().contains("'-bogus'"), "{err}");
+    }
+
+    #[test]
+    fn the_agent_option_with_no_directory_names_what_was_typed() {
+        for args in [
+            &["starling", "status", "-agent"][..],
+            &["starling", "status", "--agent"],
+            &["starling", "q", "--data-dir"],
+        ] {
+            let err = normalized(args).unwrap_err();
+            let typed = args
+                .iter()
+                .find(|a| a.contains("agent") || a.contains("data"))
+                .unwrap();
+            assert_eq!(
+                err,
+                Error::NoDataDir {
+                    word: (*typed).to_owned()
+                },
+                "{args:?}"
+            );
+            let text = err.to_string();
+            assert!(
+                text.contains(&format!("'{typed}'")) && text.contains("starling whoami"),
+                "{text}"
+            );
+        }
+        // A directory given, or named after `=`, is left to clap.
+        assert!(normalized(&["starling", "status", "-agent", "a/dir"]).is_ok());
+        assert!(normalized(&["starling", "status", "--agent=a/dir"]).is_ok());
     }
 }

@@ -62,7 +62,9 @@ pub(crate) struct QArgs {
     /// Only the totals line.
     #[arg(long)]
     totals: bool,
-    /// Why each job named is idle, machine by machine (as `starling why`).
+    /// Why each job named is idle, machine by machine (as `starling why`);
+    /// with no job named, the first 20 idle jobs (the caller's, or
+    /// everyone's with -allusers).
     #[arg(long = "better-analyze", visible_alias = "analyze")]
     better_analyze: bool,
 }
@@ -167,6 +169,48 @@ pub(super) fn call(data_dir: Option<&Path>, request: &Request) -> anyhow::Result
     Ok(response)
 }
 
+/// How long a submit or an action on jobs may take the agent: a
+/// `queue 100000` or `rm` of a cluster that size takes longer than the
+/// [`control::client::READ_TIMEOUT`] a query gets, in a debug build
+/// most of all.
+pub(super) const LONG_ANSWER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// [`call`] for a request that may take the agent long: waits up to
+/// [`LONG_ANSWER_TIMEOUT`], saying once on stderr that the agent is still
+/// working when the answer is slower than a query's.
+pub(super) fn call_long(data_dir: Option<&Path>, request: &Request) -> anyhow::Result<Response> {
+    let dir = match data_dir {
+        Some(d) => d.to_owned(),
+        None => starling_storage::DataDir::default_path()?,
+    };
+    let mut client = control::Client::connect(&dir)?;
+    client.set_read_timeout(LONG_ANSWER_TIMEOUT);
+    let (done, waiting) = std::sync::mpsc::channel::<()>();
+    let note = std::thread::spawn(move || {
+        let patience = control::client::READ_TIMEOUT;
+        if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = waiting.recv_timeout(patience) {
+            eprintln!(
+                "starling: the agent is still working on it (waiting up to {} s)...",
+                LONG_ANSWER_TIMEOUT.as_secs()
+            );
+        }
+    });
+    let response = client.request(request);
+    drop(done);
+    let _ = note.join();
+    let response = response.map_err(|e| {
+        if e.kind() == std::io::ErrorKind::TimedOut {
+            anyhow::anyhow!("{e}; it may still finish the work (see with starling q)")
+        } else {
+            e.into()
+        }
+    })?;
+    if let Response::Error { message } = &response {
+        anyhow::bail!("{message}");
+    }
+    Ok(response)
+}
+
 pub(crate) fn submit(args: SubmitArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
     // `-dry-run job.sub` names the file, as users type it; `-dry-run OUT
     // job.sub` names where the ads go, as condor_submit takes it.
@@ -203,7 +247,7 @@ pub(crate) fn submit(args: SubmitArgs, data_dir: Option<&Path>) -> anyhow::Resul
     if let Some(out) = out {
         return dry_run(&description, &cwd, &world, &out);
     }
-    let response = call(
+    let response = call_long(
         data_dir,
         &Request::Submit {
             file: name,
@@ -321,18 +365,72 @@ fn print_ads(ads: &[ClassAd], af: &[String], long: bool, json: bool) -> anyhow::
     Ok(true)
 }
 
-pub(crate) fn q(args: QArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
-    if args.better_analyze {
-        anyhow::ensure!(
-            !args.targets.is_empty(),
-            "-better-analyze needs the job to analyze (12.0)"
-        );
-        let mut status = ExitCode::SUCCESS;
-        for job in &args.targets {
-            status = why(WhyArgs { job: job.clone() }, data_dir)?;
-        }
-        return Ok(status);
+/// The attributes `q`'s tables print (batch, -nobatch, -run, -hold and
+/// the totals line): all its answer carries of each job.
+const TABLE_ATTRS: &[&str] = &[
+    "ClusterId",
+    "ProcId",
+    "Owner",
+    "JobStatus",
+    "JobBatchName",
+    "QDate",
+    "JobCurrentStartDate",
+    "RemoteWallClockTime",
+    "RemoteHost",
+    "EnteredCurrentStatus",
+    "HoldReason",
+    "JobPrio",
+    "MemoryUsage",
+    "Cmd",
+    "Arguments",
+];
+
+/// Most jobs `q -better-analyze` with no job named analyzes.
+const MAX_ANALYZED: usize = 20;
+
+/// The ids of the idle jobs `constraint` selects (the caller's, unless
+/// -allusers), oldest first: what `q -better-analyze` with no job named
+/// analyzes, as condor_q does.
+fn idle_jobs(data_dir: Option<&Path>, constraint: Option<String>) -> anyhow::Result<Vec<String>> {
+    let idle = match constraint {
+        Some(c) => format!("({c}) && JobStatus == 1"),
+        None => "JobStatus == 1".to_owned(),
+    };
+    let ads = jobs(
+        data_dir,
+        Request::Jobs {
+            targets: Vec::new(),
+            constraint: Some(idle),
+            history: false,
+            limit: None,
+            projection: Some(vec!["ClusterId".to_owned(), "ProcId".to_owned()]),
+        },
+    )?;
+    let mut ids: Vec<(i64, i64)> = ads
+        .iter()
+        .map(|ad| (int(ad, "ClusterId"), int(ad, "ProcId")))
+        .collect();
+    ids.sort_unstable();
+    if ids.is_empty() {
+        println!("No idle jobs to analyze.");
     }
+    Ok(ids.into_iter().map(|(c, p)| format!("{c}.{p}")).collect())
+}
+
+/// The attributes `-af` expressions refer to, for the agent to send only
+/// those (it adds what they refer to in turn).
+fn af_projection(af: &[String]) -> anyhow::Result<Vec<String>> {
+    let mut names = std::collections::BTreeSet::new();
+    for a in af {
+        let expr = parse_expr(a).with_context(|| format!("-af: cannot parse '{a}'"))?;
+        let refs = starling_protocol::classad::references(&expr);
+        names.extend(refs.my);
+        names.extend(refs.unscoped);
+    }
+    Ok(names.into_iter().collect())
+}
+
+pub(crate) fn q(args: QArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
     let mut constraint = args.constraint.clone();
     if !args.allusers && args.targets.is_empty() && constraint.is_none() {
         // condor_q shows only the caller's jobs unless asked for all.
@@ -342,6 +440,28 @@ pub(crate) fn q(args: QArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode
                 starling_protocol::classad::unparse_value(&Value::String(me.as_str().into()))
             ));
         }
+    }
+    if args.better_analyze {
+        let jobs = if args.targets.is_empty() {
+            idle_jobs(data_dir, constraint)?
+        } else {
+            args.targets.clone()
+        };
+        let mut status = ExitCode::SUCCESS;
+        for (i, job) in jobs.iter().take(MAX_ANALYZED).enumerate() {
+            if i > 0 {
+                println!();
+            }
+            status = why(WhyArgs { job: job.clone() }, data_dir)?;
+        }
+        if jobs.len() > MAX_ANALYZED {
+            println!(
+                "\n{} more idle jobs not analyzed; name one to analyze it (q -better-analyze {}).",
+                jobs.len() - MAX_ANALYZED,
+                jobs[MAX_ANALYZED]
+            );
+        }
+        return Ok(status);
     }
     let extra = if args.hold {
         Some("JobStatus == 5")
@@ -356,6 +476,15 @@ pub(crate) fn q(args: QArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode
             None => extra.to_owned(),
         });
     }
+    let projection = if args.long || args.json {
+        None
+    } else if !args.af.is_empty() {
+        Some(af_projection(&args.af)?)
+    } else if args.totals {
+        Some(vec!["JobStatus".to_owned()])
+    } else {
+        Some(TABLE_ATTRS.iter().map(|a| (*a).to_owned()).collect())
+    };
     let ads = jobs(
         data_dir,
         Request::Jobs {
@@ -363,6 +492,7 @@ pub(crate) fn q(args: QArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode
             constraint,
             history: false,
             limit: None,
+            projection,
         },
     )?;
     if print_ads(&ads, &args.af, args.long, args.json)? {
@@ -502,6 +632,10 @@ pub(crate) fn q(args: QArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode
 }
 
 pub(crate) fn history(args: HistoryArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let projection = match (&args.af, args.long || args.json) {
+        (af, false) if !af.is_empty() => Some(af_projection(af)?),
+        _ => None,
+    };
     let ads = jobs(
         data_dir,
         Request::Jobs {
@@ -509,6 +643,7 @@ pub(crate) fn history(args: HistoryArgs, data_dir: Option<&Path>) -> anyhow::Res
             constraint: args.constraint.clone(),
             history: true,
             limit: args.limit,
+            projection,
         },
     )?;
     if print_ads(&ads, &args.af, args.long, args.json)? {
@@ -561,7 +696,8 @@ pub(crate) fn act(
     } else {
         args.constraint
     };
-    let response = call(
+    let clusters = args.targets.clone();
+    let response = call_long(
         data_dir,
         &Request::Act {
             action: action.to_owned(),
@@ -571,14 +707,12 @@ pub(crate) fn act(
             to: None,
         },
     )?;
-    report_acted(
-        response,
-        match action {
-            "remove" => "marked for removal",
-            "hold" => "held",
-            _ => "released",
-        },
-    )
+    let verb = match action {
+        "remove" => "marked for removal",
+        "hold" => "held",
+        _ => "released",
+    };
+    report_by_cluster(response, &clusters, verb)
 }
 
 /// `vacate` (like condor_vacate_job): running jobs leave their machines,
@@ -595,7 +729,8 @@ pub(crate) fn vacate(args: VacateArgs, data_dir: Option<&Path>) -> anyhow::Resul
     } else {
         args.constraint
     };
-    let response = call(
+    let clusters = args.targets.clone();
+    let response = call_long(
         data_dir,
         &Request::Act {
             action: "vacate".to_owned(),
@@ -605,14 +740,14 @@ pub(crate) fn vacate(args: VacateArgs, data_dir: Option<&Path>) -> anyhow::Resul
             to: None,
         },
     )?;
-    report_acted(response, "vacated")
+    report_by_cluster(response, &clusters, "vacated")
 }
 
 /// `migrate`: running jobs that checkpoint move to another machine (the
 /// one named, or the best free): it is claimed first, then the job is
 /// vacated, checkpoints and restarts there.
 pub(crate) fn migrate(args: MigrateArgs, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
-    let response = call(
+    let response = call_long(
         data_dir,
         &Request::Act {
             action: "migrate".to_owned(),
@@ -623,6 +758,54 @@ pub(crate) fn migrate(args: MigrateArgs, data_dir: Option<&Path>) -> anyhow::Res
         },
     )?;
     report(response, |moving| format!("Job {moving}"), "moved")
+}
+
+/// What an action on `targets` changed, as condor_rm says it: one line
+/// for each cluster named whole whose every job changed ("All jobs in
+/// cluster 10 have been marked for removal"), one per job otherwise; what
+/// it skipped, and the exit code, as [`report`].
+fn report_by_cluster(
+    response: Response,
+    targets: &[String],
+    verb: &str,
+) -> anyhow::Result<ExitCode> {
+    let Response::Acted { changed, skipped } = response else {
+        anyhow::bail!("unexpected answer {response:?}");
+    };
+    let lines = changed_lines(targets, &changed, &skipped, verb);
+    finish_report(&lines, !changed.is_empty(), &skipped, verb)
+}
+
+/// The lines [`report_by_cluster`] prints for the jobs `changed`.
+fn changed_lines(
+    targets: &[String],
+    changed: &[String],
+    skipped: &[(String, String)],
+    verb: &str,
+) -> Vec<String> {
+    let cluster_of = |id: &str| id.split('.').next().unwrap_or(id).to_owned();
+    let whole: std::collections::BTreeSet<String> = targets
+        .iter()
+        .filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+        .filter(|c| {
+            changed.iter().any(|id| cluster_of(id) == **c)
+                && !skipped.iter().any(|(id, _)| cluster_of(id) == **c)
+        })
+        .cloned()
+        .collect();
+    let mut lines: Vec<String> = Vec::new();
+    let mut said: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    for id in changed {
+        let cluster = cluster_of(id);
+        if whole.contains(&cluster) {
+            if said.insert(cluster.clone()) {
+                lines.push(format!("All jobs in cluster {cluster} have been {verb}"));
+            }
+        } else {
+            lines.push(format!("Job {id} {verb}"));
+        }
+    }
+    lines
 }
 
 fn report_acted(response: Response, verb: &str) -> anyhow::Result<ExitCode> {
@@ -639,16 +822,33 @@ fn report(
     let Response::Acted { changed, skipped } = response else {
         anyhow::bail!("unexpected answer {response:?}");
     };
-    for entry in &changed {
-        println!("{}", line(entry));
+    let lines: Vec<String> = changed.iter().map(|entry| line(entry)).collect();
+    finish_report(&lines, !changed.is_empty(), &skipped, verb)
+}
+
+/// Prints `lines` (what changed) and what was `skipped`; exits 1 unless
+/// something changed and nothing was skipped.
+fn finish_report(
+    lines: &[String],
+    changed_any: bool,
+    skipped: &[(String, String)],
+    verb: &str,
+) -> anyhow::Result<ExitCode> {
+    {
+        let stdout = std::io::stdout();
+        let mut out = std::io::BufWriter::new(stdout.lock());
+        for line in lines {
+            writeln!(out, "{line}")?;
+        }
+        out.flush()?;
     }
-    for (id, why) in &skipped {
+    for (id, why) in skipped {
         eprintln!("Job {id} not {verb}: {why}");
     }
-    if changed.is_empty() && skipped.is_empty() {
+    if !changed_any && skipped.is_empty() {
         eprintln!("No jobs matched.");
     }
-    Ok(if skipped.is_empty() && !changed.is_empty() {
+    Ok(if skipped.is_empty() && changed_any {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
@@ -663,7 +863,7 @@ pub(crate) fn qedit(args: EditArgs, data_dir: Option<&Path>) -> anyhow::Result<E
             "say which jobs: qedit TARGET ATTR VALUE, or qedit -constraint EXPR ATTR VALUE"
         ),
     };
-    let response = call(
+    let response = call_long(
         data_dir,
         &Request::Edit {
             targets,
@@ -688,6 +888,28 @@ pub(crate) fn why(args: WhyArgs, data_dir: Option<&Path>) -> anyhow::Result<Exit
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cluster_acted_on_whole_is_one_line() {
+        let ids = |n: usize, c: u32| (0..n).map(move |p| format!("{c}.{p}"));
+        let changed: Vec<String> = ids(100_000, 10)
+            .chain(ids(3, 11))
+            .chain(["12.4".into()])
+            .collect();
+        let skipped = vec![("11.3".to_owned(), "not yours".to_owned())];
+        let targets = ["10", "11", "12.4"].map(String::from);
+        let lines = changed_lines(&targets, &changed, &skipped, "marked for removal");
+        assert_eq!(
+            lines,
+            [
+                "All jobs in cluster 10 have been marked for removal",
+                "Job 11.0 marked for removal",
+                "Job 11.1 marked for removal",
+                "Job 11.2 marked for removal",
+                "Job 12.4 marked for removal",
+            ]
+        );
+    }
 
     /// `submit -dry-run OUT FILE` writes every job's ad and queues nothing
     /// (no agent is running here: asking one would fail).

@@ -42,8 +42,9 @@ pub(crate) struct Args {
     /// Print the whole ads in the long format, a blank line after each.
     #[arg(short = 'l', long = "long")]
     long: bool,
-    /// One line per machine, its partitionable slot summed up (as
-    /// condor_status -compact): what the table shows already.
+    /// One line per machine, its slots summed up (as condor_status
+    /// -compact): platform, slots, CPUs, GPUs, memory, what is free, load
+    /// and state.
     #[arg(long)]
     compact: bool,
     /// Print the ads as a JSON array.
@@ -190,7 +191,10 @@ pub(crate) fn run(args: Args, data_dir: Option<&Path>) -> anyhow::Result<ExitCod
         let rows: Vec<Row> = ads.iter().map(|ad| Row::of(ad, now)).collect();
         // Like condor_status, no matching machine prints nothing at all.
         if !rows.is_empty() {
-            if !args.total {
+            if args.compact && !args.total {
+                write!(out, "{}", compact_table(&compact_rows(&ads)))?;
+                writeln!(out)?;
+            } else if !args.total {
                 write_table(&mut out, &rows)?;
             }
             write_summary(&mut out, &rows)?;
@@ -273,6 +277,155 @@ impl Row {
             activity_time,
         }
     }
+}
+
+/// One machine's line of `status -compact`: its slots summed up.
+#[derive(Debug, Default)]
+struct CompactRow {
+    machine: String,
+    platform: String,
+    /// A partitionable slot and its dynamic slots, or each static slot.
+    slots: i64,
+    cpus: f64,
+    gpus: i64,
+    /// MiB.
+    memory: f64,
+    free_cpus: f64,
+    free_memory: f64,
+    load: f64,
+    /// Each slot's state and activity, as two letters (`Ui`, `Cb`).
+    states: Vec<String>,
+}
+
+/// The machine an ad describes: what follows `@` in its `Name`
+/// (`slot1@host` is a slot of `host`, and each agent of a testnet names
+/// its own though they share a host), else `Machine`.
+fn machine_of(ad: &ClassAd) -> String {
+    text_attr(ad, "Name")
+        .and_then(|n| n.rsplit_once('@').map(|(_, m)| m.to_owned()))
+        .or_else(|| text_attr(ad, "Machine"))
+        .or_else(|| text_attr(ad, "Name"))
+        .unwrap_or_else(|| MISSING.into())
+}
+
+/// `Arch/OpSys` as condor_status -compact shortens them (`x64/LINUX`).
+fn platform_of(ad: &ClassAd) -> String {
+    let arch = match text_attr(ad, "Arch").as_deref() {
+        Some("X86_64") => "x64".to_owned(),
+        Some("INTEL") => "x86".to_owned(),
+        Some(a) => a.to_owned(),
+        None => "?".to_owned(),
+    };
+    let opsys = text_attr(ad, "OpSysAndVer")
+        .or_else(|| text_attr(ad, "OpSys"))
+        .unwrap_or_else(|| "?".into());
+    format!("{arch}/{opsys}")
+}
+
+/// The ads grouped by machine, sorted by machine: a partitionable slot
+/// counts its dynamic slots (`NumDynamicSlots`) and its totals
+/// (`TotalCpus`, `TotalMemory`, `TotalGPUs`), what it has left is free; a
+/// static slot counts itself, free when unclaimed.
+fn compact_rows(ads: &[ClassAd]) -> Vec<CompactRow> {
+    let mut machines: BTreeMap<String, CompactRow> = BTreeMap::new();
+    for ad in ads {
+        let number = |n: &str| attr(ad, n).as_number();
+        let machine = machine_of(ad);
+        let row = machines
+            .entry(machine.clone())
+            .or_insert_with(|| CompactRow {
+                machine,
+                platform: platform_of(ad),
+                ..CompactRow::default()
+            });
+        let cpus = number("Cpus").unwrap_or(0.0);
+        let memory = number("Memory").unwrap_or(0.0);
+        let state = text_attr(ad, "State").unwrap_or_default();
+        let activity = text_attr(ad, "Activity").unwrap_or_default();
+        let letters = format!(
+            "{}{}",
+            state.chars().next().unwrap_or('?'),
+            activity.chars().next().unwrap_or('?').to_ascii_lowercase()
+        );
+        if attr(ad, "PartitionableSlot").is_true() {
+            let dynamic = attr(ad, "NumDynamicSlots").as_int().unwrap_or(0).max(0);
+            row.slots += 1 + dynamic;
+            row.cpus += number("TotalCpus").unwrap_or(cpus);
+            row.memory += number("TotalMemory").unwrap_or(memory);
+            row.gpus += attr(ad, "TotalGPUs").as_int().unwrap_or(0);
+            row.free_cpus += cpus;
+            row.free_memory += memory;
+            // Jobs in its dynamic slots make the machine claimed and busy,
+            // unless its owner or a drain has it.
+            row.states.push(
+                if dynamic > 0 && matches!(state.as_str(), "Unclaimed" | "Claimed") {
+                    "Cb".to_owned()
+                } else {
+                    letters
+                },
+            );
+        } else {
+            row.slots += 1;
+            row.cpus += cpus;
+            row.memory += memory;
+            row.gpus += attr(ad, "GPUs").as_int().unwrap_or(0);
+            if state == "Unclaimed" {
+                row.free_cpus += cpus;
+                row.free_memory += memory;
+            }
+            row.states.push(letters);
+        }
+        row.load += number("TotalLoadAvg")
+            .or_else(|| number("LoadAvg"))
+            .unwrap_or(0.0);
+    }
+    machines.into_values().collect()
+}
+
+/// `status -compact`: a line per machine, as condor_status -compact.
+/// `ST` is the slots' state and activity when they agree, `**` when they
+/// do not.
+fn compact_table(rows: &[CompactRow]) -> String {
+    let heads = [
+        "Machine", "Platform", "Slots", "Cpus", "Gpus", "TotalGb", "FreCpu", "FreeGb", "CpuLoad",
+        "ST",
+    ]
+    .map(str::to_owned);
+    let lines: Vec<[String; 10]> = rows
+        .iter()
+        .map(|r| {
+            let state = match r.states.split_first() {
+                Some((first, rest)) if rest.iter().all(|s| s == first) => first.clone(),
+                Some(_) => "**".to_owned(),
+                None => MISSING.to_owned(),
+            };
+            let load = if r.cpus > 0.0 {
+                r.load / r.cpus
+            } else {
+                r.load
+            };
+            [
+                r.machine.clone(),
+                r.platform.clone(),
+                r.slots.to_string(),
+                format!("{}", r.cpus as i64),
+                r.gpus.to_string(),
+                format!("{:.2}", r.memory / 1024.0),
+                format!("{}", r.free_cpus as i64),
+                format!("{:.2}", r.free_memory / 1024.0),
+                format!("{load:.2}"),
+                state,
+            ]
+        })
+        .collect();
+    let widths = column_widths(&heads, &lines);
+    let right = |i: usize| (2..=8).contains(&i);
+    let mut out = table_line(&heads, &widths, right);
+    out.push('\n');
+    for line in &lines {
+        out.push_str(&table_line(line, &widths, right));
+    }
+    out
 }
 
 /// Bytes in binary units with one decimal: `512 B`, `1.5 KiB`, `2.0 GiB`.
@@ -702,6 +855,45 @@ fn write_summary(out: &mut impl Write, rows: &[Row]) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compact_is_a_line_per_machine_its_slots_summed_up() {
+        let ads: Vec<ClassAd> = [
+            // A partitionable slot with two jobs in dynamic slots.
+            r#"[ Name = "slot1@big.example.org"; Machine = "big.example.org"; Arch = "X86_64";
+                 OpSys = "LINUX"; State = "Unclaimed"; Activity = "Idle";
+                 PartitionableSlot = true; NumDynamicSlots = 2; Cpus = 12; TotalCpus = 16;
+                 Memory = 49152; TotalMemory = 65536; TotalGPUs = 2; TotalLoadAvg = 4.0 ]"#,
+            // Two static slots, one claimed: the states differ.
+            r#"[ Name = "slot1@old.example.org"; Machine = "old.example.org"; Arch = "INTEL";
+                 OpSys = "WINDOWS"; State = "Claimed"; Activity = "Busy"; Cpus = 1;
+                 Memory = 1024; LoadAvg = 1.0 ]"#,
+            r#"[ Name = "slot2@old.example.org"; Machine = "old.example.org"; Arch = "INTEL";
+                 OpSys = "WINDOWS"; State = "Unclaimed"; Activity = "Idle"; Cpus = 1;
+                 Memory = 1024; LoadAvg = 0.0 ]"#,
+            // An idle partitionable slot.
+            r#"[ Name = "slot1@idle.example.org"; Arch = "X86_64"; OpSys = "LINUX";
+                 State = "Unclaimed"; Activity = "Idle"; PartitionableSlot = true;
+                 NumDynamicSlots = 0; Cpus = 4; TotalCpus = 4; Memory = 8192;
+                 TotalMemory = 8192; LoadAvg = 0.0 ]"#,
+        ]
+        .iter()
+        .map(|t| parse_ad(t).unwrap())
+        .collect();
+        let text = compact_table(&compact_rows(&ads));
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "Machine          Platform    Slots Cpus Gpus TotalGb FreCpu FreeGb CpuLoad ST",
+                "",
+                "big.example.org  x64/LINUX       3   16    2   64.00     12  48.00    0.25 Cb",
+                "idle.example.org x64/LINUX       1    4    0    8.00      4   8.00    0.00 Ui",
+                "old.example.org  x86/WINDOWS     2    2    0    2.00      1   1.00    0.50 **",
+            ],
+            "{text}"
+        );
+    }
 
     #[test]
     fn elapsed_time_is_days_plus_hh_mm_ss() {

@@ -16,6 +16,10 @@ pub(super) struct Args {
     /// priority) for the domain, then show the table.
     #[arg(long = "setfactor", num_args = 2, value_names = ["USER", "FACTOR"])]
     setfactor: Option<Vec<String>>,
+    /// With -setfactor: set the factor of a short name no user has yet
+    /// (this domain's user of that name, ahead of their first job).
+    #[arg(long, requires = "setfactor")]
+    force: bool,
     /// Print the table as JSON.
     #[arg(long)]
     json: bool,
@@ -37,6 +41,7 @@ pub(super) fn run(args: Args, data_dir: Option<&Path>) -> anyhow::Result<ExitCod
             Some(SetFactor {
                 user: user.clone(),
                 factor,
+                force: args.force,
             })
         }
         Some(_) => anyhow::bail!("-setfactor takes a user and a factor"),

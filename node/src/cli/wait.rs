@@ -137,6 +137,7 @@ pub(super) fn run(args: Args, data_dir: Option<&Path>) -> anyhow::Result<ExitCod
                     constraint: None,
                     history: false,
                     limit: None,
+                    projection: None,
                 },
             )?;
             if ads.is_empty() {

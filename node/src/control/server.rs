@@ -545,7 +545,7 @@ fn response_line(response: &Response) -> Vec<u8> {
         Ok(line) if line.len() <= MAX_RESPONSE_LEN => line,
         Ok(line) => error_line(&format!(
             "the answer is {} bytes, more than the {MAX_RESPONSE_LEN} a client reads; \
-             ask for less (a -constraint)",
+             ask for less: a -constraint, or -af with only the attributes you need",
             line.len()
         )),
         Err(e) => error_line(&format!("the agent could not encode its answer: {e}")),

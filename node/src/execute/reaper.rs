@@ -276,13 +276,30 @@ pub fn run(args: Args) -> ExitCode {
     let status = wait(pid);
     let path = args.run_dir.join(STATUS_FILE);
     if let Err(e) = status.write(&path) {
-        eprintln!(
-            "starling job-reaper: cannot record the end of job process {pid} in {}: {e}",
-            path.display()
+        // The reaper's stderr is the agent's: the line joins its log in
+        // the agent's own form.
+        init_tracing();
+        tracing::error!(
+            job_pid = pid,
+            path = %path.display(),
+            error = %e,
+            "job-reaper: cannot record the end of the job's process"
         );
         return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
+}
+
+/// Logs to stderr (the agent's log) as the agent does; set up only when
+/// there is something to say, so that a job's start costs nothing more.
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(false)
+        .with_writer(std::io::stderr)
+        .try_init();
 }
 
 fn start(args: &Args) -> io::Result<std::process::Child> {

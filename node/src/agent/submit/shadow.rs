@@ -334,6 +334,10 @@ async fn run(
         let Some(placement) = current.take() else {
             break ReleaseReason::NoMoreWork;
         };
+        // Fires when the execute agent closes the job's input transfer
+        // (it has pulled it, or gave up): HTCondor's "Finished
+        // transferring input files". Pending forever when there is none.
+        let mut input_closed: Option<oneshot::Receiver<()>> = None;
         let input = if std::mem::take(&mut resumed) {
             recorded = false;
             None
@@ -354,7 +358,10 @@ async fn run(
                 break ReleaseReason::NoMoreWork;
             }
             let input = match hand_over(&args, claim, &placement).await {
-                Ok(input) => input,
+                Ok((input, closed)) => {
+                    input_closed = closed;
+                    input
+                }
                 Err(Handover::Unrunnable(code, reason)) => {
                     emit(
                         &args,
@@ -406,6 +413,16 @@ async fn run(
                 reason = &mut stopped => {
                     withdraw(&args, input).await;
                     break 'claim reason.unwrap_or(ReleaseReason::JobRemoved);
+                }
+                closed = async { input_closed.as_mut()?.await.ok() }, if input_closed.is_some() => {
+                    input_closed = None;
+                    if closed.is_some() {
+                        emit(&args, ShadowEvent::Transfer {
+                            job: placement.job,
+                            step: userlog::Transfer::InputFinished,
+                            machine: args.machine.clone(),
+                        }).await;
+                    }
                 }
                 Some(order) = vacates.recv() => {
                     // The job's end comes back as an evicted report.
@@ -891,12 +908,14 @@ enum Handover {
 }
 
 /// Offers the job's input and hands the job over; returns the input's
-/// transfer id.
+/// transfer id and, when there are files to transfer, what fires when the
+/// execute agent closes their transfer. Logs HTCondor's "Started
+/// transferring input files" once the machine has taken the job.
 async fn hand_over(
     args: &ShadowArgs,
     claim: ClaimId,
     placement: &Placement,
-) -> Result<TransferId, Handover> {
+) -> Result<(TransferId, Option<oneshot::Receiver<()>>), Handover> {
     let ad = placement.ad.clone();
     let opened = tokio::task::spawn_blocking(move || {
         let rights = job_files::rights_of(&ad)?;
@@ -922,18 +941,25 @@ async fn hand_over(
         bytes,
     );
     flight.unreserved();
+    let (closed, input_closed) = if listed.is_empty() {
+        (None, None)
+    } else {
+        let (tx, rx) = oneshot::channel();
+        (Some(tx), Some(rx))
+    };
     args.router
         .offer_opened(
             transfer,
             Offer {
                 peer: args.peer,
                 files: listed.clone(),
-                closed: None,
+                closed,
                 flight: Some(Arc::new(flight)),
             },
             descriptors,
         )
         .await;
+
     let request = transfer::Request::Job {
         claim,
         job: Box::new(envelope),
@@ -942,7 +968,22 @@ async fn hand_over(
         checkpoint: super::checkpoints::restore_for(&args.queue, placement.job).await,
     };
     match fetch::request(&args.network, args.peer, request).await {
-        Ok(transfer::Response::Accepted { .. }) => Ok(transfer),
+        Ok(transfer::Response::Accepted { .. }) => {
+            // Logged once the machine took the job and will pull its
+            // input, not for a handover it refused.
+            if input_closed.is_some() {
+                emit(
+                    args,
+                    ShadowEvent::Transfer {
+                        job: placement.job,
+                        step: userlog::Transfer::InputStarted,
+                        machine: args.machine.clone(),
+                    },
+                )
+                .await;
+            }
+            Ok((transfer, input_closed))
+        }
         Ok(transfer::Response::Error { code, reason, .. }) => {
             args.router.withdraw(transfer).await;
             Err(Handover::Lost(format!("{code}: {reason}")))
