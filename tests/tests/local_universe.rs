@@ -212,6 +212,33 @@ fn scheduler_and_local_jobs_run_here_in_their_directory() {
 }
 
 #[test]
+fn a_local_job_that_fails_is_retried_as_its_policy_says() {
+    let pool = Pool::up(1);
+    let user = Submitter::new(&pool);
+    user.write(
+        "fail.sh",
+        "#!/bin/sh\necho run >> runs.txt\nexit 1\n",
+        0o755,
+    );
+    user.write(
+        "fail.sub",
+        "universe = local\nexecutable = fail.sh\nmax_retries = 2\nqueue\n",
+        0o644,
+    );
+    user.submit(&pool, "fail.sub");
+    pool.wait_queue_empty(0, WAIT);
+    assert_eq!(
+        user.read("runs.txt").lines().count(),
+        3,
+        "a run and two retries"
+    );
+    assert_eq!(
+        af(&pool, true, 1, &["ExitCode", "NumJobStarts", "JobStatus"]),
+        ["1", "3", "4"]
+    );
+}
+
+#[test]
 fn a_root_agent_holds_a_local_job_of_root() {
     if !is_root() {
         eprintln!("skipped: only a root agent has root's jobs to refuse");
