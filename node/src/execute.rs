@@ -129,6 +129,24 @@ pub struct Spec {
     /// even if the agent is gone by then; `None`: the agent is its parent
     /// (agents inside one process, tests).
     pub reaper: Option<Reaping>,
+    /// Its standard streams, opened already by the caller (a job the submit
+    /// agent runs in its owner's directory opens them with the owner's
+    /// rights); `None`: `stdin`, `stdout` and `stderr` are opened here.
+    pub streams: Option<Streams>,
+    /// Kill it past `request_memory` and `request_disk` (measuring `cwd`
+    /// as its sandbox). Off for a job run in place in its owner's
+    /// directory, which is no sandbox of its own, as HTCondor's local and
+    /// scheduler universes enforce no request.
+    pub enforce_requests: bool,
+}
+
+/// A job's standard streams, open.
+#[derive(Debug, Clone)]
+pub struct Streams {
+    /// `None`: `/dev/null`.
+    pub stdin: Option<Arc<std::fs::File>>,
+    pub stdout: Arc<std::fs::File>,
+    pub stderr: Arc<std::fs::File>,
 }
 
 /// How a job is started through its reaper.
@@ -190,6 +208,8 @@ impl Spec {
             hidden_devices: Vec::new(),
             isolation: Isolation::default(),
             reaper: None,
+            streams: None,
+            enforce_requests: true,
         }
     }
 }
@@ -437,12 +457,31 @@ fn job_cgroup(spec: &Spec) -> Option<cgroup::JobCgroup> {
 
 fn start_blocking(spec: Spec) -> Result<Running, StartError> {
     let account = spec.account.as_ref();
-    let stdin = match &spec.stdin {
-        Some(path) => Stdio::from(open_stream(path, false, account)?),
-        None => Stdio::null(),
+    let (stdin, stdout, stderr) = match &spec.streams {
+        Some(streams) => {
+            let dup = |file: &std::fs::File, code| {
+                file.try_clone().map_err(|e| {
+                    start_error(code, "cannot hand the job its streams".to_owned(), &e)
+                })
+            };
+            (
+                match &streams.stdin {
+                    Some(file) => Stdio::from(dup(file, HoldCode::UnableToOpenInput)?),
+                    None => Stdio::null(),
+                },
+                dup(&streams.stdout, HoldCode::UnableToOpenOutput)?,
+                dup(&streams.stderr, HoldCode::UnableToOpenOutput)?,
+            )
+        }
+        None => (
+            match &spec.stdin {
+                Some(path) => Stdio::from(open_stream(path, false, account)?),
+                None => Stdio::null(),
+            },
+            open_stream(&spec.stdout, true, account)?,
+            open_stream(&spec.stderr, true, account)?,
+        ),
     };
-    let stdout = open_stream(&spec.stdout, true, account)?;
-    let stderr = open_stream(&spec.stderr, true, account)?;
     let credentials = account.map(|a| (a.uid, a.gid));
     let mut confinement = confine::Confinement::default();
     confinement.credentials = credentials;
@@ -665,9 +704,19 @@ fn start_blocking(spec: Spec) -> Result<Running, StartError> {
     let watch = Watch::spawn(
         family.clone(),
         kernel_limits_memory,
-        spec.request_memory_mib,
+        // No limit: 0 MiB is none, and a disk limit this large is not
+        // measured.
+        if spec.enforce_requests {
+            spec.request_memory_mib
+        } else {
+            0
+        },
         spec.cwd.clone(),
-        spec.request_disk_kib,
+        if spec.enforce_requests {
+            spec.request_disk_kib
+        } else {
+            u64::MAX
+        },
     );
     let (peak_kib, finished) = (watch.peak_kib.clone(), watch.finished.clone());
     let (tx, rx) = oneshot::channel();
@@ -946,7 +995,7 @@ impl Watch {
         if over_memory {
             self.memory_exceeded.store(true, Ordering::SeqCst);
         }
-        if disk {
+        if disk && self.disk_limit_kib != u64::MAX {
             let size = sandbox::disk_usage_kib(&self.sandbox);
             self.disk_kib.fetch_max(size, Ordering::SeqCst);
             if size > self.disk_limit_kib {

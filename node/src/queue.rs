@@ -513,6 +513,12 @@ pub const MIGRATION_TIME: &str = "StarlingMigrationTime";
 pub const RECENT_MIGRATIONS: &str = "StarlingRecentMigrations";
 pub const LAST_MIGRATION: &str = "StarlingLastMigration";
 
+/// The process of a job the submit agent runs itself (scheduler and
+/// local universes), and its start time in clock ticks since boot
+/// (`/proc/PID/stat`), while it runs.
+pub const LOCAL_PID: &str = "StarlingLocalPid";
+pub const LOCAL_PID_START: &str = "StarlingLocalPidStart";
+
 /// Seconds of work lost to runs that ended early, since their last
 /// checkpoint (badput).
 pub const BADPUT: &str = "StarlingBadputTime";
@@ -1198,6 +1204,63 @@ impl Queue {
             c.push(Change::set("JobStartDate", now.to_string()));
         }
         self.update_holding(writing, id, c).await
+    }
+
+    /// A job the submit agent runs itself (scheduler and local universes)
+    /// starts on this machine, `host`: it is recorded running here
+    /// (`RemoteHost`) and its start counted before its process starts, so
+    /// that an agent that restarts finds it and runs no second copy. A
+    /// hold or rm that came first is not written over.
+    pub async fn running_here(&self, id: JobId, host: &str) -> Result<(), QueueError> {
+        let writing = self.writing().await;
+        let now = self.now();
+        let Some(ad) = self.job(id) else {
+            return Err(QueueError::NoSuchJob(id));
+        };
+        if status_of(&ad) != Some(status::IDLE) {
+            return Err(QueueError::Invalid(format!(
+                "job {id} is {}: it is not started",
+                status_of(&ad).map_or("gone", name_of)
+            )));
+        }
+        let mut c = self.status_changes(status::RUNNING);
+        c.extend([
+            Change::set("RemoteHost", quote(host)),
+            Change::set("JobCurrentStartDate", now.to_string()),
+            Change::set("JobCurrentStartExecutingDate", now.to_string()),
+            Change::set(
+                "NumJobStarts",
+                (int(&ad, "NumJobStarts").unwrap_or(0) + 1).to_string(),
+            ),
+            Change::remove(LOCAL_PID),
+            Change::remove(LOCAL_PID_START),
+        ]);
+        if ad.get("JobStartDate").is_none() {
+            c.push(Change::set("JobStartDate", now.to_string()));
+        }
+        self.update_holding(writing, id, c).await
+    }
+
+    /// The process of a job run here started: its pid and the kernel's
+    /// start time of that pid are recorded (a restarted agent ends that
+    /// process, not another that took its pid), and the user log says it
+    /// executes.
+    pub async fn started_here(&self, id: JobId, pid: u32, pid_start: u64) {
+        let changes = vec![
+            Change::set(LOCAL_PID, pid.to_string()),
+            Change::set(LOCAL_PID_START, pid_start.to_string()),
+        ];
+        if let Err(e) = self.update(id, changes).await {
+            tracing::warn!(job = %id, error = %e, "could not record the job's process");
+        }
+        if let Some(ad) = self.job(id) {
+            let host = self.host();
+            let event = userlog::Event::Executing {
+                host: &host,
+                slot: None,
+            };
+            self.log(id, &ad, &event).await;
+        }
     }
 
     /// The job was handed over and runs in `slot` (`slot1_2@host`): the

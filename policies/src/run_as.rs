@@ -64,9 +64,49 @@ pub fn choose(inputs: Inputs<'_>) -> RunAs {
     RunAs::Slot
 }
 
+/// The account a scheduler- or local-universe job runs as on the submit
+/// agent itself, as HTCondor's schedd runs them: its owner's.
+///
+/// An agent that is not root cannot change user and runs it as itself
+/// ([`RunAs::Agent`]), as it runs every job. A root agent runs it as the
+/// owner's own local account (`local_owner`: a local, non-root person's
+/// account of that name), and otherwise not at all: no slot account
+/// stands in, since the job works in its owner's directory with its
+/// owner's files, and root never runs a job. The error says why, for the
+/// job's hold reason.
+pub fn in_place(
+    agent_is_root: bool,
+    owner: &str,
+    local_owner: Option<&str>,
+) -> Result<RunAs, String> {
+    if !agent_is_root {
+        return Ok(RunAs::Agent);
+    }
+    match local_owner {
+        Some(name) => Ok(RunAs::Owner(name.to_owned())),
+        None => Err(format!(
+            "the submit agent runs as root and runs no job as root or as another user: \
+             the job's owner {owner:?} has no local account of a person on this machine \
+             to run it as"
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn jobs_run_in_place_as_their_owner_and_never_as_root() {
+        assert_eq!(in_place(false, "alice", None), Ok(RunAs::Agent));
+        assert_eq!(
+            in_place(true, "alice", Some("alice")),
+            Ok(RunAs::Owner("alice".into()))
+        );
+        let refused = in_place(true, "root", None).unwrap_err();
+        assert!(refused.contains("\"root\""), "{refused}");
+        assert!(refused.contains("runs no job as root"), "{refused}");
+    }
 
     fn inputs() -> Inputs<'static> {
         Inputs {

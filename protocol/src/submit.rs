@@ -1576,14 +1576,15 @@ impl Description {
                 Ok(())
             };
 
-        if let Some(u) = get("universe")? {
-            if let Some(why) = universe_refusal(&u) {
-                return Err(bad(
+        let universe = match get("universe")? {
+            None => Universe::Vanilla,
+            Some(u) => universe_of(&u).map_err(|why| {
+                bad(
                     "universe",
-                    format!("{u:?} is not supported (only vanilla): {why}"),
-                ));
-            }
-        }
+                    format!("{u:?} is not supported (only vanilla, scheduler and local): {why}"),
+                )
+            })?,
+        };
         let iwd = resolve(
             cwd,
             &get("initialdir")?
@@ -1611,7 +1612,7 @@ impl Description {
             return Err(bad("executable", "is empty".to_owned()));
         }
         set_str(&mut ad, "Owner", &env.owner());
-        set(&mut ad, "JobUniverse", Value::Int(5));
+        set(&mut ad, "JobUniverse", Value::Int(universe.number()));
         // As condor_submit: any value but one that starts with `f` sends
         // the program, and only `false` is written.
         let transfer_executable =
@@ -2224,6 +2225,9 @@ impl Description {
         if let Some(k) = get("kill_sig")? {
             let signal = kill_sig::parse(&k).map_err(|e| bad("kill_sig", e))?;
             set_str(&mut ad, "KillSig", signal);
+        } else if universe != Universe::Vanilla {
+            // HTCondor writes its default for every universe but vanilla.
+            set_str(&mut ad, "KillSig", kill_sig::DEFAULT);
         }
         if let Some(h) = get("hold")? {
             if submit_bool(&h).ok_or_else(|| bad("hold", format!("{h:?} is not true or false")))? {
@@ -2811,10 +2815,33 @@ fn retry_list(text: &str) -> Option<&str> {
         .then(|| text.split(',').next().unwrap_or("").trim())
 }
 
-/// Why Starling refuses a universe; `None` for vanilla.
-fn universe_refusal(universe: &str) -> Option<&'static str> {
-    Some(match universe.to_ascii_lowercase().as_str() {
-        "vanilla" => return None,
+/// The universes Starling runs, by HTCondor's numbers (`JobUniverse`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Universe {
+    /// Matched to a machine of the pool (5).
+    Vanilla,
+    /// Run by the submit agent itself, at once, unmatched (7).
+    Scheduler,
+    /// As the scheduler universe, under a starter in HTCondor (12).
+    Local,
+}
+
+impl Universe {
+    fn number(self) -> i64 {
+        match self {
+            Universe::Vanilla => 5,
+            Universe::Scheduler => 7,
+            Universe::Local => 12,
+        }
+    }
+}
+
+/// The universe a submit file names, or why Starling refuses it.
+fn universe_of(universe: &str) -> Result<Universe, &'static str> {
+    Err(match universe.to_ascii_lowercase().as_str() {
+        "vanilla" => return Ok(Universe::Vanilla),
+        "scheduler" => return Ok(Universe::Scheduler),
+        "local" => return Ok(Universe::Local),
         "docker" | "container" => {
             "Starling cannot run containers yet (no machine advertises a container runtime); \
              run the program in the vanilla universe"
@@ -2822,9 +2849,6 @@ fn universe_refusal(universe: &str) -> Option<&'static str> {
         "java" => "Starling machines advertise no Java runtime yet",
         "parallel" | "mpi" => {
             "Starling has no co-allocated parallel jobs yet; submit one job per machine"
-        }
-        "local" | "scheduler" => {
-            "Starling runs every job on a matched machine, never on the submitter"
         }
         "grid" | "vm" | "standard" | "globus" => {
             "Starling does not hand jobs to other batch systems or virtual machines"

@@ -5,10 +5,13 @@
 //! files are read and placed with its owner's rights. The submit agent
 //! owns its jobs' checkpoints: it records them, hands them to the next
 //! machine, and keeps them replicated ([`checkpoints`]). A running job's
-//! output is read from its machine under its claim ([`tail`]).
+//! output is read from its machine under its claim ([`tail`]). Scheduler-
+//! and local-universe jobs are matched to no machine: the agent runs them
+//! itself, as their owners, in their directories ([`local`]).
 
 pub mod checkpoints;
 pub mod job_files;
+pub mod local;
 pub mod negotiator;
 pub mod shadow;
 pub mod tail;

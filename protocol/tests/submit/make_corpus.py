@@ -723,6 +723,58 @@ executable = a.out
 {extra}queue
 """)
 
+# The universes the submit agent runs itself, shaped like HTCondor's own
+# test and DAG node files: initialdir, standard streams, file transfer
+# commands (which neither universe uses), requests, policy and kill_sig.
+case("universe_local_sweep", """
+universe   = local
+initialdir = data
+executable = a.out
+arguments  = "-n $(Process) 'two words'"
+environment = "STEP=$(Process) MODE=local"
+input      = x1.dat
+output     = out.$(Process)
+error      = err.$(Process)
+log        = local.log
+request_memory = 2G
+queue 3
+""")
+case("universe_scheduler_dag_node", """
+universe     = scheduler
+executable   = a.out
+arguments    = $(nodename) -v
+nodename     = A
+output       = node-$(nodename).out
+error        = node-$(nodename).err
+log          = dag.log
+notification = NEVER
+should_transfer_files = YES
+when_to_transfer_output = ON_EXIT
+transfer_input_files = a.txt, b.txt
+queue
+""")
+case("universe_scheduler_policy", """
+universe       = scheduler
+executable     = /bin/sh
+transfer_executable = false
+arguments      = -c 'exit 3'
+request_cpus   = 2
+requirements   = Memory > 64
+kill_sig       = SIGUSR1
+max_retries    = 2
+on_exit_hold   = ExitCode == 4
+priority       = 5
+queue
+""")
+case("universe_local_getenv_false", """
+universe    = local
+executable  = a.out
+getenv      = false
+env         = A=1;B=2
+should_transfer_files = NO
+queue 2
+""")
+
 case("bad_syntax", """
 executable = a.out
 this line is nonsense

@@ -33,6 +33,13 @@
 //! At start, jobs the queue says are running belong to shadows of an
 //! earlier run that died with it: they go back to idle and run again (the
 //! execute agent's lease lapses and it stops the old run).
+//!
+//! Scheduler- and local-universe jobs are matched to no machine: an idle
+//! one is recorded running here and started by this agent at once
+//! ([`local::Runs`]); its end is recorded as any job's. A hold, rm or
+//! vacate stops its process. At start, what an earlier run of this agent
+//! left of such a job is killed ([`local::end_leftovers`]) before it goes
+//! back to idle and runs again.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
@@ -50,12 +57,18 @@ use tokio::sync::{mpsc, oneshot};
 
 mod migration;
 
+use super::local;
+
 use crate::agent::network::Command;
 use crate::agent::shadow::{self, Placement, ShadowArgs, ShadowEvent, ShadowHandle};
 use crate::agent::transfers::Router;
 use crate::agent::view_actor::MachineAd;
 use crate::queue::{Action, Completion, Event, Queue, Selection, Target};
 use starling_policies::job_policy::{self, OnExit, Periodic};
+
+/// Reports of runs on this machine ([`local::Runs`]) waiting for the
+/// negotiator, at most.
+pub const LOCAL_EVENTS: usize = 256;
 
 /// How often idle jobs are negotiated without a queue event (the view may
 /// have changed).
@@ -124,6 +137,8 @@ pub enum NegotiatorMsg {
         reason: String,
         reply: RpcReplyPort<Vec<(JobId, Result<(), String>)>>,
     },
+    /// A job run on this machine reports.
+    Local(local::Event),
     /// Move a running job (`starling migrate`), to the machine named or
     /// the best one free; answered with the destination, else why not.
     Migrate {
@@ -185,6 +200,10 @@ pub struct NegotiatorState {
     negotiate_queued: bool,
     /// Jobs moving to another machine.
     migrations: HashMap<JobId, migration::Moving>,
+    /// Scheduler- and local-universe jobs running on this machine.
+    local: local::Runs,
+    /// This machine, as their `RemoteHost` names it.
+    host: String,
 }
 
 struct Shadow {
@@ -214,7 +233,26 @@ impl Actor for Negotiator {
         // Jobs left running by an earlier run: those whose claim the queue
         // names are reconnected to (below); the rest go back to idle.
         let mut reconnects = Vec::new();
+        let (local_events, mut local_reports) = mpsc::channel(LOCAL_EVENTS);
+        let local = local::Runs::new(args.key.agent_id().to_string(), local_events);
         for id in args.queue.running() {
+            if let Some(ad) = args.queue.job(id).filter(local::runs_here) {
+                // It ran on this machine under an agent that died: what
+                // is left of it goes before it runs again.
+                let marker = local.marker_of(id);
+                let found = tokio::task::spawn_blocking(move || local::end_leftovers(&ad, &marker))
+                    .await
+                    .unwrap_or(0);
+                tracing::info!(job = %id, leftovers = found, "the job ran here when this agent stopped; it runs again");
+                if let Err(e) = args
+                    .queue
+                    .evicted(id, "the submit agent restarted while the job ran")
+                    .await
+                {
+                    tracing::warn!(job = %id, error = %e, "could not return the job to idle");
+                }
+                continue;
+            }
             match args.queue.job(id).and_then(|ad| Reconnecting::of(id, ad)) {
                 Some(r) => reconnects.push(r),
                 None => {
@@ -256,6 +294,14 @@ impl Actor for Negotiator {
                 }
             }
         });
+        let me = myself.clone();
+        tokio::spawn(async move {
+            while let Some(event) = local_reports.recv().await {
+                if me.cast(NegotiatorMsg::Local(event)).is_err() {
+                    break;
+                }
+            }
+        });
         myself.send_interval(TICK, || NegotiatorMsg::Negotiate);
         myself.send_interval(POLICY_INTERVAL, || NegotiatorMsg::Policy);
         let _ = myself.cast(NegotiatorMsg::Negotiate);
@@ -270,6 +316,8 @@ impl Actor for Negotiator {
             waiting: HashMap::new(),
             negotiate_queued: true,
             migrations: HashMap::new(),
+            local,
+            host: crate::machine::hostname(),
         };
         if !reconnects.is_empty() {
             tracing::info!(
@@ -297,6 +345,7 @@ impl Actor for Negotiator {
             NegotiatorMsg::Policy => state.periodic_policy().await,
             NegotiatorMsg::Queue(event) => state.on_queue(&myself, event).await,
             NegotiatorMsg::Shadow(id, event) => state.on_shadow(&myself, id, event).await,
+            NegotiatorMsg::Local(event) => state.on_local(&myself, event).await,
             NegotiatorMsg::Vacate {
                 jobs,
                 reason,
@@ -353,6 +402,7 @@ impl NegotiatorState {
             }
             Event::Held { ids } => {
                 for id in ids {
+                    self.local.stop(id, local::Stop::Held);
                     self.cancel_move(id);
                     self.stop_job(id, ReleaseReason::JobRemoved);
                 }
@@ -360,6 +410,10 @@ impl NegotiatorState {
             Event::Removed { ids } => {
                 let mut stopped = Vec::new();
                 for id in ids {
+                    // It leaves the queue once its process has ended.
+                    if self.local.stop(id, local::Stop::Removed) {
+                        continue;
+                    }
                     self.cancel_move(id);
                     if self.stop_job(id, ReleaseReason::JobRemoved) {
                         stopped.push(id);
@@ -375,6 +429,73 @@ impl NegotiatorState {
         }
     }
 
+    /// Starts idle `job` on this machine: recorded running here first, so
+    /// that it never runs twice.
+    async fn start_here(&mut self, job: JobId) {
+        if self.local.is_running(job) {
+            return;
+        }
+        if let Err(e) = self.args.queue.running_here(job, &self.host).await {
+            tracing::debug!(%job, error = %e, "the job was not started here");
+            return;
+        }
+        if let Some(ad) = self.args.queue.job(job) {
+            self.local.start(job, ad);
+        }
+    }
+
+    /// A job running on this machine started or ended.
+    async fn on_local(&mut self, myself: &ActorRef<NegotiatorMsg>, event: local::Event) {
+        use crate::queue::status;
+        let queue = &self.args.queue;
+        let (job, end) = match event {
+            local::Event::Started {
+                job,
+                pid,
+                pid_start,
+            } => {
+                queue.started_here(job, pid, pid_start).await;
+                return;
+            }
+            local::Event::Ended { job, end } => (job, end),
+        };
+        self.local.ended(job);
+        let recorded = match queue.job(job).and_then(|ad| crate::queue::status_of(&ad)) {
+            // Removed while it ran: it leaves the queue now it has ended.
+            Some(status::REMOVED) => queue.finish_removed(&[job]).await,
+            Some(status::RUNNING) => match end {
+                local::End::Exited(outcome) => match outcome.hold() {
+                    Some((code, subcode, reason)) => {
+                        queue.held(job, code.code(), subcode, &reason).await
+                    }
+                    None => record_exit(queue, job, &completion_of(&outcome)).await,
+                },
+                local::End::Unrunnable {
+                    code,
+                    subcode,
+                    reason,
+                } => {
+                    tracing::info!(%job, %reason, "the job cannot run here; held");
+                    queue.held(job, code, subcode, &reason).await
+                }
+                local::End::Stopped(local::Stop::Vacated(reason)) => {
+                    queue.evicted(job, &reason).await
+                }
+                local::End::Stopped(why) => {
+                    queue
+                        .evicted(job, &format!("the job was stopped ({why:?})"))
+                        .await
+                }
+            },
+            // Held while it ran (recorded then), or gone.
+            _ => Ok(()),
+        };
+        if let Err(e) = recorded {
+            tracing::warn!(%job, error = %e, "could not record the end of the job's run here");
+        }
+        self.soon(myself);
+    }
+
     /// Has each job's shadow ask its execute agent to vacate it; the answers
     /// are gathered off the actor, so that slow machines hold nothing up.
     fn vacate(
@@ -385,6 +506,13 @@ impl NegotiatorState {
     ) {
         let mut asked = Vec::with_capacity(jobs.len());
         for job in jobs {
+            if self.local.stop(job, local::Stop::Vacated(reason.clone())) {
+                // Its process is told to leave here and now.
+                let (answer, answered) = oneshot::channel();
+                let _ = answer.send(Ok(()));
+                asked.push((job, Ok(answered)));
+                continue;
+            }
             let handle = self
                 .placed
                 .get(&job)
@@ -606,24 +734,7 @@ impl NegotiatorState {
                             self.args.accounting.received(&shadow.domain, slot_secs);
                         }
                     }
-                    if let Err(e) = queue.exited(job, &how).await {
-                        tracing::warn!(%job, error = %e, "could not count the job's exit");
-                    }
-                    match queue
-                        .job(job)
-                        .map(|ad| job_policy::on_exit(&with_exit(&ad, &how), unix_now()))
-                    {
-                        Some(OnExit::Hold { subcode, reason }) => {
-                            queue
-                                .held(job, job_policy::JOB_POLICY, subcode, &reason)
-                                .await
-                        }
-                        Some(OnExit::Requeue { reason }) => queue.evicted(job, &reason).await,
-                        _ => {
-                            tracing::info!(%job, exit_code = ?how.exit_code, signal = ?how.signal, "the job completed");
-                            queue.completed(job, &how).await
-                        }
-                    }
+                    record_exit(queue, job, &how).await
                 };
                 if let Err(e) = recorded {
                     tracing::warn!(%job, error = %e, "could not record the job's end");
@@ -856,6 +967,13 @@ impl NegotiatorState {
             .into_iter()
             .filter(|(id, _)| !self.placed.contains_key(id))
             .collect();
+        // Jobs of the scheduler and local universes are matched to no
+        // machine: they start here, now.
+        let (here, idle): (Vec<_>, Vec<_>) =
+            idle.into_iter().partition(|(_, ad)| local::runs_here(ad));
+        for (id, _) in here {
+            self.start_here(id).await;
+        }
         self.waiting.clear();
         if idle.is_empty() {
             return;
@@ -1230,6 +1348,53 @@ fn user_of(job: &ClassAd) -> String {
 fn unix_now() -> i64 {
     i64::try_from(starling_protocol::identity::Timestamp::now().as_unix_millis() / 1000)
         .unwrap_or(i64::MAX)
+}
+
+/// Records `job`'s exit and what its `on_exit_*` policy makes of it:
+/// held, back to idle (`max_retries` not reached), or completed.
+async fn record_exit(
+    queue: &Queue,
+    job: JobId,
+    how: &Completion,
+) -> Result<(), crate::queue::QueueError> {
+    if let Err(e) = queue.exited(job, how).await {
+        tracing::warn!(%job, error = %e, "could not count the job's exit");
+    }
+    match queue
+        .job(job)
+        .map(|ad| job_policy::on_exit(&with_exit(&ad, how), unix_now()))
+    {
+        Some(OnExit::Hold { subcode, reason }) => {
+            queue
+                .held(job, job_policy::JOB_POLICY, subcode, &reason)
+                .await
+        }
+        Some(OnExit::Requeue { reason }) => queue.evicted(job, &reason).await,
+        _ => {
+            tracing::info!(%job, exit_code = ?how.exit_code, signal = ?how.signal, "the job completed");
+            queue.completed(job, how).await
+        }
+    }
+}
+
+/// What a run on this machine used and how it ended, as the queue records
+/// any run's.
+fn completion_of(outcome: &crate::execute::Outcome) -> Completion {
+    let (exit_code, signal) = match outcome.exit {
+        crate::execute::Exit::Code(code) => (Some(code), None),
+        crate::execute::Exit::Signal { signal, .. } => (None, Some(signal)),
+        crate::execute::Exit::Unknown => (None, None),
+    };
+    let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+    Completion {
+        exit_code,
+        signal,
+        user_cpu_ms: ms(outcome.user_cpu),
+        sys_cpu_ms: ms(outcome.system_cpu),
+        wall_ms: ms(outcome.wall),
+        peak_memory_kib: outcome.peak_memory_kib,
+        disk_usage_kib: None,
+    }
 }
 
 /// The job ad as its exit left it, for `on_exit_*`.
