@@ -893,6 +893,7 @@ impl Actor for Supervisor {
             disk: disk.clone(),
             lent: lending.as_ref().map(|(_, stats)| stats.subscribe()),
             gpus: args.config.gpus.clone(),
+            java: args.config.java.clone(),
             trust: live_trust.clone(),
             shares: Some(shares.clone()),
         };

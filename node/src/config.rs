@@ -98,6 +98,8 @@ pub struct Config {
     pub links: Links,
     /// How the machine's GPUs are found.
     pub gpus: Gpus,
+    /// The JVM that runs java-universe jobs.
+    pub java: Java,
     /// The local web page and Prometheus metrics.
     pub http: Http,
     /// Whether this agent relays for agents behind NAT, and how much.
@@ -131,6 +133,25 @@ impl Default for Gpus {
             nvidia_smi: PathBuf::from("nvidia-smi"),
             device: Vec::new(),
             foreign_max: None,
+        }
+    }
+}
+
+/// The `[java]` section: the JVM java-universe jobs run on
+/// ([`crate::machine::java`]), as HTCondor's `JAVA` setting. The agent
+/// runs `<program> -version` at start; the machine advertises `HasJava`
+/// only when that works.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Java {
+    /// The `java` program. Default: `java`, found on `PATH`.
+    pub program: PathBuf,
+}
+
+impl Default for Java {
+    fn default() -> Self {
+        Self {
+            program: PathBuf::from("java"),
         }
     }
 }
@@ -1161,6 +1182,9 @@ impl Config {
             ));
         }
         self.gpus.validate(&invalid)?;
+        if self.java.program.as_os_str().is_empty() {
+            return Err(invalid("java.program", "must not be empty".to_owned()));
+        }
         if let Some(n) = self.machine.cpus {
             if !(1..=65_536).contains(&n) {
                 return Err(invalid(
@@ -1392,6 +1416,8 @@ mod tests {
             "nvidia_smi",
             "foreign_max",
             "[[gpus.device]]",
+            "[java]",
+            "program",
             "[migration]",
             "threshold_percent",
             "to_idle",

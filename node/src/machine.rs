@@ -25,6 +25,7 @@ use starling_policies::slots;
 use crate::config;
 
 pub mod gpus;
+pub mod java;
 
 /// Every attribute [`build_ad`] may set; configured extra attributes must
 /// not use these names.
@@ -83,6 +84,9 @@ pub const AGENT_ATTRIBUTES: &[&str] = &[
     "DetectedGPUs",
     "AssignedGPUs",
     "AvailableGPUs",
+    "HasJava",
+    "JavaVendor",
+    "JavaVersion",
 ];
 
 /// The prefix of the attributes describing GPUs (`GPUs_DeviceName`, each
@@ -153,6 +157,8 @@ pub struct Probe {
     pub kflops: i64,
     /// The GPUs found ([`gpus::discover`]; empty until then).
     pub gpus: Vec<gpus::Gpu>,
+    /// The JVM found ([`java::detect`]; `None` until then, or none here).
+    pub java: Option<java::Jvm>,
 }
 
 /// Who the agent is, as far as the ad says.
@@ -264,6 +270,13 @@ pub fn build_ad(
         set(&mut ad, "ConsoleIdle", int(saturating_i64(idle)))?;
     }
     set_gpus(&mut ad, &probe.gpus);
+    if let Some(jvm) = &probe.java {
+        set(&mut ad, "HasJava", Expr::Literal(Value::Bool(true)))?;
+        if let Some(vendor) = &jvm.vendor {
+            set(&mut ad, "JavaVendor", text(vendor))?;
+        }
+        set(&mut ad, "JavaVersion", text(&jvm.version))?;
+    }
     set(&mut ad, "Mips", int(probe.mips))?;
     set(&mut ad, "KFlops", int(probe.kflops))?;
     set(&mut ad, "State", text(&status.state))?;
@@ -445,6 +458,7 @@ impl Probe {
             mips,
             kflops,
             gpus: Vec::new(),
+            java: None,
         };
         probe.refresh(data_dir, keyboard_devices, SystemTime::now());
         probe
@@ -702,6 +716,11 @@ mod tests {
             mips: 20_000,
             kflops: 1_500_000,
             gpus: Vec::new(),
+            java: Some(java::Jvm {
+                program: "java".into(),
+                vendor: Some("Eclipse Adoptium".to_owned()),
+                version: "17.0.8".to_owned(),
+            }),
         }
     }
 
@@ -821,6 +840,9 @@ mod tests {
             ("StarlingRoles", ValueType::String),
             ("StarlingVersion", ValueType::String),
             ("StarlingDiskFull", ValueType::Bool),
+            ("HasJava", ValueType::Bool),
+            ("JavaVendor", ValueType::String),
+            ("JavaVersion", ValueType::String),
         ] {
             assert_eq!(eval(&ad, name).value_type(), ty, "{name}");
         }
@@ -841,6 +863,25 @@ mod tests {
         assert_eq!(s("StarlingDomain").as_deref(), Some("physics.example.org"));
         assert_eq!(eval(&ad, "Memory").as_int(), Some(15935));
         assert_eq!(eval(&ad, "EnteredCurrentState").as_int(), Some(now - 30));
+    }
+
+    #[test]
+    fn a_machine_without_a_jvm_says_nothing_of_java() {
+        let mut p = probe();
+        p.java = None;
+        let ad = build_ad(
+            &p,
+            &config::Machine::default(),
+            &identity(),
+            &Status::unclaimed(0),
+            0,
+        )
+        .unwrap();
+        for name in ["HasJava", "JavaVendor", "JavaVersion"] {
+            assert!(ad.get(name).is_none(), "{name}");
+        }
+        // So a java job's clause matches it to nothing.
+        assert_ne!(eval(&ad, "HasJava").as_bool(), Some(true));
     }
 
     #[test]

@@ -193,6 +193,8 @@ pub struct AdvertiserArgs {
     /// How the machine's GPUs are found (only declared devices count where
     /// a probe is given).
     pub gpus: config::Gpus,
+    /// The JVM to look for at start (`[java]`).
+    pub java: config::Java,
     /// The trust in force: which domains the ad is exported to, on which
     /// terms.
     pub trust: crate::agent::trust::LiveTrust,
@@ -259,6 +261,7 @@ impl Actor for Advertiser {
                 let dir = args.data_dir.clone();
                 let devices = args.machine.keyboard_devices.clone();
                 let settings = args.gpus.clone();
+                let java = args.java.clone();
                 let cpus = args.machine.cpus;
                 tokio::task::spawn_blocking(move || {
                     let mut probe = Probe::read(&dir, devices.as_deref());
@@ -266,6 +269,16 @@ impl Actor for Advertiser {
                     let found = machine::gpus::discover(&settings);
                     log_gpus(&found);
                     probe.gpus = found.gpus;
+                    probe.java = match machine::java::detect(&java) {
+                        Ok(jvm) => {
+                            tracing::info!(program = %jvm.program.display(), version = %jvm.version, vendor = ?jvm.vendor, "JVM found: java jobs run here");
+                            Some(jvm)
+                        }
+                        Err(e) => {
+                            tracing::info!(program = %java.program.display(), error = %e, "no JVM: this machine runs no java jobs");
+                            None
+                        }
+                    };
                     probe
                 })
                 .await?

@@ -1,0 +1,171 @@
+//! The machine's JVM, for java-universe jobs, as HTCondor's startd finds
+//! it: the configured `java` program ([`config::Java`]) is asked for its
+//! properties once at agent start; a machine whose JVM answers advertises
+//! `HasJava = true`, `JavaVendor` and `JavaVersion` (HTCondor's `java.vendor`
+//! and `java.version`). A machine without one advertises none of them, so
+//! the `TARGET.HasJava` clause of a java job's Requirements matches it to
+//! no such machine. `JavaMFlops` (HTCondor's benchmark run in the JVM) is
+//! not measured.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::config;
+
+/// How long `java -version` may take: a JVM starts in well under a second
+/// on a machine that can run jobs.
+pub const JAVA_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The most `java -version` may print (its properties run to a few KiB).
+pub const MAX_JAVA_OUTPUT: usize = 64 * 1024;
+
+/// The arguments that make a JVM print its properties (`java.vendor = ...`)
+/// and its version, on its standard error, and exit.
+pub const JAVA_PROBE_ARGS: &[&str] = &["-XshowSettings:properties", "-version"];
+
+/// A JVM found on the machine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Jvm {
+    /// The program, as configured (`java`: found on `PATH`).
+    pub program: PathBuf,
+    /// `JavaVendor`: the JVM's `java.vendor`; `None` if it did not say.
+    pub vendor: Option<String>,
+    /// `JavaVersion`: the JVM's `java.version` (`17.0.8`, `1.8.0_381`).
+    pub version: String,
+}
+
+/// Asks the configured `java` for its vendor and version; `Err` says why
+/// there is no JVM here (not found, no answer in time, an answer that
+/// names no version).
+pub fn detect(settings: &config::Java) -> Result<Jvm, String> {
+    let text = run(&settings.program, JAVA_PROBE_ARGS)?;
+    let (vendor, version) = parse_version_output(&text)
+        .ok_or_else(|| "its answer to -version names no version".to_owned())?;
+    Ok(Jvm {
+        program: settings.program.clone(),
+        vendor,
+        version,
+    })
+}
+
+/// The program as a path: a bare name (`java`) is looked up on the agent's
+/// `PATH`, as the agent itself found it at start; `None` where it is not
+/// there.
+pub fn resolve(program: &Path) -> Option<PathBuf> {
+    if program.components().count() > 1 || program.is_absolute() {
+        return Some(program.to_path_buf());
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|p| p.is_file())
+}
+
+/// Reads what `java -XshowSettings:properties -version` prints: the
+/// `java.vendor` and `java.version` properties, else the version from the
+/// first line (`openjdk version "17.0.8" 2023-07-18`,
+/// `java version "1.8.0_381"`).
+pub fn parse_version_output(text: &str) -> Option<(Option<String>, String)> {
+    let property = |name: &str| {
+        text.lines().find_map(|l| {
+            let (key, value) = l.split_once('=')?;
+            (key.trim() == name)
+                .then(|| value.trim().to_owned())
+                .filter(|v| !v.is_empty())
+        })
+    };
+    let vendor = property("java.vendor");
+    let version = property("java.version").or_else(|| {
+        text.lines().find_map(|l| {
+            let (_, rest) = l.split_once(" version \"")?;
+            let (v, _) = rest.split_once('"')?;
+            (!v.is_empty()).then(|| v.to_owned())
+        })
+    })?;
+    Some((vendor, version))
+}
+
+/// Runs `program args`, bounded in time and output; its standard error
+/// (where a JVM prints its version), when it exits 0.
+fn run(program: &Path, args: &[&str]) -> Result<String, String> {
+    use std::io::Read;
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let mut err = child.stderr.take().ok_or("no output")?;
+    let reader = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = (&mut err)
+            .take(MAX_JAVA_OUTPUT as u64 + 1)
+            .read_to_end(&mut text);
+        text
+    });
+    let deadline = Instant::now() + JAVA_TIMEOUT;
+    let status = loop {
+        match child.try_wait().map_err(|e| e.to_string())? {
+            Some(status) => break status,
+            None if Instant::now() >= deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("gave no answer in {} s", JAVA_TIMEOUT.as_secs()));
+            }
+            None => std::thread::sleep(Duration::from_millis(20)),
+        }
+    };
+    let text = reader.join().map_err(|_| "its output could not be read")?;
+    if text.len() > MAX_JAVA_OUTPUT {
+        return Err(format!("printed more than {MAX_JAVA_OUTPUT} bytes"));
+    }
+    if !status.success() {
+        return Err(format!("exited with {status}"));
+    }
+    Ok(String::from_utf8_lossy(&text).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn properties_give_vendor_and_version() {
+        let text = "Property settings:\n    file.encoding = UTF-8\n    \
+                    java.vendor = Eclipse Adoptium\n    java.vendor.url = https://adoptium.net/\n    \
+                    java.version = 17.0.8\n    java.version.date = 2023-07-18\n\n\
+                    openjdk version \"17.0.8\" 2023-07-18\n";
+        assert_eq!(
+            parse_version_output(text),
+            Some((Some("Eclipse Adoptium".to_owned()), "17.0.8".to_owned()))
+        );
+    }
+
+    #[test]
+    fn a_plain_version_line_gives_the_version_alone() {
+        let text =
+            "java version \"1.8.0_381\"\nJava(TM) SE Runtime Environment (build 1.8.0_381-b09)\n";
+        assert_eq!(
+            parse_version_output(text),
+            Some((None, "1.8.0_381".to_owned()))
+        );
+        assert_eq!(
+            parse_version_output("Error: could not create the JVM\n"),
+            None
+        );
+    }
+
+    #[test]
+    fn a_missing_or_failing_program_is_no_jvm() {
+        let missing = config::Java {
+            program: "/nonexistent/bin/java".into(),
+        };
+        assert!(detect(&missing).is_err());
+        let failing = config::Java {
+            program: "false".into(),
+        };
+        assert!(detect(&failing).unwrap_err().contains("exited"));
+    }
+}
