@@ -759,6 +759,7 @@ struct StartdSetup {
     migration: crate::config::Migration,
     links: links::Client,
     foreign_gpus_max: Option<u32>,
+    java: std::path::PathBuf,
     shares: pool::shares::Client,
     metrics: crate::metrics::Metrics,
 }
@@ -928,6 +929,7 @@ impl Actor for Supervisor {
             migration: args.config.migration.clone(),
             links: link_client.clone(),
             foreign_gpus_max: args.config.gpus.foreign_max,
+            java: args.config.java.program.clone(),
             shares,
             metrics: metrics.clone(),
         };
@@ -1386,6 +1388,7 @@ async fn spawn_startd(
             migration: setup.migration.clone(),
             links: setup.links.clone(),
             foreign_gpus_max: setup.foreign_gpus_max,
+            java: setup.java.clone(),
             shares: setup.shares.clone(),
         },
         supervisor.get_cell(),

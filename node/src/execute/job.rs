@@ -23,6 +23,52 @@ pub fn arguments(job: &ClassAd) -> Result<Vec<String>, String> {
         .unwrap_or_default())
 }
 
+/// HTCondor's number for the java universe (`JobUniverse`).
+pub const JAVA_UNIVERSE: i64 = 10;
+
+/// Whether the job is a java-universe one (`JobUniverse = 10`).
+pub fn is_java(job: &ClassAd) -> bool {
+    matches!(
+        Evaluator::with_ads(Some(job), None)
+            .eval_attr(Side::My, Name::known("JobUniverse").folded()),
+        Value::Int(JAVA_UNIVERSE)
+    )
+}
+
+/// What a java-universe job runs, as HTCondor's java starter builds it
+/// (`java_proc.cpp`, `java_config.cpp`): `java -classpath <sandbox>:<each
+/// jar file of JarFiles, by its name in the sandbox> <the JVM's arguments>
+/// <the job's arguments>`, the first of which names the main class. The
+/// JVM's arguments are `JavaVMArguments`, else the old-syntax
+/// `JavaVMArgs`. HTCondor's wrapper class (`CondorJavaWrapper`) and its
+/// Chirp settings are not used: the JVM runs the job's class itself.
+pub fn java_arguments(job: &ClassAd, sandbox: &std::path::Path) -> Result<Vec<String>, String> {
+    let mut classpath = vec![sandbox.to_string_lossy().into_owned()];
+    if let Some(jars) = text(job, "JarFiles") {
+        for jar in jars.split(',').map(str::trim).filter(|j| !j.is_empty()) {
+            let base = std::path::Path::new(jar)
+                .file_name()
+                .ok_or_else(|| format!("JarFiles: {jar:?} names no file"))?;
+            classpath.push(sandbox.join(base).to_string_lossy().into_owned());
+        }
+    }
+    let mut argv = vec!["-classpath".to_owned(), classpath.join(":")];
+    if let Some(new) = text(job, "JavaVMArguments") {
+        argv.extend(args::split_stored(&new).map_err(|e| format!("JavaVMArguments: {e}"))?);
+    } else if let Some(old) = text(job, "JavaVMArgs") {
+        argv.extend(args::split_old_args(&old));
+    }
+    let job_args = arguments(job)?;
+    if job_args.is_empty() {
+        return Err(
+            "a java job names its main class as its first argument, and this one has no arguments"
+                .to_owned(),
+        );
+    }
+    argv.extend(job_args);
+    Ok(argv)
+}
+
 /// The job's environment.
 pub fn environment(job: &ClassAd) -> Result<Vec<(String, String)>, String> {
     if let Some(new) = text(job, "Environment") {
@@ -100,6 +146,52 @@ fn signal_named(name: &str) -> Option<Signal> {
 mod tests {
     use super::*;
     use starling_protocol::classad::parse_ad;
+
+    #[test]
+    fn a_java_job_runs_the_jvm_on_the_sandbox_and_its_jars_with_its_class_first() {
+        let sandbox = std::path::Path::new("/sb/job1");
+        let ad = parse_ad(
+            r#"[ JobUniverse = 10; Cmd = "java"; JarFiles = "lib/util.jar, /abs/extra.jar";
+                 JavaVMArguments = "-Xmx256m '-Dgreeting=hi there'";
+                 Arguments = "Hello 'two words' -v" ]"#,
+        )
+        .unwrap();
+        assert!(is_java(&ad));
+        assert_eq!(
+            java_arguments(&ad, sandbox).unwrap(),
+            [
+                "-classpath",
+                "/sb/job1:/sb/job1/util.jar:/sb/job1/extra.jar",
+                "-Xmx256m",
+                "-Dgreeting=hi there",
+                "Hello",
+                "two words",
+                "-v"
+            ]
+        );
+        // Old-syntax JVM and job arguments; no jar files.
+        let old =
+            parse_ad(r#"[ JobUniverse = 10; JavaVMArgs = "-Xss4m -Da=b"; Args = "Main 1 2" ]"#)
+                .unwrap();
+        assert_eq!(
+            java_arguments(&old, sandbox).unwrap(),
+            [
+                "-classpath",
+                "/sb/job1",
+                "-Xss4m",
+                "-Da=b",
+                "Main",
+                "1",
+                "2"
+            ]
+        );
+        // No main class: refused, saying so.
+        let none = parse_ad(r#"[ JobUniverse = 10; Arguments = "" ]"#).unwrap();
+        assert!(java_arguments(&none, sandbox)
+            .unwrap_err()
+            .contains("main class"));
+        assert!(!is_java(&parse_ad("[ JobUniverse = 5 ]").unwrap()));
+    }
 
     #[test]
     fn the_kill_signal_is_the_jobs_killsig_else_sigterm() {

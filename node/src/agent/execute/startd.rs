@@ -201,6 +201,8 @@ pub struct StartdArgs {
     /// The most GPUs jobs from other domains hold at once (`[gpus]
     /// foreign_max`); `None`: no cap but the machine's.
     pub foreign_gpus_max: Option<u32>,
+    /// The JVM java-universe jobs run on (`[java] program`).
+    pub java: PathBuf,
     /// Asking the domain's keeper for shares of its caps on trusted
     /// domains (`max_slots`, `max_fraction`, `max_gpus`).
     pub shares: crate::agent::pool::shares::Client,
@@ -1097,6 +1099,7 @@ impl StartdState {
                 restore,
                 last_checkpoint: last_checkpoint.clone(),
                 links: self.args.links.clone(),
+                java: self.args.java.clone(),
             },
             move || {
                 let _ = me.cast(StartdMsg::Ended { claim, run });
@@ -1194,6 +1197,7 @@ impl StartdState {
                 restore: None,
                 last_checkpoint: last_checkpoint.clone(),
                 links: self.args.links.clone(),
+                java: self.args.java.clone(),
             },
             found,
             move || {

@@ -103,6 +103,8 @@ pub struct StarterArgs {
     pub restore: Option<Box<transfer::Restore>>,
     /// Reserving the path for the input's transfer.
     pub links: crate::agent::links::Client,
+    /// The JVM a java-universe job (JobUniverse 10) runs on.
+    pub java: PathBuf,
     /// The last checkpoint this starter took, for the startd's migration
     /// decider (what a move would cost).
     pub last_checkpoint: Arc<std::sync::Mutex<Option<super::migrate::LastCheckpoint>>>,
@@ -1049,8 +1051,22 @@ fn spec_of(
     } else {
         PathBuf::from(&cmd)
     };
-    let mut spec = Spec::new(sandbox, executable);
-    spec.args = execute::job::arguments(job)?;
+    let mut spec = if execute::job::is_java(job) {
+        // The machine's JVM runs the job's class (HTCondor's java starter).
+        let java = crate::machine::java::resolve(&args.java).ok_or_else(|| {
+            format!(
+                "the java job's JVM {} is not on this machine's PATH",
+                args.java.display()
+            )
+        })?;
+        let mut spec = Spec::new(sandbox, java);
+        spec.args = execute::job::java_arguments(job, sandbox.path())?;
+        spec
+    } else {
+        let mut spec = Spec::new(sandbox, executable);
+        spec.args = execute::job::arguments(job)?;
+        spec
+    };
     spec.env = execute::job::environment(job)?;
     spec.stdin = text(job, "In").filter(|p| p != "/dev/null").and_then(|p| {
         let base = Path::new(&p).file_name()?.to_string_lossy().into_owned();
