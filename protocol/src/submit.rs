@@ -418,6 +418,9 @@ pub struct Description {
 /// [`gpus::COMMANDS`]).
 const COMMANDS: &[&str] = &[
     "universe",
+    "jar_files",
+    "java_vm_args",
+    "java_vm_arguments",
     "executable",
     "arguments",
     "args",
@@ -1581,7 +1584,9 @@ impl Description {
             Some(u) => universe_of(&u).map_err(|why| {
                 bad(
                     "universe",
-                    format!("{u:?} is not supported (only vanilla, scheduler and local): {why}"),
+                    format!(
+                        "{u:?} is not supported (only vanilla, scheduler, local and java): {why}"
+                    ),
                 )
             })?,
         };
@@ -1680,6 +1685,47 @@ impl Description {
                 set_str(&mut ad, "Args", "");
             }
             set_str(&mut ad, "Arguments", "");
+        }
+        if universe == Universe::Java {
+            // As HTCondor: the first argument names the class to run.
+            let no_class = match ad.get("Arguments") {
+                Some(Expr::Literal(Value::String(a))) => a.trim().is_empty(),
+                _ => true,
+            };
+            if no_class {
+                let key = if m.map.contains_key("args") {
+                    "args"
+                } else {
+                    "arguments"
+                };
+                return Err(bad(
+                    key,
+                    "the java universe runs the class named by the first argument: \
+                     say `arguments = MyClass ...`"
+                        .to_owned(),
+                ));
+            }
+            // The JVM's own arguments, old syntax (JavaVMArgs) or new
+            // (JavaVMArguments), as HTCondor keeps them.
+            let key = ["java_vm_args", "java_vm_arguments"]
+                .into_iter()
+                .find(|k| m.map.contains_key(*k));
+            if let Some(key) = key {
+                if let Some(a) = get(key)?.filter(|a| !a.is_empty()) {
+                    if let Some(inner) = a.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
+                        let argv = args::split_new(inner).map_err(|e| bad(key, e))?;
+                        set_str(&mut ad, "JavaVMArguments", &args::join_new(&argv));
+                    } else if a.starts_with('"') || args::has_bare_double_quote(&a) {
+                        return Err(bad(key, unterminated(&a)));
+                    } else {
+                        let argv = args::split_old_args(&a);
+                        set_str(&mut ad, "JavaVMArgs", &argv.join(" "));
+                    }
+                }
+            }
+            if let Some(jars) = get("jar_files")?.filter(|j| !j.is_empty()) {
+                set_str(&mut ad, "JarFiles", &jars);
+            }
         }
         let mut environment: Vec<(String, String)> = Vec::new();
         // `env` (not `environment`) in the old syntax asks for the old
@@ -1869,6 +1915,30 @@ impl Description {
                     .to_owned(),
             ));
         }
+        // As HTCondor: a java job sends its class file and jar files as
+        // input (never renamed) and runs the machine's `java`.
+        let mut java_inputs = Vec::new();
+        if universe == Universe::Java && should != "NO" {
+            let mut list: Vec<String> = input_list
+                .as_deref()
+                .map(|l| l.split(',').map(str::to_owned).collect())
+                .unwrap_or_default();
+            let class = cmd.to_string_lossy().into_owned();
+            if !list.contains(&class) {
+                list.push(class.clone());
+                java_inputs.push(class);
+            }
+            if let Some(jars) = get("jar_files")?.filter(|j| !j.is_empty()) {
+                for jar in jars.split(',').map(str::trim).filter(|j| !j.is_empty()) {
+                    must_exist(env, &resolve(&iwd, jar)).map_err(|e| bad("jar_files", e))?;
+                    list.push(jar.to_owned());
+                    java_inputs.push(jar.to_owned());
+                }
+            }
+            set_str(&mut ad, "TransferInput", &list.join(","));
+            set_str(&mut ad, "Cmd", "java");
+            set(&mut ad, "TransferExecutable", Value::Bool(false));
+        }
         if let Some(w) = get("when_to_transfer_output")? {
             let up = w.to_ascii_uppercase();
             if !["ON_EXIT", "ON_EXIT_OR_EVICT", "ON_SUCCESS"].contains(&up.as_str()) {
@@ -1938,6 +2008,9 @@ impl Description {
             {
                 input_kib = input_kib.saturating_add(seen.size_kib(env, resolve(&iwd, name)));
             }
+        }
+        for name in &java_inputs {
+            input_kib = input_kib.saturating_add(seen.size_kib(env, resolve(&iwd, name)));
         }
         set(
             &mut ad,
@@ -2044,6 +2117,14 @@ impl Description {
                 resources.push_str(" && ");
             }
             resources.push_str(&clause);
+        }
+        if universe == Universe::Java {
+            // As HTCondor: the job needs a machine with a JVM.
+            resources = if resources.is_empty() {
+                "TARGET.HasJava".to_owned()
+            } else {
+                format!("TARGET.HasJava && {resources}")
+            };
         }
         let requirements = match (&user_requirements, resources.is_empty()) {
             (Some(r), false) => format!("({r}) && {resources}"),
@@ -2824,6 +2905,9 @@ enum Universe {
     Scheduler,
     /// As the scheduler universe, under a starter in HTCondor (12).
     Local,
+    /// A class (and jar files) run by the JVM of a machine that
+    /// advertises `HasJava` (10).
+    Java,
 }
 
 impl Universe {
@@ -2832,6 +2916,7 @@ impl Universe {
             Universe::Vanilla => 5,
             Universe::Scheduler => 7,
             Universe::Local => 12,
+            Universe::Java => 10,
         }
     }
 }
@@ -2842,11 +2927,11 @@ fn universe_of(universe: &str) -> Result<Universe, &'static str> {
         "vanilla" => return Ok(Universe::Vanilla),
         "scheduler" => return Ok(Universe::Scheduler),
         "local" => return Ok(Universe::Local),
+        "java" => return Ok(Universe::Java),
         "docker" | "container" => {
             "Starling cannot run containers yet (no machine advertises a container runtime); \
              run the program in the vanilla universe"
         }
-        "java" => "Starling machines advertise no Java runtime yet",
         "parallel" | "mpi" => {
             "Starling has no co-allocated parallel jobs yet; submit one job per machine"
         }

@@ -49,6 +49,9 @@ AUX = {
     "job_0/.keep": "", "job_1/.keep": "", "job_2/.keep": "",
     "dir_a/.keep": "", "dir_b/.keep": "",
     "in/.keep": "",
+    "Hello.class": "\xca\xfe\xba\xbe not really a class\n",
+    "lib/util.jar": "PK not really a jar\n",
+    "extra.jar": "PK not really a jar\n",
 }
 
 # --- The HTCondor manual's examples (submit description chapter) ---------
@@ -773,6 +776,51 @@ getenv      = false
 env         = A=1;B=2
 should_transfer_files = NO
 queue 2
+""")
+
+# The java universe, shaped like HTCondor's own job_core_*_java tests:
+# the class file as executable, the main class as the first argument,
+# jar files and the JVM's own arguments (old and new syntax).
+case("universe_java_hello", """
+universe   = java
+executable = Hello.class
+arguments  = Hello world $(Process)
+output     = hello.$(Process).out
+error      = hello.$(Process).err
+log        = hello.log
+queue 2
+""")
+case("universe_java_jars_vm_args", """
+universe     = java
+executable   = Hello.class
+jar_files    = lib/util.jar,extra.jar
+java_vm_args = -Xmx256m -Dmode=batch
+arguments    = "Hello 'two words' -v"
+should_transfer_files = YES
+when_to_transfer_output = ON_EXIT
+transfer_input_files = in.txt
+request_memory = 512M
+queue
+""")
+case("universe_java_vm_arguments_new", """
+universe          = java
+executable        = Hello.class
+java_vm_arguments = "-Xss4m '-Dgreeting=hi there'"
+arguments         = Hello
+requirements      = Memory > 64
+queue
+""")
+case("universe_java_no_transfer", """
+universe   = java
+executable = Hello.class
+arguments  = Hello
+should_transfer_files = NO
+queue
+""")
+case("universe_java_no_class", """
+universe   = java
+executable = Hello.class
+queue
 """)
 
 case("bad_syntax", """
