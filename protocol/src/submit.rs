@@ -1724,6 +1724,11 @@ impl Description {
                 }
             }
             if let Some(jars) = get("jar_files")?.filter(|j| !j.is_empty()) {
+                // Sent with the job whatever should_transfer_files says:
+                // they must be here now.
+                for jar in jars.split(',').map(str::trim).filter(|j| !j.is_empty()) {
+                    must_exist(env, &resolve(&iwd, jar)).map_err(|e| bad("jar_files", e))?;
+                }
                 set_str(&mut ad, "JarFiles", &jars);
             }
         }
@@ -1930,7 +1935,6 @@ impl Description {
             }
             if let Some(jars) = get("jar_files")?.filter(|j| !j.is_empty()) {
                 for jar in jars.split(',').map(str::trim).filter(|j| !j.is_empty()) {
-                    must_exist(env, &resolve(&iwd, jar)).map_err(|e| bad("jar_files", e))?;
                     list.push(jar.to_owned());
                     java_inputs.push(jar.to_owned());
                 }

@@ -11,6 +11,8 @@
 //!   starter would: `java -classpath <sandbox>:<sandbox>/util.jar
 //!   <JVM arguments> Hello <arguments>` in the sandbox, where the class
 //!   and jar files were sent;
+//! - so does a job with `should_transfer_files = NO`: its class and jar
+//!   files still go with it (Starling has no shared file system);
 //! - a java job without a main class is refused at submit, naming the
 //!   command.
 //!
@@ -90,6 +92,20 @@ fn java_jobs_run_only_where_a_jvm_is_advertised_with_its_classpath_class_and_arg
     )
     .unwrap();
     pool.ok(0, dir, &["submit", "hello.sub"]);
+    // Without file transfer, as HTCondor's tests often say: the class and
+    // jar files still go with it (no shared file system).
+    std::fs::write(
+        dir.join("plain.sub"),
+        "universe   = java\n\
+         executable = Hello.class\n\
+         jar_files  = lib/util.jar\n\
+         arguments  = Hello plain\n\
+         should_transfer_files = NO\n\
+         output     = plain.out\n\
+         queue\n",
+    )
+    .unwrap();
+    pool.ok(0, dir, &["submit", "plain.sub"]);
     // Idle, and `why` says the machine lacks a JVM.
     let why = wait_for(Duration::from_secs(30), "why naming HasJava", || {
         let why = pool.ok(0, dir, &["why", "1.0"]);
@@ -98,7 +114,7 @@ fn java_jobs_run_only_where_a_jvm_is_advertised_with_its_classpath_class_and_arg
     std::thread::sleep(Duration::from_secs(3));
     assert_eq!(
         pool.af(0, false, &["JobStatus"]),
-        [["1"]],
+        [["1"], ["1"]],
         "the java job did not wait: {why}"
     );
     assert!(!dir.join("hello.out").exists(), "{why}");
@@ -148,6 +164,27 @@ fn java_jobs_run_only_where_a_jvm_is_advertised_with_its_classpath_class_and_arg
         listed.contains(&"Hello.class") && listed.contains(&"util.jar"),
         "{out}"
     );
-    let history = pool.af(0, true, &["JobUniverse", "ExitCode", "Cmd"]);
-    assert_eq!(history, [["10", "0", "java"]]);
+    let plain = std::fs::read_to_string(dir.join("plain.out")).unwrap();
+    let cwd = plain
+        .lines()
+        .find_map(|l| l.strip_prefix("cwd: "))
+        .unwrap_or_else(|| panic!("{plain}"));
+    let argv: Vec<&str> = plain
+        .lines()
+        .filter_map(|l| l.strip_prefix("arg: "))
+        .collect();
+    let classpath = format!("{cwd}:{cwd}/util.jar");
+    assert_eq!(
+        argv,
+        ["-classpath", classpath.as_str(), "Hello", "plain"],
+        "{plain}"
+    );
+    let listed: Vec<&str> = plain.lines().collect();
+    assert!(
+        listed.contains(&"Hello.class") && listed.contains(&"util.jar"),
+        "{plain}"
+    );
+    let mut history = pool.af(0, true, &["ClusterId", "JobUniverse", "ExitCode"]);
+    history.sort();
+    assert_eq!(history, [["1", "10", "0"], ["2", "10", "0"]]);
 }

@@ -45,8 +45,11 @@ pub fn rights_of(job: &ClassAd) -> Result<Rights, String> {
 
 /// The files the execute agent needs: the executable (unless
 /// `TransferExecutable` is false), standard input, and
-/// `transfer_input_files`, each under its base name as HTCondor does,
-/// resolved against `Iwd`. The first of two with the same base name wins.
+/// `transfer_input_files`, and for a java job its `JarFiles` (the machine
+/// runs it with them on its classpath, and has no shared file system to
+/// find them on when `should_transfer_files = NO` left them out), each
+/// under its base name as HTCondor does, resolved against `Iwd`. The first
+/// of two with the same base name wins.
 pub fn input_paths(job: &ClassAd) -> Result<Vec<(FileName, PathBuf)>, String> {
     let iwd = iwd(job);
     let mut list = Vec::new();
@@ -65,6 +68,16 @@ pub fn input_paths(job: &ClassAd) -> Result<Vec<(FileName, PathBuf)>, String> {
                 .filter(|s| !s.is_empty())
                 .map(str::to_owned),
         );
+    }
+    if crate::execute::job::is_java(job) {
+        if let Some(jars) = text(job, "JarFiles") {
+            list.extend(
+                jars.split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned),
+            );
+        }
     }
     if list.len() > MAX_INPUTS {
         return Err(format!(
@@ -305,6 +318,47 @@ mod tests {
                 ("a.txt".to_owned(), PathBuf::from("/w/a.txt")),
                 ("b.txt".to_owned(), PathBuf::from("/abs/b.txt")),
             ]
+        );
+    }
+
+    #[test]
+    fn a_java_job_sends_its_class_and_jar_files_even_without_transfer() {
+        let names = |ad: &str| -> Vec<(String, PathBuf)> {
+            input_paths(&parse_ad(ad).unwrap())
+                .unwrap()
+                .into_iter()
+                .map(|(n, p)| (n.as_str().to_owned(), p))
+                .collect()
+        };
+        // should_transfer_files = NO: the class is the executable, the
+        // jar files are in no list but JarFiles.
+        assert_eq!(
+            names(
+                r#"[ Owner = "root"; Iwd = "/w"; JobUniverse = 10; Cmd = "/w/Hello.class";
+                     JarFiles = "lib/util.jar,/abs/x.jar" ]"#
+            ),
+            [
+                ("Hello.class".to_owned(), PathBuf::from("/w/Hello.class")),
+                ("util.jar".to_owned(), PathBuf::from("/w/lib/util.jar")),
+                ("x.jar".to_owned(), PathBuf::from("/abs/x.jar")),
+            ]
+        );
+        // As HTCondor writes it when transferring: each file once.
+        assert_eq!(
+            names(
+                r#"[ Owner = "root"; Iwd = "/w"; JobUniverse = 10; Cmd = "java";
+                     TransferExecutable = false; JarFiles = "lib/util.jar";
+                     TransferInput = "/w/Hello.class,lib/util.jar" ]"#
+            ),
+            [
+                ("Hello.class".to_owned(), PathBuf::from("/w/Hello.class")),
+                ("util.jar".to_owned(), PathBuf::from("/w/lib/util.jar")),
+            ]
+        );
+        // Not a java job: JarFiles means nothing.
+        assert_eq!(
+            names(r#"[ Owner = "root"; Iwd = "/w"; Cmd = "/bin/p"; JarFiles = "a.jar" ]"#),
+            [("p".to_owned(), PathBuf::from("/bin/p"))]
         );
     }
 
