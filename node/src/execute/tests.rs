@@ -157,9 +157,11 @@ async fn asking_a_job_to_leave_signals_it_once() {
     let got = sb.path().join("got");
     let ready = sb.path().join("ready");
     // Each SIGTERM is noted; the job leaves a second after the first, as
-    // a job saving its checkpoint would.
+    // a job saving its checkpoint would. `left` is set before `ready`
+    // appears: a SIGTERM between the two would otherwise be undone, and
+    // the job never leave.
     let script = format!(
-        "trap 'echo term >> {got}; left=1' TERM; touch {ready}; left=0; \
+        "trap 'echo term >> {got}; left=1' TERM; left=0; touch {ready}; \
          while [ $left -eq 0 ]; do sleep 0.05; done; sleep 1; exit 85",
         got = got.display(),
         ready = ready.display()
