@@ -41,6 +41,27 @@ echo "cwd: $(pwd)"
 ls
 "#;
 
+/// The classpath the fake `java` was given for its sandbox, and every
+/// argument it got, from what it printed (`cwd: DIR`, `arg: A` lines).
+fn what_java_was_told(out: &str) -> (String, Vec<&str>) {
+    let cwd = out
+        .lines()
+        .find_map(|l| l.strip_prefix("cwd: "))
+        .unwrap_or_else(|| panic!("{out}"));
+    let argv = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("arg: "))
+        .collect();
+    (format!("{cwd}:{cwd}/util.jar"), argv)
+}
+
+/// Whether the sandbox listing the fake `java` printed holds the class
+/// and the jar.
+fn sent_class_and_jar(out: &str) -> bool {
+    let listed: Vec<&str> = out.lines().collect();
+    listed.contains(&"Hello.class") && listed.contains(&"util.jar")
+}
+
 fn script(path: &Path, text: &str) {
     std::fs::write(path, text).unwrap();
     std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
@@ -136,15 +157,7 @@ fn java_jobs_run_only_where_a_jvm_is_advertised_with_its_classpath_class_and_arg
     pool.wait_queue_empty(0, Duration::from_secs(120));
     let out = std::fs::read_to_string(dir.join("hello.out"))
         .unwrap_or_else(|e| panic!("no output ({e}): {}", pool.log_tail(0)));
-    let cwd = out
-        .lines()
-        .find_map(|l| l.strip_prefix("cwd: "))
-        .unwrap_or_else(|| panic!("{out}"));
-    let argv: Vec<&str> = out
-        .lines()
-        .filter_map(|l| l.strip_prefix("arg: "))
-        .collect();
-    let classpath = format!("{cwd}:{cwd}/util.jar");
+    let (classpath, argv) = what_java_was_told(&out);
     assert_eq!(
         argv,
         [
@@ -159,31 +172,15 @@ fn java_jobs_run_only_where_a_jvm_is_advertised_with_its_classpath_class_and_arg
         "{out}"
     );
     // The class and jar files were sent into the sandbox.
-    let listed: Vec<&str> = out.lines().collect();
-    assert!(
-        listed.contains(&"Hello.class") && listed.contains(&"util.jar"),
-        "{out}"
-    );
+    assert!(sent_class_and_jar(&out), "{out}");
     let plain = std::fs::read_to_string(dir.join("plain.out")).unwrap();
-    let cwd = plain
-        .lines()
-        .find_map(|l| l.strip_prefix("cwd: "))
-        .unwrap_or_else(|| panic!("{plain}"));
-    let argv: Vec<&str> = plain
-        .lines()
-        .filter_map(|l| l.strip_prefix("arg: "))
-        .collect();
-    let classpath = format!("{cwd}:{cwd}/util.jar");
+    let (classpath, argv) = what_java_was_told(&plain);
     assert_eq!(
         argv,
         ["-classpath", classpath.as_str(), "Hello", "plain"],
         "{plain}"
     );
-    let listed: Vec<&str> = plain.lines().collect();
-    assert!(
-        listed.contains(&"Hello.class") && listed.contains(&"util.jar"),
-        "{plain}"
-    );
+    assert!(sent_class_and_jar(&plain), "{plain}");
     let mut history = pool.af(0, true, &["ClusterId", "JobUniverse", "ExitCode"]);
     history.sort();
     assert_eq!(history, [["1", "10", "0"], ["2", "10", "0"]]);
