@@ -1267,9 +1267,18 @@ impl Queue {
     /// `q -l` shows them (`StarlingParallelNodes`) and how long the
     /// co-allocation took from the first claim to the start
     /// (`StarlingCoallocationOverhead`, seconds).
-    pub async fn coallocated(&self, id: JobId, nodes: &str, overhead: std::time::Duration) {
+    /// `claims` (`AGENT CLAIM, ...`, every node's) let an agent that
+    /// restarts release them (`StarlingParallelClaims`).
+    pub async fn coallocated(
+        &self,
+        id: JobId,
+        nodes: &str,
+        claims: &str,
+        overhead: std::time::Duration,
+    ) {
         let changes = vec![
             Change::set("StarlingParallelNodes", quote(nodes)),
+            Change::set("StarlingParallelClaims", quote(claims)),
             Change::set(
                 "StarlingCoallocationOverhead",
                 format!("{:.3}", overhead.as_secs_f64()),

@@ -52,7 +52,11 @@ for other in sorted(hosts):
         except OSError:
             time.sleep(0.05)
 t.join(timeout=30)
-time.sleep(hold)
+tag = os.environ.get("TAG", "x")
+open(os.path.join(out, "pid.%s.%d.%d" % (tag, node, os.getpid())), "w").close()
+until = time.time() + hold
+while time.time() < until and not os.path.exists(os.path.join(out, "stop." + tag)):
+    time.sleep(0.1)
 with open(os.path.join(out, "node.%s.%d" % (os.environ.get("TAG", "x"), node)), "w") as f:
     f.write("%f %f %s\n" % (start, time.time(), ",".join(str(h) for h in sorted(heard))))
 "#;
@@ -295,4 +299,150 @@ fn two_submitters_needing_most_of_the_pool_both_finish_one_after_the_other() {
     let (p, q) = (span("p"), span("q"));
     // Three nodes each on four CPUs: never both at once.
     assert!(p.1 <= q.0 || q.1 <= p.0, "the jobs overlapped: {p:?} {q:?}");
+}
+
+#[test]
+fn a_machine_killed_between_prepare_and_start_releases_the_other_claims_and_nothing_starts() {
+    // Host links of 8 Mbit/s: the d0 node's 6 MB input takes seconds to
+    // stage, while the d1 node, with none, is prepared at once.
+    let mut args = vec![
+        "--domains",
+        "2",
+        "--cpus",
+        "2",
+        "--links",
+        "host_mbps=8",
+        "--links",
+        "min_reserved_kib=1073741824",
+    ];
+    if rustix::process::geteuid().is_root() {
+        args.extend(["--jobs", "account=nobody", "--jobs", "private_tmp=false"]);
+    }
+    let pool = Pool::up_as(None, 3, &args);
+    let work = shared_dir();
+    let dir = work.path();
+    script(dir);
+    let input: Vec<u8> = (0..6_000_000u32)
+        .map(|k| (k.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    std::fs::write(dir.join("big.dat"), input).unwrap();
+    let mut text = submit_file(dir, "p", base(), 0.0, &[(1, Some("d1.testnet"))], "");
+    text.push_str(
+        "machine_count = 1\ncomponent_domain = d0.testnet\ntransfer_input_files = big.dat\nqueue\n",
+    );
+    std::fs::write(dir.join("par.sub"), text).unwrap();
+    pool.ok(0, dir, &["submit", "par.sub"]);
+    // The d1 node waits at its barrier.
+    wait_for(WAIT, "the d1 node is prepared", || {
+        let log = std::fs::read_to_string(pool.agent(1).join("agent.log")).unwrap_or_default();
+        log.contains("waiting for its co-allocation to start")
+            .then_some(())
+    });
+    let d0_states = || -> Vec<String> {
+        [0, 2]
+            .iter()
+            .map(|&i| {
+                pool.machine_af(i, &["State"])
+                    .first()
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .collect()
+    };
+    // The d0 node holds its machine while its input comes.
+    wait_for(WAIT, "a d0 machine is claimed for the d0 node", || {
+        d0_states().iter().any(|s| s == "Claimed").then_some(())
+    });
+    pool.crash(1);
+    let killed = std::time::Instant::now();
+    // The d0 node's claim is released well within a lease (20 s).
+    let d0_free = || d0_states().iter().all(|s| s == "Unclaimed");
+    wait_for(
+        Duration::from_secs(60),
+        "the d0 machines are unclaimed again",
+        || d0_free().then_some(()),
+    );
+    let released = killed.elapsed();
+    assert!(
+        released < Duration::from_secs(15),
+        "released after {released:?}"
+    );
+    // Nothing of the job started, and it waits with the reason.
+    let rows = pool.af(0, false, &["JobStatus", "NumJobStarts"]);
+    assert!(rows.iter().all(|r| r[0] == "1"), "{rows:?}");
+    assert!(!dir.join("node.p.0").exists() && !dir.join("node.p.1").exists());
+    let why = pool.ok(0, dir, &["why", "1.0"]);
+    assert!(why.contains("node 0"), "{why}");
+    pool.ok(0, dir, &["rm", "1"]);
+}
+
+/// The pids of node processes of `tag` that wrote their pid file.
+fn node_pids(dir: &Path, tag: &str) -> Vec<i32> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.ok()?.file_name().into_string().ok()?;
+            name.strip_prefix(&format!("pid.{tag}."))?
+                .rsplit('.')
+                .next()?
+                .parse()
+                .ok()
+        })
+        .collect()
+}
+
+fn alive(pid: i32) -> bool {
+    rustix::process::Pid::from_raw(pid).is_some_and(support::running)
+}
+
+#[test]
+fn a_submit_agent_killed_while_its_parallel_job_runs_ends_the_old_nodes_before_the_job_runs_again()
+{
+    let pool = pool(3);
+    let work = shared_dir();
+    let dir = work.path();
+    script(dir);
+    // A lease far longer than the test waits: the old nodes must end
+    // because the restarted agent releases them, not because it lapsed.
+    std::fs::write(
+        dir.join("par.sub"),
+        submit_file(
+            dir,
+            "r",
+            base(),
+            600.0,
+            &[(2, Some("d1.testnet"))],
+            "+JobLeaseDuration = 120\n",
+        ),
+    )
+    .unwrap();
+    pool.ok(0, dir, &["submit", "par.sub"]);
+    let first = wait_for(WAIT, "both nodes run", || {
+        let pids = node_pids(dir, "r");
+        (pids.len() == 2).then_some(pids)
+    });
+    pool.crash(0);
+    let crashed = std::time::Instant::now();
+    pool.restart(0);
+    wait_for(Duration::from_secs(60), "the old nodes ended", || {
+        first.iter().all(|p| !alive(*p)).then_some(())
+    });
+    let ended = crashed.elapsed();
+    eprintln!("the old nodes ended {ended:?} after the crash");
+    assert!(
+        ended < Duration::from_secs(60),
+        "the old nodes ran {ended:?} after the crash"
+    );
+    // The job runs again, on fresh nodes, and ends when told to.
+    wait_for(WAIT, "the job runs again", || {
+        (node_pids(dir, "r").len() == 4).then_some(())
+    });
+    std::fs::write(dir.join("stop.r"), "").unwrap();
+    pool.wait_queue_empty(0, WAIT);
+    let history = pool.af(0, true, &["NumJobStarts", "ExitCode"]);
+    assert_eq!(
+        history,
+        vec![vec!["2".to_owned(), "0".to_owned()]],
+        "{history:?}"
+    );
 }

@@ -142,6 +142,9 @@ pub enum NegotiatorMsg {
     Local(local::Event),
     /// A parallel job's coordinator reports.
     Gang(super::parallel::GangEvent),
+    /// The nodes a parallel job left when this agent last stopped are
+    /// released: it may be placed again.
+    LeftReleased(i64),
     /// Move a running job (`starling migrate`), to the machine named or
     /// the best one free; answered with the destination, else why not.
     Migrate {
@@ -214,6 +217,9 @@ pub struct NegotiatorState {
     gang_events: mpsc::Sender<super::parallel::GangEvent>,
     /// Parallel jobs given up moments ago, not planned again until then.
     gang_backoff: HashMap<i64, Instant>,
+    /// Machines (by name) a parallel job avoids until then: they refused
+    /// or lost one of its nodes.
+    gang_avoid: HashMap<(i64, String), Instant>,
 }
 
 struct Shadow {
@@ -243,6 +249,7 @@ impl Actor for Negotiator {
         // Jobs left running by an earlier run: those whose claim the queue
         // names are reconnected to (below); the rest go back to idle.
         let mut reconnects = Vec::new();
+        let mut left_parallel = Vec::new();
         let (local_events, mut local_reports) = mpsc::channel(LOCAL_EVENTS);
         let local = local::Runs::new(args.key.agent_id().to_string(), local_events);
         for id in args.queue.running() {
@@ -262,6 +269,9 @@ impl Actor for Negotiator {
                     tracing::warn!(job = %id, error = %e, "could not return the job to idle");
                 }
                 continue;
+            }
+            if let Some(ad) = args.queue.job(id).filter(super::parallel::is_parallel) {
+                left_parallel.push(ad);
             }
             match args.queue.job(id).and_then(|ad| Reconnecting::of(id, ad)) {
                 Some(r) => reconnects.push(r),
@@ -340,6 +350,7 @@ impl Actor for Negotiator {
             gangs: HashMap::new(),
             gang_events,
             gang_backoff: HashMap::new(),
+            gang_avoid: HashMap::new(),
         };
         if !reconnects.is_empty() {
             tracing::info!(
@@ -349,6 +360,21 @@ impl Actor for Negotiator {
         }
         for r in reconnects {
             state.spawn_reconnect(r);
+        }
+        // The nodes a parallel job left run until their claims are
+        // released (or lapse): it is not placed again before.
+        for ad in left_parallel {
+            let Some(cluster) = shadow::integer(&ad, "ClusterId") else {
+                continue;
+            };
+            let lease = lease_of(&ad) + shadow::LEASE_SLACK;
+            state.gang_backoff.insert(cluster, Instant::now() + lease);
+            let network = state.args.network.clone();
+            let me = myself.clone();
+            tokio::spawn(async move {
+                super::parallel::release_left(network, ad, lease).await;
+                let _ = me.cast(NegotiatorMsg::LeftReleased(cluster));
+            });
         }
         Ok(state)
     }
@@ -369,6 +395,10 @@ impl Actor for Negotiator {
             NegotiatorMsg::Shadow(id, event) => state.on_shadow(&myself, id, event).await,
             NegotiatorMsg::Local(event) => state.on_local(&myself, event).await,
             NegotiatorMsg::Gang(event) => state.on_gang(&myself, event).await,
+            NegotiatorMsg::LeftReleased(cluster) => {
+                state.gang_backoff.remove(&cluster);
+                state.soon(&myself);
+            }
             NegotiatorMsg::Vacate {
                 jobs,
                 reason,

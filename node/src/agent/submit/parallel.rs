@@ -491,6 +491,51 @@ fn decline(event: ShadowEvent) {
     }
 }
 
+/// What an earlier run of this agent left of a parallel proc that ran
+/// when it stopped: every node's claim it recorded
+/// (`StarlingParallelClaims`) is released, so the old nodes end now
+/// rather than when their leases lapse. Each release is asked again
+/// until its machine answers or `within` has passed (the network may not
+/// know the machines yet, moments after a start); by then the nodes have
+/// ended either way, and the job may run again.
+pub async fn release_left(
+    network: mpsc::Sender<crate::agent::network::Command>,
+    ad: ClassAd,
+    within: Duration,
+) {
+    let Some(recorded) = shadow::text(&ad, "StarlingParallelClaims") else {
+        return;
+    };
+    let deadline = tokio::time::Instant::now() + within;
+    let asks: Vec<(PeerId, ClaimId)> = recorded
+        .split(',')
+        .filter_map(|pair| {
+            let (peer, claim) = pair.trim().split_once(' ')?;
+            Some((peer.parse().ok()?, claim.parse().ok()?))
+        })
+        .collect();
+    let network = &network;
+    let releases = asks.into_iter().map(|(peer, claim)| async move {
+        while tokio::time::Instant::now() < deadline {
+            let request = starling_protocol::claim::Request::Release {
+                claim,
+                reason: ReleaseReason::ShuttingDown,
+            };
+            let answer = tokio::time::timeout(
+                Duration::from_secs(2),
+                shadow::claim_request(network, peer, request),
+            )
+            .await;
+            if let Ok(Ok(_)) = answer {
+                tracing::info!(%peer, %claim, "released a node the last run left");
+                return;
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+    });
+    futures::future::join_all(releases).await;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -215,6 +215,11 @@ pub struct ShadowArgs {
 /// How often a node's shadow asks its machine whether the node is ready.
 pub const BARRIER_POLL: Duration = Duration::from_millis(200);
 
+/// How long a node's machine may leave the barrier's questions unanswered
+/// before the co-allocation is given up: nothing of the job runs yet, so
+/// giving up costs a retry, while waiting holds every other node's slot.
+pub const BARRIER_SILENCE: Duration = Duration::from_secs(5);
+
 /// A co-allocated node's part in the start barrier
 /// ([`crate::agent::submit::parallel`]).
 #[derive(Debug)]
@@ -774,7 +779,7 @@ fn seal(args: &ShadowArgs, ad: &ClassAd) -> Result<Envelope, String> {
     .map_err(|e| e.to_string())
 }
 
-async fn claim_request(
+pub(in crate::agent) async fn claim_request(
     network: &mpsc::Sender<Command>,
     peer: PeerId,
     request: claim::Request,
@@ -969,8 +974,11 @@ async fn at_barrier(
                         return Err("the execute agent no longer knows the claim".to_owned());
                     }
                     Ok(other) => return Err(format!("unexpected answer at the barrier {other:?}")),
-                    Err(e) if answered.elapsed() >= lease + LEASE_SLACK => {
-                        return Err(format!("the execute agent has not answered for a lease ({e})"));
+                    Err(e) if answered.elapsed() >= BARRIER_SILENCE.min(lease) => {
+                        return Err(format!(
+                            "the execute agent has not answered for {} s ({e})",
+                            BARRIER_SILENCE.min(lease).as_secs()
+                        ));
                     }
                     Err(_) => {}
                 }

@@ -40,6 +40,10 @@ use starling_protocol::identity::AgentId;
 /// the pause is this to twice this, at random.
 pub(super) const BACKOFF: Duration = Duration::from_secs(1);
 
+/// How long a parallel job avoids a machine that refused or lost one of
+/// its nodes: long enough for a dead agent's ad to leave the view.
+pub(super) const AVOID_MACHINE: Duration = Duration::from_secs(15);
+
 /// A parallel job being co-allocated or running.
 pub(super) struct Gang {
     pub(super) procs: Vec<JobId>,
@@ -59,6 +63,7 @@ impl NegotiatorState {
         now: Instant,
     ) {
         self.gang_backoff.retain(|_, until| *until > now);
+        self.gang_avoid.retain(|_, until| *until > now);
         let mut jobs: BTreeMap<i64, Vec<(JobId, ClassAd)>> = BTreeMap::new();
         for (id, ad) in idle {
             let cluster = shadow::integer(&ad, "ClusterId").unwrap_or(-1);
@@ -84,7 +89,8 @@ impl NegotiatorState {
                     ad: m.ad.as_ref(),
                     rtt_ms: None,
                     pending: self.pending_on(m.signer, now),
-                    avoid: false,
+                    avoid: machine_name(&m.ad)
+                        .is_some_and(|name| self.gang_avoid.contains_key(&(cluster, name))),
                 })
                 .collect();
             let parts: Vec<Part<'_>> = procs
@@ -266,7 +272,12 @@ impl NegotiatorState {
                             break;
                         }
                     }
-                    queue.coallocated(job, &nodes, overhead).await;
+                    let held = mine
+                        .iter()
+                        .map(|c| format!("{} {}", c.peer, c.claim))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    queue.coallocated(job, &nodes, &held, overhead).await;
                 }
                 if ok {
                     gang.started = Some(Instant::now());
@@ -339,8 +350,13 @@ impl NegotiatorState {
                         reason.clone(),
                     );
                 }
+                let now = Instant::now();
+                if let Some(machine) = machine {
+                    self.gang_avoid
+                        .insert((cluster, machine), now + AVOID_MACHINE);
+                }
                 self.gang_backoff
-                    .insert(cluster, Instant::now() + BACKOFF + jitter(BACKOFF));
+                    .insert(cluster, now + BACKOFF + jitter(BACKOFF));
                 self.soon(myself);
             }
             GangEvent::Held {
