@@ -1386,6 +1386,28 @@ mod tests {
     }
 
     #[test]
+    fn a_coallocation_rule_or_queueing_it_does_not_know_is_refused_by_name() {
+        let c = load_text("[coallocation]\nrule = \"best-fit\"\nqueueing = \"fpfs\"\n").unwrap();
+        c.validate("t").unwrap();
+        assert_eq!(c.coallocation.rule(), starling_policies::coallocation::Rule::BestFit);
+        assert_eq!(
+            c.coallocation.queueing(),
+            starling_policies::coallocation::Queueing::Fpfs
+        );
+        for (text, wanted) in [
+            ("[coallocation]\nrule = \"first-fit\"\n", "coallocation.rule"),
+            ("[coallocation]\nqueueing = \"lifo\"\n", "coallocation.queueing"),
+        ] {
+            let e = load_text(text)
+                .and_then(|c| c.validate("t").map(|()| c))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(wanted), "{e}");
+        }
+        assert!(load_text("[coallocation]\nrules = \"x\"\n").is_err());
+    }
+
+    #[test]
     fn no_file_and_empty_file_mean_defaults() {
         let c = Config::load(None).unwrap();
         assert_eq!(c, Config::default());
@@ -1462,6 +1484,8 @@ mod tests {
             "[[gpus.device]]",
             "[java]",
             "program",
+            "[coallocation]",
+            "queueing",
             "[migration]",
             "threshold_percent",
             "to_idle",
