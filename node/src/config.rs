@@ -371,6 +371,10 @@ pub struct Coallocation {
     /// `fcfs` (only the oldest waiting parallel job is started) or `fpfs`
     /// (the oldest that fits). Default: fcfs.
     pub queueing: String,
+    /// Failed starts (a machine refused or was lost before every node was
+    /// ready) after which a parallel job is held rather than tried again,
+    /// as the thesis' Scheduler removes it. Default: 20.
+    pub max_start_failures: u32,
 }
 
 impl Default for Coallocation {
@@ -378,6 +382,7 @@ impl Default for Coallocation {
         Coallocation {
             rule: "worst-fit".to_owned(),
             queueing: "fcfs".to_owned(),
+            max_start_failures: 20,
         }
     }
 }
@@ -1237,6 +1242,15 @@ impl Config {
             .queueing
             .parse::<starling_policies::coallocation::Queueing>()
             .map_err(|e| invalid("coallocation.queueing", e))?;
+        if !(1..=10_000).contains(&self.coallocation.max_start_failures) {
+            return Err(invalid(
+                "coallocation.max_start_failures",
+                format!(
+                    "{} is not between 1 and 10000",
+                    self.coallocation.max_start_failures
+                ),
+            ));
+        }
         let mi = &self.migration;
         if mi
             .threshold_percent
@@ -1389,14 +1403,27 @@ mod tests {
     fn a_coallocation_rule_or_queueing_it_does_not_know_is_refused_by_name() {
         let c = load_text("[coallocation]\nrule = \"best-fit\"\nqueueing = \"fpfs\"\n").unwrap();
         c.validate("t").unwrap();
-        assert_eq!(c.coallocation.rule(), starling_policies::coallocation::Rule::BestFit);
+        assert_eq!(
+            c.coallocation.rule(),
+            starling_policies::coallocation::Rule::BestFit
+        );
         assert_eq!(
             c.coallocation.queueing(),
             starling_policies::coallocation::Queueing::Fpfs
         );
         for (text, wanted) in [
-            ("[coallocation]\nrule = \"first-fit\"\n", "coallocation.rule"),
-            ("[coallocation]\nqueueing = \"lifo\"\n", "coallocation.queueing"),
+            (
+                "[coallocation]\nrule = \"first-fit\"\n",
+                "coallocation.rule",
+            ),
+            (
+                "[coallocation]\nqueueing = \"lifo\"\n",
+                "coallocation.queueing",
+            ),
+            (
+                "[coallocation]\nmax_start_failures = 0\n",
+                "coallocation.max_start_failures",
+            ),
         ] {
             let e = load_text(text)
                 .and_then(|c| c.validate("t").map(|()| c))
@@ -1486,6 +1513,7 @@ mod tests {
             "program",
             "[coallocation]",
             "queueing",
+            "max_start_failures",
             "[migration]",
             "threshold_percent",
             "to_idle",

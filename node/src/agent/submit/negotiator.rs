@@ -215,11 +215,8 @@ pub struct NegotiatorState {
     /// Parallel jobs being co-allocated or running, by cluster.
     gangs: HashMap<i64, coallocate::Gang>,
     gang_events: mpsc::Sender<super::parallel::GangEvent>,
-    /// Parallel jobs given up moments ago, not planned again until then.
-    gang_backoff: HashMap<i64, Instant>,
-    /// Machines (by name) a parallel job avoids until then: they refused
-    /// or lost one of its nodes.
-    gang_avoid: HashMap<(i64, String), Instant>,
+    /// The parallel jobs' places in the wait queue, pauses and failures.
+    gang_book: coallocate::Book,
 }
 
 struct Shadow {
@@ -349,8 +346,7 @@ impl Actor for Negotiator {
             host: crate::machine::hostname(),
             gangs: HashMap::new(),
             gang_events,
-            gang_backoff: HashMap::new(),
-            gang_avoid: HashMap::new(),
+            gang_book: coallocate::Book::default(),
         };
         if !reconnects.is_empty() {
             tracing::info!(
@@ -368,7 +364,10 @@ impl Actor for Negotiator {
                 continue;
             };
             let lease = lease_of(&ad) + shadow::LEASE_SLACK;
-            state.gang_backoff.insert(cluster, Instant::now() + lease);
+            state
+                .gang_book
+                .backoff
+                .insert(cluster, Instant::now() + lease);
             let network = state.args.network.clone();
             let me = myself.clone();
             tokio::spawn(async move {
@@ -396,7 +395,7 @@ impl Actor for Negotiator {
             NegotiatorMsg::Local(event) => state.on_local(&myself, event).await,
             NegotiatorMsg::Gang(event) => state.on_gang(&myself, event).await,
             NegotiatorMsg::LeftReleased(cluster) => {
-                state.gang_backoff.remove(&cluster);
+                state.gang_book.backoff.remove(&cluster);
                 state.soon(&myself);
             }
             NegotiatorMsg::Vacate {

@@ -12,12 +12,15 @@
 //!        no   ─▶ the reason kept for `why`; under FCFS the jobs behind wait
 //! Starting ─▶ each proc recorded running under its first node's claim
 //! Ended    ─▶ each proc's exit recorded (its policy applies), or held
-//! GaveUp   ─▶ back to idle (evicted if it ran); planned again after a
-//!             short, jittered pause so two agents do not collide in step
+//! GaveUp   ─▶ back to idle (evicted if it ran), behind the parallel
+//!             jobs waiting then (the thesis' Scheduler moves it to the
+//!             tail of its wait queue); planned again after a short,
+//!             jittered pause so two agents do not collide in step; held
+//!             after `[coallocation] max_start_failures` failed starts
 //! Held     ─▶ every proc held
 //! ```
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
 
 use ractor::ActorRef;
@@ -44,6 +47,62 @@ pub(super) const BACKOFF: Duration = Duration::from_secs(1);
 /// its nodes: long enough for a dead agent's ad to leave the view.
 pub(super) const AVOID_MACHINE: Duration = Duration::from_secs(15);
 
+/// Where each waiting parallel job stands.
+#[derive(Debug, Default)]
+pub(super) struct Book {
+    /// Not planned again until then (given up moments ago, or its old
+    /// nodes are being released).
+    pub(super) backoff: HashMap<i64, Instant>,
+    /// Machines (by name) a job avoids until then: they refused or lost
+    /// one of its nodes.
+    avoid: HashMap<(i64, String), Instant>,
+    /// Jobs moved to the tail of the queue: they go after every cluster up
+    /// to `after`, in the order they were moved (`seq`).
+    requeued: HashMap<i64, Requeued>,
+    /// The newest cluster seen waiting.
+    newest: i64,
+    seq: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Requeued {
+    after: i64,
+    seq: u64,
+    failures: u32,
+}
+
+impl Book {
+    /// A job's place in the wait queue: its submission, unless moved.
+    fn place_of(&self, cluster: i64) -> (i64, u64) {
+        self.requeued
+            .get(&cluster)
+            .map_or((cluster, 0), |r| (r.after, r.seq))
+    }
+
+    /// Moves the job to the tail; returns its failed starts so far
+    /// (counting this one when `failed_start`).
+    fn requeue(&mut self, cluster: i64, failed_start: bool) -> u32 {
+        self.seq += 1;
+        let failures =
+            self.requeued.get(&cluster).map_or(0, |r| r.failures) + u32::from(failed_start);
+        self.requeued.insert(
+            cluster,
+            Requeued {
+                after: self.newest.max(cluster),
+                seq: self.seq,
+                failures,
+            },
+        );
+        failures
+    }
+
+    fn forget(&mut self, cluster: i64) {
+        self.requeued.remove(&cluster);
+        self.backoff.remove(&cluster);
+        self.avoid.retain(|(c, _), _| *c != cluster);
+    }
+}
+
 /// A parallel job being co-allocated or running.
 pub(super) struct Gang {
     pub(super) procs: Vec<JobId>,
@@ -62,13 +121,20 @@ impl NegotiatorState {
         machines: &[MachineAd],
         now: Instant,
     ) {
-        self.gang_backoff.retain(|_, until| *until > now);
-        self.gang_avoid.retain(|_, until| *until > now);
-        let mut jobs: BTreeMap<i64, Vec<(JobId, ClassAd)>> = BTreeMap::new();
+        self.gang_book.backoff.retain(|_, until| *until > now);
+        self.gang_book.avoid.retain(|_, until| *until > now);
+        let mut by_cluster: BTreeMap<i64, Vec<(JobId, ClassAd)>> = BTreeMap::new();
         for (id, ad) in idle {
             let cluster = shadow::integer(&ad, "ClusterId").unwrap_or(-1);
-            jobs.entry(cluster).or_default().push((id, ad));
+            by_cluster.entry(cluster).or_default().push((id, ad));
         }
+        if let Some((&newest, _)) = by_cluster.last_key_value() {
+            self.gang_book.newest = self.gang_book.newest.max(newest);
+        }
+        // The wait queue in its order: submission, or where a failure
+        // moved a job.
+        let mut jobs: Vec<(i64, Vec<(JobId, ClassAd)>)> = by_cluster.into_iter().collect();
+        jobs.sort_by_key(|(cluster, _)| self.gang_book.place_of(*cluster));
         let domains: Vec<String> = machines.iter().map(|m| m.domain.clone()).collect();
         let queueing = self.args.coallocation.queueing();
         for (cluster, mut procs) in jobs {
@@ -76,7 +142,7 @@ impl NegotiatorState {
                 continue;
             }
             procs.sort_by_key(|(_, ad)| shadow::integer(ad, "ProcId").unwrap_or(0));
-            if self.gang_backoff.contains_key(&cluster) {
+            if self.gang_book.backoff.contains_key(&cluster) {
                 // It waits its turn: under FCFS those behind it wait too.
                 if queueing == Queueing::Fcfs {
                     break;
@@ -90,7 +156,7 @@ impl NegotiatorState {
                     rtt_ms: None,
                     pending: self.pending_on(m.signer, now),
                     avoid: machine_name(&m.ad)
-                        .is_some_and(|name| self.gang_avoid.contains_key(&(cluster, name))),
+                        .is_some_and(|name| self.gang_book.avoid.contains_key(&(cluster, name))),
                 })
                 .collect();
             let parts: Vec<Part<'_>> = procs
@@ -296,6 +362,7 @@ impl NegotiatorState {
             }
             GangEvent::Ended { cluster, results } => {
                 self.gangs.remove(&cluster);
+                self.gang_book.forget(cluster);
                 for (job, report, output) in results {
                     let recorded = if let Some(hold) = &report.hold {
                         queue.held(job, hold.code, hold.subcode, &hold.reason).await
@@ -352,11 +419,27 @@ impl NegotiatorState {
                 }
                 let now = Instant::now();
                 if let Some(machine) = machine {
-                    self.gang_avoid
+                    self.gang_book
+                        .avoid
                         .insert((cluster, machine), now + AVOID_MACHINE);
                 }
-                self.gang_backoff
+                self.gang_book
+                    .backoff
                     .insert(cluster, now + BACKOFF + jitter(BACKOFF));
+                let failures = self.gang_book.requeue(cluster, !ran);
+                let max = self.args.coallocation.max_start_failures;
+                if failures >= max {
+                    let why = format!(
+                        "the parallel job failed to start {failures} times \
+                         ([coallocation] max_start_failures = {max}); the last time: {reason}"
+                    );
+                    for job in &gang.procs {
+                        if let Err(e) = queue.held(*job, 0, 0, &why).await {
+                            tracing::warn!(%job, error = %e, "could not hold the job");
+                        }
+                    }
+                    self.gang_book.forget(cluster);
+                }
                 self.soon(myself);
             }
             GangEvent::Held {
@@ -368,6 +451,7 @@ impl NegotiatorState {
                 let Some(gang) = self.gangs.remove(&cluster) else {
                     return;
                 };
+                self.gang_book.forget(cluster);
                 for job in &gang.procs {
                     if let Err(e) = queue.held(*job, code, subcode, &reason).await {
                         tracing::warn!(%job, error = %e, "could not hold the job");
@@ -384,4 +468,30 @@ fn jitter(max: Duration) -> Duration {
     let mut bytes = [0u8; 4];
     let _ = getrandom::fill(&mut bytes);
     max.mul_f64(f64::from(u32::from_le_bytes(bytes)) / f64::from(u32::MAX))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_job_that_failed_to_start_goes_behind_those_waiting_then_and_counts_its_failures() {
+        let mut book = Book {
+            newest: 7,
+            ..Book::default()
+        };
+        assert_eq!(book.place_of(3), (3, 0));
+        assert_eq!(book.requeue(3, true), 1);
+        // Behind 4..=7, ahead of 8 (submitted later).
+        assert!(book.place_of(3) > book.place_of(7));
+        assert!(book.place_of(3) < book.place_of(8));
+        // Moved twice: behind the one moved in between.
+        book.requeue(5, true);
+        assert_eq!(book.requeue(3, true), 2);
+        assert!(book.place_of(3) > book.place_of(5));
+        // A run that was lost moves it without counting a failed start.
+        assert_eq!(book.requeue(3, false), 2);
+        book.forget(3);
+        assert_eq!(book.place_of(3), (3, 0));
+    }
 }
