@@ -62,14 +62,19 @@ with open(os.path.join(out, "node.%s.%d" % (os.environ.get("TAG", "x"), node)), 
 "#;
 
 /// A pool of `agents` agents of two CPUs in two domains (even agents in
-/// d0.testnet, odd in d1.testnet) whose jobs can write where the test
-/// watches.
-fn pool(agents: usize) -> Pool {
+/// d0.testnet, odd in d1.testnet), with `extra` options, whose jobs can
+/// write into the directory the test watches; the nodes' program is
+/// there.
+fn setup(agents: usize, extra: &[&str]) -> (Pool, tempfile::TempDir) {
     let mut args = vec!["--domains", "2", "--cpus", "2"];
+    args.extend(extra);
     if rustix::process::geteuid().is_root() {
         args.extend(["--jobs", "account=nobody", "--jobs", "private_tmp=false"]);
     }
-    Pool::up_as(None, agents, &args)
+    let pool = Pool::up_as(None, agents, &args);
+    let work = shared_dir();
+    script(work.path());
+    (pool, work)
 }
 
 fn script(dir: &Path) {
@@ -125,10 +130,8 @@ fn node_file(dir: &Path, tag: &str, n: u32) -> Option<(f64, f64, Vec<u32>)> {
 
 #[test]
 fn a_four_node_job_across_two_domains_starts_together_and_its_nodes_reach_each_other() {
-    let pool = pool(2);
-    let work = shared_dir();
+    let (pool, work) = setup(2, &[]);
     let dir = work.path();
-    script(dir);
     let base = base();
     std::fs::write(
         dir.join("par.sub"),
@@ -178,10 +181,8 @@ fn a_four_node_job_across_two_domains_starts_together_and_its_nodes_reach_each_o
 
 #[test]
 fn a_job_that_fits_nowhere_holds_no_slot_and_why_names_the_component() {
-    let pool = pool(2);
-    let work = shared_dir();
+    let (pool, work) = setup(2, &[]);
     let dir = work.path();
-    script(dir);
     // Three nodes in one domain: each domain has two CPUs.
     std::fs::write(
         dir.join("big.sub"),
@@ -218,10 +219,8 @@ fn a_job_that_fits_nowhere_holds_no_slot_and_why_names_the_component() {
 
 #[test]
 fn a_lost_node_ends_the_run_and_the_other_claims_are_released() {
-    let pool = pool(3);
-    let work = shared_dir();
+    let (pool, work) = setup(3, &[]);
     let dir = work.path();
-    script(dir);
     // Two nodes in d1 (agent-01 only has two CPUs there) and one in d0:
     // long enough to be killed while it runs.
     std::fs::write(
@@ -264,10 +263,8 @@ fn a_lost_node_ends_the_run_and_the_other_claims_are_released() {
 
 #[test]
 fn two_submitters_needing_most_of_the_pool_both_finish_one_after_the_other() {
-    let pool = pool(2);
-    let work = shared_dir();
+    let (pool, work) = setup(2, &[]);
     let dir = work.path();
-    script(dir);
     let base = base();
     for (i, tag) in [(0usize, "p"), (1usize, "q")] {
         let file = format!("{tag}.sub");
@@ -305,23 +302,14 @@ fn two_submitters_needing_most_of_the_pool_both_finish_one_after_the_other() {
 fn a_machine_killed_between_prepare_and_start_releases_the_other_claims_and_nothing_starts() {
     // Host links of 8 Mbit/s: the d0 node's 6 MB input takes seconds to
     // stage, while the d1 node, with none, is prepared at once.
-    let mut args = vec![
-        "--domains",
-        "2",
-        "--cpus",
-        "2",
+    let links = [
         "--links",
         "host_mbps=8",
         "--links",
         "min_reserved_kib=1073741824",
     ];
-    if rustix::process::geteuid().is_root() {
-        args.extend(["--jobs", "account=nobody", "--jobs", "private_tmp=false"]);
-    }
-    let pool = Pool::up_as(None, 3, &args);
-    let work = shared_dir();
+    let (pool, work) = setup(3, &links);
     let dir = work.path();
-    script(dir);
     let input: Vec<u8> = (0..6_000_000u32)
         .map(|k| (k.wrapping_mul(2_654_435_761) >> 13) as u8)
         .collect();
@@ -398,10 +386,8 @@ fn alive(pid: i32) -> bool {
 #[test]
 fn a_submit_agent_killed_while_its_parallel_job_runs_ends_the_old_nodes_before_the_job_runs_again()
 {
-    let pool = pool(3);
-    let work = shared_dir();
+    let (pool, work) = setup(3, &[]);
     let dir = work.path();
-    script(dir);
     // A lease far longer than the test waits: the old nodes must end
     // because the restarted agent releases them, not because it lapsed.
     std::fs::write(

@@ -764,27 +764,7 @@ impl NegotiatorState {
                     self.soon(myself);
                     return;
                 }
-                let recorded = if let Some(hold) = &report.hold {
-                    queue.held(job, hold.code, hold.subcode, &hold.reason).await
-                } else if let Err(reason) = &output {
-                    queue
-                        .held(
-                            job,
-                            12,
-                            0,
-                            &format!("Transfer output files failure: {reason}"),
-                        )
-                        .await
-                } else {
-                    let how = Completion {
-                        exit_code: report.exit_code,
-                        signal: report.signal,
-                        user_cpu_ms: report.user_cpu_ms,
-                        sys_cpu_ms: report.sys_cpu_ms,
-                        wall_ms: report.wall_ms,
-                        peak_memory_kib: report.peak_memory_kib,
-                        disk_usage_kib: report.disk_usage_kib,
-                    };
+                if report.hold.is_none() && output.is_ok() {
                     if let Some(shadow) = self.shadows.get(&id) {
                         if shadow.domain != self.args.own_domain {
                             // A foreign domain did us a favour.
@@ -798,8 +778,8 @@ impl NegotiatorState {
                             self.args.accounting.received(&shadow.domain, slot_secs);
                         }
                     }
-                    record_exit(queue, job, &how).await
-                };
+                }
+                let recorded = record_end(queue, job, &report, &output).await;
                 if let Err(e) = recorded {
                     tracing::warn!(%job, error = %e, "could not record the job's end");
                 }
@@ -1431,6 +1411,33 @@ fn unix_now() -> i64 {
 
 /// Records `job`'s exit and what its `on_exit_*` policy makes of it:
 /// held, back to idle (`max_retries` not reached), or completed.
+/// Records the end of a run that came back with a report: held when the
+/// report or the pulled output says so, else its exit.
+async fn record_end(
+    queue: &Queue,
+    job: JobId,
+    report: &starling_protocol::transfer::Report,
+    output: &Result<(), String>,
+) -> Result<(), crate::queue::QueueError> {
+    if let Some(hold) = &report.hold {
+        return queue.held(job, hold.code, hold.subcode, &hold.reason).await;
+    }
+    if let Err(reason) = output {
+        let why = format!("Transfer output files failure: {reason}");
+        return queue.held(job, 12, 0, &why).await;
+    }
+    let how = Completion {
+        exit_code: report.exit_code,
+        signal: report.signal,
+        user_cpu_ms: report.user_cpu_ms,
+        sys_cpu_ms: report.sys_cpu_ms,
+        wall_ms: report.wall_ms,
+        peak_memory_kib: report.peak_memory_kib,
+        disk_usage_kib: report.disk_usage_kib,
+    };
+    record_exit(queue, job, &how).await
+}
+
 async fn record_exit(
     queue: &Queue,
     job: JobId,

@@ -30,13 +30,12 @@ use starling_protocol::claim::ReleaseReason;
 use starling_protocol::classad::ClassAd;
 use starling_storage::JobId;
 
-use super::{lease_of, machine_name, peer_of, record_exit, NegotiatorMsg, NegotiatorState};
+use super::{lease_of, machine_name, peer_of, record_end, NegotiatorMsg, NegotiatorState};
 use crate::agent::shadow::{self, Placement};
 use crate::agent::submit::parallel::{
     self, GangArgs, GangEvent, GangHandle, NodeAt, ShadowTemplate,
 };
 use crate::agent::view_actor::MachineAd;
-use crate::queue::Completion;
 use starling_protocol::identity::AgentId;
 
 /// The shortest pause before a given-up parallel job is planned again;
@@ -364,29 +363,7 @@ impl NegotiatorState {
                 self.gangs.remove(&cluster);
                 self.gang_book.forget(cluster);
                 for (job, report, output) in results {
-                    let recorded = if let Some(hold) = &report.hold {
-                        queue.held(job, hold.code, hold.subcode, &hold.reason).await
-                    } else if let Err(reason) = &output {
-                        queue
-                            .held(
-                                job,
-                                12,
-                                0,
-                                &format!("Transfer output files failure: {reason}"),
-                            )
-                            .await
-                    } else {
-                        let how = Completion {
-                            exit_code: report.exit_code,
-                            signal: report.signal,
-                            user_cpu_ms: report.user_cpu_ms,
-                            sys_cpu_ms: report.sys_cpu_ms,
-                            wall_ms: report.wall_ms,
-                            peak_memory_kib: report.peak_memory_kib,
-                            disk_usage_kib: report.disk_usage_kib,
-                        };
-                        record_exit(&queue, job, &how).await
-                    };
+                    let recorded = record_end(&queue, job, &report, &output).await;
                     if let Err(e) = recorded {
                         tracing::warn!(%job, error = %e, "could not record the parallel job's end");
                     }
