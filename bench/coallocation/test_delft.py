@@ -141,6 +141,8 @@ class Queueing(unittest.TestCase):
 class Figures(unittest.TestCase):
     class A:
         time_scale = 0.5
+        scale_processors = 4
+        rule = "worst-fit"
 
     def test_response_runtime_overhead_and_wait_add_up(self):
         j = job([2, 2, 2, 2], j=3, exp="E2")
@@ -154,12 +156,20 @@ class Figures(unittest.TestCase):
 
     def test_summary_puts_the_thesis_values_next_to_ours(self):
         a = self.A()
-        a.rule, a.scale_processors = "worst-fit", 4
         rows = delft.model_rows("E5", delft.workload("E5", 1, 4, 0.5), a)
         (s,) = delft.summarise(rows)
         self.assertEqual((s["thesis_response_mean"], s["thesis_response_sd"]), (634.7, 335.3))
         self.assertEqual(s["thesis_overhead_mean"], 25.3)
         self.assertAlmostEqual(s["runtime_mean_thesis_time"], s["runtime_mean"] / 0.5, delta=0.1)
+
+    def test_the_model_with_our_overhead_is_the_model_when_ours_is_nil(self):
+        a = self.A()
+        rows = delft.model_rows("E2", delft.workload("E2", 1, 4, 0.5), a)
+        for r in rows:
+            r["source"] = "measured"
+        again = delft.with_our_overhead(rows)
+        self.assertEqual([(r["start"], r["end"]) for r in again],
+                         [(r["start"], r["end"]) for r in rows])
 
 
 if __name__ == "__main__":
