@@ -20,7 +20,7 @@ folder for the method and what each figure means.
 Run as root (the jobs run as nobody, like the other benches); one testnet
 per cluster set: E1 on four domains, E2-E5 on two.
 """
-import argparse, csv, math, os, random, re, shutil, statistics, subprocess, sys, tempfile, time
+import argparse, csv, math, os, random, re, shutil, signal, statistics, subprocess, sys, tempfile, time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from common import run, set_keys, wait_for  # noqa: E402
 
@@ -630,7 +630,14 @@ class Net:
             "--jobs", "cgroups=off", "--timeout", "300", timeout=400)
         log(f"testnet of {self.agents} agents in {k} domains up in {time.time() - t:.0f} s")
         self.queueing = None
-        self.configure(range(self.agents), "fcfs")
+        try:
+            self.configure(range(self.agents), "fcfs")
+        except BaseException:
+            # common.run exits (SystemExit) on a failed command: nothing of
+            # this testnet may outlive the script.
+            self.logs(a.out, f"net{k}")
+            self.down()
+            raise
 
     def name(self, i):
         return f"agent-{i:02d}"
@@ -907,6 +914,8 @@ def main():
     if not os.access(a.starling, os.X_OK):
         sys.exit(f"no starling binary at {a.starling}: cargo build --release -p starling-cli")
     began = time.time()
+    # A SIGTERM (timeout, a CI runner) unwinds like ^C: the testnet goes down.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("terminated"))
     tmp = tempfile.mkdtemp(prefix="delft-", dir=os.environ.get("DELFT_TMP"))
     os.chmod(tmp, 0o755)
     work = os.path.join(tmp, "work")
