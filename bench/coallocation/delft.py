@@ -806,7 +806,9 @@ def collect(a, net, exp, submitted, stamps, t0):
             notes.add(f"{exp} job {job['job']}: {len(starts)} nodes ran, {nodes} asked")
         if not starts:
             sys.exit(f"{exp} job {job['job']} (cluster {cid}): no node ran")
-        ad_start = [number(p[k]) for p in procs for k in ("JobStartDate", "JobCurrentStartDate")]
+        # The run that completed: JobCurrentStartDate (the same in every
+        # proc of an atomic start; the latest if not), else JobStartDate.
+        ad_start = [number(p["JobCurrentStartDate"]) or number(p["JobStartDate"]) for p in procs]
         ad_start = [x for x in ad_start if x]
         ad_end = [x for x in (number(p["CompletionDate"]) for p in procs) if x]
         coalloc = [x for x in (number(p["StarlingCoallocationOverhead"]) for p in procs)
@@ -815,7 +817,7 @@ def collect(a, net, exp, submitted, stamps, t0):
             notes.add("no JobStartDate/CompletionDate in the history: nodes' stamps used")
         if not coalloc:
             notes.add("no StarlingCoallocationOverhead in the history: taken as 0")
-        start = (min(ad_start) if ad_start else min(starts)) - t0
+        start = (max(ad_start) if ad_start else min(starts)) - t0
         end = (max(ad_end) if ad_end else max(ends or starts)) - t0
         rows.append(job_row(job, a, "measured", at, start, end, min(starts) - t0,
                             max(ends or starts) - t0, max(coalloc or [0.0]),
