@@ -733,6 +733,7 @@ struct NegotiatorSetup {
     /// The agent's private directory for pulled output.
     staging: PathBuf,
     migration: crate::config::Migration,
+    coallocation: crate::config::Coallocation,
     links: links::Client,
     metrics: crate::metrics::Metrics,
 }
@@ -1004,6 +1005,7 @@ impl Actor for Supervisor {
                 })
                 .join("transfer"),
             migration: args.config.migration.clone(),
+            coallocation: args.config.coallocation.clone(),
             links: link_client.clone(),
             metrics: metrics.clone(),
         };
@@ -1337,6 +1339,7 @@ async fn spawn_negotiator(
             own_domain: setup.accounting.own_domain.clone(),
             staging: setup.staging.clone(),
             migration: setup.migration.clone(),
+            coallocation: setup.coallocation.clone(),
             links: setup.links.clone(),
             metrics: setup.metrics.clone(),
         },

@@ -94,6 +94,8 @@ pub struct Config {
     pub store: StoreConfig,
     /// When running jobs move to better machines.
     pub migration: Migration,
+    /// How this agent places and queues its parallel (co-allocated) jobs.
+    pub coallocation: Coallocation,
     /// The network links this agent owns and how transfers reserve them.
     pub links: Links,
     /// How the machine's GPUs are found.
@@ -354,6 +356,40 @@ pub struct Migration {
     pub interval_secs: u64,
     /// Seconds a restart costs besides moving the checkpoint. Default: 10.
     pub restart_secs: u64,
+}
+
+/// `[coallocation]`: how the submit agent places the components of its
+/// parallel jobs over the domains and which waiting job goes first
+/// (Sinaga's Dynamic Co-allocation Service, seed 002).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Coallocation {
+    /// `worst-fit` (spread over the domains with the most idle slots) or
+    /// `best-fit` (pack onto the fullest that fit); a job's own
+    /// `co_allocation` wins. Default: worst-fit.
+    pub rule: String,
+    /// `fcfs` (only the oldest waiting parallel job is started) or `fpfs`
+    /// (the oldest that fits). Default: fcfs.
+    pub queueing: String,
+}
+
+impl Default for Coallocation {
+    fn default() -> Coallocation {
+        Coallocation {
+            rule: "worst-fit".to_owned(),
+            queueing: "fcfs".to_owned(),
+        }
+    }
+}
+
+impl Coallocation {
+    pub fn rule(&self) -> starling_policies::coallocation::Rule {
+        self.rule.parse().unwrap_or_default()
+    }
+
+    pub fn queueing(&self) -> starling_policies::coallocation::Queueing {
+        self.queueing.parse().unwrap_or_default()
+    }
 }
 
 impl Default for Migration {
@@ -1193,6 +1229,14 @@ impl Config {
                 ));
             }
         }
+        self.coallocation
+            .rule
+            .parse::<starling_policies::coallocation::Rule>()
+            .map_err(|e| invalid("coallocation.rule", e))?;
+        self.coallocation
+            .queueing
+            .parse::<starling_policies::coallocation::Queueing>()
+            .map_err(|e| invalid("coallocation.queueing", e))?;
         let mi = &self.migration;
         if mi
             .threshold_percent

@@ -1263,6 +1263,23 @@ impl Queue {
         }
     }
 
+    /// A parallel job's proc started on its nodes (`NODE SLOT, ...`):
+    /// `q -l` shows them (`StarlingParallelNodes`) and how long the
+    /// co-allocation took from the first claim to the start
+    /// (`StarlingCoallocationOverhead`, seconds).
+    pub async fn coallocated(&self, id: JobId, nodes: &str, overhead: std::time::Duration) {
+        let changes = vec![
+            Change::set("StarlingParallelNodes", quote(nodes)),
+            Change::set(
+                "StarlingCoallocationOverhead",
+                format!("{:.3}", overhead.as_secs_f64()),
+            ),
+        ];
+        if let Err(e) = self.update(id, changes).await {
+            tracing::warn!(job = %id, error = %e, "could not record the parallel job's nodes");
+        }
+    }
+
     /// The job was handed over and runs in `slot` (`slot1_2@host`): the
     /// user log says so.
     pub async fn started(&self, id: JobId, slot: &str) {

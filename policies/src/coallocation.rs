@@ -26,6 +26,15 @@
 //! does not fit at all: a co-allocated job starts all of its components or
 //! none ([`fit`] returns `None`).
 //!
+//! [`place`] carries a plan down to machines: the clusters come from the
+//! view (a machine's cluster is its domain), a cluster's idle processors
+//! are the free CPUs of its machines that match one of the job's
+//! components both ways, [`fit`] chooses each component's cluster, and
+//! the component's nodes are then packed onto its cluster's matching
+//! machines in the negotiator's order of preference. A component whose
+//! nodes do not pack (the idle CPUs are spread too thinly) makes the job
+//! not fit, with the reason `why` shows.
+//!
 //! [`next`] is the thesis' Scheduler over the wait queue: **FCFS** offers
 //! the machines only to the first job in arrival order (a job that does
 //! not fit holds up those behind it, as the thesis' experiments show),
@@ -151,6 +160,132 @@ pub fn next(
         Queueing::Fpfs => queue.len(),
     };
     (0..tried).find_map(|j| fit(&queue[j], clusters, rule).map(|placed| (j, placed)))
+}
+
+/// One component of a job to [`place`]: `nodes` slots alike its ad.
+#[derive(Debug, Clone)]
+pub struct Part<'a> {
+    pub ad: &'a starling_protocol::classad::ClassAd,
+    pub nodes: u32,
+    /// The cluster (domain) it must go to, for an ordered component.
+    pub cluster: Option<String>,
+}
+
+/// Where every node of a job goes: for each component, one machine (an
+/// index into the machines given to [`place`]) per node.
+pub type Placement = Vec<Vec<usize>>;
+
+/// Places the nodes of `parts` on `machines` (of the clusters named by
+/// `cluster_of`, one per machine) by `rule`, or says why the job does not
+/// fit now.
+pub fn place(
+    parts: &[Part<'_>],
+    machines: &[crate::negotiation::Machine<'_>],
+    cluster_of: &[String],
+    rule: Rule,
+) -> Result<Placement, String> {
+    use crate::negotiation::{fitting, Request};
+    // What each machine has free now, lowered as nodes are packed.
+    let mut free: Vec<Request> = machines
+        .iter()
+        .map(|m| Request::free_in(m.ad).minus(m.pending))
+        .collect();
+    // Each part's candidates, best first, and what one node takes there.
+    let candidates: Vec<Vec<(usize, Request)>> = parts
+        .iter()
+        .map(|p| {
+            fitting(p.ad, machines)
+                .into_iter()
+                .map(|i| (i, Request::of_job(p.ad, machines[i].ad)))
+                .collect()
+        })
+        .collect();
+    let mut names: Vec<String> = cluster_of.to_vec();
+    names.sort();
+    names.dedup();
+    let matching: std::collections::BTreeSet<usize> =
+        candidates.iter().flatten().map(|(i, _)| *i).collect();
+    let clusters: Vec<Cluster> = names
+        .iter()
+        .map(|name| Cluster {
+            name: name.clone(),
+            idle: matching
+                .iter()
+                .filter(|&&i| &cluster_of[i] == name)
+                .map(|&i| free[i].cpus.max(0.0) as u32)
+                .sum(),
+        })
+        .collect();
+    let cpus_of = |k: usize| -> u32 {
+        let each = candidates[k].first().map_or(1.0, |(_, r)| r.cpus.max(1.0));
+        parts[k].nodes.saturating_mul(each as u32)
+    };
+    let job: Vec<Component> = parts
+        .iter()
+        .enumerate()
+        .map(|(k, p)| Component {
+            processors: cpus_of(k),
+            cluster: p.cluster.clone(),
+        })
+        .collect();
+    let idle_list = || {
+        clusters
+            .iter()
+            .map(|c| format!("{} {}", c.name, c.idle))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    for (k, p) in parts.iter().enumerate() {
+        if candidates[k].is_empty() {
+            return Err(format!(
+                "component {k} ({} nodes) matches no machine with room now",
+                p.nodes
+            ));
+        }
+        if let Some(c) = &p.cluster {
+            if !names.contains(c) {
+                return Err(format!(
+                    "component {k} must go to {c}, where no machine is in view"
+                ));
+            }
+        }
+    }
+    let Some(chosen) = fit(&job, &clusters, rule) else {
+        let wants: Vec<String> = job
+            .iter()
+            .enumerate()
+            .map(|(k, c)| match &c.cluster {
+                Some(at) => format!("component {k}: {} processors in {at}", c.processors),
+                None => format!("component {k}: {} processors in one domain", c.processors),
+            })
+            .collect();
+        return Err(format!(
+            "the job's components do not fit the idle processors ({}) now: {}",
+            idle_list(),
+            wants.join("; ")
+        ));
+    };
+    let mut placement: Placement = vec![Vec::new(); parts.len()];
+    for (k, p) in parts.iter().enumerate() {
+        let cluster = &clusters[chosen[k]].name;
+        for &(i, each) in candidates[k]
+            .iter()
+            .filter(|(i, _)| &cluster_of[*i] == cluster)
+        {
+            while placement[k].len() < p.nodes as usize && free[i].times(each) > 0 {
+                free[i] = free[i].minus(each);
+                placement[k].push(i);
+            }
+        }
+        if placement[k].len() < p.nodes as usize {
+            return Err(format!(
+                "component {k} ({} nodes) does not pack onto {cluster}'s machines: its idle \
+                 processors are spread too thinly",
+                p.nodes
+            ));
+        }
+    }
+    Ok(placement)
 }
 
 #[cfg(test)]
@@ -287,6 +422,146 @@ mod tests {
                 }
                 for (u, cluster) in used.iter().zip(&c) {
                     prop_assert!(*u <= cluster.idle);
+                }
+            }
+        }
+    }
+
+    mod placement {
+        use super::super::*;
+        use crate::negotiation::{Machine, Request};
+        use starling_protocol::classad::{parse_ad, ClassAd};
+
+        fn machine(cpus: i64) -> ClassAd {
+            parse_ad(&format!(
+                "[MyType = \"Machine\"; Cpus = {cpus}; Memory = 100000; Disk = 10000000; \
+                 Requirements = true; Start = true]"
+            ))
+            .unwrap()
+        }
+
+        fn job(cpus: i64) -> ClassAd {
+            parse_ad(&format!(
+                "[MyType = \"Job\"; RequestCpus = {cpus}; RequestMemory = 1; RequestDisk = 1; \
+                 Requirements = TARGET.Cpus >= RequestCpus]"
+            ))
+            .unwrap()
+        }
+
+        fn view(ads: &[ClassAd]) -> Vec<Machine<'_>> {
+            ads.iter()
+                .map(|ad| Machine {
+                    ad,
+                    rtt_ms: None,
+                    pending: Request::default(),
+                    avoid: false,
+                })
+                .collect()
+        }
+
+        #[test]
+        fn a_four_node_job_in_two_components_spreads_over_two_domains() {
+            let ads = vec![machine(2), machine(2), machine(4), machine(4)];
+            let machines = view(&ads);
+            let clusters: Vec<String> = ["d0", "d0", "d1", "d1"].map(String::from).to_vec();
+            let one = job(1);
+            let parts = [
+                Part {
+                    ad: &one,
+                    nodes: 3,
+                    cluster: None,
+                },
+                Part {
+                    ad: &one,
+                    nodes: 2,
+                    cluster: None,
+                },
+            ];
+            // Worst-Fit: the larger component to the domain with the most
+            // idle (d1, 8), the other to the unmarked d0.
+            let placed = place(&parts, &machines, &clusters, Rule::WorstFit).unwrap();
+            assert!(placed[0].iter().all(|&i| clusters[i] == "d1"));
+            assert!(placed[1].iter().all(|&i| clusters[i] == "d0"));
+            // Its nodes fill the preferred machine before the next.
+            assert_eq!(placed[0], vec![2, 2, 2]);
+            // Best-Fit: the larger to the fewest idle that fits (d0, 4).
+            let placed = place(&parts, &machines, &clusters, Rule::BestFit).unwrap();
+            assert!(placed[0].iter().all(|&i| clusters[i] == "d0"));
+            assert!(placed[1].iter().all(|&i| clusters[i] == "d1"));
+        }
+
+        #[test]
+        fn a_job_that_does_not_fit_says_which_component_and_what_is_idle() {
+            let ads = vec![machine(2), machine(2)];
+            let machines = view(&ads);
+            let clusters = vec!["d0".to_owned(), "d1".to_owned()];
+            let one = job(1);
+            let parts = [Part {
+                ad: &one,
+                nodes: 3,
+                cluster: None,
+            }];
+            let e = place(&parts, &machines, &clusters, Rule::WorstFit).unwrap_err();
+            assert!(e.contains("(d0 2, d1 2)"), "{e}");
+            assert!(e.contains("component 0: 3 processors in one domain"), "{e}");
+            let pinned = [Part {
+                ad: &one,
+                nodes: 1,
+                cluster: Some("d9".into()),
+            }];
+            let e = place(&pinned, &machines, &clusters, Rule::WorstFit).unwrap_err();
+            assert!(e.contains("must go to d9"), "{e}");
+            // Two idle CPUs on each of two machines of one domain hold no
+            // node of 3 CPUs, though the domain has 4 idle.
+            let big = job(3);
+            let same = vec!["d0".to_owned(), "d0".to_owned()];
+            let wide = vec![machine(4), machine(4)];
+            let mut m = view(&wide);
+            for x in &mut m {
+                x.pending = Request {
+                    cpus: 2.0,
+                    memory_mib: 0.0,
+                    disk_kib: 0.0,
+                };
+            }
+            let parts = [Part {
+                ad: &big,
+                nodes: 1,
+                cluster: None,
+            }];
+            let e = place(&parts, &m, &same, Rule::WorstFit).unwrap_err();
+            assert!(e.contains("matches no machine with room"), "{e}");
+        }
+
+        proptest::proptest! {
+            #[test]
+            fn a_placement_never_puts_more_on_a_machine_than_it_has_free(
+                cpus in proptest::collection::vec(0i64..6, 1..6),
+                sizes in proptest::collection::vec((1u32..5, 1i64..3), 1..4),
+            ) {
+                let ads: Vec<ClassAd> = cpus.iter().map(|&c| machine(c)).collect();
+                let machines = view(&ads);
+                let clusters: Vec<String> = (0..ads.len()).map(|i| format!("d{}", i % 2)).collect();
+                let jobs: Vec<ClassAd> = sizes.iter().map(|&(_, c)| job(c)).collect();
+                let parts: Vec<Part<'_>> = sizes
+                    .iter()
+                    .zip(&jobs)
+                    .map(|(&(nodes, _), ad)| Part { ad, nodes, cluster: None })
+                    .collect();
+                if let Ok(placed) = place(&parts, &machines, &clusters, Rule::WorstFit) {
+                    let mut used = vec![0i64; ads.len()];
+                    for (k, nodes) in placed.iter().enumerate() {
+                        proptest::prop_assert_eq!(nodes.len(), parts[k].nodes as usize);
+                        let first = clusters[nodes[0]].clone();
+                        for &i in nodes {
+                            used[i] += sizes[k].1;
+                            // A component stays in one domain.
+                            proptest::prop_assert_eq!(&clusters[i], &first);
+                        }
+                    }
+                    for (i, u) in used.iter().enumerate() {
+                        proptest::prop_assert!(*u <= cpus[i]);
+                    }
                 }
             }
         }

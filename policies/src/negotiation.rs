@@ -91,7 +91,7 @@ impl Request {
     }
 
     /// How many of `each` fit in `self`.
-    fn times(self, each: Request) -> usize {
+    pub fn times(self, each: Request) -> usize {
         let fit = |have: f64, want: f64| {
             if want <= 0.0 {
                 f64::INFINITY
@@ -109,7 +109,7 @@ impl Request {
         }
     }
 
-    fn minus(self, other: Request) -> Request {
+    pub fn minus(self, other: Request) -> Request {
         Request {
             cpus: self.cpus - other.cpus,
             memory_mib: self.memory_mib - other.memory_mib,

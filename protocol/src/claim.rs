@@ -26,6 +26,15 @@
 //! answered with `Peeked`) is newer still, and an older agent refuses it
 //! the same way.
 //!
+//! `Barrier` serves co-allocated (parallel-universe) jobs, whose nodes
+//! start together or not at all: the job handed over under such a claim
+//! stages its input and then waits. The submit agent asks each node's
+//! machine `Barrier {claim, release: None}` until every one answers
+//! `AtBarrier {ready: true, host}`, then sends each `Barrier {claim,
+//! release: Some(contacts)}`: every node's number and host, which the job
+//! finds in its sandbox's contact file. A barrier answer renews the lease
+//! as a keepalive does.
+//!
 //! The job travels as its signed JOB envelope (a [`crate::gossip`] signed ad
 //! of kind [`crate::gossip::AdKind::Job`]), not as bare ad text: the execute
 //! agent must know that an agent of a domain it trusts vouches for this job
@@ -64,6 +73,25 @@ pub const MAX_VACATE_REASON_LEN: usize = 256;
 /// Most bytes of a job's output one [`Request::Peek`] returns: a response
 /// stays within [`MAX_RESPONSE_LEN`]; `starling tail` asks again for more.
 pub const MAX_PEEK_LEN: u32 = 4096;
+
+/// Most nodes a co-allocated job's [`Request::Barrier`] may name: the
+/// longest contact list stays within a claim request.
+pub const MAX_NODES: usize = 128;
+
+/// Longest host a node's [`Contact`] may give, in bytes (a DNS name).
+pub const MAX_HOST_LEN: usize = 253;
+
+/// One node of a co-allocated job, as the others find it in their contact
+/// file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Contact {
+    /// The node's number (HTCondor's `$(Node)`, `_CONDOR_PROCNO`).
+    pub node: u32,
+    /// Where its job can be reached: its machine's address or host name.
+    pub host: String,
+    /// Its machine's name, for people.
+    pub machine: String,
+}
 
 /// The longest a claim request may ask to wait at a busy machine, in
 /// milliseconds (below the claim protocol's request timeout).
@@ -246,6 +274,17 @@ pub enum Request {
         /// At most this many bytes, at most [`MAX_PEEK_LEN`].
         max: u32,
     },
+    /// The start barrier of a co-allocated job's node: `release: None`
+    /// asks whether the job handed over under the claim is ready to start
+    /// (its input staged); `Some(contacts)` starts it, with every node's
+    /// contact (at most [`MAX_NODES`]). Only the claim's holder may ask.
+    /// Answered [`Response::AtBarrier`]; renews the lease.
+    Barrier {
+        /// The claim.
+        claim: ClaimId,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        release: Option<Vec<Contact>>,
+    },
     /// Ask the domain's netmgr, the keeper of what the domain's signed
     /// terms let each trusted domain hold at once (`max_slots`,
     /// `max_fraction`, `max_gpus`), for a share of it: one slot of `cpus`
@@ -393,6 +432,21 @@ pub enum Response {
     /// advertise (0: none; do not advertise to that domain), for
     /// `lease_ms` from when this was sent.
     Advertising { cpus: u32, lease_ms: u64 },
+    /// The answer to [`Request::Barrier`].
+    AtBarrier {
+        /// The claim.
+        claim: ClaimId,
+        /// The job under the claim has its input and waits for the
+        /// release (or was released).
+        ready: bool,
+        /// Where the job will be reached from the other nodes: this
+        /// machine's address (at most [`MAX_HOST_LEN`] bytes).
+        host: String,
+        /// Why the job cannot start, when it cannot (its input failed):
+        /// the co-allocation is given up.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        failed: Option<String>,
+    },
     /// No such claim here (never granted, expired, or already released).
     UnknownClaim {
         /// The claim asked about.
@@ -471,6 +525,45 @@ fn check_share_lease(lease_ms: u64) -> Result<(), Error> {
     Ok(())
 }
 
+/// A node's host: printable, without spaces, at most [`MAX_HOST_LEN`]
+/// bytes (empty when the machine does not know its own).
+fn check_host(host: &str) -> Result<(), Error> {
+    if host.len() > MAX_HOST_LEN || host.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Err(Error::Invalid {
+            field: "host",
+            reason: format!(
+                "{:?} must be at most {MAX_HOST_LEN} bytes without spaces or control characters",
+                truncated(host)
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// A barrier's contacts: at most [`MAX_NODES`], numbered uniquely, each
+/// host and machine name bounded.
+fn check_contacts(contacts: &[Contact]) -> Result<(), Error> {
+    if contacts.len() > MAX_NODES {
+        return Err(Error::TooLarge {
+            what: "contact list",
+            size: contacts.len(),
+            limit: MAX_NODES,
+        });
+    }
+    let mut seen = std::collections::HashSet::new();
+    for c in contacts {
+        if !seen.insert(c.node) {
+            return Err(Error::Invalid {
+                field: "contact node",
+                reason: format!("node {} is named twice", c.node),
+            });
+        }
+        check_host(&c.host)?;
+        check_slot(&c.machine)?;
+    }
+    Ok(())
+}
+
 /// At most 64 characters of `s`, for error messages.
 fn truncated(s: &str) -> &str {
     s.char_indices().nth(64).map_or(s, |(i, _)| &s[..i])
@@ -504,6 +597,7 @@ impl Message for Request {
             }
             Request::Keepalive { .. } | Request::Release { .. } => Ok(()),
             Request::Vacate { reason, .. } => check_vacate_reason(reason),
+            Request::Barrier { release, .. } => release.as_deref().map_or(Ok(()), check_contacts),
             Request::Peek { max, .. } => check_peek_len(*max),
             Request::Share {
                 domain,
@@ -549,6 +643,12 @@ impl Message for Response {
             }
             Response::NotShared { reason, .. } => {
                 wire::check_text("reason", reason, wire::MAX_REASON_LEN)
+            }
+            Response::AtBarrier { host, failed, .. } => {
+                check_host(host)?;
+                failed.as_deref().map_or(Ok(()), |reason| {
+                    wire::check_text("reason", reason, wire::MAX_REASON_LEN)
+                })
             }
             Response::KeptAlive { .. }
             | Response::Shared { .. }
@@ -694,5 +794,59 @@ mod tests {
             running: false,
         };
         assert!(over.encode().is_err());
+    }
+
+    #[test]
+    fn a_barrier_names_each_node_once_within_bounds() {
+        let claim = ClaimId::from_bytes([3; 16]);
+        let contact = |node: u32| Contact {
+            node,
+            host: "h".repeat(MAX_HOST_LEN),
+            machine: "m".repeat(MAX_SLOT_NAME_LEN),
+        };
+        let full = Request::Barrier {
+            claim,
+            release: Some((0..MAX_NODES as u32).map(contact).collect()),
+        };
+        assert_eq!(Request::decode(&full.encode().unwrap()).unwrap(), full);
+        let ask = Request::Barrier {
+            claim,
+            release: None,
+        };
+        assert_eq!(Request::decode(&ask.encode().unwrap()).unwrap(), ask);
+        let too_many = Request::Barrier {
+            claim,
+            release: Some((0..=MAX_NODES as u32).map(contact).collect()),
+        };
+        assert!(Request::decode(&crate::cbor::encode(&too_many)).is_err());
+        let twice = Request::Barrier {
+            claim,
+            release: Some(vec![contact(1), contact(1)]),
+        };
+        let e = twice.encode().unwrap_err().to_string();
+        assert!(e.contains("node 1 is named twice"), "{e}");
+        let spaced = Request::Barrier {
+            claim,
+            release: Some(vec![Contact {
+                node: 0,
+                host: "a b".into(),
+                machine: "m".into(),
+            }]),
+        };
+        assert!(Request::decode(&crate::cbor::encode(&spaced)).is_err());
+        let answer = Response::AtBarrier {
+            claim,
+            ready: true,
+            host: "10.0.0.2".into(),
+            failed: None,
+        };
+        assert_eq!(Response::decode(&answer.encode().unwrap()).unwrap(), answer);
+        let long = Response::AtBarrier {
+            claim,
+            ready: false,
+            host: "h".repeat(MAX_HOST_LEN + 1),
+            failed: None,
+        };
+        assert!(Response::decode(&crate::cbor::encode(&long)).is_err());
     }
 }

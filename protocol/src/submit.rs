@@ -467,6 +467,8 @@ const COMMANDS: &[&str] = &[
     "on_exit_hold_reason",
     "on_exit_hold_subcode",
     "job_max_vacate_time",
+    "component_domain",
+    "co_allocation",
     "checkpoint_exit_code",
     "transfer_checkpoint_files",
     "checkpoint_replicas",
@@ -556,7 +558,10 @@ const IGNORED: &[(&str, &str)] = &[
         "Starling runs jobs as its configured account",
     ),
     ("skip_filechecks", "Starling always checks the files"),
-    ("machine_count", "a vanilla job runs on one machine"),
+    (
+        "machine_count",
+        "only a parallel-universe job runs on several machines",
+    ),
     (
         "grid_resource",
         "only for the grid universe, which Starling refuses",
@@ -1300,8 +1305,16 @@ impl Description {
             }
         }
         let mut warnings = Vec::new();
+        // A parallel job reads machine_count (`parallel_attributes`).
+        let parallel = self.statements.iter().any(|s| {
+            matches!(s, Statement::Set { key, value, .. }
+                if key == "universe" && value.trim().eq_ignore_ascii_case("parallel"))
+        });
         for s in &self.statements {
             if let Statement::Set { key, line, value } = s {
+                if parallel && ["machine_count", "node_count"].contains(&key.as_str()) {
+                    continue;
+                }
                 if ["request_memory", "request_disk"].contains(&key.as_str())
                     && retry_list(value).is_some()
                 {
@@ -1537,6 +1550,17 @@ impl Description {
                             ] {
                                 per.insert(k.to_owned(), v);
                             }
+                            // HTCondor's default `$(Node)`: each node's copy
+                            // of a parallel job gets its number there; a
+                            // user's own Node macro wins.
+                            if !base.map.contains_key("node")
+                                && base
+                                    .map
+                                    .get("universe")
+                                    .is_some_and(|u| u.trim().eq_ignore_ascii_case("parallel"))
+                            {
+                                per.insert("node".to_owned(), NODE_MARKER.to_owned());
+                            }
                             let ad = self.job_ad(&base, &per, cwd, env, *line, &mut seen)?;
                             ads.push(ad);
                         }
@@ -1585,7 +1609,8 @@ impl Description {
                 bad(
                     "universe",
                     format!(
-                        "{u:?} is not supported (only vanilla, scheduler, local and java): {why}"
+                        "{u:?} is not supported (only vanilla, scheduler, local, java and \
+                         parallel): {why}"
                     ),
                 )
             })?,
@@ -1962,10 +1987,14 @@ impl Description {
         } else if should != "NO" {
             set_str(&mut ad, "WhenToTransferOutput", "ON_EXIT");
         }
-        // One machine per job, as HTCondor writes for every universe but
-        // parallel.
-        set(&mut ad, "MinHosts", Value::Int(1));
-        set(&mut ad, "MaxHosts", Value::Int(1));
+        if universe == Universe::Parallel {
+            parallel_attributes(&mut ad, &get, &bad)?;
+        } else {
+            // One machine per job, as HTCondor writes for every universe
+            // but parallel.
+            set(&mut ad, "MinHosts", Value::Int(1));
+            set(&mut ad, "MaxHosts", Value::Int(1));
+        }
         let notification = match get("notification")? {
             None => 0,
             Some(n) => match n.to_ascii_lowercase().as_str() {
@@ -2900,6 +2929,81 @@ fn retry_list(text: &str) -> Option<&str> {
         .then(|| text.split(',').next().unwrap_or("").trim())
 }
 
+/// Most nodes one proc (component) of a parallel job may ask for: a
+/// co-allocated job's nodes all fit one start barrier
+/// ([`crate::claim::MAX_NODES`]).
+pub const MAX_MACHINE_COUNT: i64 = crate::claim::MAX_NODES as i64;
+
+/// What `$(Node)` stands for in a parallel job's ad until each node's copy
+/// gets its number, as in HTCondor.
+pub const NODE_MARKER: &str = "#pArAlLeLnOdE#";
+
+/// A parallel-universe proc's own attributes: `machine_count` (HTCondor's
+/// `MinHosts`/`MaxHosts`, required), and Starling's co-allocation
+/// commands: `component_domain` pins the component to a domain (an
+/// ordered request, `StarlingComponentDomain`), `co_allocation` chooses the
+/// placement rule (`worst_fit`, `best_fit`: `StarlingCoallocation`).
+fn parallel_attributes(
+    ad: &mut ClassAd,
+    get: &dyn Fn(&str) -> Result<Option<String>, SubmitError>,
+    bad: &dyn Fn(&str, String) -> SubmitError,
+) -> Result<(), SubmitError> {
+    let count = match get("machine_count")?.or(get("node_count")?) {
+        Some(c) => c,
+        None => {
+            return Err(bad(
+                "machine_count",
+                "a parallel job needs one: say how many machines it runs on".to_owned(),
+            ))
+        }
+    };
+    let n: i64 = count
+        .trim()
+        .parse()
+        .map_err(|_| bad("machine_count", format!("{count:?} is not a whole number")))?;
+    if !(1..=MAX_MACHINE_COUNT).contains(&n) {
+        return Err(bad(
+            "machine_count",
+            format!("{n} is not within 1-{MAX_MACHINE_COUNT} (Starling's limit per component)"),
+        ));
+    }
+    for name in ["MinHosts", "MaxHosts"] {
+        ad.insert(Name::known(name), Expr::Literal(Value::Int(n)));
+    }
+    // As condor_submit writes for the parallel universe.
+    for name in ["WantIOProxy", "JobRequiresSandbox"] {
+        ad.insert(Name::known(name), Expr::Literal(Value::Bool(true)));
+    }
+    // Empty: unordered again (commands hold until changed, so a later
+    // component undoes an earlier one's domain this way).
+    if let Some(domain) = get("component_domain")?.filter(|d| !d.trim().is_empty()) {
+        let domain = domain.trim();
+        crate::identity::check_domain_name(domain)
+            .map_err(|e| bad("component_domain", format!("{domain:?}: {e}")))?;
+        ad.insert(
+            Name::known("StarlingComponentDomain"),
+            Expr::Literal(Value::String(domain.into())),
+        );
+    }
+    if let Some(rule) = get("co_allocation")? {
+        let rule = match rule.trim().to_ascii_lowercase().replace('-', "_").as_str() {
+            "worst_fit" => "worst_fit",
+            "best_fit" => "best_fit",
+            _ => {
+                return Err(bad(
+                    "co_allocation",
+                    format!("{rule:?} is not worst_fit or best_fit"),
+                ))
+            }
+        };
+        ad.insert(
+            Name::known("StarlingCoallocation"),
+            Expr::Literal(Value::String(rule.into())),
+        );
+    }
+    Ok(())
+}
+
 /// The universes Starling runs, by HTCondor's numbers (`JobUniverse`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Universe {
@@ -2912,6 +3016,9 @@ enum Universe {
     /// A class (and jar files) run by the JVM of a machine that
     /// advertises `HasJava` (10).
     Java,
+    /// `machine_count` nodes started together on as many slots, all or
+    /// none (11); the procs of one cluster are one co-allocated job.
+    Parallel,
 }
 
 impl Universe {
@@ -2921,6 +3028,7 @@ impl Universe {
             Universe::Scheduler => 7,
             Universe::Local => 12,
             Universe::Java => 10,
+            Universe::Parallel => 11,
         }
     }
 }
@@ -2932,13 +3040,12 @@ fn universe_of(universe: &str) -> Result<Universe, &'static str> {
         "scheduler" => return Ok(Universe::Scheduler),
         "local" => return Ok(Universe::Local),
         "java" => return Ok(Universe::Java),
+        "parallel" => return Ok(Universe::Parallel),
         "docker" | "container" => {
             "Starling cannot run containers yet (no machine advertises a container runtime); \
              run the program in the vanilla universe"
         }
-        "parallel" | "mpi" => {
-            "Starling has no co-allocated parallel jobs yet; submit one job per machine"
-        }
+        "mpi" => "HTCondor itself replaced the MPI universe with the parallel universe; use that",
         "grid" | "vm" | "standard" | "globus" => {
             "Starling does not hand jobs to other batch systems or virtual machines"
         }

@@ -7,6 +7,7 @@
 //! ([`checkpoint`]); a job that would do better elsewhere is proposed
 //! to its submit agent for a move ([`migrate`]).
 
+pub mod barrier;
 pub mod checkpoint;
 pub mod migrate;
 pub mod startd;

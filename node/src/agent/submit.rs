@@ -7,11 +7,14 @@
 //! machine, and keeps them replicated ([`checkpoints`]). A running job's
 //! output is read from its machine under its claim ([`tail`]). Scheduler-
 //! and local-universe jobs are matched to no machine: the agent runs them
-//! itself, as their owners, in their directories ([`local`]).
+//! itself, as their owners, in their directories ([`local`]). The procs of
+//! a parallel-universe cluster are one job whose nodes start together on
+//! machines of several domains, or not at all ([`parallel`]).
 
 pub mod checkpoints;
 pub mod job_files;
 pub mod local;
 pub mod negotiator;
+pub mod parallel;
 pub mod shadow;
 pub mod tail;

@@ -1052,3 +1052,47 @@ fn a_mistyped_request_is_warned_of() {
     assert_eq!(w.len(), 1, "{w:?}");
     assert!(w[0].contains("did you mean request_memory"), "{w:?}");
 }
+
+#[test]
+fn a_parallel_job_is_one_proc_per_component_with_its_node_count() {
+    let ads = expand(
+        "universe = parallel\nexecutable = /bin/x\narguments = -n $(Node)\noutput = out.$(Node)\n\
+         machine_count = 4\nqueue\nmachine_count = 2\ncomponent_domain = d1.testnet\n\
+         co_allocation = best-fit\nrequest_cpus = 2\nqueue\n",
+    )
+    .unwrap();
+    assert_eq!(ads.len(), 2);
+    assert_eq!(i(&ads[0], "JobUniverse"), 11);
+    assert_eq!(i(&ads[0], "MaxHosts"), 4);
+    assert_eq!(i(&ads[0], "MinHosts"), 4);
+    assert_eq!(s(&ads[0], "Arguments"), "-n #pArAlLeLnOdE#");
+    assert!(s(&ads[0], "Out").ends_with("out.#pArAlLeLnOdE#"));
+    assert!(ads[0].get("StarlingComponentDomain").is_none());
+    assert_eq!(i(&ads[1], "MaxHosts"), 2);
+    assert_eq!(i(&ads[1], "RequestCpus"), 2);
+    assert_eq!(s(&ads[1], "StarlingComponentDomain"), "d1.testnet");
+    assert_eq!(s(&ads[1], "StarlingCoallocation"), "best_fit");
+    // Commands hold until changed: an empty component_domain undoes one.
+    let d = expand(
+        "universe = parallel\nexecutable = /bin/x\nmachine_count = 1\ncomponent_domain = d1\nqueue\n\
+         component_domain =\nqueue\n",
+    )
+    .unwrap();
+    assert_eq!(s(&d[0], "StarlingComponentDomain"), "d1");
+    assert!(d[1].get("StarlingComponentDomain").is_none());
+    // Not parallel: $(Node) is an undefined macro, empty.
+    let ads = expand("executable = /bin/x\narguments = a$(Node)b\nqueue\n").unwrap();
+    assert_eq!(s(&ads[0], "Arguments"), "ab");
+    for (text, wanted) in [
+        ("universe = parallel\nexecutable = /bin/x\nqueue\n", "machine_count: a parallel job needs one"),
+        ("universe = parallel\nexecutable = /bin/x\nmachine_count = 0\nqueue\n", "machine_count: 0 is not within 1-128"),
+        ("universe = parallel\nexecutable = /bin/x\nmachine_count = 129\nqueue\n", "not within 1-128"),
+        ("universe = parallel\nexecutable = /bin/x\nmachine_count = many\nqueue\n", "\"many\" is not a whole number"),
+        ("universe = parallel\nexecutable = /bin/x\nmachine_count = 2\nco_allocation = first\nqueue\n", "co_allocation: \"first\" is not worst_fit or best_fit"),
+        ("universe = parallel\nexecutable = /bin/x\nmachine_count = 2\ncomponent_domain = a b\nqueue\n", "component_domain: \"a b\""),
+        ("universe = mpi\nexecutable = /bin/x\nqueue\n", "use that"),
+    ] {
+        let e = expand(text).unwrap_err().to_string();
+        assert!(e.contains(wanted), "{text:?}: {e}");
+    }
+}

@@ -263,6 +263,9 @@ pub struct StartdState {
     /// The machine ad as the last claim found it (for the terms of jobs
     /// sent under a claim, whose answer cannot wait for a fresh one).
     machine_ad: Option<ClassAd>,
+    /// Where co-allocated nodes here are reached (asked of the network
+    /// once).
+    contact_host: Option<String>,
     /// Trusted domains whose `accept` term was found undecidable (logged).
     undecided_terms: std::collections::HashSet<String>,
     next_run: u64,
@@ -355,6 +358,8 @@ struct Job {
     /// When a move was last proposed for it (and whether for an owner
     /// reclaim).
     proposed: Option<(tokio::time::Instant, bool)>,
+    /// A co-allocated node's start barrier.
+    barrier: Option<Arc<super::barrier::Barrier>>,
 }
 
 impl Actor for Startd {
@@ -431,6 +436,7 @@ impl Actor for Startd {
             granted: HashMap::new(),
             next_slot: 1,
             machine_ad: None,
+            contact_host: None,
             undecided_terms: Default::default(),
             next_run: 1,
             drain: None,
@@ -657,6 +663,39 @@ impl StartdState {
                 }
                 _ => claim::Response::UnknownClaim { claim },
             },
+            claim::Request::Barrier { claim, release } => {
+                let host = self.contact_host().await;
+                match self.claims.get_mut(&claim) {
+                    Some(held) if held.peer == peer => {
+                        held.deadline = tokio::time::Instant::now() + held.lease;
+                        let barrier = held.job.as_ref().and_then(|j| j.barrier.clone());
+                        let status = match (&barrier, release) {
+                            (Some(b), Some(contacts)) => {
+                                b.release(contacts);
+                                b.status()
+                            }
+                            (Some(b), None) => b.status(),
+                            (None, _) if held.job.is_some() => super::barrier::Status {
+                                ready: false,
+                                failed: Some(
+                                    "the job under the claim is not a parallel node".into(),
+                                ),
+                            },
+                            (None, _) => super::barrier::Status {
+                                ready: false,
+                                failed: None,
+                            },
+                        };
+                        claim::Response::AtBarrier {
+                            claim,
+                            ready: status.ready,
+                            host,
+                            failed: status.failed,
+                        }
+                    }
+                    _ => claim::Response::UnknownClaim { claim },
+                }
+            }
             claim::Request::Release { claim, reason } => match self.claims.get(&claim) {
                 Some(held) if held.peer == peer => {
                     tracing::debug!(%claim, %reason, "claim released by its submitter");
@@ -713,6 +752,27 @@ impl StartdState {
                 claim: ClaimId::from_bytes([0; 16]),
             },
         })
+    }
+
+    /// This machine's host in a co-allocated job's contact list
+    /// ([`super::barrier::contact_host`]).
+    async fn contact_host(&mut self) -> String {
+        if let Some(host) = &self.contact_host {
+            return host.clone();
+        }
+        let listen = crate::agent::ask_network(&self.args.network, Command::ListenAddrs)
+            .await
+            .unwrap_or_default();
+        let hostname = self
+            .machine_ad
+            .as_ref()
+            .and_then(|m| crate::agent::shadow::text(m, "Machine"))
+            .unwrap_or_else(|| "localhost".to_owned());
+        let host = super::barrier::contact_host(&listen, &hostname);
+        if !listen.is_empty() {
+            self.contact_host = Some(host.clone());
+        }
+        host
     }
 
     fn reject(request: RequestId, code: RejectCode, reason: impl Into<String>) -> claim::Response {
@@ -1077,6 +1137,7 @@ impl StartdState {
         let me = myself.clone();
         let last_checkpoint: Arc<std::sync::Mutex<Option<super::migrate::LastCheckpoint>>> =
             Arc::default();
+        let barrier = super::barrier::Barrier::wanted(&ad).then(Arc::default);
         let handle = starter::spawn(
             StarterArgs {
                 network: self.args.network.clone(),
@@ -1100,6 +1161,7 @@ impl StartdState {
                 last_checkpoint: last_checkpoint.clone(),
                 links: self.args.links.clone(),
                 java: self.args.java.clone(),
+                barrier: barrier.clone(),
             },
             move || {
                 let _ = me.cast(StartdMsg::Ended { claim, run });
@@ -1120,6 +1182,7 @@ impl StartdState {
             started: tokio::time::Instant::now(),
             last_checkpoint,
             proposed: None,
+            barrier,
         });
         held.policy = SlotState {
             state: State::Claimed,
@@ -1198,6 +1261,7 @@ impl StartdState {
                 last_checkpoint: last_checkpoint.clone(),
                 links: self.args.links.clone(),
                 java: self.args.java.clone(),
+                barrier: None,
             },
             found,
             move || {
@@ -1249,6 +1313,7 @@ impl StartdState {
                     started: tokio::time::Instant::now(),
                     last_checkpoint,
                     proposed: None,
+                    barrier: None,
                 }),
                 policy: SlotState {
                     state: State::Claimed,

@@ -108,6 +108,9 @@ pub struct StarterArgs {
     /// The last checkpoint this starter took, for the startd's migration
     /// decider (what a move would cost).
     pub last_checkpoint: Arc<std::sync::Mutex<Option<super::migrate::LastCheckpoint>>>,
+    /// A co-allocated job's node waits here, its input staged, until all
+    /// its nodes start together ([`super::barrier`]).
+    pub barrier: Option<Arc<super::barrier::Barrier>>,
 }
 
 /// What the startd tells a starter while its job runs: the owner policy's
@@ -282,6 +285,11 @@ async fn run(args: StarterArgs, mut stopped: Stopped, done: &AtomicBool) {
         }
     };
     run_in(&args, &name, &run_as, &mut sandbox, &mut stopped).await;
+    if let Some(barrier) = &args.barrier {
+        // Ended before its release (its input failed): the submit agent
+        // gives the co-allocation up.
+        barrier.fail("the node ended before it was started");
+    }
     done.store(true, Ordering::SeqCst);
     let runs = args.isolation.runs().cloned();
     let _ = tokio::task::spawn_blocking(move || {
@@ -515,6 +523,28 @@ async fn run_in(
         return;
     }
     sandbox.forget_inputs(&restored);
+    if let Some(barrier) = &args.barrier {
+        barrier.arrive();
+        tracing::info!("the node's input is staged; waiting for its co-allocation to start");
+        let contacts = tokio::select! {
+            c = barrier.released() => c,
+            () = stopped.stopped() => return,
+        };
+        if let Err(e) = super::barrier::write_contacts(sandbox.path(), &contacts) {
+            let report = held(
+                hold_codes::FAILED_TO_CREATE_PROCESS,
+                e.raw_os_error().unwrap_or(0),
+                format!("the execute agent could not write the nodes' contact file: {e}"),
+            );
+            deliver(args, Some(sandbox), Vec::new(), report, stopped).await;
+            return;
+        }
+        // The contact file is the agent's, not the job's output.
+        if sandbox.snapshot_inputs().is_ok() {
+            sandbox.forget_inputs(&restored);
+        }
+        tracing::info!(nodes = contacts.len(), "released: the node starts");
+    }
     // A job that checkpoints by exiting is started again in the same
     // sandbox until it exits otherwise.
     loop {
@@ -1091,6 +1121,10 @@ fn spec_of(
     if starling_policies::slots::Resources::totals_of(&args.machine).gpus > 0 {
         spec.env.extend(gpu_environment(&args.gpus));
         spec.hidden_devices = others_devices(&args.machine, &args.gpus);
+    }
+    if let Some(contacts) = args.barrier.as_ref().and_then(|b| b.contacts()) {
+        spec.env
+            .extend(super::barrier::environment(job, sandbox.path(), &contacts));
     }
     spec.stdout = sandbox.stdout();
     spec.stderr = sandbox.stderr();

@@ -55,6 +55,7 @@ use starling_protocol::identity::{AgentId, Envelope, Keypair};
 use starling_storage::JobId;
 use tokio::sync::{mpsc, oneshot};
 
+mod coallocate;
 mod migration;
 
 use super::local;
@@ -139,6 +140,8 @@ pub enum NegotiatorMsg {
     },
     /// A job run on this machine reports.
     Local(local::Event),
+    /// A parallel job's coordinator reports.
+    Gang(super::parallel::GangEvent),
     /// Move a running job (`starling migrate`), to the machine named or
     /// the best one free; answered with the destination, else why not.
     Migrate {
@@ -181,6 +184,8 @@ pub struct NegotiatorArgs {
     pub links: crate::agent::links::Client,
     /// Claims and their latency are counted here.
     pub metrics: crate::metrics::Metrics,
+    /// How parallel jobs are placed and queued.
+    pub coallocation: crate::config::Coallocation,
 }
 
 pub struct NegotiatorState {
@@ -204,6 +209,11 @@ pub struct NegotiatorState {
     local: local::Runs,
     /// This machine, as their `RemoteHost` names it.
     host: String,
+    /// Parallel jobs being co-allocated or running, by cluster.
+    gangs: HashMap<i64, coallocate::Gang>,
+    gang_events: mpsc::Sender<super::parallel::GangEvent>,
+    /// Parallel jobs given up moments ago, not planned again until then.
+    gang_backoff: HashMap<i64, Instant>,
 }
 
 struct Shadow {
@@ -294,6 +304,15 @@ impl Actor for Negotiator {
                 }
             }
         });
+        let (gang_events, mut gang_reports) = mpsc::channel(256);
+        let me = myself.clone();
+        tokio::spawn(async move {
+            while let Some(event) = gang_reports.recv().await {
+                if me.cast(NegotiatorMsg::Gang(event)).is_err() {
+                    break;
+                }
+            }
+        });
         let me = myself.clone();
         tokio::spawn(async move {
             while let Some(event) = local_reports.recv().await {
@@ -318,6 +337,9 @@ impl Actor for Negotiator {
             migrations: HashMap::new(),
             local,
             host: crate::machine::hostname(),
+            gangs: HashMap::new(),
+            gang_events,
+            gang_backoff: HashMap::new(),
         };
         if !reconnects.is_empty() {
             tracing::info!(
@@ -346,6 +368,7 @@ impl Actor for Negotiator {
             NegotiatorMsg::Queue(event) => state.on_queue(&myself, event).await,
             NegotiatorMsg::Shadow(id, event) => state.on_shadow(&myself, id, event).await,
             NegotiatorMsg::Local(event) => state.on_local(&myself, event).await,
+            NegotiatorMsg::Gang(event) => state.on_gang(&myself, event).await,
             NegotiatorMsg::Vacate {
                 jobs,
                 reason,
@@ -383,6 +406,11 @@ impl Actor for Negotiator {
                 handle.stop(ReleaseReason::ShuttingDown);
             }
         }
+        for (_, gang) in state.gangs.drain() {
+            if let Some(handle) = gang.handle {
+                handle.stop(ReleaseReason::ShuttingDown);
+            }
+        }
         Ok(())
     }
 }
@@ -402,6 +430,9 @@ impl NegotiatorState {
             }
             Event::Held { ids } => {
                 for id in ids {
+                    if self.stop_gang_of(id, ReleaseReason::JobRemoved).await {
+                        continue;
+                    }
                     self.local.stop(id, local::Stop::Held);
                     self.cancel_move(id);
                     self.stop_job(id, ReleaseReason::JobRemoved);
@@ -412,6 +443,10 @@ impl NegotiatorState {
                 for id in ids {
                     // It leaves the queue once its process has ended.
                     if self.local.stop(id, local::Stop::Removed) {
+                        continue;
+                    }
+                    if self.stop_gang_of(id, ReleaseReason::JobRemoved).await {
+                        stopped.push(id);
                         continue;
                     }
                     self.cancel_move(id);
@@ -974,11 +1009,22 @@ impl NegotiatorState {
         for (id, _) in here {
             self.start_here(id).await;
         }
+        // Parallel jobs first: their nodes are placed together, and what
+        // they claim is pending for the single jobs planned after.
+        let (parallel, idle): (Vec<_>, Vec<_>) = idle
+            .into_iter()
+            .partition(|(_, ad)| super::parallel::is_parallel(ad));
         self.waiting.clear();
-        if idle.is_empty() {
+        if idle.is_empty() && parallel.is_empty() {
             return;
         }
         let machines = self.machines().await;
+        if !parallel.is_empty() {
+            self.place_parallel(parallel, &machines, now);
+        }
+        if idle.is_empty() {
+            return;
+        }
         let rtts = self.rtts().await;
         let ads: Vec<&ClassAd> = machines.iter().map(|m| m.ad.as_ref()).collect();
         let significant = Significant::with_machines(ads.iter().copied());
@@ -1221,6 +1267,7 @@ impl NegotiatorState {
             standby,
             links: self.args.links.clone(),
             metrics: self.args.metrics.clone(),
+            barrier: None,
         });
         if !standing_by {
             self.placed.insert(job, id);
@@ -1270,6 +1317,7 @@ impl NegotiatorState {
             standby: None,
             links: self.args.links.clone(),
             metrics: self.args.metrics.clone(),
+            barrier: None,
         });
         self.placed.insert(r.job, id);
         self.shadows.insert(
@@ -1297,7 +1345,9 @@ impl NegotiatorState {
                 s.granted
                     .is_none_or(|at| now.duration_since(at) < GRANT_SETTLES)
             })
-            .fold(Request::default(), |sum, s| sum.plus(s.request))
+            .fold(self.gang_pending_on(machine, now), |sum, s| {
+                sum.plus(s.request)
+            })
     }
 
     async fn machines(&self) -> Vec<MachineAd> {
@@ -1433,6 +1483,12 @@ struct Reconnecting {
 
 impl Reconnecting {
     fn of(job: JobId, ad: ClassAd) -> Option<Reconnecting> {
+        // A parallel job's nodes start together or not at all: one node
+        // is not reconnected to alone (see `parallel`); the job runs
+        // again, its old nodes ending with their leases.
+        if super::parallel::is_parallel(&ad) {
+            return None;
+        }
         let claim = shadow::text(&ad, "ClaimId")?.parse().ok()?;
         let peer: PeerId = shadow::text(&ad, crate::queue::EXECUTE_AGENT)?
             .parse()

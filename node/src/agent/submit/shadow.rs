@@ -207,6 +207,26 @@ pub struct ShadowArgs {
     /// (`first` again, as it is once it left its old machine) or, `None`
     /// or dropped, that nothing comes: a migration's destination.
     pub standby: Option<oneshot::Receiver<Option<Placement>>>,
+    /// A co-allocated job's node: once its input is staged it waits at the
+    /// machine until [`NodeBarrier::go`] starts it with the others.
+    pub barrier: Option<NodeBarrier>,
+}
+
+/// How often a node's shadow asks its machine whether the node is ready.
+pub const BARRIER_POLL: Duration = Duration::from_millis(200);
+
+/// A co-allocated node's part in the start barrier
+/// ([`crate::agent::submit::parallel`]).
+#[derive(Debug)]
+pub struct NodeBarrier {
+    /// The node's number.
+    pub node: u32,
+    /// Told once the node's input is staged at its machine: the node and
+    /// the host the other nodes reach it at.
+    pub prepared: mpsc::Sender<(u32, String)>,
+    /// The release, with every node's contact; dropped: the co-allocation
+    /// is given up and the claim released.
+    pub go: oneshot::Receiver<Vec<claim::Contact>>,
 }
 
 /// A claim to reconnect to.
@@ -360,6 +380,29 @@ async fn run(
             let input = match hand_over(&args, claim, &placement).await {
                 Ok((input, closed)) => {
                     input_closed = closed;
+                    if let Some(barrier) = args.barrier.take() {
+                        let waited = tokio::select! {
+                            w = at_barrier(&args, claim, lease, barrier) => w,
+                            reason = &mut stopped => {
+                                withdraw(&args, Some(input)).await;
+                                break 'claim reason.unwrap_or(ReleaseReason::JobRemoved);
+                            }
+                        };
+                        if let Err(reason) = waited {
+                            withdraw(&args, Some(input)).await;
+                            emit(
+                                &args,
+                                ShadowEvent::Lost {
+                                    job: placement.job,
+                                    reason,
+                                    handed_over: false,
+                                    last_heard: None,
+                                },
+                            )
+                            .await;
+                            break ReleaseReason::NoMoreWork;
+                        }
+                    }
                     input
                 }
                 Err(Handover::Unrunnable(code, reason)) => {
@@ -863,6 +906,76 @@ async fn vacate(
             "{} could not be asked to vacate it ({e}); an agent older than `starling vacate` cannot",
             args.machine
         )),
+    }
+}
+
+/// Waits at the start barrier: asks the machine until the node is ready
+/// (and says so), then waits for the go and passes it on. The asking keeps
+/// the claim alive meanwhile. `Err`: why the node will not start.
+async fn at_barrier(
+    args: &ShadowArgs,
+    claim: ClaimId,
+    lease: Duration,
+    barrier: NodeBarrier,
+) -> Result<(), String> {
+    let NodeBarrier {
+        node,
+        prepared,
+        mut go,
+    } = barrier;
+    let mut prepared = Some(prepared);
+    let mut poll = tokio::time::interval(BARRIER_POLL);
+    let mut answered = tokio::time::Instant::now();
+    loop {
+        tokio::select! {
+            contacts = &mut go => {
+                let contacts = contacts.map_err(|_| "the co-allocation was given up".to_owned())?;
+                let released = claim_request(
+                    &args.network,
+                    args.peer,
+                    claim::Request::Barrier { claim, release: Some(contacts) },
+                )
+                .await;
+                return match released {
+                    Ok(claim::Response::AtBarrier { failed: Some(f), .. }) => Err(f),
+                    Ok(claim::Response::AtBarrier { ready: true, .. }) => Ok(()),
+                    Ok(claim::Response::UnknownClaim { .. }) => {
+                        Err("the execute agent no longer knows the claim".to_owned())
+                    }
+                    Ok(other) => Err(format!("unexpected answer to the release {other:?}")),
+                    Err(e) => Err(format!("the release was not answered: {e}")),
+                };
+            }
+            _ = poll.tick() => {
+                match claim_request(
+                    &args.network,
+                    args.peer,
+                    claim::Request::Barrier { claim, release: None },
+                )
+                .await
+                {
+                    Ok(claim::Response::AtBarrier { ready, host, failed, .. }) => {
+                        answered = tokio::time::Instant::now();
+                        if let Some(f) = failed {
+                            return Err(f);
+                        }
+                        if ready {
+                            if let Some(p) = prepared.take() {
+                                let _ = p.send((node, host)).await;
+                            }
+                        }
+                    }
+                    Ok(claim::Response::UnknownClaim { .. }) => {
+                        return Err("the execute agent no longer knows the claim".to_owned());
+                    }
+                    Ok(other) => return Err(format!("unexpected answer at the barrier {other:?}")),
+                    Err(e) if answered.elapsed() >= lease + LEASE_SLACK => {
+                        return Err(format!("the execute agent has not answered for a lease ({e})"));
+                    }
+                    Err(_) => {}
+                }
+            }
+        }
     }
 }
 
