@@ -809,19 +809,20 @@ def collect(a, net, exp, submitted, stamps, t0):
             notes.add(f"{exp} job {job['job']}: {len(starts)} nodes ran, {nodes} asked")
         if not starts:
             sys.exit(f"{exp} job {job['job']} (cluster {cid}): no node ran")
-        # The run that completed: JobCurrentStartDate (the same in every
-        # proc of an atomic start; the latest if not), else JobStartDate.
-        ad_start = [number(p["JobCurrentStartDate"]) or number(p["JobStartDate"]) for p in procs]
-        ad_start = [x for x in ad_start if x]
         ad_end = [x for x in (number(p["CompletionDate"]) for p in procs) if x]
         coalloc = [x for x in (number(p["StarlingCoallocationOverhead"]) for p in procs)
                    if x is not None]
-        if not ad_start or not ad_end:
-            notes.add("no JobStartDate/CompletionDate in the history: nodes' stamps used")
+        if not ad_end:
+            notes.add("no CompletionDate in the history: the last node's end used")
         if not coalloc:
             notes.add("no StarlingCoallocationOverhead in the history: taken as 0")
-        start = (max(ad_start) if ad_start else min(starts)) - t0
-        end = (max(ad_end) if ad_end else max(ends or starts)) - t0
+        # History dates are whole seconds (floored). The start is taken
+        # from the nodes (their processes start as the barrier releases
+        # them, to a few ms); the end is CompletionDate's second plus half
+        # a second, and never before the last node's end: ±0.5 s.
+        start = min(starts) - t0
+        last = max(ends or starts)
+        end = (max(max(ad_end) + 0.5, last) if ad_end else last) - t0
         rows.append(job_row(job, a, "measured", at, start, end, min(starts) - t0,
                             max(ends or starts) - t0, max(coalloc or [0.0]),
                             max(starts) - min(starts), " ".join(placed), cluster_id=cid))
