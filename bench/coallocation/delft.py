@@ -494,6 +494,7 @@ for i, metric in enumerate(("response", "runtime", "overhead")):
                       "model+overhead": "model with our mean overhead",
                       "thesis": "thesis (DAS-2, 2004)"}}[src]
             ax.bar(xs, ys, width, yerr=es, capsize=3, color=colors[src], label=label, alpha=0.85)
+    ax.set_xlim(-0.6, len(exps) - 0.4)
     ax.set_xticks(range(len(exps)))
     ax.set_xticklabels(exps)
     ax.set_title(metric + (": mean ± sd, s (ours as measured)" if metric == "overhead"
