@@ -397,7 +397,7 @@ def report(rows, summary, a, out):
     lines = []
     say = lines.append
     scale = float(rows[0]["time_scale"]) if rows else a.time_scale
-    sp = a.scale_processors
+    sp = int(rows[0].get("scale_processors") or a.scale_processors) if rows else a.scale_processors
     say(f"Sinaga ch. 6, E1-E5 on a testnet: 40 jobs of 4 components each, clusters "
         f"{{144, 64, 64, 64}} / {sp} processors, runtimes x {scale:g} "
         f"(thesis time = ours / {scale:g}); rule {a.rule}.")
@@ -545,7 +545,7 @@ def plot(a, out, rows):
             print("could not install matplotlib: no PNG", file=sys.stderr)
             return
     # Processors in use are counted in the thesis' units: sizes x scale.
-    sp = a.scale_processors
+    sp = int(rows[0].get("scale_processors") or a.scale_processors)
     clusters = {e: [n // sp for _, n in ((c, THESIS_CLUSTERS[c]) for c in EXPERIMENTS[e]["clusters"])]
                 for e in EXPERIMENTS}
     title = (f"Sinaga ch. 6 E1-E5 on a Starling testnet: 40 jobs of 4 components, "
