@@ -544,7 +544,7 @@ def plot(a, out, rows):
         if subprocess.run([py, "-m", "pip", "install", "-q", "matplotlib"]).returncode != 0:
             print("could not install matplotlib: no PNG", file=sys.stderr)
             return
-    # Processors in use are counted in the thesis' units: sizes x scale.
+    # The load diagrams: processors in use over the clusters' (both scaled).
     sp = int(rows[0].get("scale_processors") or a.scale_processors)
     clusters = {e: [n // sp for _, n in ((c, THESIS_CLUSTERS[c]) for c in EXPERIMENTS[e]["clusters"])]
                 for e in EXPERIMENTS}
