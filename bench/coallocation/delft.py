@@ -321,11 +321,11 @@ JOB_FIELDS = ["source", "experiment", "job", "cluster_id", "components", "sizes"
               "domains", "placed", "runtime_asked", "time_scale", "scale_processors", "rule",
               "submit", "start", "end",
               "response", "runtime", "overhead", "wait", "coalloc_overhead", "start_spread",
-              "node_start", "node_end"]
+              "node_start", "node_end", "runs"]
 
 
 def job_row(job, a, source, submit, start, end, node_start, node_end, coalloc, spread, placed,
-            cluster_id=""):
+            cluster_id="", runs=1):
     """One jobs.csv row. Times are seconds since the experiment's first
     submission. response = end - submit (§6, "the total time since the job is
     submitted to DCS until the job is completed"); runtime = last node's end -
@@ -350,7 +350,7 @@ def job_row(job, a, source, submit, start, end, node_start, node_end, coalloc, s
             "response": round(response, 3), "runtime": round(runtime, 3),
             "overhead": round(overhead, 3), "wait": round(response - runtime - overhead, 3),
             "coalloc_overhead": round(coalloc, 3), "start_spread": round(spread, 3),
-            "node_start": round(node_start, 3), "node_end": round(node_end, 3)}
+            "node_start": round(node_start, 3), "node_end": round(node_end, 3), "runs": runs}
 
 
 def mean_sd(xs):
@@ -389,6 +389,8 @@ def summarise(rows):
             [(float(r["start"]) - float(r["coalloc_overhead"]), float(r["end"])) for r in rs])
         row["thesis_max_concurrent_jobs"] = THESIS_MAX_CONCURRENT.get(exp, "")
         row["start_spread_max"] = max(float(r["start_spread"]) for r in rs)
+        # Jobs that started more than once (a node lost after the start).
+        row["jobs_rerun"] = sum(1 for r in rs if int(r.get("runs") or 1) > 1)
         out.append(row)
     return out
 
@@ -413,6 +415,10 @@ def report(rows, summary, a, out):
             f"{s['response_mean_thesis_time']:.1f} ± {s['response_sd_thesis_time']:.1f} / "
             f"{s['runtime_mean_thesis_time']:.1f} ± {s['runtime_sd_thesis_time']:.1f} / "
             f"{s['duration_thesis_time']:.1f}")
+    for s in summary:
+        if s["jobs_rerun"]:
+            say(f"{s['experiment']} {s['source']}: {s['jobs_rerun']} jobs ran more than once "
+                f"(a node lost after the start): not a replay")
     say("")
     for exp in sorted({s["experiment"] for s in summary}):
         ref = THESIS_RESULTS.get(exp)
@@ -777,7 +783,7 @@ def collect(a, net, exp, submitted, stamps, t0):
     """jobs.csv rows from the submit agent's history (QDate, start and
     completion dates, StarlingCoallocationOverhead) and the nodes' stamps."""
     attrs = ["ClusterId", "ProcId", "JobStartDate", "JobCurrentStartDate", "CompletionDate",
-             "StarlingCoallocationOverhead", "JobStatus"]
+             "StarlingCoallocationOverhead", "JobStatus", "NumJobStarts"]
     out = run(net.starling, "history", "-af", *attrs, "--agent", net.path(0))
     ads = {}
     for line in out.stdout.splitlines():
@@ -827,9 +833,16 @@ def collect(a, net, exp, submitted, stamps, t0):
         start = min(starts) - t0
         last = max(ends or starts)
         end = (max(max(ad_end) + 0.5, last) if ad_end else last) - t0
+        runs = max([int(x) for x in (number(p["NumJobStarts"]) for p in procs) if x] or [1])
+        if runs > 1:
+            # A node lost after the start sends the job back to idle; its
+            # next run overwrites the stamps of the nodes that run again.
+            notes.add(f"{exp}: jobs that ran more than once (their runtime and start spread "
+                      f"mix runs)")
         rows.append(job_row(job, a, "measured", at, start, end, min(starts) - t0,
                             max(ends or starts) - t0, max(coalloc or [0.0]),
-                            max(starts) - min(starts), " ".join(placed), cluster_id=cid))
+                            max(starts) - min(starts), " ".join(placed), cluster_id=cid,
+                            runs=runs))
     for n in sorted(notes):
         log(f"  note: {n}")
     return rows
