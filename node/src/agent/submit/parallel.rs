@@ -20,19 +20,23 @@
 //! for together and answered at once (no request waits at a busy machine);
 //! a refusal of any one gives every other claim back at once and the
 //! machine that refused is avoided for a moment, so neither agent holds
-//! part of the pool while it waits for the rest, and the one whose
-//! placement was refused plans again on the next round with the view as it
-//! is then. A job that was given up goes behind no one: its place in the
-//! queue is its submission, so it cannot starve behind later jobs under
-//! FCFS, and under FPFS it is passed only by jobs that fit when it does
-//! not. Holding nothing while waiting is what rules out the deadlock; the
-//! cost is that an agent may ask again and again while another holds what
-//! it needs, which is bounded by the other's runtime.
+//! part of the pool while it waits for the rest. The job that was given
+//! up waits a jittered 1–2 s (two agents that collided do not try again in
+//! step) and goes behind the parallel jobs waiting then, as the thesis'
+//! Scheduler moves a failed job to the tail of its queue; after
+//! `[coallocation] max_start_failures` it is held with the last reason
+//! rather than tried forever. Holding nothing while waiting rules out the
+//! deadlock; the jitter and the requeue keep one job from starving the
+//! others behind it, and the failure limit bounds a job that can never
+//! start. What is not ruled out: an agent may ask again and again while
+//! another agent's job holds what it needs (bounded by that job's
+//! runtime), and single jobs waiting at busy machines may take the slots
+//! a parallel job needs as they free (no slot is reserved for it).
 //!
 //! A machine that dies between prepare and start is found by its node's
 //! shadow (the barrier is asked about every [`shadow::BARRIER_POLL`], and
-//! unanswered for a lease the node is lost): the co-allocation is given up
-//! and every other claim released at once. A prepare that does not finish
+//! unanswered for [`shadow::BARRIER_SILENCE`] the node is lost): the
+//! co-allocation is given up and every other claim released at once. A prepare that does not finish
 //! within [`PREPARE_TIMEOUT`] is given up the same way.
 //!
 //! Once started, the job ends as its `ParallelShutdownPolicy` says:
