@@ -184,7 +184,7 @@ fn errors_name_the_line_and_the_problem() {
         (
             "executable = /bin/x\nuniverse = grid\nqueue\n",
             2,
-            "only vanilla, scheduler, local and java",
+            "only vanilla, scheduler, local, java and parallel",
         ),
         (
             "executable = /bin/x\nrequest_memory = -4\nqueue\n",
