@@ -40,6 +40,7 @@ pub mod args;
 mod functions;
 pub mod gpus;
 pub mod kill_sig;
+pub mod retry;
 pub mod values;
 
 use std::collections::BTreeMap;
@@ -442,6 +443,9 @@ const COMMANDS: &[&str] = &[
     "when_to_transfer_output",
     "request_cpus",
     "request_memory",
+    "retry_request_memory",
+    "retry_request_memory_increase",
+    "retry_request_memory_max",
     "request_disk",
     "requirements",
     "rank",
@@ -500,18 +504,6 @@ const IGNORED: &[(&str, &str)] = &[
         "Starling always sends the kill signal first",
     ),
     ("use_oauth_services", "Starling has no credential service"),
-    (
-        "retry_request_memory",
-        "Starling does not retry with more memory yet",
-    ),
-    (
-        "retry_request_memory_increase",
-        "Starling does not retry with more memory yet",
-    ),
-    (
-        "retry_request_memory_max",
-        "Starling does not retry with more memory yet",
-    ),
     ("transfer_output", "only for the grid universe"),
     ("transfer_input", "only for the grid universe"),
     ("transfer_error", "only for the grid universe"),
@@ -1315,9 +1307,18 @@ impl Description {
                 if parallel && ["machine_count", "node_count"].contains(&key.as_str()) {
                     continue;
                 }
-                if ["request_memory", "request_disk"].contains(&key.as_str())
-                    && retry_list(value).is_some()
+                if key == "retry_request_memory_increase"
+                    && self.statements.iter().any(|s| {
+                        matches!(s, Statement::Set { key, .. } if key == "retry_request_memory")
+                    })
                 {
+                    warnings.push(self.error(
+                        *line,
+                        "retry_request_memory_increase: ignored because retry_request_memory \
+                         is used (as in HTCondor)",
+                    ));
+                }
+                if key == "request_disk" && retry_list(value).is_some() {
                     warnings.push(self.error(
                         *line,
                         format!(
@@ -2017,16 +2018,39 @@ impl Description {
             .map_err(|e| bad("request_cpus", e))?;
         let memory = get("request_memory")?.unwrap_or_else(|| "128".to_owned());
         // A list of sizes is HTCondor's retry ladder: the first is the
-        // request (a warning says the rest is ignored).
-        let memory = retry_list(&memory).map_or(memory.clone(), str::to_owned);
+        // request, the rest the sizes of its retries.
+        let ladder = retry_list(&memory).map(|first| {
+            let rest = memory.split_once(',').map_or("", |(_, r)| r);
+            (first.to_owned(), rest.to_owned())
+        });
         request(
             &mut ad,
             "RequestMemory",
-            &memory,
+            ladder.as_ref().map_or(&memory, |(first, _)| first),
             Some(Unit::Mib),
             values::MEMORY,
         )
         .map_err(|e| bad("request_memory", e))?;
+        // A job that goes over its memory runs again with more
+        // (`retry_request_memory*`), as HTCondor writes it: only beside
+        // a request that is an amount, not an expression.
+        if let Some(Expr::Literal(Value::Int(request_mib))) = ad.get("RequestMemory").cloned() {
+            let (key, list) = match &ladder {
+                Some((_, rest)) => ("request_memory", Some(rest.clone())),
+                None => match get("retry_request_memory")? {
+                    Some(l) => ("retry_request_memory", Some(l)),
+                    None => ("retry_request_memory_max", get("retry_request_memory_max")?),
+                },
+            };
+            let increase = get("retry_request_memory_increase")?;
+            let retry = retry::Memory {
+                request_mib,
+                key,
+                list: list.as_deref(),
+                increase: increase.as_deref(),
+            };
+            retry::memory(&mut ad, &retry).map_err(|(key, e)| bad(key, e))?;
+        }
         // What the job brings, as condor_submit counts it: the executable
         // (sent or not), the input and transfer_input_files, each file
         // rounded up to a KiB; URLs are fetched where the job runs.
