@@ -1436,9 +1436,18 @@ impl Queue {
         let Some(ad) = self.job(id) else {
             return Err(QueueError::NoSuchJob(id));
         };
+        let c = self.back_to_idle(&ad, reason, ran_until);
+        self.update(id, c).await?;
+        self.log_evicted(id, &ad, reason).await;
+        Ok(())
+    }
+
+    /// What sends a job whose run ended early back to idle: its run and
+    /// lost time counted, where it ran forgotten.
+    fn back_to_idle(&self, ad: &ClassAd, reason: &str, ran_until: Option<i64>) -> Vec<Change> {
         let mut c = self.status_changes(status::IDLE);
-        c.extend(self.run_time(&ad));
-        c.extend(self.badput(&ad, ran_until.unwrap_or_else(|| self.now())));
+        c.extend(self.run_time(ad));
+        c.extend(self.badput(ad, ran_until.unwrap_or_else(|| self.now())));
         c.extend([
             Change::set("LastVacateReason", quote(reason)),
             Change::set(
@@ -1454,20 +1463,23 @@ impl Queue {
             Change::remove("JobCurrentStartDate"),
             Change::remove("JobCurrentStartExecutingDate"),
         ]);
-        self.update(id, c).await?;
-        let resources = resources_of(&ad, None, None);
+        c
+    }
+
+    /// The user log's eviction event for `ad`'s run.
+    async fn log_evicted(&self, id: JobId, ad: &ClassAd, reason: &str) {
+        let resources = resources_of(ad, None, None);
         self.log(
             id,
-            &ad,
+            ad,
             &userlog::Event::Evicted {
-                checkpointed: int(&ad, "NumCkpts").unwrap_or(0) > 0,
+                checkpointed: int(ad, "NumCkpts").unwrap_or(0) > 0,
                 cpu: userlog::CpuTime::default(),
                 reason,
                 resources: &resources,
             },
         )
         .await;
-        Ok(())
     }
 
     /// The job's latest checkpoint record, as [`Queue::checkpointed`] kept
@@ -1665,6 +1677,8 @@ impl Queue {
     }
 
     /// The job cannot go on: held with HTCondor's code and a reason.
+    /// Unless its eviction transforms cure the hold (see
+    /// [`Queue::held_or_retried`]).
     pub async fn held(
         &self,
         id: JobId,
@@ -1672,9 +1686,45 @@ impl Queue {
         subcode: i32,
         reason: &str,
     ) -> Result<(), QueueError> {
+        self.held_or_retried(id, code, subcode, reason)
+            .await
+            .map(drop)
+    }
+
+    /// [`Queue::held`], which says whether the job went back to idle
+    /// instead: a job whose eviction transforms
+    /// ([`starling_policies::on_evict`]: `retry_request_memory` and its
+    /// kin) change its requests for this hold (code, subcode) is not held
+    /// but made idle with the larger request, as HTCondor's schedd does,
+    /// with `VacateReason`, `VacateReasonCode` and `VacateReasonSubCode`
+    /// saying why its run ended and an eviction event in its user log.
+    pub async fn held_or_retried(
+        &self,
+        id: JobId,
+        code: u32,
+        subcode: i32,
+        reason: &str,
+    ) -> Result<bool, QueueError> {
         let Some(ad) = self.job(id) else {
             return Err(QueueError::NoSuchJob(id));
         };
+        if let Some(retry) = starling_policies::on_evict::on_hold(&ad, code, subcode) {
+            let mut c = self.back_to_idle(&ad, reason, None);
+            c.extend([
+                Change::set("VacateReason", quote(reason)),
+                Change::set("VacateReasonCode", code.to_string()),
+                Change::set("VacateReasonSubCode", subcode.to_string()),
+            ]);
+            let mut retried = Vec::new();
+            for (attr, value) in retry {
+                retried.push(format!("{attr} = {}", unparse(&value)));
+                c.push(Change::set(attr, unparse(&value)));
+            }
+            self.update(id, c).await?;
+            let why = format!("{reason} Running again with {}.", retried.join(", "));
+            self.log_evicted(id, &ad, &why).await;
+            return Ok(true);
+        }
         let mut c = self.status_changes(status::HELD);
         c.extend(self.run_time(&ad));
         c.extend([
@@ -1697,7 +1747,7 @@ impl Queue {
         )
         .await;
         self.announce(Event::Held { ids: vec![id] });
-        Ok(())
+        Ok(false)
     }
 
     /// Removed jobs' runs were stopped: to the history, all in one write.

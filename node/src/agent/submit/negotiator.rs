@@ -779,9 +779,15 @@ impl NegotiatorState {
                         }
                     }
                 }
-                let recorded = record_end(queue, job, &report, &output).await;
-                if let Err(e) = recorded {
-                    tracing::warn!(%job, error = %e, "could not record the job's end");
+                match record_end(queue, job, &report, &output).await {
+                    // A job that asked to run again with more memory went
+                    // back to idle instead of being held: negotiate soon.
+                    Ok(true) => {
+                        tracing::info!(%job, "the job runs again with what its eviction transform asks");
+                        self.soon(myself);
+                    }
+                    Ok(false) => {}
+                    Err(e) => tracing::warn!(%job, error = %e, "could not record the job's end"),
                 }
                 // It ended before it could move.
                 if self.move_of_shadow(id).is_none() {
@@ -1412,19 +1418,23 @@ fn unix_now() -> i64 {
 /// Records `job`'s exit and what its `on_exit_*` policy makes of it:
 /// held, back to idle (`max_retries` not reached), or completed.
 /// Records the end of a run that came back with a report: held when the
-/// report or the pulled output says so, else its exit.
+/// report or the pulled output says so, else its exit. `Ok(true)`: the
+/// job's eviction transform cured the report's hold (`retry_request_memory`)
+/// and it is idle again ([`Queue::held_or_retried`]).
 async fn record_end(
     queue: &Queue,
     job: JobId,
     report: &starling_protocol::transfer::Report,
     output: &Result<(), String>,
-) -> Result<(), crate::queue::QueueError> {
+) -> Result<bool, crate::queue::QueueError> {
     if let Some(hold) = &report.hold {
-        return queue.held(job, hold.code, hold.subcode, &hold.reason).await;
+        return queue
+            .held_or_retried(job, hold.code, hold.subcode, &hold.reason)
+            .await;
     }
     if let Err(reason) = output {
         let why = format!("Transfer output files failure: {reason}");
-        return queue.held(job, 12, 0, &why).await;
+        return queue.held(job, 12, 0, &why).await.map(|()| false);
     }
     let how = Completion {
         exit_code: report.exit_code,
@@ -1435,7 +1445,7 @@ async fn record_end(
         peak_memory_kib: report.peak_memory_kib,
         disk_usage_kib: report.disk_usage_kib,
     };
-    record_exit(queue, job, &how).await
+    record_exit(queue, job, &how).await.map(|()| false)
 }
 
 async fn record_exit(
