@@ -1206,6 +1206,28 @@ impl Queue {
         self.update_holding(writing, id, c).await
     }
 
+    /// The job was matched to a machine and its `$$(...)` filled in from
+    /// the machine's ad: what was used is recorded (`MATCH_<Attr>`,
+    /// `MATCH_EXP_<attribute>`), as HTCondor records it, unless the job
+    /// is no longer idle.
+    pub async fn matched(&self, id: JobId, record: &[(String, Expr)]) -> Result<(), QueueError> {
+        let writing = self.writing().await;
+        let Some(ad) = self.job(id) else {
+            return Err(QueueError::NoSuchJob(id));
+        };
+        if let Some(code @ (status::HELD | status::REMOVED | status::COMPLETED)) = status_of(&ad) {
+            return Err(QueueError::Invalid(format!(
+                "job {id} is {}: its match is not recorded",
+                name_of(code)
+            )));
+        }
+        let c = record
+            .iter()
+            .map(|(name, expr)| Change::set(name.clone(), unparse(expr)))
+            .collect();
+        self.update_holding(writing, id, c).await
+    }
+
     /// A job the submit agent runs itself (scheduler and local universes)
     /// starts on this machine, `host`: it is recorded running here
     /// (`RemoteHost`) and its start counted before its process starts, so

@@ -8,7 +8,8 @@
 //! anywhere in the file (the latest value at each `queue`), `$(NAME:default)`
 //! (an undefined macro is empty) and the macro functions of `functions`
 //! (`$INT`, `$REAL`, `$STRING`, `$EVAL`, `$F…`, `$BASENAME`, `$DIRNAME`,
-//! `$SUBSTR`, `$CHOICE`, `$RANDOM_CHOICE`, `$RANDOM_INTEGER`, `$ENV`); `$$(Attr)` is left for the execute side.
+//! `$SUBSTR`, `$CHOICE`, `$RANDOM_CHOICE`, `$RANDOM_INTEGER`, `$ENV`); `$$(Attr)` is left as written, and filled in
+//! from the matched machine when the job is handed to it ([`dollar_dollar`]).
 //! `if`/`elif`/`else`/`endif` choose lines at parse time, with HTCondor's
 //! conditions (numbers, booleans, `defined`, `version`; "complex
 //! conditionals" are refused, as HTCondor refuses them). Anything wrong is
@@ -37,6 +38,7 @@
 //! ([`Environment::size_kib`]).
 
 pub mod args;
+pub mod dollar_dollar;
 mod functions;
 pub mod gpus;
 pub mod kill_sig;
