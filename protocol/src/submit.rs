@@ -42,6 +42,7 @@ pub mod dollar_dollar;
 mod functions;
 pub mod gpus;
 pub mod kill_sig;
+pub mod limits;
 pub mod retry;
 pub mod values;
 
@@ -448,6 +449,7 @@ const COMMANDS: &[&str] = &[
     "retry_request_memory",
     "retry_request_memory_increase",
     "retry_request_memory_max",
+    "concurrency_limits",
     "request_disk",
     "requirements",
     "rank",
@@ -497,10 +499,6 @@ const ATTRIBUTE_ALIASES: &[(&str, &str)] = &[
 /// HTCondor 25's submit commands that Starling accepts and ignores, each
 /// with why it has no effect here.
 const IGNORED: &[(&str, &str)] = &[
-    (
-        "concurrency_limits",
-        "Starling has no pool-wide concurrency limits yet",
-    ),
     (
         "want_graceful_removal",
         "Starling always sends the kill signal first",
@@ -2316,20 +2314,12 @@ impl Description {
                 &code,
             )?;
         }
-        // Accepted into the ad as HTCondor writes it, with a warning that
-        // Starling does not act on it (see IGNORED).
+        // Held for the whole domain the job runs in by its share keeper
+        // (see `limits`); in lower case and sorted, as HTCondor keeps them.
         if let Some(v) = get("concurrency_limits")? {
-            // In lower case and sorted, as HTCondor keeps them.
-            let mut limits: Vec<String> = v
-                .trim()
-                .to_ascii_lowercase()
-                .split([',', ' ', '\t'])
-                .filter(|l| !l.is_empty())
-                .map(str::to_owned)
-                .collect();
-            limits.sort();
+            let limits = limits::parse(&v).map_err(|e| bad("concurrency_limits", e))?;
             if !limits.is_empty() {
-                set_str(&mut ad, "ConcurrencyLimits", &limits.join(","));
+                set_str(&mut ad, "ConcurrencyLimits", &limits::show(&limits));
             }
         }
         for (key, name) in [("transfer_output_remaps", "TransferOutputRemaps")] {

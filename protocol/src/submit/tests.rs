@@ -943,9 +943,12 @@ fn ad_details_as_htcondor_writes_them() {
     let ads = expand("executable = prog\ntransfer_executable = true\nqueue\n").unwrap();
     assert_eq!(s(&ads[0], "Cmd"), "/work/prog");
     assert!(ads[0].get("TransferExecutable").is_none());
-    // Concurrency limits in lower case, sorted.
+    // Concurrency limits in lower case, sorted; bad ones refused.
     let ads = expand("executable = /bin/x\nconcurrency_limits = Zed, DB:2\nqueue\n").unwrap();
     assert_eq!(s(&ads[0], "ConcurrencyLimits"), "db:2,zed");
+    let (line, e) = refused("executable = /bin/x\nconcurrency_limits = db:0\nqueue\n");
+    assert_eq!(line, 2);
+    assert!(e.contains("concurrency_limits: \"db:0\""), "{e}");
     // `env` in the old syntax stays in the old syntax.
     let ads = expand("executable = /bin/x\nenv = B=2;A=1\ngetenv = !HOME\nqueue\n").unwrap();
     assert_eq!(s(&ads[0], "Env"), "A=1;B=2");
