@@ -450,6 +450,8 @@ const COMMANDS: &[&str] = &[
     "retry_request_memory_increase",
     "retry_request_memory_max",
     "concurrency_limits",
+    "max_transfer_input_mb",
+    "max_transfer_output_mb",
     "request_disk",
     "requirements",
     "rank",
@@ -526,8 +528,6 @@ const IGNORED: &[(&str, &str)] = &[
         "leave_in_queue",
         "Starling keeps finished jobs in its history",
     ),
-    ("max_transfer_input_mb", "not enforced by Starling yet"),
-    ("max_transfer_output_mb", "not enforced by Starling yet"),
     ("preserve_relative_paths", "not supported by Starling yet"),
     ("want_remote_io", "Starling has no remote I/O"),
     ("want_io_proxy", "Starling has no remote I/O"),
@@ -2359,6 +2359,16 @@ impl Description {
             // HTCondor writes its default for every universe but vanilla.
             set_str(&mut ad, "KillSig", kill_sig::DEFAULT);
         }
+        // Integer expressions of the job, as HTCondor writes them; -1: no
+        // limit.
+        for (key, name) in [
+            ("max_transfer_input_mb", "MaxTransferInputMB"),
+            ("max_transfer_output_mb", "MaxTransferOutputMB"),
+        ] {
+            if let Some(v) = get(key)? {
+                set_expr(&mut ad, key, name, &v)?;
+            }
+        }
         if let Some(h) = get("hold")? {
             if submit_bool(&h).ok_or_else(|| bad("hold", format!("{h:?} is not true or false")))? {
                 set(&mut ad, "JobStatus", Value::Int(5));
@@ -2383,6 +2393,7 @@ impl Description {
             let at = key.and_then(|k| m.line_of(&k)).unwrap_or(line);
             return Err(self.error(at, format!("{shown}: {problem}")));
         }
+        input_over_its_limit(&mut ad);
         Ok(ad)
     }
 
@@ -2410,6 +2421,36 @@ impl Description {
                 "the directory {} cannot be used: {e}",
                 dir.display()
             )),
+        }
+    }
+}
+
+/// A job whose input (`TransferInputSizeMB`, measured at submit) is more
+/// than its `MaxTransferInputMB` (an integer expression of the job; -1 or
+/// anything else: no limit) is queued held, with HTCondor's code 32 and
+/// reason, as the schedd holds it at submit.
+fn input_over_its_limit(ad: &mut ClassAd) {
+    let eval = |name: &str| {
+        ad.get(name)
+            .map(|e| Evaluator::with_ads(Some(ad), None).eval(e))
+    };
+    let (Some(Value::Int(max)), Some(Value::Int(size))) =
+        (eval("MaxTransferInputMB"), eval("TransferInputSizeMB"))
+    else {
+        return;
+    };
+    if max >= 0 && size > max {
+        let reason = format!(
+            "TransferInputSizeMB ({size}) is greater than MAX_TRANSFER_INPUT_MB ({max}) at \
+             submit time"
+        );
+        for (name, value) in [
+            ("JobStatus", Value::Int(5)),
+            ("HoldReason", Value::String(reason.into())),
+            ("HoldReasonCode", Value::Int(32)),
+            ("HoldReasonSubCode", Value::Int(0)),
+        ] {
+            ad.insert(Name::known(name), Expr::Literal(value));
         }
     }
 }

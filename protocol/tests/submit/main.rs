@@ -58,6 +58,8 @@ const ATTRIBUTES: &[&str] = &[
     "MaxRequestMemory",
     "NextRequestMemory",
     "TransferInputSizeMB",
+    "MaxTransferInputMB",
+    "MaxTransferOutputMB",
     "RequestGPUs",
     "Requirements",
     "Rank",

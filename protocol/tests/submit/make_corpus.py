@@ -1007,6 +1007,17 @@ for name, lines in [
 ]:
     case(name, f"executable = a.out\narguments = 10s\n{lines}\nqueue\n")
 
+# --- Limits on the size of the job's transfers --------------------------
+for name, lines in [
+    ("max_transfer_in_room", "max_transfer_input_mb = 10\nmax_transfer_output_mb = 100"),
+    ("max_transfer_in_none", "max_transfer_input_mb = -1"),
+    ("max_transfer_in_expr", "max_transfer_input_mb = RequestMemory / 64\n"
+     "max_transfer_output_mb = 2 * 1024"),
+    ("max_transfer_in_over", "max_transfer_input_mb = 0"),
+    ("max_transfer_bad", "max_transfer_output_mb = lots of ("),
+]:
+    case(name, f"executable = a.out\n{lines}\nqueue\n")
+
 # --- Seeded combinations -----------------------------------------------------------
 rng = random.Random(22)
 LINES = [

@@ -741,6 +741,7 @@ impl NegotiatorState {
                 job,
                 report,
                 output,
+                output_code,
                 next,
             } => {
                 let queue = &self.args.queue;
@@ -783,7 +784,7 @@ impl NegotiatorState {
                         }
                     }
                 }
-                match record_end(queue, job, &report, &output).await {
+                match record_end(queue, job, &report, &output, output_code).await {
                     // A job that asked to run again with more memory went
                     // back to idle instead of being held: negotiate soon.
                     Ok(true) => {
@@ -1457,12 +1458,15 @@ fn unix_now() -> i64 {
 /// Records the end of a run that came back with a report: held when the
 /// report or the pulled output says so, else its exit. `Ok(true)`: the
 /// job's eviction transform cured the report's hold (`retry_request_memory`)
-/// and it is idle again ([`Queue::held_or_retried`]).
+/// and it is idle again ([`Queue::held_or_retried`]). A failed `output`
+/// holds it with `output_code` (12, or 33 for output over its
+/// `MaxTransferOutputMB`).
 async fn record_end(
     queue: &Queue,
     job: JobId,
     report: &starling_protocol::transfer::Report,
     output: &Result<(), String>,
+    output_code: u32,
 ) -> Result<bool, crate::queue::QueueError> {
     if let Some(hold) = &report.hold {
         return queue
@@ -1471,7 +1475,7 @@ async fn record_end(
     }
     if let Err(reason) = output {
         let why = format!("Transfer output files failure: {reason}");
-        return queue.held(job, 12, 0, &why).await.map(|()| false);
+        return queue.held(job, output_code, 0, &why).await.map(|()| false);
     }
     let how = Completion {
         exit_code: report.exit_code,
