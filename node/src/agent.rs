@@ -867,6 +867,7 @@ impl Actor for Supervisor {
                 pool::shares::Keeper::new(
                     &args.trust.domain,
                     live_trust.clone(),
+                    args.config.concurrency_limits.to_limits(),
                     myself.clone(),
                     args.data_dir.as_deref(),
                 )

@@ -106,6 +106,86 @@ pub struct Config {
     pub http: Http,
     /// Whether this agent relays for agents behind NAT, and how much.
     pub relay: Relay,
+    /// The domain's concurrency limits, kept by its netmgr agent.
+    pub concurrency_limits: ConcurrencyLimits,
+}
+
+/// The `[concurrency_limits]` section: HTCondor's concurrency limits
+/// (`NAME_LIMIT`, `CONCURRENCY_LIMIT_DEFAULT_SET`,
+/// `CONCURRENCY_LIMIT_DEFAULT`) for the jobs that run on this domain's
+/// machines, all together. Read by the domain's share keeper (its netmgr
+/// agent, [`crate::agent::pool::shares`]); an execute agent grants a claim
+/// for a job with `concurrency_limits` only once the keeper holds its
+/// units, and gives them back when the claim ends. Names are
+/// case-insensitive; each limit is between 0 and 1e9 units.
+///
+/// ```toml
+/// [concurrency_limits]
+/// default = 5                     # any other name
+/// limits = { xsw = 3, db = 10 }   # by name
+/// sets = { large = 100 }          # large.anything
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ConcurrencyLimits {
+    /// The limit of a name neither named nor in a set.
+    /// Default: unset, meaning no limit.
+    pub default: Option<u32>,
+    /// Limits by name.
+    /// Default: none.
+    pub limits: std::collections::BTreeMap<String, u32>,
+    /// The limit of each member of a set (`large.swlicense` is in the set
+    /// `large`) that is not named itself, by set.
+    /// Default: none.
+    pub sets: std::collections::BTreeMap<String, u32>,
+}
+
+impl ConcurrencyLimits {
+    /// The limits as the share keeper's ledger takes them.
+    pub fn to_limits(&self) -> starling_policies::shares::Limits {
+        let lower = |m: &std::collections::BTreeMap<String, u32>| {
+            m.iter()
+                .map(|(k, v)| (k.to_ascii_lowercase(), f64::from(*v)))
+                .collect()
+        };
+        starling_policies::shares::Limits {
+            named: lower(&self.limits),
+            sets: lower(&self.sets),
+            default: self.default.map(f64::from),
+        }
+    }
+
+    fn validate(&self, invalid: &dyn Fn(&str, String) -> Error) -> Result<(), Error> {
+        const MAX: u32 = 1_000_000_000;
+        const MAX_NAMES: usize = 4096;
+        if self.default.is_some_and(|n| n > MAX) {
+            return Err(invalid(
+                "concurrency_limits.default",
+                format!("more than {MAX}"),
+            ));
+        }
+        for (table, map) in [("limits", &self.limits), ("sets", &self.sets)] {
+            if map.len() > MAX_NAMES {
+                return Err(invalid(
+                    &format!("concurrency_limits.{table}"),
+                    format!("more than {MAX_NAMES} names"),
+                ));
+            }
+            for (name, n) in map {
+                let key = format!("concurrency_limits.{table}.{name}");
+                let checked = if table == "sets" && name.contains('.') {
+                    Err("a set's name has no .".to_owned())
+                } else {
+                    starling_protocol::submit::limits::check_name(name)
+                };
+                checked.map_err(|why| invalid(&key, why))?;
+                if *n > MAX {
+                    return Err(invalid(&key, format!("{n} is more than {MAX}")));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The `[gpus]` section: how the machine's GPUs are found
@@ -1223,6 +1303,7 @@ impl Config {
             ));
         }
         self.gpus.validate(&invalid)?;
+        self.concurrency_limits.validate(&invalid)?;
         if self.java.program.as_os_str().is_empty() {
             return Err(invalid("java.program", "must not be empty".to_owned()));
         }
@@ -1449,6 +1530,31 @@ mod tests {
     }
 
     #[test]
+    fn concurrency_limits_are_read_and_checked() {
+        let c = load_text(
+            "[concurrency_limits]\ndefault = 5\nlimits = { XSW = 3, db = 10 }\n\
+             sets = { large = 100 }\n",
+        )
+        .unwrap();
+        let limits = c.concurrency_limits.to_limits();
+        assert_eq!(limits.of("xsw").unwrap().0, 3.0);
+        assert_eq!(limits.of("large.sw").unwrap().0, 100.0);
+        assert_eq!(limits.of("other").unwrap().0, 5.0);
+        for (text, key) in [
+            (
+                "limits = { 9lives = 1 }",
+                "concurrency_limits.limits.9lives",
+            ),
+            ("sets = { \"a.b\" = 1 }", "concurrency_limits.sets.a.b"),
+            ("default = 2000000000", "concurrency_limits.default"),
+        ] {
+            let e = load_text(&format!("[concurrency_limits]\n{text}\n")).unwrap_err();
+            assert!(e.to_string().contains(key), "{text}: {e}");
+        }
+        assert!(load_text("[concurrency_limits]\nlimit = { a = 1 }\n").is_err());
+    }
+
+    #[test]
     fn example_file_is_the_defaults() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/agent.toml");
         let text = std::fs::read_to_string(&path).unwrap();
@@ -1533,6 +1639,10 @@ mod tests {
             "usage_horizon_secs",
             "[http]",
             "public",
+            "[concurrency_limits]",
+            "default",
+            "limits",
+            "sets",
         ] {
             assert!(text.contains(key), "examples/agent.toml lacks {key}");
         }

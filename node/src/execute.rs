@@ -249,6 +249,13 @@ fn start_error(code: HoldCode, what: String, e: &io::Error) -> StartError {
     }
 }
 
+/// HTCondor's `HoldReasonSubCode` of a [`HoldCode::JobOutOfResources`]
+/// hold for going over the memory limit: what `retry_request_memory`'s
+/// eviction transform looks for (`VacateReasonSubCode == 102`).
+pub const MEMORY_EXCEEDED: i32 = 102;
+/// ... and for going over the disk limit.
+pub const DISK_EXCEEDED: i32 = 104;
+
 /// How the process ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
@@ -281,7 +288,7 @@ impl Outcome {
         if self.disk_exceeded && !self.memory_exceeded {
             return Some((
                 HoldCode::JobOutOfResources,
-                0,
+                DISK_EXCEEDED,
                 format!(
                     "Error from starter: Job has gone over disk limit of {} megabytes \
                      (request_disk). Peak usage: {} megabytes.",
@@ -293,7 +300,7 @@ impl Outcome {
         self.memory_exceeded.then(|| {
             (
                 HoldCode::JobOutOfResources,
-                0,
+                MEMORY_EXCEEDED,
                 format!(
                     "Error from starter: Job has gone over memory limit of {} megabytes. \
                      Peak usage: {} megabytes.",

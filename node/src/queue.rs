@@ -1206,6 +1206,28 @@ impl Queue {
         self.update_holding(writing, id, c).await
     }
 
+    /// The job was matched to a machine and its `$$(...)` filled in from
+    /// the machine's ad: what was used is recorded (`MATCH_<Attr>`,
+    /// `MATCH_EXP_<attribute>`), as HTCondor records it, unless the job
+    /// is no longer idle.
+    pub async fn matched(&self, id: JobId, record: &[(String, Expr)]) -> Result<(), QueueError> {
+        let writing = self.writing().await;
+        let Some(ad) = self.job(id) else {
+            return Err(QueueError::NoSuchJob(id));
+        };
+        if let Some(code @ (status::HELD | status::REMOVED | status::COMPLETED)) = status_of(&ad) {
+            return Err(QueueError::Invalid(format!(
+                "job {id} is {}: its match is not recorded",
+                name_of(code)
+            )));
+        }
+        let c = record
+            .iter()
+            .map(|(name, expr)| Change::set(name.clone(), unparse(expr)))
+            .collect();
+        self.update_holding(writing, id, c).await
+    }
+
     /// A job the submit agent runs itself (scheduler and local universes)
     /// starts on this machine, `host`: it is recorded running here
     /// (`RemoteHost`) and its start counted before its process starts, so
@@ -1436,9 +1458,18 @@ impl Queue {
         let Some(ad) = self.job(id) else {
             return Err(QueueError::NoSuchJob(id));
         };
+        let c = self.back_to_idle(&ad, reason, ran_until);
+        self.update(id, c).await?;
+        self.log_evicted(id, &ad, reason).await;
+        Ok(())
+    }
+
+    /// What sends a job whose run ended early back to idle: its run and
+    /// lost time counted, where it ran forgotten.
+    fn back_to_idle(&self, ad: &ClassAd, reason: &str, ran_until: Option<i64>) -> Vec<Change> {
         let mut c = self.status_changes(status::IDLE);
-        c.extend(self.run_time(&ad));
-        c.extend(self.badput(&ad, ran_until.unwrap_or_else(|| self.now())));
+        c.extend(self.run_time(ad));
+        c.extend(self.badput(ad, ran_until.unwrap_or_else(|| self.now())));
         c.extend([
             Change::set("LastVacateReason", quote(reason)),
             Change::set(
@@ -1454,20 +1485,23 @@ impl Queue {
             Change::remove("JobCurrentStartDate"),
             Change::remove("JobCurrentStartExecutingDate"),
         ]);
-        self.update(id, c).await?;
-        let resources = resources_of(&ad, None, None);
+        c
+    }
+
+    /// The user log's eviction event for `ad`'s run.
+    async fn log_evicted(&self, id: JobId, ad: &ClassAd, reason: &str) {
+        let resources = resources_of(ad, None, None);
         self.log(
             id,
-            &ad,
+            ad,
             &userlog::Event::Evicted {
-                checkpointed: int(&ad, "NumCkpts").unwrap_or(0) > 0,
+                checkpointed: int(ad, "NumCkpts").unwrap_or(0) > 0,
                 cpu: userlog::CpuTime::default(),
                 reason,
                 resources: &resources,
             },
         )
         .await;
-        Ok(())
     }
 
     /// The job's latest checkpoint record, as [`Queue::checkpointed`] kept
@@ -1665,6 +1699,8 @@ impl Queue {
     }
 
     /// The job cannot go on: held with HTCondor's code and a reason.
+    /// Unless its eviction transforms cure the hold (see
+    /// [`Queue::held_or_retried`]).
     pub async fn held(
         &self,
         id: JobId,
@@ -1672,9 +1708,45 @@ impl Queue {
         subcode: i32,
         reason: &str,
     ) -> Result<(), QueueError> {
+        self.held_or_retried(id, code, subcode, reason)
+            .await
+            .map(drop)
+    }
+
+    /// [`Queue::held`], which says whether the job went back to idle
+    /// instead: a job whose eviction transforms
+    /// ([`starling_policies::on_evict`]: `retry_request_memory` and its
+    /// kin) change its requests for this hold (code, subcode) is not held
+    /// but made idle with the larger request, as HTCondor's schedd does,
+    /// with `VacateReason`, `VacateReasonCode` and `VacateReasonSubCode`
+    /// saying why its run ended and an eviction event in its user log.
+    pub async fn held_or_retried(
+        &self,
+        id: JobId,
+        code: u32,
+        subcode: i32,
+        reason: &str,
+    ) -> Result<bool, QueueError> {
         let Some(ad) = self.job(id) else {
             return Err(QueueError::NoSuchJob(id));
         };
+        if let Some(retry) = starling_policies::on_evict::on_hold(&ad, code, subcode) {
+            let mut c = self.back_to_idle(&ad, reason, None);
+            c.extend([
+                Change::set("VacateReason", quote(reason)),
+                Change::set("VacateReasonCode", code.to_string()),
+                Change::set("VacateReasonSubCode", subcode.to_string()),
+            ]);
+            let mut retried = Vec::new();
+            for (attr, value) in retry {
+                retried.push(format!("{attr} = {}", unparse(&value)));
+                c.push(Change::set(attr, unparse(&value)));
+            }
+            self.update(id, c).await?;
+            let why = format!("{reason} Running again with {}.", retried.join(", "));
+            self.log_evicted(id, &ad, &why).await;
+            return Ok(true);
+        }
         let mut c = self.status_changes(status::HELD);
         c.extend(self.run_time(&ad));
         c.extend([
@@ -1697,7 +1769,7 @@ impl Queue {
         )
         .await;
         self.announce(Event::Held { ids: vec![id] });
-        Ok(())
+        Ok(false)
     }
 
     /// Removed jobs' runs were stopped: to the history, all in one write.

@@ -12,6 +12,8 @@
 //! - [`claiming`]: whether an execute agent grants a claim, on its own state.
 //! - [`slots`]: partitionable slots, carving a dynamic slot per claim.
 //! - [`job_policy`]: the job's periodic and on-exit hold, release and remove.
+//! - [`on_evict`]: HTCondor's eviction transforms: a job held for going over
+//!   its memory runs again with more (`retry_request_memory`).
 //! - [`owner_policy`]: the machine owner's START, SUSPEND, PREEMPT and KILL;
 //!   slot states and activities.
 //! - [`priority`]: user priority, the accountant's Up-Down aging, summed
@@ -48,6 +50,7 @@ pub mod matchmaking;
 pub mod migration;
 pub mod negotiation;
 pub mod net_share;
+pub mod on_evict;
 pub mod owner_policy;
 pub mod priority;
 pub mod replicas;

@@ -36,6 +36,15 @@
 //! Jobs beyond the cap are refused a claim as busy; the submit agent asks
 //! again and they run as others finish.
 //!
+//! The same ledger keeps the domain's concurrency limits (HTCondor's
+//! `concurrency_limits`, [`Limits`]): a claim's share also holds the units
+//! of each limit its job uses, counted across every share the keeper
+//! holds, whatever domain's job it is for, so that at most the configured
+//! units of a limit are in use on the domain's machines at once; a job
+//! beyond a limit is refused a claim as busy, naming the limit, and runs
+//! once others give their units back. A job names no limit, the keeper
+//! has none configured for a name: no limit, as in HTCondor.
+//!
 //! Units: `max_slots` counts claims (one dynamic slot each, whatever its
 //! size); `max_fraction` counts CPUs against the domain's total CPUs now
 //! (the sum of its machines' `TotalCpus`), rounded down; `max_gpus` counts
@@ -61,19 +70,55 @@ impl Caps {
     }
 }
 
-/// One share: a claim's slot, its CPUs and GPUs, and when its lease ends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One share: a claim's slot, its CPUs and GPUs, the concurrency limits
+/// its job uses, and when its lease ends.
+#[derive(Debug, Clone, PartialEq)]
 struct Share {
     cpus: u32,
     gpus: u32,
+    limits: Vec<(String, f64)>,
     until_ms: u64,
 }
 
-/// What one claim holds, as its share counts it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// What one claim holds, as its share counts it: its slot's CPUs and
+/// GPUs, and the units of each concurrency limit its job uses (names in
+/// lower case, HTCondor's `ConcurrencyLimits`).
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Asked {
     pub cpus: u32,
     pub gpus: u32,
+    pub limits: Vec<(String, f64)>,
+}
+
+/// The concurrency limits a domain sets (HTCondor's `NAME_LIMIT`,
+/// `CONCURRENCY_LIMIT_DEFAULT_SET` and `CONCURRENCY_LIMIT_DEFAULT`): the
+/// units of each that the jobs running on the domain's machines may use
+/// at once, all together.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Limits {
+    /// Named limits, by lower-case name.
+    pub named: BTreeMap<String, f64>,
+    /// The limit of each member of a set (`large.swlicense` takes the
+    /// set `large`'s) that is not named itself, by lower-case set name.
+    pub sets: BTreeMap<String, f64>,
+    /// The limit of any other name; `None`: no limit.
+    pub default: Option<f64>,
+}
+
+impl Limits {
+    /// The units of limit `name` (lower case) that may be used at once,
+    /// and where that number comes from; `None`: as many as asked.
+    pub fn of(&self, name: &str) -> Option<(f64, String)> {
+        if let Some(n) = self.named.get(name) {
+            return Some((*n, format!("{name} = {n}")));
+        }
+        if let Some((set, _)) = name.split_once('.') {
+            if let Some(n) = self.sets.get(set) {
+                return Some((*n, format!("sets.{set} = {n}")));
+            }
+        }
+        self.default.map(|n| (n, format!("default = {n}")))
+    }
 }
 
 /// Who holds a share: the agent that asked and its claim id.
@@ -170,6 +215,7 @@ impl Ledger {
                 Share {
                     cpus: granted,
                     gpus: 0,
+                    limits: Vec::new(),
                     until_ms: now_ms.saturating_add(lease_ms),
                 },
             );
@@ -188,12 +234,29 @@ impl Ledger {
         })
     }
 
+    /// The units of concurrency limit `name` held at `now_ms` by every
+    /// share but `holder`'s, whatever domain's job it is for.
+    pub fn limit_held(&mut self, name: &str, holder: &Holder, now_ms: u64) -> f64 {
+        self.expire(now_ms);
+        self.shares
+            .values()
+            .flat_map(|shares| shares.iter())
+            .filter(|(h, _)| *h != holder)
+            .flat_map(|(_, s)| s.limits.iter())
+            .filter(|(n, _)| n == name)
+            .map(|(_, units)| units)
+            .sum()
+    }
+
     /// Grants or keeps `holder`'s share of one slot of `asked` CPUs and GPUs for
     /// `domain`'s job until `now_ms + lease_ms`, under `caps` with the
-    /// domain at `total_cpus` CPUs now. A share this ledger holds is always
-    /// kept, and so is one the holder says it was granted (`renewing`)
-    /// while the keeper recovers; a new one only when the caps leave room
-    /// for it. The refusal names the domain and the term.
+    /// domain at `total_cpus` CPUs now, and of the units of the
+    /// concurrency limits the job uses under the domain's `limits` (held
+    /// for all jobs that run in the domain, whatever their domain). A
+    /// share this ledger holds is always kept, and so is one the holder
+    /// says it was granted (`renewing`) while the keeper recovers; a new
+    /// one only when the caps and limits leave room for it. The refusal
+    /// names the domain and the term, or the limit.
     #[allow(clippy::too_many_arguments)]
     pub fn ask(
         &mut self,
@@ -203,15 +266,21 @@ impl Ledger {
         lease_ms: u64,
         renewing: bool,
         caps: &Caps,
+        limits: &Limits,
         total_cpus: u64,
         now_ms: u64,
     ) -> Result<(), String> {
         self.expire(now_ms);
         let until_ms = now_ms.saturating_add(lease_ms);
-        let Asked { cpus, gpus } = asked;
+        let Asked {
+            cpus,
+            gpus,
+            limits: used,
+        } = asked;
         let share = Share {
             cpus,
             gpus,
+            limits: used,
             until_ms,
         };
         let recovering = self.recovering(now_ms);
@@ -253,6 +322,21 @@ impl Ledger {
                     "{} lets {domain} hold at most {fraction} of its {total_cpus} CPUs at once \
                      (max_fraction = {fraction}, {limit} CPUs); {} held, {cpus} asked",
                     self.by, held.cpus
+                ));
+            }
+        }
+        for (name, units) in &share.limits {
+            let Some((max, from)) = limits.of(name) else {
+                continue;
+            };
+            let held = self.limit_held(name, &holder, now_ms);
+            if held + units > max {
+                return Err(format!(
+                    "{} lets its jobs use at most {max} unit{} of the concurrency limit {name} at \
+                     once ([concurrency_limits] {from}); {held} {} in use, {units} asked",
+                    self.by,
+                    if max == 1.0 { "" } else { "s" },
+                    if held == 1.0 { "is" } else { "are" },
                 ));
             }
         }
@@ -309,7 +393,11 @@ mod tests {
     }
 
     fn cpus(cpus: u32) -> Asked {
-        Asked { cpus, gpus: 0 }
+        Asked {
+            cpus,
+            gpus: 0,
+            limits: Vec::new(),
+        }
     }
 
     /// A keeper past its recovery.
@@ -329,6 +417,7 @@ mod tests {
                 LEASE,
                 false,
                 &slots(3),
+                &Limits::default(),
                 8,
                 now,
             )
@@ -342,6 +431,7 @@ mod tests {
                 LEASE,
                 false,
                 &slots(3),
+                &Limits::default(),
                 8,
                 now,
             )
@@ -358,6 +448,7 @@ mod tests {
             LEASE,
             false,
             &slots(1),
+            &Limits::default(),
             8,
             now,
         )
@@ -370,6 +461,7 @@ mod tests {
             LEASE,
             false,
             &slots(3),
+            &Limits::default(),
             8,
             now + 1,
         )
@@ -383,6 +475,7 @@ mod tests {
             LEASE,
             false,
             &slots(3),
+            &Limits::default(),
             8,
             now + 2,
         )
@@ -411,6 +504,7 @@ mod tests {
             LEASE,
             false,
             &slots(1),
+            &Limits::default(),
             8,
             now,
         )
@@ -423,6 +517,7 @@ mod tests {
                 LEASE,
                 false,
                 &slots(1),
+                &Limits::default(),
                 8,
                 now + LEASE - 1
             )
@@ -434,6 +529,7 @@ mod tests {
             LEASE,
             false,
             &slots(1),
+            &Limits::default(),
             8,
             now + LEASE,
         )
@@ -447,6 +543,7 @@ mod tests {
                 LEASE,
                 false,
                 &slots(1),
+                &Limits::default(),
                 8,
                 now + LEASE
             )
@@ -464,6 +561,7 @@ mod tests {
             LEASE,
             true,
             &slots(1),
+            &Limits::default(),
             8,
             2_000,
         )
@@ -478,6 +576,7 @@ mod tests {
                 LEASE,
                 false,
                 &slots(1),
+                &Limits::default(),
                 8,
                 2_000,
             )
@@ -492,6 +591,7 @@ mod tests {
                 LEASE,
                 false,
                 &slots(1),
+                &Limits::default(),
                 8,
                 1_000 + LEASE
             )
@@ -504,6 +604,7 @@ mod tests {
             LEASE,
             false,
             &slots(1),
+            &Limits::default(),
             8,
             1_000 + LEASE,
         )
@@ -517,6 +618,7 @@ mod tests {
                 LEASE,
                 true,
                 &slots(1),
+                &Limits::default(),
                 8,
                 1_000 + LEASE
             )
@@ -532,12 +634,42 @@ mod tests {
             ..Caps::default()
         };
         // 9 CPUs in the domain: at most 4 for d0.
-        l.ask("d0", holder("a", 1), cpus(3), LEASE, false, &half, 9, now)
-            .unwrap();
-        l.ask("d0", holder("a", 2), cpus(1), LEASE, false, &half, 9, now)
-            .unwrap();
+        l.ask(
+            "d0",
+            holder("a", 1),
+            cpus(3),
+            LEASE,
+            false,
+            &half,
+            &Limits::default(),
+            9,
+            now,
+        )
+        .unwrap();
+        l.ask(
+            "d0",
+            holder("a", 2),
+            cpus(1),
+            LEASE,
+            false,
+            &half,
+            &Limits::default(),
+            9,
+            now,
+        )
+        .unwrap();
         let err = l
-            .ask("d0", holder("b", 3), cpus(1), LEASE, false, &half, 9, now)
+            .ask(
+                "d0",
+                holder("b", 3),
+                cpus(1),
+                LEASE,
+                false,
+                &half,
+                &Limits::default(),
+                9,
+                now,
+            )
             .unwrap_err();
         assert_eq!(
             err,
@@ -545,8 +677,18 @@ mod tests {
              held, 1 asked"
         );
         // More machines, more room.
-        l.ask("d0", holder("b", 3), cpus(1), LEASE, false, &half, 10, now)
-            .unwrap();
+        l.ask(
+            "d0",
+            holder("b", 3),
+            cpus(1),
+            LEASE,
+            false,
+            &half,
+            &Limits::default(),
+            10,
+            now,
+        )
+        .unwrap();
     }
 
     #[test]
@@ -558,25 +700,79 @@ mod tests {
             ..Caps::default()
         };
         assert!(two.any());
-        let gpus = |gpus| Asked { cpus: 1, gpus };
-        l.ask("d0", holder("a", 1), gpus(1), LEASE, false, &two, 8, now)
-            .unwrap();
-        l.ask("d0", holder("b", 2), gpus(1), LEASE, false, &two, 8, now)
-            .unwrap();
+        let gpus = |gpus| Asked {
+            cpus: 1,
+            gpus,
+            limits: Vec::new(),
+        };
+        l.ask(
+            "d0",
+            holder("a", 1),
+            gpus(1),
+            LEASE,
+            false,
+            &two,
+            &Limits::default(),
+            8,
+            now,
+        )
+        .unwrap();
+        l.ask(
+            "d0",
+            holder("b", 2),
+            gpus(1),
+            LEASE,
+            false,
+            &two,
+            &Limits::default(),
+            8,
+            now,
+        )
+        .unwrap();
         assert_eq!(l.held("d0", now).gpus, 2);
         let err = l
-            .ask("d0", holder("c", 3), gpus(1), LEASE, false, &two, 8, now)
+            .ask(
+                "d0",
+                holder("c", 3),
+                gpus(1),
+                LEASE,
+                false,
+                &two,
+                &Limits::default(),
+                8,
+                now,
+            )
             .unwrap_err();
         assert_eq!(
             err,
             "d1 lets d0 hold at most 2 GPUs at once (max_gpus = 2); 2 held, 1 asked"
         );
         // A job that needs no GPU is not stopped by the GPU cap.
-        l.ask("d0", holder("c", 4), gpus(0), LEASE, false, &two, 8, now)
-            .unwrap();
+        l.ask(
+            "d0",
+            holder("c", 4),
+            gpus(0),
+            LEASE,
+            false,
+            &two,
+            &Limits::default(),
+            8,
+            now,
+        )
+        .unwrap();
         // A held share is kept; a freed GPU is free for the next job.
-        l.ask("d0", holder("a", 1), gpus(1), LEASE, true, &two, 8, now + 1)
-            .unwrap();
+        l.ask(
+            "d0",
+            holder("a", 1),
+            gpus(1),
+            LEASE,
+            true,
+            &two,
+            &Limits::default(),
+            8,
+            now + 1,
+        )
+        .unwrap();
         l.release("d0", &holder("b", 2));
         l.ask(
             "d0",
@@ -585,6 +781,7 @@ mod tests {
             LEASE,
             false,
             &two,
+            &Limits::default(),
             8,
             now + 2,
         )
@@ -595,14 +792,34 @@ mod tests {
             ..Caps::default()
         };
         let err = l
-            .ask("d2", holder("a", 5), gpus(1), LEASE, false, &none, 8, now)
+            .ask(
+                "d2",
+                holder("a", 5),
+                gpus(1),
+                LEASE,
+                false,
+                &none,
+                &Limits::default(),
+                8,
+                now,
+            )
             .unwrap_err();
         assert!(
             err.contains("at most 0 GPUs at once (max_gpus = 0)"),
             "{err}"
         );
-        l.ask("d2", holder("a", 6), gpus(0), LEASE, false, &none, 8, now)
-            .unwrap();
+        l.ask(
+            "d2",
+            holder("a", 6),
+            gpus(0),
+            LEASE,
+            false,
+            &none,
+            &Limits::default(),
+            8,
+            now,
+        )
+        .unwrap();
     }
 
     #[test]
@@ -625,7 +842,17 @@ mod tests {
                 l.release("d0", &who);
             } else {
                 let renewing = next() % 2 == 0;
-                let _ = l.ask("d0", who, cpus(1), LEASE, renewing, &slots(3), 8, now);
+                let _ = l.ask(
+                    "d0",
+                    who,
+                    cpus(1),
+                    LEASE,
+                    renewing,
+                    &slots(3),
+                    &Limits::default(),
+                    8,
+                    now,
+                );
             }
             assert!(l.held("d0", now).slots <= 3);
         }
@@ -651,5 +878,97 @@ mod tests {
         assert_eq!(r.advertise("d0", "a", 4, 2, LEASE, 3, 10), 2);
         assert_eq!(r.advertise("d0", "b", 4, 0, LEASE, 3, 10), 0);
         assert!(!r.none_held(10));
+    }
+
+    #[test]
+    fn a_concurrency_limit_holds_across_domains_sets_and_the_default() {
+        let mut l = ledger();
+        let now = LEASE;
+        let limits = Limits {
+            named: [("lic".to_owned(), 1.0), ("db".to_owned(), 3.0)].into(),
+            sets: [("large".to_owned(), 2.0)].into(),
+            default: Some(5.0),
+        };
+        let using = |names: &[(&str, f64)]| Asked {
+            cpus: 1,
+            gpus: 0,
+            limits: names.iter().map(|(n, u)| ((*n).to_owned(), *u)).collect(),
+        };
+        let none = Caps::default();
+        let ask = |l: &mut Ledger, domain: &str, who: Holder, a: Asked, renewing: bool| {
+            l.ask(domain, who, a, LEASE, renewing, &none, &limits, 8, now)
+        };
+        // One unit of lic: the first job anywhere has it, the next waits,
+        // whichever domain's job it is and whoever asks.
+        ask(&mut l, "d1", holder("a", 1), using(&[("lic", 1.0)]), false).unwrap();
+        let e = ask(&mut l, "d0", holder("b", 2), using(&[("lic", 1.0)]), false).unwrap_err();
+        assert!(
+            e.contains("at most 1 unit of the concurrency limit lic")
+                && e.contains("[concurrency_limits] lic = 1")
+                && e.contains("1 is in use"),
+            "{e}"
+        );
+        // Its renewal is kept; once given back, the next job has it.
+        ask(&mut l, "d1", holder("a", 1), using(&[("lic", 1.0)]), true).unwrap();
+        l.release("d1", &holder("a", 1));
+        ask(&mut l, "d0", holder("b", 2), using(&[("lic", 1.0)]), false).unwrap();
+        // Units: 2 + 1 of db's 3, then no more.
+        ask(&mut l, "d1", holder("a", 3), using(&[("db", 2.0)]), false).unwrap();
+        ask(&mut l, "d1", holder("a", 4), using(&[("db", 1.0)]), false).unwrap();
+        assert!(ask(&mut l, "d1", holder("a", 5), using(&[("db", 0.5)]), false).is_err());
+        // A set member takes its set's limit; another name the default.
+        ask(
+            &mut l,
+            "d1",
+            holder("c", 6),
+            using(&[("large.sw", 2.0)]),
+            false,
+        )
+        .unwrap();
+        let e = ask(
+            &mut l,
+            "d1",
+            holder("c", 7),
+            using(&[("large.sw", 1.0)]),
+            false,
+        )
+        .unwrap_err();
+        assert!(e.contains("sets.large = 2"), "{e}");
+        ask(
+            &mut l,
+            "d1",
+            holder("c", 8),
+            using(&[("large.db", 1.0), ("other", 5.0)]),
+            false,
+        )
+        .unwrap();
+        let e = ask(
+            &mut l,
+            "d1",
+            holder("c", 9),
+            using(&[("other", 0.5)]),
+            false,
+        )
+        .unwrap_err();
+        assert!(e.contains("default = 5"), "{e}");
+        // Without a default, an unnamed limit is no limit.
+        let mut free = ledger();
+        for i in 0..10 {
+            free.ask(
+                "d1",
+                holder("a", i),
+                using(&[("anything", 100.0)]),
+                LEASE,
+                false,
+                &none,
+                &Limits::default(),
+                8,
+                now,
+            )
+            .unwrap();
+        }
+        // Lapsed shares free their units.
+        assert_eq!(l.limit_held("lic", &holder("z", 0), now), 1.0);
+        assert_eq!(l.limit_held("lic", &holder("z", 0), now + LEASE + 1), 0.0);
     }
 }

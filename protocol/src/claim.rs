@@ -309,6 +309,14 @@ pub enum Request {
         /// restarted counts it again rather than refusing it as new.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         renewing: bool,
+        /// The concurrency limits the claim's job uses, as HTCondor's
+        /// `ConcurrencyLimits` writes them (`db:2,xsw`, read by
+        /// [`crate::submit::limits::parse`], at most
+        /// [`MAX_SHARE_LIMITS_LEN`] bytes), which the keeper holds for
+        /// the whole domain. Absent (from older agents, or a job without
+        /// limits): none.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        limits: String,
     },
     /// Give a share back: the claim under it has ended.
     Unshare {
@@ -335,6 +343,9 @@ pub enum Request {
         lease_ms: u64,
     },
 }
+
+/// The longest text of a share's concurrency limits, in bytes.
+pub const MAX_SHARE_LIMITS_LEN: usize = 2048;
 
 /// The longest share lease one may ask for.
 pub const MAX_SHARE_LEASE_MS: u64 = 300_000;
@@ -514,6 +525,24 @@ fn check_share_count(field: &'static str, n: u32, min: u32) -> Result<(), Error>
     Ok(())
 }
 
+/// A share's concurrency limits: at most [`MAX_SHARE_LIMITS_LEN`] bytes
+/// that [`crate::submit::limits::parse`] reads.
+fn check_share_limits(limits: &str) -> Result<(), Error> {
+    let invalid = |reason: String| Error::Invalid {
+        field: "share limits",
+        reason,
+    };
+    if limits.len() > MAX_SHARE_LIMITS_LEN {
+        return Err(invalid(format!(
+            "{} bytes, more than {MAX_SHARE_LIMITS_LEN}",
+            limits.len()
+        )));
+    }
+    crate::submit::limits::parse(limits)
+        .map(drop)
+        .map_err(|why| invalid(format!("{:?}: {why}", truncated(limits))))
+}
+
 /// A share's lease: from 1 ms to [`MAX_SHARE_LEASE_MS`].
 fn check_share_lease(lease_ms: u64) -> Result<(), Error> {
     if lease_ms == 0 || lease_ms > MAX_SHARE_LEASE_MS {
@@ -604,11 +633,13 @@ impl Message for Request {
                 cpus,
                 gpus,
                 lease_ms,
+                limits,
                 ..
             } => {
                 check_share_domain(domain)?;
                 check_share_count("share cpus", *cpus, 1)?;
                 check_share_count("share gpus", *gpus, 0)?;
+                check_share_limits(limits)?;
                 check_share_lease(*lease_ms)
             }
             Request::Unshare { domain, .. } => check_share_domain(domain),

@@ -8,7 +8,8 @@
 //! anywhere in the file (the latest value at each `queue`), `$(NAME:default)`
 //! (an undefined macro is empty) and the macro functions of `functions`
 //! (`$INT`, `$REAL`, `$STRING`, `$EVAL`, `$F…`, `$BASENAME`, `$DIRNAME`,
-//! `$SUBSTR`, `$CHOICE`, `$RANDOM_CHOICE`, `$RANDOM_INTEGER`, `$ENV`); `$$(Attr)` is left for the execute side.
+//! `$SUBSTR`, `$CHOICE`, `$RANDOM_CHOICE`, `$RANDOM_INTEGER`, `$ENV`); `$$(Attr)` is left as written, and filled in
+//! from the matched machine when the job is handed to it ([`dollar_dollar`]).
 //! `if`/`elif`/`else`/`endif` choose lines at parse time, with HTCondor's
 //! conditions (numbers, booleans, `defined`, `version`; "complex
 //! conditionals" are refused, as HTCondor refuses them). Anything wrong is
@@ -37,9 +38,12 @@
 //! ([`Environment::size_kib`]).
 
 pub mod args;
+pub mod dollar_dollar;
 mod functions;
 pub mod gpus;
 pub mod kill_sig;
+pub mod limits;
+pub mod retry;
 pub mod values;
 
 use std::collections::BTreeMap;
@@ -442,6 +446,12 @@ const COMMANDS: &[&str] = &[
     "when_to_transfer_output",
     "request_cpus",
     "request_memory",
+    "retry_request_memory",
+    "retry_request_memory_increase",
+    "retry_request_memory_max",
+    "concurrency_limits",
+    "max_transfer_input_mb",
+    "max_transfer_output_mb",
     "request_disk",
     "requirements",
     "rank",
@@ -492,26 +502,10 @@ const ATTRIBUTE_ALIASES: &[(&str, &str)] = &[
 /// with why it has no effect here.
 const IGNORED: &[(&str, &str)] = &[
     (
-        "concurrency_limits",
-        "Starling has no pool-wide concurrency limits yet",
-    ),
-    (
         "want_graceful_removal",
         "Starling always sends the kill signal first",
     ),
     ("use_oauth_services", "Starling has no credential service"),
-    (
-        "retry_request_memory",
-        "Starling does not retry with more memory yet",
-    ),
-    (
-        "retry_request_memory_increase",
-        "Starling does not retry with more memory yet",
-    ),
-    (
-        "retry_request_memory_max",
-        "Starling does not retry with more memory yet",
-    ),
     ("transfer_output", "only for the grid universe"),
     ("transfer_input", "only for the grid universe"),
     ("transfer_error", "only for the grid universe"),
@@ -534,8 +528,6 @@ const IGNORED: &[(&str, &str)] = &[
         "leave_in_queue",
         "Starling keeps finished jobs in its history",
     ),
-    ("max_transfer_input_mb", "not enforced by Starling yet"),
-    ("max_transfer_output_mb", "not enforced by Starling yet"),
     ("preserve_relative_paths", "not supported by Starling yet"),
     ("want_remote_io", "Starling has no remote I/O"),
     ("want_io_proxy", "Starling has no remote I/O"),
@@ -1315,9 +1307,18 @@ impl Description {
                 if parallel && ["machine_count", "node_count"].contains(&key.as_str()) {
                     continue;
                 }
-                if ["request_memory", "request_disk"].contains(&key.as_str())
-                    && retry_list(value).is_some()
+                if key == "retry_request_memory_increase"
+                    && self.statements.iter().any(|s| {
+                        matches!(s, Statement::Set { key, .. } if key == "retry_request_memory")
+                    })
                 {
+                    warnings.push(self.error(
+                        *line,
+                        "retry_request_memory_increase: ignored because retry_request_memory \
+                         is used (as in HTCondor)",
+                    ));
+                }
+                if key == "request_disk" && retry_list(value).is_some() {
                     warnings.push(self.error(
                         *line,
                         format!(
@@ -2017,16 +2018,39 @@ impl Description {
             .map_err(|e| bad("request_cpus", e))?;
         let memory = get("request_memory")?.unwrap_or_else(|| "128".to_owned());
         // A list of sizes is HTCondor's retry ladder: the first is the
-        // request (a warning says the rest is ignored).
-        let memory = retry_list(&memory).map_or(memory.clone(), str::to_owned);
+        // request, the rest the sizes of its retries.
+        let ladder = retry_list(&memory).map(|first| {
+            let rest = memory.split_once(',').map_or("", |(_, r)| r);
+            (first.to_owned(), rest.to_owned())
+        });
         request(
             &mut ad,
             "RequestMemory",
-            &memory,
+            ladder.as_ref().map_or(&memory, |(first, _)| first),
             Some(Unit::Mib),
             values::MEMORY,
         )
         .map_err(|e| bad("request_memory", e))?;
+        // A job that goes over its memory runs again with more
+        // (`retry_request_memory*`), as HTCondor writes it: only beside
+        // a request that is an amount, not an expression.
+        if let Some(Expr::Literal(Value::Int(request_mib))) = ad.get("RequestMemory").cloned() {
+            let (key, list) = match &ladder {
+                Some((_, rest)) => ("request_memory", Some(rest.clone())),
+                None => match get("retry_request_memory")? {
+                    Some(l) => ("retry_request_memory", Some(l)),
+                    None => ("retry_request_memory_max", get("retry_request_memory_max")?),
+                },
+            };
+            let increase = get("retry_request_memory_increase")?;
+            let retry = retry::Memory {
+                request_mib,
+                key,
+                list: list.as_deref(),
+                increase: increase.as_deref(),
+            };
+            retry::memory(&mut ad, &retry).map_err(|(key, e)| bad(key, e))?;
+        }
         // What the job brings, as condor_submit counts it: the executable
         // (sent or not), the input and transfer_input_files, each file
         // rounded up to a KiB; URLs are fetched where the job runs.
@@ -2290,20 +2314,12 @@ impl Description {
                 &code,
             )?;
         }
-        // Accepted into the ad as HTCondor writes it, with a warning that
-        // Starling does not act on it (see IGNORED).
+        // Held for the whole domain the job runs in by its share keeper
+        // (see `limits`); in lower case and sorted, as HTCondor keeps them.
         if let Some(v) = get("concurrency_limits")? {
-            // In lower case and sorted, as HTCondor keeps them.
-            let mut limits: Vec<String> = v
-                .trim()
-                .to_ascii_lowercase()
-                .split([',', ' ', '\t'])
-                .filter(|l| !l.is_empty())
-                .map(str::to_owned)
-                .collect();
-            limits.sort();
+            let limits = limits::parse(&v).map_err(|e| bad("concurrency_limits", e))?;
             if !limits.is_empty() {
-                set_str(&mut ad, "ConcurrencyLimits", &limits.join(","));
+                set_str(&mut ad, "ConcurrencyLimits", &limits::show(&limits));
             }
         }
         for (key, name) in [("transfer_output_remaps", "TransferOutputRemaps")] {
@@ -2343,6 +2359,16 @@ impl Description {
             // HTCondor writes its default for every universe but vanilla.
             set_str(&mut ad, "KillSig", kill_sig::DEFAULT);
         }
+        // Integer expressions of the job, as HTCondor writes them; -1: no
+        // limit.
+        for (key, name) in [
+            ("max_transfer_input_mb", "MaxTransferInputMB"),
+            ("max_transfer_output_mb", "MaxTransferOutputMB"),
+        ] {
+            if let Some(v) = get(key)? {
+                set_expr(&mut ad, key, name, &v)?;
+            }
+        }
         if let Some(h) = get("hold")? {
             if submit_bool(&h).ok_or_else(|| bad("hold", format!("{h:?} is not true or false")))? {
                 set(&mut ad, "JobStatus", Value::Int(5));
@@ -2367,6 +2393,7 @@ impl Description {
             let at = key.and_then(|k| m.line_of(&k)).unwrap_or(line);
             return Err(self.error(at, format!("{shown}: {problem}")));
         }
+        input_over_its_limit(&mut ad);
         Ok(ad)
     }
 
@@ -2394,6 +2421,36 @@ impl Description {
                 "the directory {} cannot be used: {e}",
                 dir.display()
             )),
+        }
+    }
+}
+
+/// A job whose input (`TransferInputSizeMB`, measured at submit) is more
+/// than its `MaxTransferInputMB` (an integer expression of the job; -1 or
+/// anything else: no limit) is queued held, with HTCondor's code 32 and
+/// reason, as the schedd holds it at submit.
+fn input_over_its_limit(ad: &mut ClassAd) {
+    let eval = |name: &str| {
+        ad.get(name)
+            .map(|e| Evaluator::with_ads(Some(ad), None).eval(e))
+    };
+    let (Some(Value::Int(max)), Some(Value::Int(size))) =
+        (eval("MaxTransferInputMB"), eval("TransferInputSizeMB"))
+    else {
+        return;
+    };
+    if max >= 0 && size > max {
+        let reason = format!(
+            "TransferInputSizeMB ({size}) is greater than MAX_TRANSFER_INPUT_MB ({max}) at \
+             submit time"
+        );
+        for (name, value) in [
+            ("JobStatus", Value::Int(5)),
+            ("HoldReason", Value::String(reason.into())),
+            ("HoldReasonCode", Value::Int(32)),
+            ("HoldReasonSubCode", Value::Int(0)),
+        ] {
+            ad.insert(Name::known(name), Expr::Literal(value));
         }
     }
 }

@@ -261,9 +261,10 @@ fn claim_request() -> impl Strategy<Value = claim::Request> {
             1..=claim::MAX_SHARE_CPUS,
             0..=claim::MAX_SHARE_GPUS,
             1..=claim::MAX_SHARE_LEASE_MS,
-            any::<bool>()
+            any::<bool>(),
+            prop::option::of("[a-z][a-z0-9_]{0,8}(:[1-9])?(,[a-z]{1,4}\\.[a-z]{1,4})?")
         )
-            .prop_map(|(domain, claim, cpus, gpus, lease_ms, renewing)| {
+            .prop_map(|(domain, claim, cpus, gpus, lease_ms, renewing, limits)| {
                 claim::Request::Share {
                     domain,
                     claim,
@@ -271,6 +272,7 @@ fn claim_request() -> impl Strategy<Value = claim::Request> {
                     gpus,
                     lease_ms,
                     renewing,
+                    limits: limits.unwrap_or_default(),
                 }
             }),
         ("[a-z]{1,12}\\.example", claim_id())
@@ -1429,6 +1431,27 @@ fn golden_files_decode_to_their_messages(dir: &std::path::Path) {
 #[test]
 fn a_share_request_out_of_bounds_is_refused_naming_the_field() {
     let claim = claim::ClaimId::from_bytes([3; 16]);
+    let limited = |limits: &str| {
+        cbor::encode(&claim::Request::Share {
+            domain: "d1.example".to_owned(),
+            claim,
+            cpus: 1,
+            gpus: 0,
+            lease_ms: 1000,
+            renewing: false,
+            limits: limits.to_owned(),
+        })
+    };
+    for bad in [
+        "9lives",
+        "a:0",
+        "a,a",
+        &"x,".repeat(claim::MAX_SHARE_LIMITS_LEN),
+    ] {
+        let err = claim::Request::decode(&limited(bad)).unwrap_err();
+        assert!(err.to_string().contains("share limits"), "{err}");
+    }
+    assert!(claim::Request::decode(&limited("db:2,xsw")).is_ok());
     let share_of = |domain: &str, cpus, gpus, lease_ms| {
         cbor::encode(&claim::Request::Share {
             domain: domain.to_owned(),
@@ -1437,6 +1460,7 @@ fn a_share_request_out_of_bounds_is_refused_naming_the_field() {
             gpus,
             lease_ms,
             renewing: false,
+            limits: String::new(),
         })
     };
     let share = |domain: &str, cpus, lease_ms| share_of(domain, cpus, 0, lease_ms);

@@ -106,8 +106,12 @@ async fn a_job_over_its_memory_is_killed_and_held_with_code_34() {
     let outcome = run(spec).await;
     assert!(outcome.memory_exceeded, "{outcome:?}");
     assert!(outcome.peak_memory_kib > 64 * 1024);
-    let (code, _, reason) = outcome.hold().unwrap();
-    assert_eq!(code.code(), 34);
+    let (code, subcode, reason) = outcome.hold().unwrap();
+    assert_eq!(
+        (code.code(), subcode),
+        (34, 102),
+        "HTCondor's codes for memory"
+    );
     assert!(reason.contains("memory limit of 64 megabytes"), "{reason}");
     assert_eq!(outcome.report().hold.unwrap().code, 34);
 }
@@ -524,8 +528,12 @@ async fn a_cgroup_holds_a_job_to_its_memory_and_counts_its_children() {
     spec.isolation = isolation;
     let outcome = run(spec).await;
     assert!(outcome.memory_exceeded, "{outcome:?}");
-    let (code, _, reason) = outcome.hold().unwrap();
-    assert_eq!(code.code(), 34);
+    let (code, subcode, reason) = outcome.hold().unwrap();
+    assert_eq!(
+        (code.code(), subcode),
+        (34, 102),
+        "HTCondor's codes for memory"
+    );
     assert!(reason.contains("memory limit of 64 megabytes"), "{reason}");
     cgroups.release();
 }
@@ -594,7 +602,11 @@ async fn a_sandbox_is_measured_and_a_job_over_its_disk_is_held_with_code_34() {
         disk_limit_kib: 2 << 20,
         ..small
     };
-    let (code, _, reason) = over.hold().unwrap();
-    assert_eq!(code.code(), 34);
+    let (code, subcode, reason) = over.hold().unwrap();
+    assert_eq!(
+        (code.code(), subcode),
+        (34, 104),
+        "HTCondor's codes for disk"
+    );
     assert!(reason.contains("disk limit of 2048 megabytes"), "{reason}");
 }

@@ -932,6 +932,34 @@ fn retry_policy_as_htcondor_writes_it() {
     assert!(e.to_string().contains("success_exit_code"), "{e}");
 }
 
+/// `max_transfer_input_mb`: a job whose input is bigger is queued held
+/// (HTCondor's code 32), one whose input fits is not; both limits are
+/// written as expressions.
+#[test]
+fn input_over_max_transfer_input_mb_is_held_at_submit() {
+    // Each file of the fake world is 3 MiB and a bit: 4 MiB of input.
+    let ads = expand("executable = prog\nmax_transfer_input_mb = 3\nqueue\n").unwrap();
+    assert_eq!(i(&ads[0], "TransferInputSizeMB"), 4);
+    assert_eq!(i(&ads[0], "JobStatus"), 5);
+    assert_eq!(i(&ads[0], "HoldReasonCode"), 32);
+    assert_eq!(
+        s(&ads[0], "HoldReason"),
+        "TransferInputSizeMB (4) is greater than MAX_TRANSFER_INPUT_MB (3) at submit time"
+    );
+    for limit in ["4", "-1", "RequestCpus * 100", "undefined"] {
+        let ads = expand(&format!(
+            "executable = prog\nmax_transfer_input_mb = {limit}\n\
+             max_transfer_output_mb = 2 * 1024\nqueue\n"
+        ))
+        .unwrap();
+        assert!(ads[0].get("HoldReasonCode").is_none(), "{limit}");
+        assert_eq!(i(&ads[0], "MaxTransferOutputMB"), 2048);
+    }
+    let (line, e) = refused("executable = prog\nmax_transfer_output_mb = (\nqueue\n");
+    assert_eq!(line, 2);
+    assert!(e.contains("max_transfer_output_mb"), "{e}");
+}
+
 /// Details HTCondor writes that real submit files run into.
 #[test]
 fn ad_details_as_htcondor_writes_them() {
@@ -943,9 +971,12 @@ fn ad_details_as_htcondor_writes_them() {
     let ads = expand("executable = prog\ntransfer_executable = true\nqueue\n").unwrap();
     assert_eq!(s(&ads[0], "Cmd"), "/work/prog");
     assert!(ads[0].get("TransferExecutable").is_none());
-    // Concurrency limits in lower case, sorted.
+    // Concurrency limits in lower case, sorted; bad ones refused.
     let ads = expand("executable = /bin/x\nconcurrency_limits = Zed, DB:2\nqueue\n").unwrap();
     assert_eq!(s(&ads[0], "ConcurrencyLimits"), "db:2,zed");
+    let (line, e) = refused("executable = /bin/x\nconcurrency_limits = db:0\nqueue\n");
+    assert_eq!(line, 2);
+    assert!(e.contains("concurrency_limits: \"db:0\""), "{e}");
     // `env` in the old syntax stays in the old syntax.
     let ads = expand("executable = /bin/x\nenv = B=2;A=1\ngetenv = !HOME\nqueue\n").unwrap();
     assert_eq!(s(&ads[0], "Env"), "A=1;B=2");

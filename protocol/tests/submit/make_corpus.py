@@ -981,6 +981,43 @@ nice_user = yes
 queue
 """)
 
+# --- A job that goes over its memory runs again with more (HTCondor's own
+# cmd_submit_regress_dry retry_mem* files, and their neighbours) ----------
+for name, lines in [
+    ("retry_mem1", "request_memory = 1GB\nretry_request_memory = 2GB"),
+    ("retry_mem_max", "request_memory = 1GB\nretry_request_memory_max = 2GB"),
+    ("retry_mem_incr", "request_memory = 1GB\nretry_request_memory_increase = 500 MB"),
+    ("retry_mem_incr2", "request_memory = 1GB\nretry_request_memory_increase = RequestMemory*2"),
+    ("retry_mem_incr_max", "request_memory = 1GB\nretry_request_memory_increase = 512MB\n"
+     "retry_request_memory_max = 2GB"),
+    ("retry_mem_incr_expr_max", "request_memory = 512\n"
+     "retry_request_memory_increase = RequestMemory * 4\nretry_request_memory_max = 16 GB"),
+    ("retry_mem2", "request_memory = 1GB\nretry_request_memory = 2GB, 8GB"),
+    ("retry_mem3", "request_memory = 1GB, 2GB, 8GB"),
+    ("retry_mem_both", "request_memory = 1GB\nretry_request_memory = 4GB\n"
+     "retry_request_memory_increase = 1GB"),
+    ("retry_mem_expr_request", "request_memory = MY.Base * 2\n+Base = 100\n"
+     "retry_request_memory = 2GB"),
+    ("retry_mem_eval", "request_memory = 1GB\n"
+     "retry_request_memory = MAX({RequestMemory, MemoryUsage}) * 2"),
+    ("retry_mem_not_increasing", "request_memory = 1GB\nretry_request_memory = 4GB, 2GB"),
+    ("retry_mem_zero_increase", "request_memory = 1GB\nretry_request_memory_increase = 0"),
+    ("retry_mem_bad_increase", "request_memory = 1GB\nretry_request_memory_increase = Cpus * 2"),
+    ("retry_mem_garbage", "request_memory = 1GB\nretry_request_memory = lots (&"),
+]:
+    case(name, f"executable = a.out\narguments = 10s\n{lines}\nqueue\n")
+
+# --- Limits on the size of the job's transfers --------------------------
+for name, lines in [
+    ("max_transfer_in_room", "max_transfer_input_mb = 10\nmax_transfer_output_mb = 100"),
+    ("max_transfer_in_none", "max_transfer_input_mb = -1"),
+    ("max_transfer_in_expr", "max_transfer_input_mb = RequestMemory / 64\n"
+     "max_transfer_output_mb = 2 * 1024"),
+    ("max_transfer_in_over", "max_transfer_input_mb = 0"),
+    ("max_transfer_bad", "max_transfer_output_mb = lots of ("),
+]:
+    case(name, f"executable = a.out\n{lines}\nqueue\n")
+
 # --- Seeded combinations -----------------------------------------------------------
 rng = random.Random(22)
 LINES = [

@@ -65,7 +65,7 @@ use starling_policies::shares::Asked;
 use starling_policies::slots::{self, Partitionable, Resources};
 use starling_policies::terms;
 use starling_protocol::claim::{self, ClaimId, RejectCode, RequestId};
-use starling_protocol::classad::ClassAd;
+use starling_protocol::classad::{ClassAd, Expr, Value};
 use starling_protocol::gossip::{self, AdKind};
 use starling_protocol::identity::{AgentId, Certificate, Envelope, Freshness, Timestamp};
 use starling_protocol::transfer::{self, File, TransferId};
@@ -884,25 +884,46 @@ impl StartdState {
         let Ok(claim) = ClaimId::random() else {
             return Self::reject(request, RejectCode::Busy, "no randomness for a claim id");
         };
-        let share = match domain.verified.as_deref().filter(|_| foreign) {
-            Some(d) if self.args.trust.current().caps.contains_key(d) => {
+        // A job under its domain's cap here, or using concurrency limits,
+        // runs only once the domain's keeper holds its share of them.
+        let limits = match job_limits(&ad) {
+            Ok(limits) => limits,
+            Err(why) => return Self::reject(request, RejectCode::BadRequest, why),
+        };
+        let capped = domain
+            .verified
+            .as_deref()
+            .filter(|d| foreign && self.args.trust.current().caps.contains_key(*d));
+        let share_domain = match (capped, limits.is_empty()) {
+            (Some(d), _) => Some(d.to_owned()),
+            (None, false) => Some(
+                domain
+                    .verified
+                    .clone()
+                    .unwrap_or_else(|| self.args.own_domain.clone()),
+            ),
+            (None, true) => None,
+        };
+        let share = match share_domain {
+            Some(d) => {
                 let held = Asked {
                     cpus: resources.cpus,
                     gpus: resources.gpus,
+                    limits,
                 };
-                match self.args.shares.ask(d, claim, held, false).await {
+                match self.args.shares.ask(&d, claim, held.clone(), false).await {
                     Ok(until) => {
-                        self.keep_share(claim, d, held, until);
-                        Some(d.to_owned())
+                        self.keep_share(claim, &d, held, until);
+                        Some(d)
                     }
-                    // Beyond the cap the job waits, as it does for a full
-                    // machine, and runs as others finish.
+                    // Beyond the cap or a limit the job waits, as it does
+                    // for a full machine, and runs as others finish.
                     Err(why) => {
                         return Self::reject(request, RejectCode::QuotaExceeded, why.to_string())
                     }
                 }
             }
-            _ => None,
+            None => None,
         };
         let now = unix_now();
         let fits = |d: &slots::Device| slots::device_fits(&ad, d, now);
@@ -1273,11 +1294,14 @@ impl StartdState {
         let weight = f64::from(resources.cpus.max(1));
         self.args.accounting.job_started(&user, weight, now);
         tracing::info!(%claim, %peer, run, lease_left = ?left, "holding the claim of a job taken on again");
-        // A foreign job under a cap held a share before the restart: it is
-        // renewed as such (a keeper that let it lapse meanwhile refuses it
-        // if the cap is full, and the job leaves).
-        let share = (!record.own_domain
+        // A foreign job under a cap, or a job using concurrency limits,
+        // held a share before the restart: it is renewed as such (a keeper
+        // that let it lapse meanwhile refuses it if the cap or a limit is
+        // full, and the job leaves).
+        let limits = job_limits(&ad).unwrap_or_default();
+        let share = ((!record.own_domain
             && self.args.trust.current().caps.contains_key(&record.domain))
+            || !limits.is_empty())
         .then(|| record.domain.clone());
         if let Some(domain) = &share {
             self.keep_share(
@@ -1286,6 +1310,7 @@ impl StartdState {
                 Asked {
                     cpus: resources.cpus,
                     gpus: resources.gpus,
+                    limits,
                 },
                 std::time::Instant::now() + crate::agent::pool::shares::LEASE,
             );
@@ -2324,4 +2349,15 @@ fn job_id_of(ad: &ClassAd) -> JobId {
     let cluster = int(&mut ev, "ClusterId").max(0) as u64;
     let proc = int(&mut ev, "ProcId").clamp(0, i64::from(u32::MAX)) as u32;
     JobId::new(cluster, proc)
+}
+
+/// The concurrency limits `job` uses (its `ConcurrencyLimits`), or why
+/// they cannot be read.
+fn job_limits(job: &ClassAd) -> Result<Vec<(String, f64)>, String> {
+    match job.get("ConcurrencyLimits") {
+        None => Ok(Vec::new()),
+        Some(Expr::Literal(Value::String(text))) => starling_protocol::submit::limits::parse(text)
+            .map_err(|why| format!("the job's ConcurrencyLimits cannot be read: {why}")),
+        Some(_) => Err("the job's ConcurrencyLimits is not a string".to_owned()),
+    }
 }

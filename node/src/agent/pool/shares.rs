@@ -1,12 +1,14 @@
 //! A domain's caps on what each trusted domain holds in it at once
-//! (`max_slots`, `max_fraction`, `max_gpus` of its signed terms), held domain-wide:
+//! (`max_slots`, `max_fraction`, `max_gpus` of its signed terms), and its
+//! concurrency limits (`[concurrency_limits]` of the keeper's
+//! configuration, for the jobs of any domain that name them), held domain-wide:
 //! the keeper on the domain's `netmgr` agent, and the execute side's
 //! client that asks it for a share before it grants a foreign claim and
 //! keeps the share while the claim lives. Why this design never exceeds a
 //! cap, and what it does on failures, is in [`starling_policies::shares`].
 //!
 //! ```text
-//! execute agent (claim from a capped domain)
+//! execute agent (claim from a capped domain, or for a job with limits)
 //!   Share{domain, claim, cpus, lease} ──▶ keeper (netmgr of its domain)
 //!     granted: claim granted, share renewed every RENEW_EVERY
 //!     refused: claim refused as busy, naming the term (the job waits)
@@ -25,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use libp2p::PeerId;
 use ractor::ActorRef;
-use starling_policies::shares::{Asked, Holder, Ledger};
+use starling_policies::shares::{Asked, Holder, Ledger, Limits};
 use starling_protocol::claim::{self, ClaimId};
 use starling_protocol::identity::{AgentId, Role};
 use tokio::sync::mpsc;
@@ -67,6 +69,8 @@ const ROLES: &str = "StarlingRoles";
 pub struct Keeper {
     domain: String,
     trust: LiveTrust,
+    /// The domain's concurrency limits (`[concurrency_limits]`).
+    limits: Limits,
     supervisor: ActorRef<SupervisorMsg>,
     ledger: Mutex<Ledger>,
     machines: tokio::sync::Mutex<(Vec<MachineAd>, Option<Instant>)>,
@@ -96,6 +100,7 @@ impl Keeper {
     pub fn new(
         domain: &str,
         trust: LiveTrust,
+        limits: Limits,
         supervisor: ActorRef<SupervisorMsg>,
         data_dir: Option<&std::path::Path>,
     ) -> Arc<Keeper> {
@@ -109,6 +114,7 @@ impl Keeper {
         Arc::new(Keeper {
             domain: domain.to_owned(),
             trust,
+            limits,
             supervisor,
             ledger: Mutex::new(Ledger::new(domain, now_ms(), recovery, advertise_recovery)),
             machines: tokio::sync::Mutex::new((Vec::new(), None)),
@@ -201,7 +207,10 @@ impl Keeper {
                 gpus,
                 lease_ms,
                 renewing,
+                limits,
             } => {
+                // Checked when the request was decoded.
+                let limits = starling_protocol::submit::limits::parse(limits).unwrap_or_default();
                 let caps = self
                     .trust
                     .current()
@@ -227,10 +236,12 @@ impl Keeper {
                             Asked {
                                 cpus: *cpus,
                                 gpus: *gpus,
+                                limits,
                             },
                             lease_ms,
                             *renewing,
                             &caps,
+                            &self.limits,
                             total_cpus,
                             now_ms(),
                         )
@@ -366,8 +377,9 @@ pub struct Lost {
 
 impl Client {
     /// Asks the domain's keeper for (or to keep) a share of one slot of
-    /// `held` CPUs and GPUs for `domain`'s job under `claim`. `Ok` with the
-    /// instant the share must be renewed by, counted from before the ask.
+    /// `held` CPUs and GPUs, and the units of the concurrency limits it
+    /// uses, for `domain`'s job under `claim`. `Ok` with the instant the
+    /// share must be renewed by, counted from before the ask.
     pub async fn ask(
         &self,
         domain: &str,
@@ -383,6 +395,7 @@ impl Client {
             gpus: held.gpus.min(claim::MAX_SHARE_GPUS),
             lease_ms: millis(LEASE),
             renewing,
+            limits: starling_protocol::submit::limits::show(&held.limits),
         };
         match self.send(request).await.map_err(NotHad::Unreachable)? {
             claim::Response::Shared { lease_ms, .. } => {
@@ -439,8 +452,8 @@ impl Client {
         let machines = crate::agent::machine_ads(&self.supervisor).await;
         let keeper = keeper_of(&machines, &self.domain).ok_or_else(|| {
             format!(
-                "{} caps this domain's slots, and no share keeper (an agent of {} with the \
-                 netmgr role) is in view to hold the cap",
+                "{} caps this domain's slots or the job uses concurrency limits, and no share \
+                 keeper (an agent of {} with the netmgr role) is in view to hold them",
                 self.domain, self.domain
             )
         })?;
@@ -518,7 +531,7 @@ pub fn spawn_renewals(
                 },
                 _ = tick.tick() => {
                     let asks = kept.iter().filter(|(_, k)| !k.lost).map(|(claim, k)| {
-                        let (client, domain, held, claim) = (&client, k.domain.clone(), k.held, *claim);
+                        let (client, domain, held, claim) = (&client, k.domain.clone(), k.held.clone(), *claim);
                         async move { (claim, client.ask(&domain, claim, held, true).await) }
                     });
                     for (claim, answer) in futures::future::join_all(asks).await {

@@ -52,6 +52,7 @@ use starling_policies::negotiation::{self, Machine, Request};
 use starling_protocol::claim::{RejectCode, ReleaseReason};
 use starling_protocol::classad::ClassAd;
 use starling_protocol::identity::{AgentId, Envelope, Keypair};
+use starling_protocol::submit::dollar_dollar;
 use starling_storage::JobId;
 use tokio::sync::{mpsc, oneshot};
 
@@ -221,6 +222,9 @@ pub struct NegotiatorState {
 
 struct Shadow {
     machine: AgentId,
+    /// The machine's ad as matched: the next jobs of the claim fill in
+    /// their `$$(...)` from it.
+    machine_ad: Arc<ClassAd>,
     /// The domain that admitted the machine's agent.
     domain: String,
     /// Its claim request may wait at the busy machine.
@@ -737,6 +741,7 @@ impl NegotiatorState {
                 job,
                 report,
                 output,
+                output_code,
                 next,
             } => {
                 let queue = &self.args.queue;
@@ -779,9 +784,15 @@ impl NegotiatorState {
                         }
                     }
                 }
-                let recorded = record_end(queue, job, &report, &output).await;
-                if let Err(e) = recorded {
-                    tracing::warn!(%job, error = %e, "could not record the job's end");
+                match record_end(queue, job, &report, &output, output_code).await {
+                    // A job that asked to run again with more memory went
+                    // back to idle instead of being held: negotiate soon.
+                    Ok(true) => {
+                        tracing::info!(%job, "the job runs again with what its eviction transform asks");
+                        self.soon(myself);
+                    }
+                    Ok(false) => {}
+                    Err(e) => tracing::warn!(%job, error = %e, "could not record the job's end"),
                 }
                 // It ended before it could move.
                 if self.move_of_shadow(id).is_none() {
@@ -997,8 +1008,44 @@ impl NegotiatorState {
                 continue;
             }
             match self.args.queue.job(job) {
-                Some(ad) if is_idle(&ad) => return Some(Placement { job, ad }),
+                Some(ad) if is_idle(&ad) => {
+                    let machine = self.shadows.get(&id)?.machine_ad.clone();
+                    match self.for_machine(&machine, Placement { job, ad }).await {
+                        Some(placement) => return Some(placement),
+                        None => continue,
+                    }
+                }
                 _ => continue,
+            }
+        }
+    }
+
+    /// The job as `machine` gets it: its `$$(Attr)`, `$$(Attr:default)`
+    /// and `$$([expr])` filled in from the machine's ad, and what was used
+    /// recorded in the queue (`MATCH_<Attr>`, `MATCH_EXP_<attribute>`), as
+    /// HTCondor's schedd does when it starts a job on its match. `None`
+    /// when the job cannot be: it is held with HTCondor's reason (or left
+    /// the queue meanwhile).
+    async fn for_machine(&self, machine: &ClassAd, placement: Placement) -> Option<Placement> {
+        let job = placement.job;
+        match dollar_dollar::expand(&placement.ad, machine) {
+            Ok(None) => Some(placement),
+            Ok(Some(expanded)) => match self.args.queue.matched(job, &expanded.record).await {
+                Ok(()) => Some(Placement {
+                    job,
+                    ad: expanded.ad,
+                }),
+                Err(e) => {
+                    tracing::warn!(%job, error = %e, "could not record the job's match-time values");
+                    None
+                }
+            },
+            Err(why) => {
+                tracing::info!(%job, %why, "the job's $$() cannot be filled in for its machine; held");
+                if let Err(e) = self.args.queue.held(job, 0, 0, &why.reason()).await {
+                    tracing::warn!(%job, error = %e, "could not hold the job");
+                }
+                None
             }
         }
     }
@@ -1135,17 +1182,14 @@ impl NegotiatorState {
                     let Some(ad) = ads_by_job.get(&job) else {
                         continue;
                     };
-                    self.spawn_shadow(
-                        machine,
-                        &key,
-                        request,
-                        Placement {
-                            job,
-                            ad: (*ad).clone(),
-                        },
-                        Duration::ZERO,
-                        None,
-                    );
+                    let placement = Placement {
+                        job,
+                        ad: (*ad).clone(),
+                    };
+                    let Some(placement) = self.for_machine(&machine.ad, placement).await else {
+                        continue;
+                    };
+                    self.spawn_shadow(machine, &key, request, placement, Duration::ZERO, None);
                     pending[ask.machine] = pending[ask.machine].plus(request);
                 }
             }
@@ -1176,17 +1220,14 @@ impl NegotiatorState {
                     }
                 }
                 let request = Request::of_job(&cluster.representative, &machine.ad);
-                self.spawn_shadow(
-                    machine,
-                    &key,
-                    request,
-                    Placement {
-                        job,
-                        ad: (*ad).clone(),
-                    },
-                    WAIT,
-                    None,
-                );
+                let placement = Placement {
+                    job,
+                    ad: (*ad).clone(),
+                };
+                let Some(placement) = self.for_machine(&machine.ad, placement).await else {
+                    continue;
+                };
+                self.spawn_shadow(machine, &key, request, placement, WAIT, None);
             }
             let left: VecDeque<JobId> = left_over.into_iter().chain(members).collect();
             if !left.is_empty() {
@@ -1285,6 +1326,7 @@ impl NegotiatorState {
             id,
             Shadow {
                 machine: machine.signer,
+                machine_ad: machine.ad.clone(),
                 domain: machine.domain.clone(),
                 waits: !wait.is_zero(),
                 cluster: cluster.to_owned(),
@@ -1310,9 +1352,10 @@ impl NegotiatorState {
             lease: lease_of(&r.ad),
             peer: r.peer,
             machine: r.host.clone(),
+            // As it was expanded for the machine (its `$$(...)`).
             first: Placement {
                 job: r.job,
-                ad: r.ad,
+                ad: dollar_dollar::recorded(&r.ad),
             },
             wait: Duration::ZERO,
             events: self.events.clone(),
@@ -1333,6 +1376,7 @@ impl NegotiatorState {
             id,
             Shadow {
                 machine: r.machine,
+                machine_ad: Arc::new(ClassAd::new()),
                 domain: r.domain,
                 waits: false,
                 cluster: String::new(),
@@ -1412,19 +1456,26 @@ fn unix_now() -> i64 {
 /// Records `job`'s exit and what its `on_exit_*` policy makes of it:
 /// held, back to idle (`max_retries` not reached), or completed.
 /// Records the end of a run that came back with a report: held when the
-/// report or the pulled output says so, else its exit.
+/// report or the pulled output says so, else its exit. `Ok(true)`: the
+/// job's eviction transform cured the report's hold (`retry_request_memory`)
+/// and it is idle again ([`Queue::held_or_retried`]). A failed `output`
+/// holds it with `output_code` (12, or 33 for output over its
+/// `MaxTransferOutputMB`).
 async fn record_end(
     queue: &Queue,
     job: JobId,
     report: &starling_protocol::transfer::Report,
     output: &Result<(), String>,
-) -> Result<(), crate::queue::QueueError> {
+    output_code: u32,
+) -> Result<bool, crate::queue::QueueError> {
     if let Some(hold) = &report.hold {
-        return queue.held(job, hold.code, hold.subcode, &hold.reason).await;
+        return queue
+            .held_or_retried(job, hold.code, hold.subcode, &hold.reason)
+            .await;
     }
     if let Err(reason) = output {
         let why = format!("Transfer output files failure: {reason}");
-        return queue.held(job, 12, 0, &why).await;
+        return queue.held(job, output_code, 0, &why).await.map(|()| false);
     }
     let how = Completion {
         exit_code: report.exit_code,
@@ -1435,7 +1486,7 @@ async fn record_end(
         peak_memory_kib: report.peak_memory_kib,
         disk_usage_kib: report.disk_usage_kib,
     };
-    record_exit(queue, job, &how).await
+    record_exit(queue, job, &how).await.map(|()| false)
 }
 
 async fn record_exit(

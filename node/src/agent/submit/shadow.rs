@@ -133,12 +133,16 @@ pub enum ShadowEvent {
         claim: ClaimId,
         slot: String,
     },
-    /// The job ended; its output is in place (or `output` says why not).
+    /// The job ended; its output is in place (or `output` says why not,
+    /// and `output_code` is HTCondor's hold code for it:
+    /// [`TRANSFER_OUTPUT_FAILED`], or [`MAX_TRANSFER_OUTPUT_EXCEEDED`] for
+    /// output over the job's `MaxTransferOutputMB`).
     /// Answer with the next job for this claim, or `None` to release it.
     Ended {
         job: JobId,
         report: Report,
         output: Result<(), String>,
+        output_code: u32,
         next: oneshot::Sender<Option<Placement>>,
     },
     /// The job could not run here through no fault of its own (the claim
@@ -576,14 +580,20 @@ async fn run(
                             tracing::info!(error = %e, tries = pull_failures, "pulling the output failed; waiting for it to be offered again");
                             continue;
                         }
-                        Err(Received::PullFailed(e) | Received::NotPlaced(e)) => Err(e),
+                        Err(Received::PullFailed(e) | Received::NotPlaced(e)) => Err((TRANSFER_OUTPUT_FAILED, e)),
+                        Err(Received::OverLimit(e)) => Err((MAX_TRANSFER_OUTPUT_EXCEEDED, e)),
                         Ok(()) => Ok(()),
                     };
                     let (next_tx, next_rx) = oneshot::channel();
+                    let output_code = match &output {
+                        Err((code, _)) => *code,
+                        Ok(()) => TRANSFER_OUTPUT_FAILED,
+                    };
                     emit(&args, ShadowEvent::Ended {
                         job: placement.job,
                         report,
-                        output,
+                        output: output.map_err(|(_, e)| e),
+                        output_code,
                         next: next_tx,
                     }).await;
                     // Closed only now that the end is recorded.
@@ -1171,6 +1181,39 @@ enum Received {
     PullFailed(String),
     /// It could not be put where the job wants it.
     NotPlaced(String),
+    /// It is more than the job's `MaxTransferOutputMB`: the files that fit
+    /// (whole, in the order offered) were placed, the rest not.
+    OverLimit(String),
+}
+
+/// HTCondor's hold code for output that could not be transferred.
+pub const TRANSFER_OUTPUT_FAILED: u32 = 12;
+/// HTCondor's hold code for output over `MaxTransferOutputMB`.
+pub const MAX_TRANSFER_OUTPUT_EXCEEDED: u32 = 33;
+
+/// The job's `MaxTransferOutputMB` in bytes, when it sets one (an integer
+/// expression of the job; negative: no limit).
+fn max_output_bytes(ad: &ClassAd) -> Option<u64> {
+    let expr = ad.get("MaxTransferOutputMB")?;
+    match Evaluator::with_ads(Some(ad), None).eval(expr) {
+        Value::Int(mb) if mb >= 0 => Some(u64::try_from(mb).ok()?.saturating_mul(1 << 20)),
+        _ => None,
+    }
+}
+
+/// The files of `files` that fit in `max` bytes, whole, in their order,
+/// and the first that does not (with the total it would have made).
+fn within(files: &[transfer::File], max: u64) -> (Vec<transfer::File>, Option<&transfer::File>) {
+    let mut total = 0u64;
+    let mut fit = Vec::new();
+    for f in files {
+        total = total.saturating_add(f.size);
+        if total > max {
+            return (fit, Some(f));
+        }
+        fit.push(f.clone());
+    }
+    (fit, None)
 }
 
 async fn receive(args: &ShadowArgs, offer: OutputOffer, ad: &ClassAd) -> Result<(), Received> {
@@ -1180,12 +1223,30 @@ async fn receive(args: &ShadowArgs, offer: OutputOffer, ad: &ClassAd) -> Result<
     let rights = job_files::rights_of(ad).map_err(Received::NotPlaced)?;
     let staging = args.staging.join(format!("output-{}", offer.transfer));
     make_private_dir(&staging).map_err(Received::NotPlaced)?;
-    let budget = offer.files.iter().map(|f| f.size).sum::<u64>();
+    // Output over the job's MaxTransferOutputMB: what fits comes back,
+    // and the job is held (HTCondor's code 33).
+    let (files, over) = match max_output_bytes(ad) {
+        Some(max) => {
+            let (fit, over) = within(&offer.files, max);
+            let over = over.map(|f| {
+                format!(
+                    "max total download bytes exceeded (max={} MB, this file={} MB): {} and \
+                     the files after it were not transferred (MaxTransferOutputMB)",
+                    max >> 20,
+                    f.size >> 20,
+                    f.name.as_str()
+                )
+            });
+            (fit, over)
+        }
+        None => (offer.files.clone(), None),
+    };
+    let budget = files.iter().map(|f| f.size).sum::<u64>();
     let pulled = crate::agent::links::pull(
         &args.links,
         offer.peer,
         offer.transfer,
-        &offer.files,
+        &files,
         &staging,
         budget,
         &crate::agent::links::Purpose::of_job(crate::agent::links::Kind::OutputIn, ad),
@@ -1195,8 +1256,7 @@ async fn receive(args: &ShadowArgs, offer: OutputOffer, ad: &ClassAd) -> Result<
         Err(fetch::PullError::Peer(e)) => Err(Received::PullFailed(e)),
         Err(fetch::PullError::Here(e)) => Err(Received::NotPlaced(e)),
         Ok(_) => {
-            let moves: Vec<(PathBuf, PathBuf)> = offer
-                .files
+            let moves: Vec<(PathBuf, PathBuf)> = files
                 .iter()
                 .filter_map(|f| {
                     job_files::destination(ad, f.name.as_str())
@@ -1214,7 +1274,10 @@ async fn receive(args: &ShadowArgs, offer: OutputOffer, ad: &ClassAd) -> Result<
         }
     };
     let _ = std::fs::remove_dir_all(&staging);
-    placed
+    match over {
+        Some(why) if placed.is_ok() => Err(Received::OverLimit(why)),
+        _ => placed,
+    }
 }
 
 /// Makes `dir` and its missing parents, mode 0700, and checks that it is
@@ -1235,4 +1298,48 @@ pub(crate) fn make_private_dir(dir: &Path) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod output_limit_tests {
+    use super::*;
+    use starling_protocol::classad::parse_ad;
+    use starling_protocol::transfer::{File, FileName, Hash};
+
+    fn file(name: &str, mib: u64) -> File {
+        File::new(
+            FileName::new(name).unwrap(),
+            mib << 20,
+            Hash::from_bytes([0; 32]),
+            0o644,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn output_over_max_transfer_output_mb_comes_back_as_far_as_it_fits() {
+        let job = |text: &str| parse_ad(text).unwrap();
+        assert_eq!(
+            max_output_bytes(&job("[MaxTransferOutputMB = 2 * 2]")),
+            Some(4 << 20)
+        );
+        assert_eq!(max_output_bytes(&job("[MaxTransferOutputMB = -1]")), None);
+        assert_eq!(
+            max_output_bytes(&job("[MaxTransferOutputMB = \"x\"]")),
+            None
+        );
+        assert_eq!(max_output_bytes(&job("[A = 1]")), None);
+        let files = [file("a", 1), file("b", 2), file("c", 1)];
+        let (fit, over) = within(&files, 3 << 20);
+        assert_eq!(fit.len(), 2);
+        assert_eq!(over.map(|f| f.name.as_str()), Some("c"));
+        let (fit, over) = within(&files, 4 << 20);
+        assert_eq!((fit.len(), over.is_none()), (3, true));
+        let (fit, over) = within(&files, 2 << 20);
+        assert_eq!(fit.len(), 1);
+        assert_eq!(over.map(|f| f.name.as_str()), Some("b"));
+        let (fit, over) = within(&files, 0);
+        assert!(fit.is_empty());
+        assert_eq!(over.map(|f| f.name.as_str()), Some("a"));
+    }
 }

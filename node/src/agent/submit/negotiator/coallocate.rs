@@ -363,7 +363,15 @@ impl NegotiatorState {
                 self.gangs.remove(&cluster);
                 self.gang_book.forget(cluster);
                 for (job, report, output) in results {
-                    let recorded = record_end(&queue, job, &report, &output).await;
+                    let recorded = record_end(
+                        &queue,
+                        job,
+                        &report,
+                        &output,
+                        shadow::TRANSFER_OUTPUT_FAILED,
+                    )
+                    .await
+                    .map(drop);
                     if let Err(e) = recorded {
                         tracing::warn!(%job, error = %e, "could not record the parallel job's end");
                     }

@@ -83,6 +83,15 @@ impl NegotiatorState {
             .job(job)
             .filter(|ad| queue::status_of(ad) == Some(2))
             .ok_or_else(|| "it is not running now".to_owned())?;
+        // Its `$$(...)` were filled in for the machine it runs on, and its
+        // checkpoint carries on with them: a new machine would differ.
+        if starling_protocol::submit::dollar_dollar::wanted(&ad) {
+            return Err(
+                "its $$(...) were filled in from the machine it runs on; `starling vacate` \
+                 makes it start over on another"
+                    .to_owned(),
+            );
+        }
         let now = unix_now();
         let here_secs = super::start_of(&ad).map_or(0, |s| (now - s).max(0));
         let mut facts = crate::agent::execute::migrate::job_facts(&ad, here_secs, 0.0, None);
