@@ -83,9 +83,23 @@ fn script(dir: &Path) {
     std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
 }
 
-/// A port base no other test run is likely to use.
-fn base() -> u32 {
-    20_000 + std::process::id() % 20_000
+/// Tests of this file using node ports, each its own range: they run at
+/// once, on the same loopback addresses.
+#[derive(Clone, Copy)]
+enum Ports {
+    FourNodes,
+    FitsNowhere,
+    LostNode,
+    TwoSubmitters,
+    KilledAtBarrier,
+    SubmitterKilled,
+}
+
+/// The first of 16 ports for test `which`, below Linux's ephemeral ports
+/// and apart from another run of this file (by its process id).
+fn base(which: Ports) -> u32 {
+    let run = std::process::id() % 170;
+    10_000 + (run * 8 + which as u32) * 16
 }
 
 /// A parallel job of components `(machine_count, component_domain)`.
@@ -132,7 +146,7 @@ fn node_file(dir: &Path, tag: &str, n: u32) -> Option<(f64, f64, Vec<u32>)> {
 fn a_four_node_job_across_two_domains_starts_together_and_its_nodes_reach_each_other() {
     let (pool, work) = setup(2, &[]);
     let dir = work.path();
-    let base = base();
+    let base = base(Ports::FourNodes);
     std::fs::write(
         dir.join("par.sub"),
         submit_file(
@@ -186,7 +200,7 @@ fn a_job_that_fits_nowhere_holds_no_slot_and_why_names_the_component() {
     // Three nodes in one domain: each domain has two CPUs.
     std::fs::write(
         dir.join("big.sub"),
-        submit_file(dir, "big", base(), 0.0, &[(3, None)], ""),
+        submit_file(dir, "big", base(Ports::FitsNowhere), 0.0, &[(3, None)], ""),
     )
     .unwrap();
     pool.ok(0, dir, &["submit", "big.sub"]);
@@ -228,7 +242,7 @@ fn a_lost_node_ends_the_run_and_the_other_claims_are_released() {
         submit_file(
             dir,
             "k",
-            base(),
+            base(Ports::LostNode),
             600.0,
             &[(2, Some("d1.testnet")), (1, Some("d0.testnet"))],
             "",
@@ -265,7 +279,7 @@ fn a_lost_node_ends_the_run_and_the_other_claims_are_released() {
 fn two_submitters_needing_most_of_the_pool_both_finish_one_after_the_other() {
     let (pool, work) = setup(2, &[]);
     let dir = work.path();
-    let base = base();
+    let base = base(Ports::TwoSubmitters);
     for (i, tag) in [(0usize, "p"), (1usize, "q")] {
         let file = format!("{tag}.sub");
         std::fs::write(
@@ -314,7 +328,14 @@ fn a_machine_killed_between_prepare_and_start_releases_the_other_claims_and_noth
         .map(|k| (k.wrapping_mul(2_654_435_761) >> 13) as u8)
         .collect();
     std::fs::write(dir.join("big.dat"), input).unwrap();
-    let mut text = submit_file(dir, "p", base(), 0.0, &[(1, Some("d1.testnet"))], "");
+    let mut text = submit_file(
+        dir,
+        "p",
+        base(Ports::KilledAtBarrier),
+        0.0,
+        &[(1, Some("d1.testnet"))],
+        "",
+    );
     text.push_str(
         "machine_count = 1\ncomponent_domain = d0.testnet\ntransfer_input_files = big.dat\nqueue\n",
     );
@@ -395,7 +416,7 @@ fn a_submit_agent_killed_while_its_parallel_job_runs_ends_the_old_nodes_before_t
         submit_file(
             dir,
             "r",
-            base(),
+            base(Ports::SubmitterKilled),
             600.0,
             &[(2, Some("d1.testnet"))],
             "+JobLeaseDuration = 120\n",
