@@ -702,6 +702,14 @@ impl Queue {
             .collect()
     }
 
+    /// Every job of `cluster` in the queue, by proc: its `JobStatus`.
+    pub fn statuses_of(&self, cluster: u64) -> Vec<(u32, i64)> {
+        self.cache()
+            .range(JobId::new(cluster, 0)..=JobId::new(cluster, u32::MAX))
+            .map(|(id, ad)| (id.proc, status_of(ad).unwrap_or(0)))
+            .collect()
+    }
+
     /// Jobs the queue says are running (or sending output, or suspended).
     pub fn running(&self) -> Vec<JobId> {
         self.cache()

@@ -47,6 +47,7 @@ pub mod control_access;
 pub mod favours;
 pub mod job_policy;
 pub mod matchmaking;
+pub mod materialize;
 pub mod migration;
 pub mod negotiation;
 pub mod net_share;

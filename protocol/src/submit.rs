@@ -479,6 +479,9 @@ const COMMANDS: &[&str] = &[
     "job_max_vacate_time",
     "component_domain",
     "co_allocation",
+    "max_materialize",
+    "max_idle",
+    "materialize_max_idle",
     "checkpoint_exit_code",
     "transfer_checkpoint_files",
     "checkpoint_replicas",
@@ -509,11 +512,6 @@ const IGNORED: &[(&str, &str)] = &[
     ("transfer_output", "only for the grid universe"),
     ("transfer_input", "only for the grid universe"),
     ("transfer_error", "only for the grid universe"),
-    ("max_idle", "Starling materialises every job at submit"),
-    (
-        "max_materialize",
-        "Starling materialises every job at submit",
-    ),
     ("stream_output", "output comes back when the job ends"),
     ("stream_error", "errors come back when the job ends"),
     ("stream_input", "input goes with the job when it starts"),
@@ -1987,6 +1985,29 @@ impl Description {
             set_str(&mut ad, "WhenToTransferOutput", &up);
         } else if should != "NO" {
             set_str(&mut ad, "WhenToTransferOutput", "ON_EXIT");
+        }
+        // Late materialization's limits, kept by the submit agent as the
+        // schedd's factory would (starling_policies::materialize).
+        for (keys, name) in [
+            (&["max_materialize"][..], "JobMaterializeLimit"),
+            (
+                &["max_idle", "materialize_max_idle"][..],
+                "JobMaterializeMaxIdle",
+            ),
+        ] {
+            for key in keys {
+                if let Some(v) = get(key)? {
+                    let n: i64 = v
+                        .trim()
+                        .parse()
+                        .map_err(|_| bad(key, format!("{v:?} is not a whole number of jobs")))?;
+                    if !(1..=MAX_PROCS as i64).contains(&n) {
+                        return Err(bad(key, format!("{n} is not within 1-{MAX_PROCS}")));
+                    }
+                    set(&mut ad, name, Value::Int(n));
+                    break;
+                }
+            }
         }
         if universe == Universe::Parallel {
             parallel_attributes(&mut ad, &get, &bad)?;

@@ -1127,3 +1127,26 @@ fn a_parallel_job_is_one_proc_per_component_with_its_node_count() {
         assert!(e.contains(wanted), "{text:?}: {e}");
     }
 }
+
+#[test]
+fn late_materialization_limits_are_written_as_htcondor_names_them() {
+    let ads = expand("executable = /bin/x\nmax_materialize = 5\nmax_idle = 2\nqueue 10\n").unwrap();
+    assert_eq!(ads.len(), 10);
+    assert_eq!(i(&ads[9], "JobMaterializeLimit"), 5);
+    assert_eq!(i(&ads[0], "JobMaterializeMaxIdle"), 2);
+    let ads = expand("executable = /bin/x\nmaterialize_max_idle = 3\nqueue\n").unwrap();
+    assert_eq!(i(&ads[0], "JobMaterializeMaxIdle"), 3);
+    for (text, wanted) in [
+        (
+            "executable = /bin/x\nmax_materialize = 0\nqueue\n",
+            "max_materialize: 0 is not within 1-",
+        ),
+        (
+            "executable = /bin/x\nmax_idle = lots\nqueue\n",
+            "max_idle: \"lots\" is not a whole number",
+        ),
+    ] {
+        let e = expand(text).unwrap_err().to_string();
+        assert!(e.contains(wanted), "{text:?}: {e}");
+    }
+}

@@ -97,6 +97,10 @@ pub const MAX_REJECTIONS: usize = 16;
 /// Jobs whose refusals are kept, at most.
 pub const MAX_REJECTED_JOBS: usize = 10_000;
 
+/// Jobs per cluster that `why` is told wait for late materialization, in
+/// each negotiation.
+pub const MATERIALIZATION_TOLD: usize = 64;
+
 /// Shadows (claims being asked for or held) at once, at most.
 pub const MAX_SHADOWS: usize = 4096;
 
@@ -1058,6 +1062,7 @@ impl NegotiatorState {
             .into_iter()
             .filter(|(id, _)| !self.placed.contains_key(id))
             .collect();
+        let idle = self.materialized(idle);
         // Jobs of the scheduler and local universes are matched to no
         // machine: they start here, now.
         let (here, idle): (Vec<_>, Vec<_>) =
@@ -1234,6 +1239,71 @@ impl NegotiatorState {
                 self.waiting.entry(key).or_default().extend(left);
             }
         }
+    }
+
+    /// The idle jobs HTCondor's late materialization would have in the
+    /// queue now (`max_materialize`, `max_idle`:
+    /// [`starling_policies::materialize`]); the others wait, and `why`
+    /// says for what.
+    fn materialized(&mut self, idle: Vec<(JobId, ClassAd)>) -> Vec<(JobId, ClassAd)> {
+        use starling_policies::materialize::{startable, State};
+        let limit = |ad: &ClassAd, name: &str| {
+            shadow::integer(ad, name).and_then(|n| u64::try_from(n).ok())
+        };
+        let mut allowed: HashMap<u64, Option<std::collections::HashSet<u32>>> = HashMap::new();
+        let mut kept = Vec::with_capacity(idle.len());
+        // `why` is told of the first few waiting in each cluster: a big
+        // cluster would otherwise crowd out every other job's refusals.
+        let mut told: HashMap<u64, usize> = HashMap::new();
+        for (id, ad) in idle {
+            let most = limit(&ad, "JobMaterializeLimit");
+            let most_idle = limit(&ad, "JobMaterializeMaxIdle");
+            let may = allowed.entry(id.cluster).or_insert_with(|| {
+                (most.is_some() || most_idle.is_some()).then(|| {
+                    let jobs: Vec<(u32, State)> =
+                        self.args
+                            .queue
+                            .statuses_of(id.cluster)
+                            .into_iter()
+                            .map(|(proc, status)| {
+                                let state = match status {
+                                    crate::queue::status::IDLE => State::Idle,
+                                    crate::queue::status::COMPLETED
+                                    | crate::queue::status::REMOVED => State::Finished,
+                                    _ => State::InQueue,
+                                };
+                                (proc, state)
+                            })
+                            .collect();
+                    startable(&jobs, most, most_idle).into_iter().collect()
+                })
+            });
+            match may {
+                Some(may) if !may.contains(&id.proc) => {
+                    let count = told.entry(id.cluster).or_default();
+                    *count += 1;
+                    if *count > MATERIALIZATION_TOLD {
+                        continue;
+                    }
+                    let limits = [("max_materialize", most), ("max_idle", most_idle)]
+                        .iter()
+                        .filter_map(|(k, v)| v.map(|n| format!("{k} = {n}")))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    self.reject(
+                        id,
+                        "materialization".to_owned(),
+                        format!(
+                            "not materialized yet: its cluster's {limits} keeps it out of \
+                             the queue until earlier jobs leave it (HTCondor's late \
+                             materialization)"
+                        ),
+                    );
+                }
+                _ => kept.push((id, ad)),
+            }
+        }
+        kept
     }
 
     /// Whether the path to `machine` could take `bytes` of input within
