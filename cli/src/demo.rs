@@ -119,6 +119,7 @@ fn demo(args: Args) -> anyhow::Result<ExitCode> {
                 text,
                 cwd: work.clone(),
                 env: BTreeMap::new(),
+                commands: BTreeMap::new(),
             },
         )?;
         match response {

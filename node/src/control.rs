@@ -183,6 +183,12 @@ pub enum Request {
         /// The submitter's environment (`getenv`, `$ENV(...)`).
         #[serde(default)]
         env: std::collections::BTreeMap<String, String>,
+        /// What each program the file names printed (`include command :`,
+        /// `queue ... from PROGRAM |`), run by `starling submit
+        /// -allow-commands` as the submitter: the agent runs none itself
+        /// and refuses a program not given here.
+        #[serde(default)]
+        commands: std::collections::BTreeMap<String, String>,
     },
     /// Jobs in the queue, or in the history (`starling q`, `history`).
     Jobs {
@@ -371,6 +377,8 @@ enum WireRequest {
         cwd: PathBuf,
         #[serde(default)]
         env: std::collections::BTreeMap<String, String>,
+        #[serde(default)]
+        commands: std::collections::BTreeMap<String, String>,
     },
     Jobs {
         #[serde(default)]
@@ -455,11 +463,13 @@ impl From<WireRequest> for Request {
                 text,
                 cwd,
                 env,
+                commands,
             } => Request::Submit {
                 file,
                 text,
                 cwd,
                 env,
+                commands,
             },
             WireRequest::Jobs {
                 targets,

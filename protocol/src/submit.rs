@@ -101,6 +101,77 @@ pub trait Environment {
     fn owner(&self) -> String;
     /// Unix seconds.
     fn now(&self) -> i64;
+    /// The output of `command`, run in `dir` for `include command :` or
+    /// `queue ... from COMMAND |`. Programs named in a submit file run
+    /// only when the submitter says so (`starling submit
+    /// -allow-commands`); by default this refuses, saying how.
+    fn run(&self, command: &str, dir: &Path) -> Result<String, String> {
+        let _ = dir;
+        Err(commands_refused(command))
+    }
+}
+
+/// Why `command` was not run: programs named in a submit file run only
+/// when the submitter asks.
+pub fn commands_refused(command: &str) -> String {
+    format!(
+        "{command:?} is a program named in the submit file; starling submit runs such \
+         programs only with -allow-commands (as the submitting user, in the submit directory)"
+    )
+}
+
+/// The longest a program named in a submit file may run.
+pub const COMMAND_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Runs `command` with `sh -c` in `dir` as the current user: its standard
+/// output, at most `max` bytes, within [`COMMAND_TIMEOUT`]; a program
+/// that fails, says more or runs longer is an error naming it.
+pub fn run_command(command: &str, dir: &Path, max: usize) -> Result<String, String> {
+    use std::io::Read as _;
+    let mut child = std::process::Command::new("/bin/sh")
+        .arg("-c")
+        .arg(command)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .spawn()
+        .map_err(|e| format!("{command:?} could not be started: {e}"))?;
+    let mut stdout = child.stdout.take().ok_or("no output pipe")?;
+    let reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        let read = (&mut stdout).take(max as u64 + 1).read_to_end(&mut out);
+        read.map(|_| out)
+    });
+    let deadline = std::time::Instant::now() + COMMAND_TIMEOUT;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "{command:?} ran longer than {} s",
+                    COMMAND_TIMEOUT.as_secs()
+                ));
+            }
+            Err(e) => return Err(format!("{command:?}: {e}")),
+        }
+    };
+    let out = reader
+        .join()
+        .map_err(|_| format!("{command:?}: reading its output failed"))?
+        .map_err(|e| format!("{command:?}: reading its output failed: {e}"))?;
+    if !status.success() {
+        return Err(format!("{command:?} failed ({status})"));
+    }
+    if out.len() > max {
+        return Err(format!("{command:?} wrote more than {max} bytes"));
+    }
+    String::from_utf8(out).map_err(|_| format!("{command:?} wrote text that is not UTF-8"))
 }
 
 /// Most directory entries one expansion reads to size its inputs, all
@@ -297,6 +368,8 @@ enum Items {
     List(Vec<String>),
     /// `from FILE`: one item per line of the file.
     File(String),
+    /// `from PROGRAM |`: one item per line of its output.
+    Command(String),
     /// `matching [files|dirs] PATTERN...`.
     Matching { patterns: Vec<String>, dirs: bool },
 }
@@ -482,6 +555,7 @@ const COMMANDS: &[&str] = &[
     "max_materialize",
     "max_idle",
     "materialize_max_idle",
+    "output_directory",
     "checkpoint_exit_code",
     "transfer_checkpoint_files",
     "checkpoint_replicas",
@@ -515,7 +589,6 @@ const IGNORED: &[(&str, &str)] = &[
     ("stream_output", "output comes back when the job ends"),
     ("stream_error", "errors come back when the job ends"),
     ("stream_input", "input goes with the job when it starts"),
-    ("output_directory", "not supported by Starling yet"),
     (
         "job_lease_duration",
         "Starling's claims keep their own leases",
@@ -808,14 +881,44 @@ fn read_text(
         }
         if word == "include" || lower.starts_with("include:") {
             let rest = body["include".len()..].trim_start();
-            let Some(target) = rest.strip_prefix(':') else {
-                let problem = if rest.to_ascii_lowercase().starts_with("command") {
-                    "include command : runs a program; starling submit runs no program named \
-                     in a submit file: run it yourself and include its output as a file"
-                } else {
-                    "expected `include : FILE`"
+            let command = rest
+                .get(.."command".len())
+                .is_some_and(|w| w.eq_ignore_ascii_case("command"))
+                .then(|| rest["command".len()..].trim_start())
+                .and_then(|r| r.strip_prefix(':'));
+            if let Some(command) = command {
+                let command = expand_simple(command.trim(), &parsed.defined, 0);
+                let Some(includer) = includes else {
+                    return Err(err(line, commands_refused(&command)));
                 };
-                return Err(err(line, problem.to_owned()));
+                if depth >= MAX_INCLUDE_DEPTH {
+                    return Err(err(
+                        line,
+                        format!("include command : {command}: includes nest deeper than {MAX_INCLUDE_DEPTH}"),
+                    ));
+                }
+                let included = includer
+                    .env
+                    .run(&command, includer.dir)
+                    .map_err(|e| err(line, format!("include command : {e}")))?;
+                parsed.bytes += included.len();
+                if parsed.bytes > MAX_FILE_LEN {
+                    return Err(err(
+                        line,
+                        format!("include command : {command}: the file and its includes come to more than {MAX_FILE_LEN} bytes"),
+                    ));
+                }
+                let name = format!("command {command}");
+                parsed.sources.push(name.clone());
+                let included_base = parsed.sources.len() * INCLUDE_LINE_BASE;
+                read_text(parsed, &name, &included, included_base, includes, depth + 1)?;
+                continue;
+            }
+            let Some(target) = rest.strip_prefix(':') else {
+                return Err(err(
+                    line,
+                    "expected `include : FILE` or `include command : PROGRAM`".to_owned(),
+                ));
             };
             let target = expand_simple(target.trim(), &parsed.defined, 0);
             let Some(includer) = includes else {
@@ -1160,11 +1263,11 @@ fn parse_queue(rest: &str, _line: usize) -> Result<Statement, String> {
                 Items::List(list_items(tail, false)?)
             } else if tail.is_empty() {
                 return Err("`queue ... from` needs a file name or a ( list )".to_owned());
-            } else if tail.ends_with('|') {
-                return Err(format!(
-                    "`queue ... from {tail}` runs a program; starling submit runs no program \
-                     named in a submit file: write its output to a file and queue from that"
-                ));
+            } else if let Some(command) = tail.strip_suffix('|') {
+                if command.trim().is_empty() {
+                    return Err("`queue ... from |` names no program".to_owned());
+                }
+                Items::Command(command.trim().to_owned())
             } else {
                 Items::File(tail.to_owned())
             }
@@ -1284,7 +1387,7 @@ impl Description {
                         referenced(c, &mut used);
                     }
                     match items {
-                        Items::File(f) => referenced(f, &mut used),
+                        Items::File(f) | Items::Command(f) => referenced(f, &mut used),
                         Items::List(l) => l.iter().for_each(|i| referenced(i, &mut used)),
                         Items::Matching { patterns, .. } => {
                             patterns.iter().for_each(|p| referenced(p, &mut used))
@@ -1445,12 +1548,25 @@ impl Description {
                             }
                             rows
                         }
-                        Items::File(f) => {
-                            let f = base.expand(f, &BTreeMap::new(), 0)?;
-                            let path = resolve(cwd, &f);
-                            let text = env.read_file(&path).map_err(|e| {
-                                self.error(*line, format!("cannot read {}: {e}", path.display()))
-                            })?;
+                        Items::File(_) | Items::Command(_) => {
+                            let text = match items {
+                                Items::Command(c) => {
+                                    let c = base.expand(c, &BTreeMap::new(), 0)?;
+                                    env.run(&c, cwd).map_err(|e| self.error(*line, e))?
+                                }
+                                Items::File(f) => {
+                                    let f = base.expand(f, &BTreeMap::new(), 0)?;
+                                    let path = resolve(cwd, &f);
+                                    env.read_file(&path).map_err(|e| {
+                                        self.error(
+                                            *line,
+                                            format!("cannot read {}: {e}", path.display()),
+                                        )
+                                    })?
+                                }
+                                _ => String::new(),
+                            };
+                            let path = PathBuf::from("the item list");
                             if text.len() > MAX_ITEMS_FILE_LEN {
                                 return Err(self.error(
                                     *line,
@@ -1985,6 +2101,13 @@ impl Description {
             set_str(&mut ad, "WhenToTransferOutput", &up);
         } else if should != "NO" {
             set_str(&mut ad, "WhenToTransferOutput", "ON_EXIT");
+        }
+        // Where output files not remapped come back (relative to Iwd; the
+        // submit agent makes it, as HTCondor's shadow does).
+        if let Some(dir) = get("output_directory")?.filter(|d| !d.trim().is_empty()) {
+            let dir = dir.trim();
+            values::path(dir).map_err(|e| bad("output_directory", e))?;
+            set_str(&mut ad, "OutputDirectory", dir);
         }
         // Late materialization's limits, kept by the submit agent as the
         // schedd's factory would (starling_policies::materialize).

@@ -414,6 +414,26 @@ fn output_remaps_put_output_files_where_the_submit_file_says() {
         "not remapped: into initialdir"
     );
     assert!(!dir.join("a.txt").exists() && !dir.join("b.txt").exists());
+    // output_directory: what is not remapped goes there, made if missing;
+    // the job's output stream stays where `output` says.
+    std::fs::write(
+        dir.join("outdir.sub"),
+        "executable = /bin/sh\ntransfer_executable = false\n\
+         arguments = \"-c 'echo d > d.txt; echo e > e.txt; echo out'\"\n\
+         transfer_output_files = d.txt, e.txt\noutput = stream.txt\n\
+         transfer_output_remaps = \"e.txt = results/e.txt\"\n\
+         output_directory = made/$(Cluster)\nqueue\n",
+    )
+    .unwrap();
+    pool.ok(0, dir, &["submit", "outdir.sub"]);
+    pool.wait_queue_empty(0, Duration::from_secs(60));
+    assert_eq!(read(&dir.join("made/2/d.txt")), "d\n");
+    assert_eq!(
+        read(&dir.join("results/e.txt")),
+        "e\n",
+        "remapped: as remapped"
+    );
+    assert_eq!(read(&dir.join("stream.txt")), "out\n");
 }
 
 #[test]
@@ -592,4 +612,35 @@ fn periodic_hold_holds_a_running_job_and_periodic_release_requeues_it() {
     );
     assert!(log.contains("Code 3 Subcode 0"), "{log}");
     assert!(log.contains("PeriodicHold"), "{log}");
+}
+
+#[test]
+fn programs_named_in_a_submit_file_run_only_with_allow_commands() {
+    let pool = Pool::up(1);
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    std::fs::write(dir.join("settings.sh"), "echo 'arguments = item-$(x)'\n").unwrap();
+    std::fs::write(
+        dir.join("p.sub"),
+        "executable = /bin/echo\ntransfer_executable = false\n\
+         include command : sh settings.sh\nqueue x from seq 1 3 |\n",
+    )
+    .unwrap();
+    let refused = pool.run(0, dir, &["submit", "p.sub"]);
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "{said}");
+    assert!(
+        said.contains("p.sub:3") && said.contains("-allow-commands"),
+        "{said}"
+    );
+    let out = pool.ok(0, dir, &["submit", "-allow-commands", "p.sub"]);
+    assert!(out.contains("3 job(s) submitted"), "{out}");
+    pool.wait_queue_empty(0, Duration::from_secs(60));
+    let mut args: Vec<String> = pool
+        .af(0, true, &["Arguments"])
+        .into_iter()
+        .map(|r| r.join(" "))
+        .collect();
+    args.sort();
+    assert_eq!(args, ["item-1", "item-2", "item-3"]);
 }

@@ -127,9 +127,17 @@ pub async fn handle(
             text,
             cwd,
             env,
+            commands,
         } => {
             let owner = access.asker().display_name();
-            submit(&queue, file, text, cwd, env, owner, &info.domain).await
+            let asked = Asked {
+                file,
+                text,
+                cwd,
+                env,
+                commands,
+            };
+            submit(&queue, asked, owner, &info.domain).await
         }
         Request::Jobs {
             targets,
@@ -620,6 +628,9 @@ fn acted_response(selection: &Selection, acted: crate::queue::Acted) -> Response
 struct SubmitterEnvironment {
     system: SystemEnvironment,
     rights: Rights,
+    /// What the programs the file names printed, as the submitter's
+    /// `starling submit -allow-commands` ran them: the agent runs none.
+    commands: std::collections::BTreeMap<String, String>,
 }
 
 impl Environment for SubmitterEnvironment {
@@ -664,7 +675,27 @@ impl Environment for SubmitterEnvironment {
     fn now(&self) -> i64 {
         self.system.now()
     }
+    fn run(&self, command: &str, _dir: &Path) -> Result<String, String> {
+        self.commands
+            .get(command)
+            .cloned()
+            .ok_or_else(|| submit::commands_refused(command))
+    }
 }
+
+/// A submit request, as the CLI sends it.
+struct Asked {
+    file: String,
+    text: String,
+    cwd: PathBuf,
+    env: std::collections::BTreeMap<String, String>,
+    commands: std::collections::BTreeMap<String, String>,
+}
+
+/// Most programs one submit file may name, and the most their outputs
+/// may come to in all.
+pub const MAX_COMMANDS: usize = 64;
+pub const MAX_COMMANDS_OUTPUT: usize = submit::MAX_FILE_LEN;
 
 /// Sets a string attribute, replacing whatever the submit file said.
 fn set_text(ad: &mut ClassAd, name: &str, value: &str) {
@@ -674,17 +705,27 @@ fn set_text(ad: &mut ClassAd, name: &str, value: &str) {
     );
 }
 
-async fn submit(
-    queue: &Queue,
-    file: String,
-    text: String,
-    cwd: PathBuf,
-    env: std::collections::BTreeMap<String, String>,
-    owner: String,
-    domain: &str,
-) -> Response {
+async fn submit(queue: &Queue, asked: Asked, owner: String, domain: &str) -> Response {
+    let Asked {
+        file,
+        text,
+        cwd,
+        env,
+        commands,
+    } = asked;
     if env.len() > MAX_ENV_VARS {
         return error(format!("at most {MAX_ENV_VARS} environment variables"));
+    }
+    if commands.len() > MAX_COMMANDS {
+        return error(format!(
+            "at most {MAX_COMMANDS} programs named in one submit file"
+        ));
+    }
+    let output: usize = commands.iter().map(|(c, o)| c.len() + o.len()).sum();
+    if output > MAX_COMMANDS_OUTPUT {
+        return error(format!(
+            "the programs named in the submit file printed more than {MAX_COMMANDS_OUTPUT} bytes"
+        ));
     }
     if !cwd.is_absolute() {
         return error(format!(
@@ -710,6 +751,7 @@ async fn submit(
             owner: owner.clone(),
         },
         rights,
+        commands,
     };
     // Included files are read with the submitter's rights, as the rest.
     let description = match submit::parse_with_includes(&file, &text, &cwd, &world) {

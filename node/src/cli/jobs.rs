@@ -28,6 +28,64 @@ pub(crate) struct SubmitArgs {
     /// nothing: standard output), like condor_submit -dry-run.
     #[arg(long = "dry-run", value_name = "OUT", num_args = 0..=1, default_missing_value = "-")]
     dry_run: Option<String>,
+    /// Run the programs the file names (`include command : PROGRAM`,
+    /// `queue ... from PROGRAM |`), as you, in this directory, each within
+    /// 60 s: without it such a file is refused.
+    #[arg(long = "allow-commands")]
+    allow_commands: bool,
+}
+
+/// The submitter's environment in the CLI: the system's, and the programs
+/// the file names run here when allowed, their outputs kept to send to
+/// the agent (which runs none itself).
+struct Submitter {
+    system: starling_protocol::submit::SystemEnvironment,
+    allow_commands: bool,
+    ran: std::cell::RefCell<BTreeMap<String, String>>,
+}
+
+impl starling_protocol::submit::Environment for Submitter {
+    fn var(&self, name: &str) -> Option<String> {
+        self.system.var(name)
+    }
+    fn vars(&self) -> Vec<(String, String)> {
+        self.system.vars()
+    }
+    fn read_file(&self, path: &Path) -> std::io::Result<String> {
+        self.system.read_file(path)
+    }
+    fn glob(&self, dir: &Path, pattern: &str, dirs: bool) -> std::io::Result<Vec<String>> {
+        self.system.glob(dir, pattern, dirs)
+    }
+    fn check_directory(&self, path: &Path) -> std::io::Result<()> {
+        self.system.check_directory(path)
+    }
+    fn check_exists(&self, path: &Path) -> std::io::Result<()> {
+        self.system.check_exists(path)
+    }
+    fn size_kib(&self, path: &Path, max_entries: usize) -> (u64, usize) {
+        self.system.size_kib(path, max_entries)
+    }
+    fn owner(&self) -> String {
+        self.system.owner()
+    }
+    fn now(&self) -> i64 {
+        self.system.now()
+    }
+    fn run(&self, command: &str, dir: &Path) -> Result<String, String> {
+        use starling_protocol::submit::{commands_refused, run_command, MAX_FILE_LEN};
+        if !self.allow_commands {
+            return Err(commands_refused(command));
+        }
+        if let Some(out) = self.ran.borrow().get(command) {
+            return Ok(out.clone());
+        }
+        let out = run_command(command, dir, MAX_FILE_LEN)?;
+        self.ran
+            .borrow_mut()
+            .insert(command.to_owned(), out.clone());
+        Ok(out)
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -233,12 +291,16 @@ pub(crate) fn submit(args: SubmitArgs, data_dir: Option<&Path>) -> anyhow::Resul
     // Checked here first, so that a bad file is reported without an agent.
     let cwd = std::env::current_dir()?;
     let env: BTreeMap<String, String> = std::env::vars().collect();
-    let world = starling_protocol::submit::SystemEnvironment {
-        vars: env.clone(),
-        // The agent names the owner from the socket; the same user here.
-        owner: crate::users::name_of(rustix::process::getuid().as_raw())
-            .or_else(|| std::env::var("USER").ok())
-            .unwrap_or_default(),
+    let world = Submitter {
+        system: starling_protocol::submit::SystemEnvironment {
+            vars: env.clone(),
+            // The agent names the owner from the socket; the same user here.
+            owner: crate::users::name_of(rustix::process::getuid().as_raw())
+                .or_else(|| std::env::var("USER").ok())
+                .unwrap_or_default(),
+        },
+        allow_commands: args.allow_commands,
+        ran: Default::default(),
     };
     let description = starling_protocol::submit::parse_with_includes(&name, &text, &cwd, &world)?;
     for warning in description.warnings() {
@@ -247,6 +309,11 @@ pub(crate) fn submit(args: SubmitArgs, data_dir: Option<&Path>) -> anyhow::Resul
     if let Some(out) = out {
         return dry_run(&description, &cwd, &world, &out);
     }
+    if args.allow_commands {
+        // Run here, once, what `queue ... from PROGRAM |` names: the agent
+        // gets the outputs.
+        description.expand(1, &cwd, &world)?;
+    }
     let response = call_long(
         data_dir,
         &Request::Submit {
@@ -254,6 +321,7 @@ pub(crate) fn submit(args: SubmitArgs, data_dir: Option<&Path>) -> anyhow::Resul
             text,
             cwd,
             env,
+            commands: world.ran.into_inner(),
         },
     )?;
     match response {
@@ -272,7 +340,7 @@ pub(crate) fn submit(args: SubmitArgs, data_dir: Option<&Path>) -> anyhow::Resul
 fn dry_run(
     description: &starling_protocol::submit::Description,
     cwd: &Path,
-    world: &starling_protocol::submit::SystemEnvironment,
+    world: &dyn starling_protocol::submit::Environment,
     out: &str,
 ) -> anyhow::Result<ExitCode> {
     let ads = description.expand(1, cwd, world)?;
@@ -932,6 +1000,7 @@ mod tests {
             SubmitArgs {
                 file: Some(file),
                 dry_run: Some(out.display().to_string()),
+                allow_commands: false,
             },
             Some(&dir.path().join("no-agent")),
         );

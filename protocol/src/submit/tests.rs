@@ -64,6 +64,49 @@ impl Environment for Fake {
     fn now(&self) -> i64 {
         1_700_000_000
     }
+    /// `echo-items` prints three items; `settings` prints submit lines;
+    /// anything else fails.
+    fn run(&self, command: &str, _dir: &Path) -> Result<String, String> {
+        match command {
+            "echo-items" => Ok("a\nb\n\nc\n".into()),
+            "settings" => Ok("arguments = from-a-program\nrequest_cpus = 2\n".into()),
+            _ => Err(format!("{command:?} failed (exit status: 1)")),
+        }
+    }
+}
+
+/// The fake's world, but the programs a file names are refused (the
+/// default: no -allow-commands).
+struct NoCommands(Fake);
+
+impl Environment for NoCommands {
+    fn var(&self, name: &str) -> Option<String> {
+        self.0.var(name)
+    }
+    fn vars(&self) -> Vec<(String, String)> {
+        self.0.vars()
+    }
+    fn read_file(&self, path: &Path) -> std::io::Result<String> {
+        self.0.read_file(path)
+    }
+    fn glob(&self, dir: &Path, pattern: &str, dirs: bool) -> std::io::Result<Vec<String>> {
+        self.0.glob(dir, pattern, dirs)
+    }
+    fn check_directory(&self, path: &Path) -> std::io::Result<()> {
+        self.0.check_directory(path)
+    }
+    fn check_exists(&self, path: &Path) -> std::io::Result<()> {
+        self.0.check_exists(path)
+    }
+    fn size_kib(&self, path: &Path, max_entries: usize) -> (u64, usize) {
+        self.0.size_kib(path, max_entries)
+    }
+    fn owner(&self) -> String {
+        self.0.owner()
+    }
+    fn now(&self) -> i64 {
+        self.0.now()
+    }
 }
 
 fn fake() -> Fake {
@@ -669,9 +712,15 @@ fn includes_read_files_from_the_submit_directory_with_their_own_lines() {
     assert!(e.problem.contains("cannot read /work/none.inc"), "{e}");
     let e = parse_with_includes("job.sub", "include : loop.inc\nqueue\n", dir, &world).unwrap_err();
     assert!(e.problem.contains("nest deeper"), "{e}");
-    let e =
-        parse_with_includes("job.sub", "include command : ls\nqueue\n", dir, &world).unwrap_err();
-    assert!(e.problem.contains("runs no program"), "{e}");
+    let e = parse_with_includes(
+        "job.sub",
+        "include command : ls\nqueue\n",
+        dir,
+        &NoCommands(fake()),
+    )
+    .unwrap_err();
+    assert!(e.problem.contains("only with -allow-commands"), "{e}");
+    assert_eq!(e.line, 1);
     // Without the submitter's files, an include is refused by name.
     let e = parse("job.sub", "include : common.inc\nqueue\n").unwrap_err();
     assert!(e.problem.contains("include"), "{e}");
@@ -732,10 +781,18 @@ fn getenv_takes_a_list_of_names() {
 }
 
 #[test]
-fn programs_named_in_a_submit_file_are_not_run() {
-    let e = expand("executable = /bin/x\nqueue from seq 1 3 |\n").unwrap_err();
+fn programs_named_in_a_submit_file_are_not_run_unless_allowed() {
+    let world = NoCommands(fake());
+    let d = parse_with_includes(
+        "job.sub",
+        "executable = /bin/x\nqueue from seq 1 3 |\n",
+        Path::new("/work"),
+        &world,
+    )
+    .unwrap();
+    let e = d.expand(1, Path::new("/work"), &world).unwrap_err();
     assert_eq!(e.line, 2);
-    assert!(e.problem.contains("runs a program"), "{e}");
+    assert!(e.problem.contains("only with -allow-commands"), "{e}");
 }
 
 #[test]
@@ -1149,4 +1206,56 @@ fn late_materialization_limits_are_written_as_htcondor_names_them() {
         let e = expand(text).unwrap_err().to_string();
         assert!(e.contains(wanted), "{text:?}: {e}");
     }
+}
+
+#[test]
+fn programs_named_in_the_file_run_only_when_the_submitter_allows_them() {
+    let dir = Path::new("/work");
+    let allowed = fake();
+    let text = "executable = /bin/x\ninclude command : settings\nqueue x from echo-items |\n";
+    let d = parse_with_includes("job.sub", text, dir, &allowed).unwrap();
+    let ads = d.expand(1, dir, &allowed).unwrap();
+    assert_eq!(ads.len(), 3, "one job per line of the program's output");
+    assert_eq!(s(&ads[0], "Arguments"), "from-a-program");
+    assert_eq!(i(&ads[2], "RequestCpus"), 2);
+    // A program that fails is an error naming it and the line.
+    let d = parse_with_includes(
+        "job.sub",
+        "executable = /bin/x\nqueue x from false |\n",
+        dir,
+        &allowed,
+    )
+    .unwrap();
+    let e = d.expand(1, dir, &allowed).unwrap_err();
+    assert_eq!(e.line, 2);
+    assert!(e.problem.contains("\"false\" failed"), "{e}");
+    let e = parse_with_includes("job.sub", "include command : false\nqueue\n", dir, &allowed)
+        .unwrap_err();
+    assert!(
+        e.problem.contains("include command : \"false\" failed"),
+        "{e}"
+    );
+    // Not allowed: refused, saying how to allow it.
+    let refused = NoCommands(fake());
+    let e = parse_with_includes("job.sub", text, dir, &refused).unwrap_err();
+    assert!(e.problem.contains("only with -allow-commands"), "{e}");
+    let d = parse_with_includes(
+        "job.sub",
+        "executable = /bin/x\nqueue x from echo-items |\n",
+        dir,
+        &refused,
+    )
+    .unwrap();
+    let e = d.expand(1, dir, &refused).unwrap_err();
+    assert!(e.problem.contains("only with -allow-commands"), "{e}");
+}
+
+#[test]
+fn a_program_is_run_bounded_and_its_failures_named() {
+    let dir = std::env::temp_dir();
+    assert_eq!(run_command("echo a; echo b", &dir, 100).unwrap(), "a\nb\n");
+    let e = run_command("exit 3", &dir, 100).unwrap_err();
+    assert!(e.contains("failed"), "{e}");
+    let e = run_command("yes | head -c 1000", &dir, 100).unwrap_err();
+    assert!(e.contains("more than 100 bytes"), "{e}");
 }

@@ -181,10 +181,35 @@ pub fn destination(job: &ClassAd, name: &str) -> Option<PathBuf> {
         STDERR_FILE => text(job, "Err").map(|p| resolve(&iwd, &p)),
         _ => match text(job, "TransferOutputRemaps").and_then(|remaps| remapped(&remaps, name)) {
             Some(to) => Some(resolve(&iwd, &to)),
-            None => Some(iwd.join(name)),
+            None => Some(output_directory(job).unwrap_or(iwd).join(name)),
         },
     };
     to.filter(|p| p != Path::new("/dev/null"))
+}
+
+/// Where the output files not remapped come back, when the job names a
+/// directory for them (`OutputDirectory`, relative to `Iwd`).
+pub fn output_directory(job: &ClassAd) -> Option<PathBuf> {
+    let dir = text(job, "OutputDirectory").filter(|d| !d.is_empty())?;
+    Some(resolve(&iwd(job), &dir))
+}
+
+/// Makes the job's `OutputDirectory` and its missing parents as the owner
+/// (mode 0700, as HTCondor's shadow makes it), if it names one. Blocking.
+pub fn make_output_directory(rights: &Rights, job: &ClassAd) -> Result<(), String> {
+    use std::os::unix::fs::DirBuilderExt as _;
+    let Some(dir) = output_directory(job) else {
+        return Ok(());
+    };
+    let made = dir.clone();
+    rights
+        .run(move || {
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(&made)
+        })
+        .map_err(|e| format!("cannot make the output directory {}: {e}", dir.display()))
 }
 
 /// Where `TransferOutputRemaps` (HTCondor's `"name = dest; name2 =
@@ -295,6 +320,14 @@ mod tests {
         );
         assert_eq!(destination(&job, "x"), Some(PathBuf::from("/abs/y")));
         assert_eq!(destination(&job, "z"), Some(PathBuf::from("/w/z")));
+        assert_eq!(destination(&job, STDOUT_FILE), Some(PathBuf::from("/w/o")));
+        // OutputDirectory takes what is not remapped, not the streams.
+        let job = parse_ad(
+            r#"[ Owner = "root"; Iwd = "/w"; Out = "o"; OutputDirectory = "res/1"; TransferOutputRemaps = "x = /abs/y" ]"#,
+        )
+        .unwrap();
+        assert_eq!(destination(&job, "z"), Some(PathBuf::from("/w/res/1/z")));
+        assert_eq!(destination(&job, "x"), Some(PathBuf::from("/abs/y")));
         assert_eq!(destination(&job, STDOUT_FILE), Some(PathBuf::from("/w/o")));
     }
 

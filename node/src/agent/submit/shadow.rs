@@ -1263,7 +1263,9 @@ async fn receive(args: &ShadowArgs, offer: OutputOffer, ad: &ClassAd) -> Result<
                         .map(|to| (staging.join(f.name.as_str()), to))
                 })
                 .collect();
+            let job = ad.clone();
             tokio::task::spawn_blocking(move || {
+                job_files::make_output_directory(&rights, &job)?;
                 moves
                     .iter()
                     .try_for_each(|(from, to)| job_files::place_output(&rights, from, to))
