@@ -120,6 +120,69 @@ pub fn commands_refused(command: &str) -> String {
     )
 }
 
+/// A submitter's world in which the programs a file names run
+/// (`starling submit -allow-commands`): each once, with [`run_command`]
+/// in the submit directory, its output kept ([`Allowing::outputs`]) so
+/// that it can go with the file; everything else is `env`'s.
+pub struct Allowing<'a> {
+    env: &'a dyn Environment,
+    ran: std::cell::RefCell<BTreeMap<String, String>>,
+}
+
+impl<'a> Allowing<'a> {
+    pub fn new(env: &'a dyn Environment) -> Allowing<'a> {
+        Allowing {
+            env,
+            ran: Default::default(),
+        }
+    }
+
+    /// What each program run printed, by its command line.
+    pub fn outputs(self) -> BTreeMap<String, String> {
+        self.ran.into_inner()
+    }
+}
+
+impl Environment for Allowing<'_> {
+    fn var(&self, name: &str) -> Option<String> {
+        self.env.var(name)
+    }
+    fn vars(&self) -> Vec<(String, String)> {
+        self.env.vars()
+    }
+    fn read_file(&self, path: &Path) -> std::io::Result<String> {
+        self.env.read_file(path)
+    }
+    fn glob(&self, dir: &Path, pattern: &str, dirs: bool) -> std::io::Result<Vec<String>> {
+        self.env.glob(dir, pattern, dirs)
+    }
+    fn check_directory(&self, path: &Path) -> std::io::Result<()> {
+        self.env.check_directory(path)
+    }
+    fn check_exists(&self, path: &Path) -> std::io::Result<()> {
+        self.env.check_exists(path)
+    }
+    fn size_kib(&self, path: &Path, max_entries: usize) -> (u64, usize) {
+        self.env.size_kib(path, max_entries)
+    }
+    fn owner(&self) -> String {
+        self.env.owner()
+    }
+    fn now(&self) -> i64 {
+        self.env.now()
+    }
+    fn run(&self, command: &str, dir: &Path) -> Result<String, String> {
+        if let Some(out) = self.ran.borrow().get(command) {
+            return Ok(out.clone());
+        }
+        let out = run_command(command, dir, MAX_FILE_LEN)?;
+        self.ran
+            .borrow_mut()
+            .insert(command.to_owned(), out.clone());
+        Ok(out)
+    }
+}
+
 /// The longest a program named in a submit file may run.
 pub const COMMAND_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 

@@ -35,59 +35,6 @@ pub(crate) struct SubmitArgs {
     allow_commands: bool,
 }
 
-/// The submitter's environment in the CLI: the system's, and the programs
-/// the file names run here when allowed, their outputs kept to send to
-/// the agent (which runs none itself).
-struct Submitter {
-    system: starling_protocol::submit::SystemEnvironment,
-    allow_commands: bool,
-    ran: std::cell::RefCell<BTreeMap<String, String>>,
-}
-
-impl starling_protocol::submit::Environment for Submitter {
-    fn var(&self, name: &str) -> Option<String> {
-        self.system.var(name)
-    }
-    fn vars(&self) -> Vec<(String, String)> {
-        self.system.vars()
-    }
-    fn read_file(&self, path: &Path) -> std::io::Result<String> {
-        self.system.read_file(path)
-    }
-    fn glob(&self, dir: &Path, pattern: &str, dirs: bool) -> std::io::Result<Vec<String>> {
-        self.system.glob(dir, pattern, dirs)
-    }
-    fn check_directory(&self, path: &Path) -> std::io::Result<()> {
-        self.system.check_directory(path)
-    }
-    fn check_exists(&self, path: &Path) -> std::io::Result<()> {
-        self.system.check_exists(path)
-    }
-    fn size_kib(&self, path: &Path, max_entries: usize) -> (u64, usize) {
-        self.system.size_kib(path, max_entries)
-    }
-    fn owner(&self) -> String {
-        self.system.owner()
-    }
-    fn now(&self) -> i64 {
-        self.system.now()
-    }
-    fn run(&self, command: &str, dir: &Path) -> Result<String, String> {
-        use starling_protocol::submit::{commands_refused, run_command, MAX_FILE_LEN};
-        if !self.allow_commands {
-            return Err(commands_refused(command));
-        }
-        if let Some(out) = self.ran.borrow().get(command) {
-            return Ok(out.clone());
-        }
-        let out = run_command(command, dir, MAX_FILE_LEN)?;
-        self.ran
-            .borrow_mut()
-            .insert(command.to_owned(), out.clone());
-        Ok(out)
-    }
-}
-
 #[derive(Debug, clap::Args)]
 pub(crate) struct QArgs {
     /// Job ids (12.0), cluster ids (12) or owners.
@@ -291,29 +238,33 @@ pub(crate) fn submit(args: SubmitArgs, data_dir: Option<&Path>) -> anyhow::Resul
     // Checked here first, so that a bad file is reported without an agent.
     let cwd = std::env::current_dir()?;
     let env: BTreeMap<String, String> = std::env::vars().collect();
-    let world = Submitter {
-        system: starling_protocol::submit::SystemEnvironment {
-            vars: env.clone(),
-            // The agent names the owner from the socket; the same user here.
-            owner: crate::users::name_of(rustix::process::getuid().as_raw())
-                .or_else(|| std::env::var("USER").ok())
-                .unwrap_or_default(),
-        },
-        allow_commands: args.allow_commands,
-        ran: Default::default(),
+    let system = starling_protocol::submit::SystemEnvironment {
+        vars: env.clone(),
+        // The agent names the owner from the socket; the same user here.
+        owner: crate::users::name_of(rustix::process::getuid().as_raw())
+            .or_else(|| std::env::var("USER").ok())
+            .unwrap_or_default(),
     };
-    let description = starling_protocol::submit::parse_with_includes(&name, &text, &cwd, &world)?;
+    // The programs the file names run here, only when allowed; the agent
+    // gets their outputs and runs none itself.
+    let allowing = starling_protocol::submit::Allowing::new(&system);
+    let world: &dyn starling_protocol::submit::Environment = if args.allow_commands {
+        &allowing
+    } else {
+        &system
+    };
+    let description = starling_protocol::submit::parse_with_includes(&name, &text, &cwd, world)?;
     for warning in description.warnings() {
         eprintln!("WARNING: {warning}");
     }
     if let Some(out) = out {
-        return dry_run(&description, &cwd, &world, &out);
+        return dry_run(&description, &cwd, world, &out);
     }
     if args.allow_commands {
-        // Run here, once, what `queue ... from PROGRAM |` names: the agent
-        // gets the outputs.
-        description.expand(1, &cwd, &world)?;
+        // Run here, once, what `queue ... from PROGRAM |` names.
+        description.expand(1, &cwd, world)?;
     }
+    let commands = allowing.outputs();
     let response = call_long(
         data_dir,
         &Request::Submit {
@@ -321,7 +272,7 @@ pub(crate) fn submit(args: SubmitArgs, data_dir: Option<&Path>) -> anyhow::Resul
             text,
             cwd,
             env,
-            commands: world.ran.into_inner(),
+            commands,
         },
     )?;
     match response {

@@ -224,7 +224,7 @@ fn starling_ads(dir: &Path, file: &str, checks: bool) -> Result<Vec<ClassAd>, St
     let unchecked = Unchecked(system.clone());
     let env: &dyn submit::Environment = if checks { &system } else { &unchecked };
     // As `starling submit -allow-commands`: HTCondor runs them too.
-    let env = &Commands(env);
+    let env = &submit::Allowing::new(env);
     let description =
         submit::parse_with_includes(file, &text, dir, env).map_err(|e| e.to_string())?;
     description.expand(1, dir, env).map_err(|e| e.to_string())
@@ -262,42 +262,6 @@ impl submit::Environment for Unchecked {
     }
     fn now(&self) -> i64 {
         self.0.now()
-    }
-}
-
-/// A submitter who lets the file's programs run (`-allow-commands`).
-struct Commands<'a>(&'a dyn submit::Environment);
-
-impl submit::Environment for Commands<'_> {
-    fn var(&self, name: &str) -> Option<String> {
-        self.0.var(name)
-    }
-    fn vars(&self) -> Vec<(String, String)> {
-        self.0.vars()
-    }
-    fn read_file(&self, path: &Path) -> std::io::Result<String> {
-        self.0.read_file(path)
-    }
-    fn glob(&self, dir: &Path, pattern: &str, dirs: bool) -> std::io::Result<Vec<String>> {
-        self.0.glob(dir, pattern, dirs)
-    }
-    fn check_directory(&self, path: &Path) -> std::io::Result<()> {
-        self.0.check_directory(path)
-    }
-    fn check_exists(&self, path: &Path) -> std::io::Result<()> {
-        self.0.check_exists(path)
-    }
-    fn size_kib(&self, path: &Path, max_entries: usize) -> (u64, usize) {
-        self.0.size_kib(path, max_entries)
-    }
-    fn owner(&self) -> String {
-        self.0.owner()
-    }
-    fn now(&self) -> i64 {
-        self.0.now()
-    }
-    fn run(&self, command: &str, dir: &Path) -> Result<String, String> {
-        submit::run_command(command, dir, submit::MAX_FILE_LEN)
     }
 }
 
