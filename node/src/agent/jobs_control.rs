@@ -697,6 +697,23 @@ struct Asked {
 pub const MAX_COMMANDS: usize = 64;
 pub const MAX_COMMANDS_OUTPUT: usize = submit::MAX_FILE_LEN;
 
+/// The programs' outputs a submit request brings: at most
+/// [`MAX_COMMANDS`], [`MAX_COMMANDS_OUTPUT`] bytes in all.
+fn check_commands(commands: &std::collections::BTreeMap<String, String>) -> Result<(), String> {
+    if commands.len() > MAX_COMMANDS {
+        return Err(format!(
+            "at most {MAX_COMMANDS} programs named in one submit file"
+        ));
+    }
+    let output: usize = commands.iter().map(|(c, o)| c.len() + o.len()).sum();
+    if output > MAX_COMMANDS_OUTPUT {
+        return Err(format!(
+            "the programs named in the submit file printed more than {MAX_COMMANDS_OUTPUT} bytes"
+        ));
+    }
+    Ok(())
+}
+
 /// Sets a string attribute, replacing whatever the submit file said.
 fn set_text(ad: &mut ClassAd, name: &str, value: &str) {
     ad.insert(
@@ -716,16 +733,8 @@ async fn submit(queue: &Queue, asked: Asked, owner: String, domain: &str) -> Res
     if env.len() > MAX_ENV_VARS {
         return error(format!("at most {MAX_ENV_VARS} environment variables"));
     }
-    if commands.len() > MAX_COMMANDS {
-        return error(format!(
-            "at most {MAX_COMMANDS} programs named in one submit file"
-        ));
-    }
-    let output: usize = commands.iter().map(|(c, o)| c.len() + o.len()).sum();
-    if output > MAX_COMMANDS_OUTPUT {
-        return error(format!(
-            "the programs named in the submit file printed more than {MAX_COMMANDS_OUTPUT} bytes"
-        ));
+    if let Err(e) = check_commands(&commands) {
+        return error(e);
     }
     if !cwd.is_absolute() {
         return error(format!(
@@ -844,6 +853,24 @@ mod tests {
     use super::*;
     use crate::queue::Acted;
     use starling_storage::JobId;
+
+    #[test]
+    fn a_submit_brings_few_and_bounded_program_outputs() {
+        use std::collections::BTreeMap;
+        let few: BTreeMap<String, String> = [("seq 1 3".to_owned(), "1\n2\n3\n".to_owned())].into();
+        assert!(check_commands(&few).is_ok());
+        let many: BTreeMap<String, String> = (0..=MAX_COMMANDS)
+            .map(|i| (format!("echo {i}"), String::new()))
+            .collect();
+        assert!(check_commands(&many)
+            .unwrap_err()
+            .contains("at most 64 programs"));
+        let big: BTreeMap<String, String> =
+            [("cat x".to_owned(), "y".repeat(MAX_COMMANDS_OUTPUT))].into();
+        assert!(check_commands(&big)
+            .unwrap_err()
+            .contains("printed more than"));
+    }
 
     #[test]
     fn a_projection_keeps_the_named_attributes_and_what_they_refer_to() {
