@@ -15,12 +15,12 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use clap::{ArgMatches, FromArgMatches as _};
 use indicatif::{ProgressBar, ProgressStyle};
-use starling_node::control::{Client, Request, Response};
+use starling_control::{Client, Request, Response};
 use starling_protocol::classad::{parse_ad, ClassAd, Evaluator, Name, Side, Value};
 use starling_testnet::processes::{self, Progress};
 use starling_testnet::UpOptions;
 
-/// The `demo` subcommand, for `starling_node::cli::main_with`.
+/// The `demo` subcommand, for `crate::commands::main_with`.
 pub(crate) struct Demo;
 
 #[derive(Debug, clap::Args)]
@@ -55,7 +55,7 @@ sleep 1
 const TEXT: &str = "the quick brown fox jumps over the lazy dog while grid agents \
 gossip machine ads claim slots and move files between peers without any central manager";
 
-impl starling_node::cli::Extension for Demo {
+impl crate::commands::Extension for Demo {
     fn command(&self) -> clap::Command {
         <Args as clap::Args>::augment_args(clap::Command::new("demo").about(
             "See Starling work: a local pool of six agents in two domains runs a sample workload",

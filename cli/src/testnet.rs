@@ -8,13 +8,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
+use crate::commands::progress;
 use anyhow::Context as _;
 use clap::{ArgMatches, FromArgMatches as _, Subcommand as _};
-use starling_node::cli::progress;
 use starling_testnet::processes::{self, AgentState, Progress, Stopped};
 use starling_testnet::{AgentSettings, UpOptions};
 
-/// The `testnet` subcommand, for `starling_node::cli::main_with`.
+/// The `testnet` subcommand, for `crate::commands::main_with`.
 pub(crate) struct Testnet;
 
 #[derive(Debug, clap::Subcommand)]
@@ -157,7 +157,7 @@ struct UpArgs {
     terms: Option<PathBuf>,
 }
 
-impl starling_node::cli::Extension for Testnet {
+impl crate::commands::Extension for Testnet {
     fn command(&self) -> clap::Command {
         Command::augment_subcommands(
             clap::Command::new("testnet")

@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, ensure, Context as _};
 use serde::{Deserialize, Serialize};
-use starling_node::config::Config;
+use starling_agent::config::Config;
 use starling_protocol::identity::{
     armor, check_domain_name, AgentId, Certificate, DomainPolicy, Export, Keypair, Roles,
     Timestamp, TrustedDomain,

@@ -23,8 +23,8 @@
 //! - [`memory`]: full agents inside one process over libp2p's memory
 //!   transport, seeded, for tests and large-N measurements.
 //!
-//! This crate is built on `starling-node` (the agent, the control API, the
-//! agent's configuration) and so sits above it; the `starling` binary, in
+//! This crate is built on the node crates (the agent, the control API, the
+//! agent's configuration) and so sits above them; the `starling` binary, in
 //! the `starling-cli` crate, sits above both and offers [`processes`] as
 //! `starling testnet`. Agents run as separate processes of that binary, so
 //! the library needs its path ([`processes::UpOptions::starling`]).

@@ -1,6 +1,6 @@
 //! Many full agents inside one process, over libp2p's memory transport.
 //!
-//! Each agent is the real thing ([`starling_node::agent::Agent`]: its
+//! Each agent is the real thing ([`starling_agent::Agent`]: its
 //! actors, its swarm with noise and yamux, gossipsub, Kademlia, the view
 //! pull) with two substitutions that make hundreds fit in one process: the
 //! transport is `/memory/N` instead of TCP, and the store is
@@ -17,11 +17,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use starling_node::agent::network::Transport;
-use starling_node::agent::trust::Trust;
-use starling_node::agent::{Agent, Setup};
-use starling_node::config::Config;
-use starling_node::machine::Probe;
+use starling_agent::config::Config;
+use starling_agent::machine::Probe;
+use starling_agent::network::Transport;
+use starling_agent::trust::Trust;
+use starling_agent::{Agent, Setup};
 use starling_protocol::identity::{
     AgentId, Certificate, Keypair, Role, Roles, Timestamp, TrustAnchors,
 };

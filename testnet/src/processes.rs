@@ -51,7 +51,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _};
-use starling_node::control::{self, Client, Info, Request, Response};
+use starling_control::{self as control, Client, Info, Request, Response};
 use starling_protocol::identity::Timestamp;
 
 use crate::layout::{self, Agent, AgentSettings, Layout, LOG_FILE};
@@ -542,7 +542,7 @@ pub fn status(dir: &Path) -> anyhow::Result<(Layout, Vec<AgentStatus>)> {
 /// the emulated network's namespaces.
 pub fn forget(layout: &Layout) {
     for agent in &layout.agents {
-        starling_node::execute::isolation::forget_agent(&agent.id);
+        starling_process::isolation::forget_agent(&agent.id);
     }
     if let Some(net) = &layout.network {
         if let Err(e) = netns::destroy(net) {

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use starling_node::agent::Agent;
+use starling_agent::Agent;
 use starling_protocol::classad::parse_ad;
 use starling_protocol::gossip::{self, AdKind};
 use starling_protocol::identity::{Certificate, Keypair, Roles, Timestamp};

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use starling_node::control::{self, Client, Request, Response};
+use starling_control::{self as control, Client, Request, Response};
 use starling_protocol::classad::{parse_ad, Expr};
 use starling_protocol::identity::{Certificate, Keypair, Timestamp};
 use starling_storage::DataDir;

@@ -55,7 +55,7 @@ const SETTLE: Duration = Duration::from_secs(150);
 // survives its execute or submit agent's restart when the agents can
 // reconnect to it; a lapsed lease would end it legitimately.
 const _: () = assert!(
-    (DOWN_MS.1 as u128) * 2 < starling_node::agent::negotiator::LEASE.as_millis(),
+    (DOWN_MS.1 as u128) * 2 < starling_agent::negotiator::LEASE.as_millis(),
     "agents stay down for less than half the claim lease"
 );
 

@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use starling_node::control::{
-    self, server, Caller, Client, Handler, Info, PidFile, Request, Response, MAX_REQUEST_LEN,
+use starling_control::{
+    self as control, server, Caller, Client, Handler, Info, PidFile, Request, Response, MAX_REQUEST_LEN,
     MAX_RESPONSE_LEN,
 };
 use starling_protocol::classad::{formats, unparse_ad};
@@ -698,7 +698,7 @@ fn the_handler_is_told_who_asks_by_the_kernel() {
             uid,
             gid: rustix::process::getgid().as_raw(),
             pid: i32::try_from(std::process::id()).ok(),
-            name: starling_node::users::name_of(uid),
+            name: starling_process::users::name_of(uid),
         }]
     );
     if uid == 0 {

@@ -104,7 +104,7 @@ fn a_relative_data_dir_keeps_every_jobs_exit_code() {
 /// The bytes per job of agent `dir`'s answer to a jobs request with
 /// `projection`, over `jobs` jobs.
 fn bytes_per_job(dir: &Path, projection: Option<&[&str]>, jobs: usize) -> usize {
-    use starling_node::control::{Client, Request, Response};
+    use starling_control::{Client, Request, Response};
     let request = Request::Jobs {
         targets: Vec::new(),
         constraint: None,
@@ -159,7 +159,7 @@ fn q_of_many_jobs_asks_only_for_what_it_prints() {
     // What 100,000 jobs come to: whole ads (q -l) are near or past the
     // 64 MiB a client reads (75 MB in the report that found it); the
     // table's and -totals' projections are well under.
-    let limit = starling_node::control::MAX_RESPONSE_LEN;
+    let limit = starling_control::MAX_RESPONSE_LEN;
     let whole = bytes_per_job(&pool.agent(0), None, JOBS);
     let table = bytes_per_job(
         &pool.agent(0),

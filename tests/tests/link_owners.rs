@@ -102,8 +102,8 @@ fn unix_now() -> f64 {
 /// An agent in this process, on real TCP, joined to `pool`'s agent-00:
 /// admitted to the pool's domain when `admitted`, else in a domain of its
 /// own that nobody trusts.
-async fn rogue(pool: &Pool, root: &std::path::Path, admitted: bool) -> starling_node::agent::Agent {
-    use starling_node::agent::{network::Transport, trust, Setup};
+async fn rogue(pool: &Pool, root: &std::path::Path, admitted: bool) -> starling_agent::Agent {
+    use starling_agent::{network::Transport, trust, Setup};
     let data = root.join("rogue");
     if admitted {
         admit_into(
@@ -129,12 +129,12 @@ async fn rogue(pool: &Pool, root: &std::path::Path, admitted: bool) -> starling_
         .map(str::to_owned)
         .collect();
     assert!(!bootstrap.is_empty(), "{whoami}");
-    let mut config = starling_node::config::Config::default();
+    let mut config = starling_agent::config::Config::default();
     config.network.listen = vec!["/ip4/127.0.0.1/tcp/0".to_owned()];
     config.network.bootstrap = bootstrap;
     config.network.mdns = false;
     config.machine.name = Some("slot1@rogue".to_owned());
-    starling_node::agent::Agent::start(Setup {
+    starling_agent::Agent::start(Setup {
         key,
         trust,
         config,

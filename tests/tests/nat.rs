@@ -30,7 +30,7 @@ use std::time::Duration;
 
 mod support;
 
-use starling_node::control::{Client, Request, Response};
+use starling_control::{Client, Request, Response};
 use starling_testnet::AgentState;
 use support::*;
 
@@ -190,7 +190,7 @@ fn agents_behind_two_nats_join_through_a_relay_and_run_each_others_jobs() {
             .arg(&data)
             .args(["agent", "--config", config.to_str().unwrap()])
             // The network loop's debug lines say what the relay refused.
-            .env("RUST_LOG", "info,starling_node::agent::network=debug")
+            .env("RUST_LOG", "info,starling_agent::network=debug")
             .stdin(std::process::Stdio::null())
             .stdout(log.try_clone().unwrap())
             .stderr(log)

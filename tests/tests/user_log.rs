@@ -17,7 +17,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value as J;
-use starling_node::queue::userlog::{self, CpuTime, Event, Exit, Resource, Transfer};
+use starling_queue::userlog::{self, CpuTime, Event, Exit, Resource, Transfer};
 use starling_storage::JobId;
 
 mod support;

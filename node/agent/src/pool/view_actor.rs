@@ -1,0 +1,378 @@
+//! The view actor: owns the agent's [`View`] and answers for it.
+//!
+//! Gossip messages arrive from the network loop; the actor judges each with
+//! [`View::offer`] and sends the verdict back (accept, ignore, reject, and
+//! the sender's reject count when it rose). Pages pulled from peers are
+//! offered the same way, except that an older or duplicate ad in a page is
+//! never held against the peer: a peer may simply have missed an update.
+//! A timer drops expired ads every second.
+//!
+//! A pull is answered by what the asking agent's domain may see: an agent
+//! of this domain gets the view; an agent of a trusted domain gets only
+//! this domain's ads meant for its domain (what the domain's `export` term
+//! advertises to it, as their signers published them); a stranger gets a
+//! refusal.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use libp2p::gossipsub::{MessageAcceptance, MessageId};
+use libp2p::PeerId;
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use starling_protocol::classad::{parse_expr, unparse_ad, ClassAd, Expr};
+use starling_protocol::gossip::Topic;
+use starling_protocol::identity::{
+    AgentId, Certificate, Envelope, Freshness, Kind, Timestamp, TrustAnchors,
+};
+use starling_protocol::view::{Request as PullRequest, Response as PullResponse};
+use tokio::sync::mpsc;
+
+use crate::network::Command;
+use crate::view::{Rejection, Verdict, View};
+
+/// How often expired ads are dropped.
+pub const EXPIRY_TICK: Duration = Duration::from_secs(1);
+
+/// Messages the view actor handles.
+#[derive(Debug)]
+pub enum ViewMsg {
+    /// The domain's policy changed: trust these anchors, and only ads of
+    /// these domains, from now on.
+    SetTrust {
+        anchors: TrustAnchors,
+        domains: Vec<String>,
+    },
+    /// A gossip message to judge, which came on `topic`.
+    Gossip {
+        id: MessageId,
+        source: PeerId,
+        topic: Topic,
+        data: Vec<u8>,
+    },
+    /// A page pulled from a peer.
+    Pulled { from: PeerId, ads: Vec<Vec<u8>> },
+    /// A peer asks for a page of the view.
+    ServePull {
+        request: u64,
+        from: PeerId,
+        pull: PullRequest,
+    },
+    /// This agent's own ad, signed: its internal ad (`audience` `None`)
+    /// or its copy for a trusted domain.
+    Own {
+        envelope: Box<Envelope>,
+        ad: ClassAd,
+        domain: String,
+        audience: Option<String>,
+    },
+    /// The live ads of a kind (`MyType`; all for `None`) that satisfy a
+    /// constraint, as ClassAd text.
+    Query {
+        my_type: Option<String>,
+        constraint: Option<String>,
+        reply: RpcReplyPort<Result<Vec<String>, String>>,
+    },
+    /// The live machine ads with their signers, for matchmaking.
+    Machines(RpcReplyPort<Vec<MachineAd>>),
+    /// How many live ads, by `MyType`.
+    Counts(RpcReplyPort<BTreeMap<String, usize>>),
+    /// Reject counts of these peers.
+    Rejects {
+        peers: Vec<PeerId>,
+        reply: RpcReplyPort<Vec<u64>>,
+    },
+    /// The sequence number and arrival time of a signer's machine ad.
+    Holding {
+        signer: AgentId,
+        reply: RpcReplyPort<Option<(u64, Timestamp)>>,
+    },
+    /// Drop expired ads.
+    Tick,
+}
+
+/// A machine ad of the view and who signed it.
+#[derive(Debug, Clone)]
+pub struct MachineAd {
+    pub signer: AgentId,
+    pub ad: std::sync::Arc<starling_protocol::classad::ClassAd>,
+    /// The domain that admitted the signer.
+    pub domain: String,
+}
+
+/// The view actor's fixed configuration.
+pub struct ViewActor;
+
+/// What the view actor starts with.
+pub struct ViewArgs {
+    /// The agent's domain.
+    pub domain: String,
+    pub anchors: TrustAnchors,
+    pub freshness: Freshness,
+    pub network: mpsc::Sender<Command>,
+    /// Gossiped ads are counted here by verdict.
+    pub metrics: starling_web::metrics::Metrics,
+}
+
+pub struct ViewState {
+    view: View,
+    domain: String,
+    anchors: TrustAnchors,
+    freshness: Freshness,
+    network: mpsc::Sender<Command>,
+    metrics: starling_web::metrics::Metrics,
+}
+
+impl Actor for ViewActor {
+    type Msg = ViewMsg;
+    type State = ViewState;
+    type Arguments = ViewArgs;
+
+    async fn pre_start(
+        &self,
+        myself: ActorRef<ViewMsg>,
+        args: ViewArgs,
+    ) -> Result<ViewState, ActorProcessingErr> {
+        myself.send_interval(EXPIRY_TICK, || ViewMsg::Tick);
+        Ok(ViewState {
+            view: View::new(&args.domain, args.anchors.clone(), args.freshness),
+            domain: args.domain,
+            anchors: args.anchors,
+            freshness: args.freshness,
+            network: args.network,
+            metrics: args.metrics,
+        })
+    }
+
+    async fn handle(
+        &self,
+        _myself: ActorRef<ViewMsg>,
+        message: ViewMsg,
+        state: &mut ViewState,
+    ) -> Result<(), ActorProcessingErr> {
+        let now = Timestamp::now();
+        match message {
+            ViewMsg::SetTrust { anchors, domains } => {
+                let gone = state.view.set_anchors(anchors.clone(), &domains);
+                state.anchors = anchors;
+                if gone > 0 {
+                    tracing::info!(ads = gone, "dropped the ads of domains no longer trusted");
+                }
+            }
+            ViewMsg::Gossip {
+                id,
+                source,
+                topic,
+                data,
+            } => {
+                let from = agent_of(&source);
+                let before = from.map_or(0, |a| state.view.rejects(&a));
+                let verdict = state.view.offer(&data, Some(&topic), from, now);
+                state.metrics.ad_judged(match &verdict {
+                    Verdict::Accepted { .. } => starling_web::metrics::Judged::accepted,
+                    Verdict::Ignored(_) => starling_web::metrics::Judged::ignored,
+                    Verdict::Rejected(_) => starling_web::metrics::Judged::rejected,
+                });
+                let acceptance = match &verdict {
+                    Verdict::Accepted { signer, .. } => {
+                        tracing::debug!(peer = %source, signer = %signer.short(), "accepted a gossiped ad");
+                        MessageAcceptance::Accept
+                    }
+                    Verdict::Ignored(_) => MessageAcceptance::Ignore,
+                    Verdict::Rejected(why) => {
+                        tracing::info!(peer = %source, %topic, %why, "rejected a gossiped ad");
+                        MessageAcceptance::Reject
+                    }
+                };
+                let after = from.map_or(0, |a| state.view.rejects(&a));
+                // The loop waits for this answer; if it has stopped, so
+                // has the agent.
+                let _ = state
+                    .network
+                    .send(Command::Validated {
+                        id,
+                        source,
+                        acceptance,
+                        rejects: (after > before).then_some(after),
+                    })
+                    .await;
+            }
+            ViewMsg::Pulled { from, ads } => {
+                let agent = agent_of(&from);
+                let before = agent.map_or(0, |a| state.view.rejects(&a));
+                let mut taken = 0;
+                for bytes in &ads {
+                    match state.view.offer(bytes, None, None, now) {
+                        Verdict::Accepted { .. } => taken += 1,
+                        Verdict::Rejected(Rejection::Replayed { .. }) | Verdict::Ignored(_) => {}
+                        Verdict::Rejected(why) => {
+                            tracing::info!(peer = %from, %why, "rejected an ad in a pulled page");
+                            if let Some(a) = agent {
+                                state.view.count_reject(a);
+                            }
+                        }
+                    }
+                }
+                tracing::debug!(peer = %from, offered = ads.len(), taken, "pulled a page of the view");
+                let after = agent.map_or(0, |a| state.view.rejects(&a));
+                if after > before {
+                    let _ = state
+                        .network
+                        .send(Command::Penalise {
+                            peer: from,
+                            rejects: after,
+                        })
+                        .await;
+                }
+            }
+            ViewMsg::ServePull {
+                request,
+                from,
+                pull,
+            } => {
+                let response = serve_pull(state, from, &pull, now);
+                let _ = state
+                    .network
+                    .send(Command::Serve { request, response })
+                    .await;
+            }
+            ViewMsg::Own {
+                envelope,
+                ad,
+                domain,
+                audience,
+            } => state
+                .view
+                .insert_own(*envelope, ad, &domain, audience.as_deref(), now),
+            ViewMsg::Query {
+                my_type,
+                constraint,
+                reply,
+            } => {
+                let answer = query(&state.view, my_type.as_deref(), constraint.as_deref());
+                let _ = reply.send(answer);
+            }
+            ViewMsg::Machines(reply) => {
+                let list = state
+                    .view
+                    .ads_of_type(Some("Machine"))
+                    .map(|h| MachineAd {
+                        signer: AgentId::from_public_key(h.envelope.header().signer),
+                        ad: h.ad.clone(),
+                        domain: h.domain.clone(),
+                    })
+                    .collect();
+                let _ = reply.send(list);
+            }
+            ViewMsg::Counts(reply) => {
+                let _ = reply.send(state.view.counts());
+            }
+            ViewMsg::Rejects { peers, reply } => {
+                let counts = peers
+                    .iter()
+                    .map(|p| agent_of(p).map_or(0, |a| state.view.rejects(&a)))
+                    .collect();
+                let _ = reply.send(counts);
+            }
+            ViewMsg::Holding { signer, reply } => {
+                let _ = reply.send(state.view.holding(&signer, Kind::MACHINE_AD));
+            }
+            ViewMsg::Tick => {
+                let gone = state.view.expire(now);
+                if gone > 0 {
+                    tracing::debug!(gone, "expired ads");
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn query(
+    view: &View,
+    my_type: Option<&str>,
+    constraint: Option<&str>,
+) -> Result<Vec<String>, String> {
+    let constraint: Option<Expr> = constraint
+        .map(|c| parse_expr(c).map_err(|e| format!("constraint {c:?} does not parse: {e}")))
+        .transpose()?;
+    Ok(view
+        .select(my_type, constraint.as_ref())
+        .into_iter()
+        .map(|held| unparse_ad(&held.ad))
+        .collect())
+}
+
+/// A page for a peer that showed a certificate from a domain trusted here;
+/// strangers may gossip, nothing more.
+fn serve_pull(state: &ViewState, from: PeerId, pull: &PullRequest, now: Timestamp) -> PullResponse {
+    let PullRequest::Pull {
+        kinds,
+        after,
+        certificates,
+        ..
+    } = pull
+    else {
+        return PullResponse::Refused {
+            reason: "unknown request".to_owned(),
+        };
+    };
+    let domains: Vec<String> = agent_of(&from)
+        .map(|agent| {
+            certificates
+                .iter()
+                .filter_map(|c| {
+                    Certificate::verify(c, &agent, &state.anchors, now, &state.freshness).ok()
+                })
+                .map(|c| c.domain)
+                .collect()
+        })
+        .unwrap_or_default();
+    let Some(audience) = audience_of(&state.domain, &domains) else {
+        return PullResponse::Refused {
+            reason: "no certificate from a domain trusted here".to_owned(),
+        };
+    };
+    let (ads, next) = state.view.page(
+        audience.as_deref(),
+        kinds,
+        after.as_ref(),
+        pull.page_size() as usize,
+    );
+    PullResponse::Page { ads, next }
+}
+
+/// Whose pages an agent certified (as far as this agent trusts) in
+/// `domains` gets from an agent of `own`: the view (`Some(None)`) when it
+/// is of the same domain, else what is meant for its first trusted domain;
+/// `None` for a stranger. An agent certified in two trusted domains sees
+/// what one of them is shown, never both together.
+fn audience_of(own: &str, domains: &[String]) -> Option<Option<String>> {
+    if domains.iter().any(|d| d == own) {
+        return Some(None);
+    }
+    domains.first().map(|d| Some(d.clone()))
+}
+
+/// The agent id of a libp2p peer (every Starling peer has an ed25519 key).
+pub fn agent_of(peer: &PeerId) -> Option<AgentId> {
+    AgentId::from_peer_id_bytes(&peer.to_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pull_is_answered_with_what_the_asking_domain_may_see() {
+        let of = |ds: &[&str]| {
+            audience_of(
+                "d1",
+                &ds.iter().map(|d| (*d).to_owned()).collect::<Vec<_>>(),
+            )
+        };
+        assert_eq!(of(&["d1"]), Some(None));
+        assert_eq!(of(&["d0", "d1"]), Some(None));
+        assert_eq!(of(&["d0"]), Some(Some("d0".to_owned())));
+        assert_eq!(of(&[]), None);
+    }
+}
