@@ -63,7 +63,7 @@ pub(super) struct GetArgs {
 
 /// How long `get` waits for the agent: its own limit and a little more.
 const GET_WAIT: Duration =
-    Duration::from_secs(starling_agent::ckpt_control::GET_TIMEOUT.as_secs() + 60);
+    Duration::from_secs(starling_agent::control::checkpoints::GET_TIMEOUT.as_secs() + 60);
 
 pub(super) fn run(command: Command, data_dir: Option<&Path>) -> anyhow::Result<ExitCode> {
     match command {

@@ -646,7 +646,7 @@ impl Client {
     async fn ask(&self, hop: &Hop, request: transfer::Request) -> Result<LinkAnswer, String> {
         let response = match hop.owner {
             None => self.owner.serve(&self.me.to_string(), &request),
-            Some(peer) => crate::fetch::request(&self.network, peer, request).await?,
+            Some(peer) => crate::transfers::fetch::request(&self.network, peer, request).await?,
         };
         match response {
             transfer::Response::Link(answer) => Ok(answer),
@@ -948,7 +948,7 @@ impl Pace {
 /// unreserved.
 pub const ADMISSION_WAIT: Duration = Duration::from_secs(600);
 
-/// Pulls `files` from `peer` as [`crate::fetch::pull`] does, having
+/// Pulls `files` from `peer` as [`crate::transfers::fetch::pull`] does, having
 /// first reserved the path (waiting, as admission control says, until a
 /// slot is free within the horizon) and then paced at the reserved rate;
 /// without a reservation, at its share of what reservations leave on this
@@ -961,7 +961,7 @@ pub async fn pull(
     dir: &std::path::Path,
     budget: u64,
     purpose: &Purpose,
-) -> Result<u64, crate::fetch::PullError> {
+) -> Result<u64, crate::transfers::fetch::PullError> {
     let bytes: u64 = files.iter().map(|f| f.size).sum();
     let flight = client
         .owner
@@ -982,7 +982,7 @@ pub async fn pull(
     }
     .counting(flight);
     let started = Instant::now();
-    let pulled = crate::fetch::pull(
+    let pulled = crate::transfers::fetch::pull(
         &client.network,
         peer,
         transfer,

@@ -20,6 +20,8 @@
 //! for an unknown transfer or claim are answered with the matching error
 //! code; nothing a peer sends can make the tables grow past their bounds.
 
+pub mod fetch;
+
 use std::collections::HashMap;
 use std::os::unix::fs::FileExt as _;
 use std::path::PathBuf;

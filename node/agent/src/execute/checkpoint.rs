@@ -398,7 +398,7 @@ async fn record(
     };
     let mut last = String::new();
     for _ in 0..RECORD_TRIES {
-        match crate::fetch::request(&ctx.network, submitter, request.clone()).await {
+        match crate::transfers::fetch::request(&ctx.network, submitter, request.clone()).await {
             Ok(transfer::Response::Recorded { .. }) => return Ok(()),
             Ok(transfer::Response::Error { code, reason, .. }) => {
                 last = format!("{code}: {reason}");

@@ -164,7 +164,7 @@ pub async fn propose(
         reason: reason.to_string(),
         reclaim,
     };
-    match crate::fetch::request(network, submitter, request).await {
+    match crate::transfers::fetch::request(network, submitter, request).await {
         Ok(transfer::Response::Migrating { to }) => Ok(to),
         Ok(transfer::Response::Error { code, reason, .. }) => Err(format!("{code}: {reason}")),
         Ok(other) => Err(format!("unexpected answer {other:?}")),

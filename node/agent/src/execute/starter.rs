@@ -28,8 +28,8 @@ use starling_protocol::transfer::{self, File, FileName, Hold, Report, TransferId
 use tokio::sync::{mpsc, oneshot};
 
 use super::checkpoint;
-use crate::fetch;
 use crate::network::Command;
+use crate::transfers::fetch;
 use crate::transfers::{Offer, Router};
 use starling_process::{self as execute, Sandbox, Spec};
 

@@ -10,7 +10,7 @@
 //! withdrawal: the same ad with a window that has already closed, which
 //! every view takes as "remove this agent".
 //!
-//! The agent's disk state ([`crate::disk`]) goes into every ad it builds:
+//! The agent's disk state ([`crate::supervisor::disk`]) goes into every ad it builds:
 //! while the data directory is full the ad says `StarlingDiskFull` and
 //! why, and `START` and `Requirements` are false, so no submitter matches
 //! it and the startd shows the Owner state. An ad the store cannot number
@@ -185,7 +185,7 @@ pub struct AdvertiserArgs {
     pub probe: Option<Probe>,
     /// The usage books, summarised into the ad ([`crate::usage`]).
     pub accounting: Option<crate::usage::Accounting>,
-    /// Whether the data directory is full ([`crate::disk`]).
+    /// Whether the data directory is full ([`crate::supervisor::disk`]).
     pub disk: watch::Receiver<Space>,
     /// The figures of the disk lent to checkpoints, when this agent is a
     /// store peer ([`crate::store::server`]).

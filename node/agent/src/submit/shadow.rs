@@ -51,9 +51,10 @@ use starling_protocol::transfer::{self, Report, TransferId};
 use starling_storage::JobId;
 use tokio::sync::{mpsc, oneshot};
 
+use crate::job_files;
 use crate::network::Command;
+use crate::transfers::fetch;
 use crate::transfers::{CheckpointOffer, FromExecute, MigrationOffer, Offer, OutputOffer, Router};
-use crate::{fetch, job_files};
 use starling_queue::userlog;
 
 /// How long a signed job is valid: long enough for the claim and hand-over.

@@ -11,7 +11,7 @@ use starling_policies::control_access;
 use starling_protocol::claim::{self, ClaimId, OutputStream};
 use tokio::sync::mpsc;
 
-use crate::jobs_control::Access;
+use crate::control::jobs::Access;
 use crate::network::Command;
 use crate::shadow;
 use starling_control::Response;

@@ -14,7 +14,7 @@ use libp2p::PeerId;
 use starling_protocol::transfer::{self, File, TransferId};
 use tokio::sync::mpsc;
 
-use super::network::Command;
+use crate::network::Command;
 use starling_process::files::Assembler;
 
 /// How often a chunk is asked for again after the peer said busy or did not
@@ -42,7 +42,7 @@ pub async fn pull(
     files: &[File],
     dir: &Path,
     budget: u64,
-    mut pace: Option<&mut super::links::Pace>,
+    mut pace: Option<&mut crate::links::Pace>,
 ) -> Result<u64, PullError> {
     use futures::{FutureExt as _, StreamExt as _};
     let mut assembler =
@@ -126,7 +126,7 @@ pub async fn request(
     peer: PeerId,
     request: transfer::Request,
 ) -> Result<transfer::Response, String> {
-    super::network::jobs::ask(network, |reply| Command::Transfer {
+    crate::network::jobs::ask(network, |reply| Command::Transfer {
         peer,
         request,
         reply,

@@ -23,7 +23,7 @@ use starling_storage::space::{Guarded, Space};
 use tokio::sync::watch;
 use tracing::Instrument as _;
 
-use super::SupervisorMsg;
+use crate::supervisor::SupervisorMsg;
 
 /// How often the disk state is checked: a `statvfs` each time, and while
 /// full a trial write once there seems to be room again.

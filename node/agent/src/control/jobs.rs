@@ -22,10 +22,10 @@ use starling_policies::why;
 use starling_protocol::classad::{attr_references, unparse_ad, ClassAd, Expr, Name, Value};
 use starling_protocol::submit::{self, Environment, SystemEnvironment};
 
-use super::links::flights::{FlightSummary, Flights};
-use super::negotiator::NegotiatorMsg;
-use super::view_actor::ViewMsg;
-use super::{current_view, job_files, StaticInfo, SupervisorMsg, QUERY_TIMEOUT};
+use crate::links::flights::{FlightSummary, Flights};
+use crate::negotiator::NegotiatorMsg;
+use crate::view_actor::ViewMsg;
+use crate::{current_view, job_files, StaticInfo, SupervisorMsg, QUERY_TIMEOUT};
 use starling_control::{Caller, Request, Response};
 use starling_process::users::Rights;
 use starling_queue::{Action, Queue, Selection, Target};
@@ -57,7 +57,7 @@ impl<'a> Access<'a> {
 
     /// What the caller may do to one job `selection` selected.
     fn job(&self, selection: &Selection, id: starling_storage::JobId, ad: &ClassAd) -> JobAccess {
-        let owner = super::shadow::text(ad, "Owner");
+        let owner = crate::shadow::text(ad, "Owner");
         control_access::job_access(
             &self.asker(),
             &self.agent(),
@@ -414,7 +414,7 @@ async fn vacate(
             Ok(ractor::rpc::CallResult::Success(n)) => n,
             _ => return error("the agent is stopping"),
         };
-        let wait = super::negotiator::VACATE_ANSWER + std::time::Duration::from_secs(1);
+        let wait = crate::negotiator::VACATE_ANSWER + std::time::Duration::from_secs(1);
         let jobs = running.clone();
         let answers = match negotiator
             .call(
@@ -458,10 +458,10 @@ async fn user_prio(
         if let Err(e) = starling_protocol::submit::values::one_line(&set.user) {
             return error(format!("-setfactor: the user name {e}"));
         }
-        let ads = super::machine_ads(supervisor).await;
+        let ads = crate::machine_ads(supervisor).await;
         let trust = setup.trust.current();
         let foreign = &trust.foreign_factors;
-        let (known, factors) = super::usage::priorities(
+        let (known, factors) = crate::usage::priorities(
             &ads,
             &setup.own_domain,
             foreign,
@@ -494,8 +494,8 @@ async fn user_prio(
         // The setting goes out with the machine ad at once.
         let _ = supervisor.cast(SupervisorMsg::Republish);
     }
-    let ads = super::machine_ads(supervisor).await;
-    let (priorities, factors) = super::usage::priorities(
+    let ads = crate::machine_ads(supervisor).await;
+    let (priorities, factors) = crate::usage::priorities(
         &ads,
         &setup.own_domain,
         &setup.trust.current().foreign_factors,
@@ -539,7 +539,7 @@ async fn drain(
     resume_on_completion: bool,
     cancel: bool,
 ) -> Response {
-    use super::startd::{DrainOrder, StartdMsg};
+    use crate::startd::{DrainOrder, StartdMsg};
     if let Some(reason) = &reason {
         if reason.len() > starling_control::MAX_DRAIN_REASON_LEN {
             return error(format!(

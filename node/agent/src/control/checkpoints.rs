@@ -32,11 +32,11 @@ use starling_protocol::identity::AgentId;
 use starling_storage::JobId;
 use tokio::sync::{mpsc, Semaphore};
 
-use super::jobs_control::Access;
-use super::network::Command;
-use super::store::{client, place};
-use super::submit::checkpoints::Record;
-use super::{current_view, job_files, shadow, SupervisorMsg, QUERY_TIMEOUT};
+use crate::control::jobs::Access;
+use crate::network::Command;
+use crate::store::{client, place};
+use crate::submit::checkpoints::Record;
+use crate::{current_view, job_files, shadow, SupervisorMsg, QUERY_TIMEOUT};
 use starling_control::{
     Caller, Checkpoint, CheckpointFile, CheckpointGot, CheckpointReplica, JobCheckpoints, Request,
     Response, MAX_CHECKPOINT_JOBS, MAX_DIR_LEN,
@@ -228,7 +228,7 @@ async fn list(ctx: &Context<'_>, queue: &Queue, words: &[String], files: bool) -
 
 /// The agent ids of the store peers whose machine ads are in the view.
 async fn live_store_peers(supervisor: &ActorRef<SupervisorMsg>) -> HashSet<String> {
-    super::machine_ads(supervisor)
+    crate::machine_ads(supervisor)
         .await
         .into_iter()
         .filter(|m| place::is_store(&m.ad))
