@@ -24,7 +24,6 @@
 //! of the tally and the acknowledged file is higher, so no cluster id,
 //! history number or envelope sequence number is handed out twice.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use starling_protocol::identity::Timestamp;
@@ -194,63 +193,7 @@ pub(crate) fn describe(tree: &str, key: &[u8]) -> String {
     }
 }
 
-/// One thing found wrong, in the store an administrator knows it by.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Problem {
-    /// `queue`, `history`, `claims`, `view`..., or `store` for the whole.
-    pub store: String,
-    /// What is wrong: `job 7.0: checksum mismatch`, `212 of 300
-    /// acknowledged jobs missing (the store was cut short?)`.
-    pub what: String,
-}
-
-impl Problem {
-    pub(crate) fn new(store: impl Into<String>, what: impl Into<String>) -> Problem {
-        Problem {
-            store: store.into(),
-            what: what.into(),
-        }
-    }
-}
-
-impl fmt::Display for Problem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.store, self.what)
-    }
-}
-
-/// What is wrong with a damaged store: at least one [`Problem`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Damage {
-    problems: Vec<Problem>,
-}
-
-impl Damage {
-    pub(crate) fn new(problems: Vec<Problem>) -> Damage {
-        Damage { problems }
-    }
-
-    pub fn problems(&self) -> &[Problem] {
-        &self.problems
-    }
-}
-
-/// The first few problems, then how many more.
-impl fmt::Display for Damage {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const SHOWN: usize = 3;
-        for (i, problem) in self.problems.iter().take(SHOWN).enumerate() {
-            if i > 0 {
-                f.write_str("; ")?;
-            }
-            write!(f, "{problem}")?;
-        }
-        if self.problems.len() > SHOWN {
-            write!(f, "; and {} more", self.problems.len() - SHOWN)?;
-        }
-        Ok(())
-    }
-}
+pub use crate::error::{Damage, Problem};
 
 /// How one store of records fared.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,10 +1,10 @@
 //! Why a store refused to open or to do what it was asked.
 
+use std::fmt;
 use std::path::PathBuf;
 
 use starling_protocol::classad::ParseError;
 
-use crate::damage::Damage;
 use crate::job::JobId;
 
 /// A boxed cause, kept so that callers can print the whole chain.
@@ -110,7 +110,7 @@ impl Error {
     pub fn is_disk_full(&self) -> bool {
         match self {
             Error::DiskFull { .. } => true,
-            Error::Io { source, .. } => crate::space::is_out_of_space(source.as_ref()),
+            Error::Io { source, .. } => is_out_of_space(source.as_ref()),
             _ => false,
         }
     }
@@ -124,5 +124,99 @@ impl Error {
             name: name.to_owned(),
             reason: reason.into(),
         }
+    }
+}
+
+/// Whether an error, or any error in its chain of causes, says that the
+/// filesystem is full or the quota spent (`ENOSPC`, `EDQUOT`). sled hands
+/// the first such error back as it was, and later calls a copy that keeps
+/// only the error's kind and its text; both are recognised.
+pub fn is_out_of_space(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut next = Some(error);
+    while let Some(e) = next {
+        let io =
+            e.downcast_ref::<std::io::Error>()
+                .or_else(|| match e.downcast_ref::<sled::Error>() {
+                    Some(sled::Error::Io(io)) => Some(io),
+                    _ => None,
+                });
+        if let Some(io) = io {
+            if io_out_of_space(io) {
+                return true;
+            }
+        }
+        next = e.source();
+    }
+    false
+}
+
+fn io_out_of_space(io: &std::io::Error) -> bool {
+    use std::io::ErrorKind;
+    if matches!(io.kind(), ErrorKind::StorageFull | ErrorKind::QuotaExceeded) {
+        return true;
+    }
+    // Linux's numbers, for errors made before the kinds were stable.
+    if matches!(io.raw_os_error(), Some(28 | 122)) {
+        return true;
+    }
+    let text = format!("{io:?}");
+    text.contains("No space left on device") || text.contains("Disk quota exceeded")
+}
+
+/// One thing found wrong, in the store an administrator knows it by.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    /// `queue`, `history`, `claims`, `view`..., or `store` for the whole.
+    pub store: String,
+    /// What is wrong: `job 7.0: checksum mismatch`, `212 of 300
+    /// acknowledged jobs missing (the store was cut short?)`.
+    pub what: String,
+}
+
+impl Problem {
+    pub(crate) fn new(store: impl Into<String>, what: impl Into<String>) -> Problem {
+        Problem {
+            store: store.into(),
+            what: what.into(),
+        }
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.store, self.what)
+    }
+}
+
+/// What is wrong with a damaged store: at least one [`Problem`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Damage {
+    pub(crate) problems: Vec<Problem>,
+}
+
+impl Damage {
+    pub(crate) fn new(problems: Vec<Problem>) -> Damage {
+        Damage { problems }
+    }
+
+    pub fn problems(&self) -> &[Problem] {
+        &self.problems
+    }
+}
+
+/// The first few problems, then how many more.
+impl fmt::Display for Damage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const SHOWN: usize = 3;
+        for (i, problem) in self.problems.iter().take(SHOWN).enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{problem}")?;
+        }
+        if self.problems.len() > SHOWN {
+            write!(f, "; and {} more", self.problems.len() - SHOWN)?;
+        }
+        Ok(())
     }
 }

@@ -76,41 +76,7 @@ impl Space {
     }
 }
 
-/// Whether an error, or any error in its chain of causes, says that the
-/// filesystem is full or the quota spent (`ENOSPC`, `EDQUOT`). sled hands
-/// the first such error back as it was, and later calls a copy that keeps
-/// only the error's kind and its text; both are recognised.
-pub fn is_out_of_space(error: &(dyn std::error::Error + 'static)) -> bool {
-    let mut next = Some(error);
-    while let Some(e) = next {
-        let io =
-            e.downcast_ref::<std::io::Error>()
-                .or_else(|| match e.downcast_ref::<sled::Error>() {
-                    Some(sled::Error::Io(io)) => Some(io),
-                    _ => None,
-                });
-        if let Some(io) = io {
-            if io_out_of_space(io) {
-                return true;
-            }
-        }
-        next = e.source();
-    }
-    false
-}
-
-fn io_out_of_space(io: &std::io::Error) -> bool {
-    use std::io::ErrorKind;
-    if matches!(io.kind(), ErrorKind::StorageFull | ErrorKind::QuotaExceeded) {
-        return true;
-    }
-    // Linux's numbers, for errors made before the kinds were stable.
-    if matches!(io.raw_os_error(), Some(28 | 122)) {
-        return true;
-    }
-    let text = format!("{io:?}");
-    text.contains("No space left on device") || text.contains("Disk quota exceeded")
-}
+pub use crate::error::is_out_of_space;
 
 /// A [`SledStore`] that treats a full filesystem as a state (see the
 /// module's documentation). Every [`Store`] call goes to the database as

@@ -217,7 +217,7 @@ pub struct Found {
     pub record: Option<Record>,
     pub lease: Option<Lease>,
     pub pids: Option<Pids>,
-    pub status: Option<super::reaper::Status>,
+    pub status: Option<Status>,
 }
 
 impl Found {
@@ -312,7 +312,7 @@ impl Runs {
             let lease = self.lease(&name);
             let pids = read_bounded(&dir.join("pids"))
                 .and_then(|bytes| serde_json::from_slice::<Pids>(&bytes).ok());
-            let status = super::reaper::Status::read(&dir.join("status"))
+            let status = Status::read(&dir.join("status"))
                 .ok()
                 .flatten();
             found.insert(
@@ -385,6 +385,109 @@ pub fn kill(found: &Found) {
             };
             family.kill_all(Duration::from_secs(2));
         }
+    }
+}
+
+/// How a job ended, as its reaper recorded it (the run's status file,
+/// written by [`super::reaper`], read by whichever agent runs then).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Status {
+    pub exit: super::Exit,
+    pub user_cpu: Duration,
+    pub system_cpu: Duration,
+    /// The largest resident size of the job's processes, in KiB.
+    pub max_rss_kib: u64,
+}
+
+/// The status file's name in the run's directory.
+pub const STATUS_FILE: &str = "status";
+
+/// The status file's first word: its format.
+const FORMAT: &str = "starling-job-status-1";
+
+/// The longest status file read.
+const MAX_STATUS_LEN: u64 = 4096;
+
+impl Status {
+    fn render(&self) -> String {
+        let (code, signal, core) = match self.exit {
+            super::Exit::Code(c) => (c.to_string(), "-".to_owned(), false),
+            super::Exit::Signal {
+                signal,
+                core_dumped,
+            } => ("-".to_owned(), signal.to_string(), core_dumped),
+            super::Exit::Unknown => ("-".to_owned(), "-".to_owned(), false),
+        };
+        format!(
+            "{FORMAT} exit={code} signal={signal} core={} user_us={} system_us={} max_rss_kib={}\n",
+            u8::from(core),
+            self.user_cpu.as_micros(),
+            self.system_cpu.as_micros(),
+            self.max_rss_kib
+        )
+    }
+
+    /// Parses a status file's text; `None` when it is not one.
+    pub fn parse(text: &str) -> Option<Status> {
+        let mut words = text.split_whitespace();
+        if words.next()? != FORMAT {
+            return None;
+        }
+        let mut fields = std::collections::HashMap::new();
+        for word in words {
+            let (k, v) = word.split_once('=')?;
+            fields.insert(k, v);
+        }
+        let number = |k: &str| fields.get(k).and_then(|v| v.parse::<u64>().ok());
+        let exit = match (fields.get("exit"), fields.get("signal")) {
+            (Some(code), _) if *code != "-" => super::Exit::Code(code.parse().ok()?),
+            (_, Some(signal)) if *signal != "-" => super::Exit::Signal {
+                signal: signal.parse().ok()?,
+                core_dumped: fields.get("core") == Some(&"1"),
+            },
+            _ => super::Exit::Unknown,
+        };
+        Some(Status {
+            exit,
+            user_cpu: Duration::from_micros(number("user_us")?),
+            system_cpu: Duration::from_micros(number("system_us")?),
+            max_rss_kib: number("max_rss_kib")?,
+        })
+    }
+
+    /// Reads the status file at `path`: `Ok(None)` when there is none yet.
+    pub fn read(path: &Path) -> io::Result<Option<Status>> {
+        use std::io::Read as _;
+        let file = match std::fs::File::open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let mut text = String::new();
+        file.take(MAX_STATUS_LEN).read_to_string(&mut text)?;
+        Status::parse(&text).map(Some).ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{} is not a job status file", path.display()),
+            )
+        })
+    }
+
+    /// Writes it to `path` so that it is there whole or not at all. Not
+    /// fsynced: it must outlive the agent, not the machine (a reboot ends
+    /// the run's lease with it, and the job runs again).
+    pub(crate) fn write(&self, path: &Path) -> io::Result<()> {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        let tmp = path.with_extension("tmp");
+        let _ = std::fs::remove_file(&tmp);
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+            .open(&tmp)?;
+        std::io::Write::write_all(&mut file, self.render().as_bytes())?;
+        std::fs::rename(&tmp, path)
     }
 }
 

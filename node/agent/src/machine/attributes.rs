@@ -1,0 +1,70 @@
+//! The names the agent itself writes into its machine ad, which configured
+//! attributes (`[machine.attributes]`) may not take. A leaf: the
+//! configuration checks against it and the ad builder writes it, and it
+//! needs neither.
+
+/// Every attribute [`super::build_ad`] may set; configured extra attributes must
+/// not use these names.
+pub const AGENT_ATTRIBUTES: &[&str] = &[
+    "MyType",
+    "Name",
+    "Machine",
+    "SlotID",
+    "Arch",
+    "OpSys",
+    "OpSysName",
+    "OpSysMajorVer",
+    "OpSysVer",
+    "OpSysAndVer",
+    "Cpus",
+    "TotalCpus",
+    "Memory",
+    "TotalMemory",
+    "Disk",
+    "TotalDisk",
+    "LoadAvg",
+    "TotalLoadAvg",
+    "KeyboardIdle",
+    "ConsoleIdle",
+    "Mips",
+    "KFlops",
+    "State",
+    "Activity",
+    "EnteredCurrentState",
+    "EnteredCurrentActivity",
+    "MyCurrentTime",
+    "Start",
+    "Requirements",
+    "Draining",
+    "Rank",
+    "SUSPEND",
+    "CONTINUE",
+    "PREEMPT",
+    "KILL",
+    "WANT_SUSPEND",
+    "WANT_VACATE",
+    "MaxJobRetirementTime",
+    "MachineMaxVacateTime",
+    "PREEMPTION_REQUIREMENTS",
+    "ClockMin",
+    "ClockDay",
+    "StarlingAgentId",
+    "StarlingDomain",
+    "StarlingRoles",
+    "StarlingVersion",
+    "StarlingDiskFull",
+    "StarlingDiskFullReason",
+    "MachineResources",
+    "GPUs",
+    "TotalGPUs",
+    "DetectedGPUs",
+    "AssignedGPUs",
+    "AvailableGPUs",
+    "HasJava",
+    "JavaVendor",
+    "JavaVersion",
+];
+
+/// The prefix of the attributes describing GPUs (`GPUs_DeviceName`, each
+/// device's `GPUs_GPU_9a8ed216`), which configured attributes must not use.
+pub const GPU_ATTRIBUTE_PREFIX: &str = "GPUs_";
