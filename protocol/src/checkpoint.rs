@@ -33,8 +33,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::files::{FileName, Hash, MAX_CHUNK_LEN, MAX_FILES, MODE_MASK};
 use crate::identity::{AgentId, Envelope, Freshness, Keypair, Kind, Timestamp};
-use crate::transfer::{FileName, Hash, MAX_CHUNK_LEN, MAX_FILES, MODE_MASK};
 use crate::wire::{self, code_enum, Error, Message, Protocol};
 
 /// Length of every chunk but the last of a file (1 MiB).

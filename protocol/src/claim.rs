@@ -311,7 +311,7 @@ pub enum Request {
         renewing: bool,
         /// The concurrency limits the claim's job uses, as HTCondor's
         /// `ConcurrencyLimits` writes them (`db:2,xsw`, read by
-        /// [`crate::submit::limits::parse`], at most
+        /// [`crate::concurrency_limits::parse`], at most
         /// [`MAX_SHARE_LIMITS_LEN`] bytes), which the keeper holds for
         /// the whole domain. Absent (from older agents, or a job without
         /// limits): none.
@@ -526,7 +526,7 @@ fn check_share_count(field: &'static str, n: u32, min: u32) -> Result<(), Error>
 }
 
 /// A share's concurrency limits: at most [`MAX_SHARE_LIMITS_LEN`] bytes
-/// that [`crate::submit::limits::parse`] reads.
+/// that [`crate::concurrency_limits::parse`] reads.
 fn check_share_limits(limits: &str) -> Result<(), Error> {
     let invalid = |reason: String| Error::Invalid {
         field: "share limits",
@@ -538,7 +538,7 @@ fn check_share_limits(limits: &str) -> Result<(), Error> {
             limits.len()
         )));
     }
-    crate::submit::limits::parse(limits)
+    crate::concurrency_limits::parse(limits)
         .map(drop)
         .map_err(|why| invalid(format!("{:?}: {why}", truncated(limits))))
 }

@@ -14,6 +14,10 @@
 //! - [`view`]: pulling a peer's current view of the pool, page by page.
 //! - [`claim`]: claiming a slot for a job, keeping the claim's lease alive,
 //!   releasing it.
+//! - [`concurrency_limits`]: HTCondor's concurrency limits as a job names
+//!   them, for the submit language and the claim protocol's shares.
+//! - `files` (private, re-exported by [`transfer`]): file names, hashes,
+//!   permission bits and the limits transfers and checkpoints share.
 //! - [`transfer`]: handing a job to its execute agent and moving files
 //!   between agents in chunks.
 //! - [`checkpoint`]: a checkpoint's signed manifest and the store protocol
@@ -35,6 +39,8 @@ pub mod cbor;
 pub mod checkpoint;
 pub mod claim;
 pub mod classad;
+pub mod concurrency_limits;
+mod files;
 pub mod gossip;
 pub mod identity;
 pub mod links;

@@ -148,7 +148,7 @@ fn walk(expr: &Expr, refs: &mut References, depth: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::classad::{parse_ad, parse_expr};
+    use crate::classad::parser::{parse_ad, parse_expr};
 
     fn set(names: &[&str]) -> BTreeSet<String> {
         names.iter().map(|s| (*s).to_owned()).collect()

@@ -2,7 +2,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::*;
-use crate::classad::{Evaluator, Side};
+use crate::classad::{parse_expr, Evaluator, Name, Side, Value};
 
 /// A world with fixed files, globs and environment.
 struct Fake {
@@ -1258,4 +1258,143 @@ fn a_program_is_run_bounded_and_its_failures_named() {
     assert!(e.contains("failed"), "{e}");
     let e = run_command("yes | head -c 1000", &dir, 100).unwrap_err();
     assert!(e.contains("more than 100 bytes"), "{e}");
+}
+
+/// HTCondor 25's retry of a job that went over its memory (`retry`), from
+/// the submit file to the transform in the ad.
+mod retry_memory {
+    use std::path::Path;
+
+    use super::super::{parse, SystemEnvironment};
+    use crate::classad::{unparse, ClassAd, Expr, Value};
+
+    fn ads(lines: &str) -> Result<Vec<ClassAd>, String> {
+        let text = format!("executable = /bin/sh\n{lines}\nqueue\n");
+        let env = SystemEnvironment {
+            owner: "alice".into(),
+            ..Default::default()
+        };
+        parse("job.sub", &text)
+            .and_then(|d| d.expand(1, Path::new("/"), &env))
+            .map_err(|e| e.to_string())
+    }
+
+    fn attr(ad: &ClassAd, name: &str) -> String {
+        ad.get(name).map(unparse).unwrap_or_default()
+    }
+
+    /// The transform's text, its lines joined by ` | `.
+    fn body(ad: &ClassAd) -> String {
+        match ad.get("TransformBody_RequestMemory") {
+            Some(Expr::Literal(Value::String(s))) => format!("\"{}\"", s.replace('\u{1e}', " | ")),
+            _ => String::new(),
+        }
+    }
+
+    #[test]
+    fn each_form_writes_the_transform_htcondor_writes() {
+        let one = &ads("request_memory = 1GB\nretry_request_memory = 2GB").unwrap()[0];
+        assert_eq!(attr(one, "RequestMemory"), "1024");
+        assert_eq!(attr(one, "TransformOnEvict"), "\"RequestMemory\"");
+        assert_eq!(
+            body(one),
+            "\"REQUIREMENTS (VacateReasonCode==21 || VacateReasonCode == 34) && \
+             VacateReasonSubCode == 102 | SET RequestMemory 2048\""
+        );
+        let ladder = &ads("request_memory = 512, 1G, 4G").unwrap()[0];
+        assert_eq!(attr(ladder, "RequestMemory"), "512");
+        assert_eq!(attr(ladder, "RetryRequestMemory"), "{ 1024,4096 }");
+        assert!(body(ladder).contains(
+            "EVALSET RequestMemory RetryRequestMemory[RetryRequestMemoryIndex?:0] | \
+             EVALSET RetryRequestMemoryIndex"
+        ));
+        let capped = &ads(
+            "request_memory = 1GB\nretry_request_memory_increase = 512MB\n\
+             retry_request_memory_max = 2GB",
+        )
+        .unwrap()[0];
+        assert_eq!(attr(capped, "NextRequestMemory"), "RequestMemory + 512");
+        assert_eq!(attr(capped, "MaxRequestMemory"), "2048");
+        assert!(body(capped)
+            .ends_with("EVALSET RequestMemory MIN({NextRequestMemory, MaxRequestMemory})\""));
+        // An increase without a maximum is applied once.
+        let once = &ads("request_memory = 1GB\nretry_request_memory_increase = RequestMemory * 3")
+            .unwrap()[0];
+        assert!(
+            body(once).ends_with("SET RequestMemory 3072\""),
+            "{}",
+            body(once)
+        );
+        // A request that is an expression is not retried (as in HTCondor).
+        let expr =
+            &ads("request_memory = 2 * 512 + 0 * Cpus\nretry_request_memory = 4GB").unwrap()[0];
+        assert_eq!(attr(expr, "TransformOnEvict"), "");
+    }
+
+    #[test]
+    fn bad_sizes_are_refused_naming_the_command() {
+        for (lines, command, says) in [
+            (
+                "retry_request_memory = -512",
+                "retry_request_memory",
+                "negative",
+            ),
+            (
+                "retry_request_memory = 9000000000000",
+                "retry_request_memory",
+                "more than any machine",
+            ),
+            (
+                "retry_request_memory = 4GB, 2GB",
+                "retry_request_memory",
+                "increasing",
+            ),
+            (
+                "retry_request_memory = lots (&",
+                "retry_request_memory",
+                "must be an expression or number",
+            ),
+            (
+                "retry_request_memory_max = -1",
+                "retry_request_memory_max",
+                "negative",
+            ),
+            (
+                "retry_request_memory_increase = 0",
+                "retry_request_memory_increase",
+                "positive",
+            ),
+            (
+                "retry_request_memory_increase = -5MB",
+                "retry_request_memory_increase",
+                "positive",
+            ),
+            (
+                "retry_request_memory_increase = Cpus * 2",
+                "retry_request_memory_increase",
+                "references RequestMemory",
+            ),
+            (
+                "retry_request_memory_increase = RequestMemory * 1e30",
+                "retry_request_memory_increase",
+                "more than any machine",
+            ),
+            (
+                "retry_request_memory_increase = RequestMemory * \"x\"",
+                "retry_request_memory_increase",
+                "integer",
+            ),
+            (
+                "request_memory = 1G, 8G, 2G",
+                "request_memory",
+                "increasing",
+            ),
+        ] {
+            let e = ads(&format!("request_memory = 1GB\n{lines}")).unwrap_err();
+            assert!(
+                e.contains(&format!("{command}:")) && e.contains(says),
+                "{lines}: {e}"
+            );
+        }
+    }
 }

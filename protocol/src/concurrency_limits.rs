@@ -7,6 +7,10 @@
 //!
 //! The domain's share keeper holds the limits for the whole domain (see
 //! `starling_policies::shares`).
+//!
+//! Vocabulary shared by the submit language (which re-exports this module
+//! as `submit::limits`, its old path) and the claim protocol's share
+//! requests; it must use neither of them.
 
 /// Most limits one job names.
 pub const MAX_LIMITS: usize = 16;
