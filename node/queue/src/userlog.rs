@@ -21,6 +21,9 @@
 //! in the jobs' order, so 100,000 jobs sharing a log cost one sync, not
 //! 100,000. `submit` refuses a log its user cannot write. Free text (a
 //! hold reason) is kept to one line, as the format needs.
+//!
+//! It knows nothing of the queue: the queue hands it events and logs, and
+//! it writes them.
 
 use std::collections::HashMap;
 use std::io::Write as _;
