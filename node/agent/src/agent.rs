@@ -12,11 +12,13 @@ use starling_protocol::identity::{Keypair, Timestamp};
 use starling_storage::Store;
 use tokio::sync::{mpsc, oneshot, Notify};
 
-use crate::ask::{ask_network, current_view, peers, QUERY_TIMEOUT};
+use crate::ask::{ask_network, QUERY_TIMEOUT};
 use crate::config::Config;
+use crate::control::peers;
 use crate::machine::{Identity, Probe};
 use crate::network;
 use crate::network::{Command, Transport};
+use crate::supervisor::current_view;
 use crate::supervisor::{Supervisor, SupervisorArgs, SupervisorMsg};
 use crate::transfers::fetch;
 use crate::trust::Trust;

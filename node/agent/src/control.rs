@@ -1,8 +1,15 @@
 //! The control actor: serves the control API for the agent and answers
-//! each request by asking the other actors.
+//! each request by asking the other actors: the job requests in [`jobs`],
+//! the checkpoint requests in [`checkpoints`], a running job's output in
+//! [`tail`]. It decides nothing itself: who may ask what is
+//! `starling_policies::control_access`'s.
 
 pub mod checkpoints;
 pub mod jobs;
+pub mod tail;
+
+/// Checkpoint fetches (`ckpt get`) that may run at once.
+pub const MAX_CHECKPOINT_GETS: usize = 4;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -13,7 +20,8 @@ use tokio::sync::{mpsc, Notify};
 use starling_policies::control_access::{self, Operation};
 
 use super::network::Command;
-use super::{ask_network, current_view, peers, StaticInfo, SupervisorMsg, QUERY_TIMEOUT};
+use super::{ask_network, current_view, StaticInfo, SupervisorMsg, QUERY_TIMEOUT};
+use crate::view_actor::ViewMsg;
 use starling_control::{self as control, Caller, Request, Response};
 
 #[derive(Debug)]
@@ -287,7 +295,7 @@ impl control::Handler for AgentHandler {
                         }
                     }
                 };
-                super::submit::tail::tail(&queue, &args.network, &access, &job, stderr, offset, max)
+                tail::tail(&queue, &args.network, &access, &job, stderr, offset, max)
                     .await
                     .unwrap_or_else(|message| Response::Error { message })
             }
@@ -303,4 +311,40 @@ impl control::Handler for AgentHandler {
             }
         }
     }
+}
+
+/// This agent's peers, with how many of each one's ads the view rejected.
+pub(crate) async fn peers(
+    network: &mpsc::Sender<Command>,
+    supervisor: &ActorRef<SupervisorMsg>,
+) -> Vec<control::Peer> {
+    let Some(list) = ask_network(network, Command::Peers).await else {
+        return Vec::new();
+    };
+    let rejects = match current_view(supervisor).await {
+        Ok(view) => {
+            let ids = list.iter().map(|p| p.peer).collect();
+            match view
+                .call(
+                    |reply| ViewMsg::Rejects { peers: ids, reply },
+                    Some(QUERY_TIMEOUT),
+                )
+                .await
+            {
+                Ok(ractor::rpc::CallResult::Success(counts)) => counts,
+                _ => Vec::new(),
+            }
+        }
+        Err(_) => Vec::new(),
+    };
+    list.into_iter()
+        .enumerate()
+        .map(|(i, p)| control::Peer {
+            agent_id: p.peer.to_string(),
+            addresses: p.addresses.iter().map(ToString::to_string).collect(),
+            rtt_ms: p.rtt.map(|d| d.as_secs_f64() * 1000.0),
+            score: p.score,
+            rejected: rejects.get(i).copied().unwrap_or(0),
+        })
+        .collect()
 }

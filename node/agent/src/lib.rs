@@ -54,6 +54,7 @@
 //! a moment, stops the actors and flushes the store. `starling agent` calls
 //! it on SIGINT, SIGTERM or a control `shutdown` request.
 
+pub mod ad;
 pub mod agent;
 pub mod ask;
 pub mod config;
@@ -75,4 +76,5 @@ pub use pool::{advertiser, trust, usage, view, view_actor};
 pub use submit::{job_files, negotiator, shadow};
 pub use supervisor::{AccountingSetup, SupervisorMsg, MAX_RESTARTS, RESTART_WINDOW};
 
-pub(crate) use ask::{ask_network, current_view, machine_ads, peers};
+pub(crate) use ask::ask_network;
+pub(crate) use supervisor::{current_view, machine_ads};

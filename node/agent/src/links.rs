@@ -550,7 +550,7 @@ pub struct Client {
     pub metrics: starling_web::metrics::Metrics,
     pub network: mpsc::Sender<Command>,
     pub owner: Arc<Owner>,
-    pub supervisor: ActorRef<crate::SupervisorMsg>,
+    pub pool: crate::pool::Pool,
     pub me: PeerId,
     pub domain: String,
 }
@@ -566,11 +566,11 @@ pub struct Reserved {
 }
 
 fn text(ad: &starling_protocol::classad::ClassAd, name: &str) -> Option<String> {
-    crate::shadow::text(ad, name)
+    crate::ad::text(ad, name)
 }
 
 fn number(ad: &starling_protocol::classad::ClassAd, name: &str) -> Option<i64> {
-    crate::shadow::integer(ad, name)
+    crate::ad::integer(ad, name)
 }
 
 /// What a bulk transfer is for: how `starling net` lists it, and the user
@@ -646,7 +646,14 @@ impl Client {
     async fn ask(&self, hop: &Hop, request: transfer::Request) -> Result<LinkAnswer, String> {
         let response = match hop.owner {
             None => self.owner.serve(&self.me.to_string(), &request),
-            Some(peer) => crate::transfers::fetch::request(&self.network, peer, request).await?,
+            Some(peer) => {
+                crate::network::jobs::ask(&self.network, |reply| Command::Transfer {
+                    peer,
+                    request,
+                    reply,
+                })
+                .await?
+            }
         };
         match response {
             transfer::Response::Link(answer) => Ok(answer),
@@ -667,7 +674,7 @@ impl Client {
         if bytes < self.owner.settings.min_reserved {
             return Ok(None);
         }
-        let machines = crate::machine_ads(&self.supervisor).await;
+        let machines = self.pool.machine_ads().await;
         self.owner.learn_factors(&machines);
         let path = path(self, &machines, peer);
         if path.is_empty() {
@@ -790,7 +797,7 @@ impl Client {
         if bytes < self.owner.settings.min_reserved {
             return Ok(());
         }
-        let machines = crate::machine_ads(&self.supervisor).await;
+        let machines = self.pool.machine_ads().await;
         let path = path(self, &machines, peer);
         if path.is_empty() {
             return Ok(());
@@ -947,77 +954,6 @@ impl Pace {
 /// How long a transfer waits to be admitted on a full path before it goes
 /// unreserved.
 pub const ADMISSION_WAIT: Duration = Duration::from_secs(600);
-
-/// Pulls `files` from `peer` as [`crate::transfers::fetch::pull`] does, having
-/// first reserved the path (waiting, as admission control says, until a
-/// slot is free within the horizon) and then paced at the reserved rate;
-/// without a reservation, at its share of what reservations leave on this
-/// agent's host link ([`Owner::gate`]).
-pub async fn pull(
-    client: &Client,
-    peer: PeerId,
-    transfer: TransferId,
-    files: &[transfer::File],
-    dir: &std::path::Path,
-    budget: u64,
-    purpose: &Purpose,
-) -> Result<u64, crate::transfers::fetch::PullError> {
-    let bytes: u64 = files.iter().map(|f| f.size).sum();
-    let flight = client
-        .owner
-        .flights
-        .register(purpose.kind, peer, purpose.job, bytes);
-    let asked = Instant::now();
-    let reserved = admit(client, peer, bytes, ADMISSION_WAIT, purpose.user.as_deref()).await;
-    let mut pace = match &reserved {
-        Some(reserved) => {
-            flight.admitted(reserved.slot.rate);
-            until_start(&reserved.slot).await;
-            Pace::new(reserved.slot.rate)
-        }
-        None => {
-            flight.unreserved();
-            Pace::unreserved(&client.owner, peer)
-        }
-    }
-    .counting(flight);
-    let started = Instant::now();
-    let pulled = crate::transfers::fetch::pull(
-        &client.network,
-        peer,
-        transfer,
-        files,
-        dir,
-        budget,
-        Some(&mut pace),
-    )
-    .await;
-    if let Ok(n) = &pulled {
-        client
-            .metrics
-            .transferred(starling_web::metrics::Direction::received, *n);
-    }
-    let took = started.elapsed().as_secs_f64();
-    let achieved = (bytes as f64 / took.max(1e-3)).round();
-    let Some(reserved) = reserved else {
-        tracing::debug!(bytes, achieved, "moved the files unreserved");
-        return pulled;
-    };
-    client.release(&reserved).await;
-    tracing::info!(
-        bytes,
-        rate = reserved.slot.rate.round(),
-        achieved,
-        waited_ms = asked
-            .elapsed()
-            .as_millis()
-            .saturating_sub(started.elapsed().as_millis()),
-        negotiated_ms = reserved.negotiated.as_millis(),
-        hops = reserved.path.len(),
-        "moved the files in a reserved slot"
-    );
-    pulled
-}
 
 /// Reserves the path to `peer` for `bytes` as admission control says:
 /// waiting (up to `wait`) while the links are full within the horizon.

@@ -47,34 +47,32 @@
 //! own key, so a relay sees only ciphertext and cannot pose as the peer;
 //! certificates are checked above the connection (the view pull, claims)
 //! the same way whatever path it takes.
+//!
+//! This file owns the loop: its state, the commands, and what it does with
+//! swarm events. How the swarm is built is `behaviour`'s; which peers it
+//! dials, keeps and bans, `peers`'.
 
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use futures::{AsyncReadExt as _, AsyncWriteExt as _, StreamExt as _};
-use libp2p::core::transport::MemoryTransport;
-use libp2p::core::upgrade::Version;
 use libp2p::gossipsub::{self, IdentTopic, MessageAcceptance, MessageId, TopicHash};
 use libp2p::multiaddr::Protocol as AddrProtocol;
-use libp2p::request_response::{self, OutboundRequestId, ProtocolSupport, ResponseChannel};
-use libp2p::swarm::behaviour::toggle::Toggle;
-use libp2p::swarm::{NetworkBehaviour, SwarmEvent};
-use libp2p::{
-    allow_block_list, autonat, connection_limits, dcutr, identify, kad, mdns, noise, ping,
-    plaintext, relay, tcp, yamux, Multiaddr, PeerId, StreamProtocol, Swarm, Transport as _,
-};
-use ractor::ActorRef;
+use libp2p::request_response::{self, OutboundRequestId, ResponseChannel};
+use libp2p::swarm::SwarmEvent;
+use libp2p::{autonat, dcutr, identify, kad, mdns, ping, relay, Multiaddr, PeerId, Swarm};
 use starling_protocol::gossip::{self as signed_ads, Topic};
 use starling_protocol::identity::{Envelope, Kind};
 use starling_protocol::view::{self, Request, Response, MAX_PAGE_ADS};
-use starling_protocol::wire::{CLAIM_V1, STORE_V1, TRANSFER_V1, VIEW_V1};
 use tokio::sync::{mpsc, oneshot};
 
-use super::view_actor::ViewMsg;
-
+mod behaviour;
 pub mod jobs;
+mod peers;
 pub mod relays;
 
+pub use behaviour::ViewCodec;
+use behaviour::{build_swarm, topic_score_params, Behaviour, BehaviourEvent};
 use jobs::WireCodec;
 
 /// Commands waiting for the loop at most (senders wait when it is full).
@@ -228,6 +226,32 @@ pub struct Traffic {
     pub connections: u64,
 }
 
+/// What the loop hands the view: gossip to judge, pages pulled from
+/// peers, and peers' pull requests to answer. The view actor takes it as
+/// one of its own messages (through a ractor `DerivedActorRef`), so the
+/// loop needs nothing of the view but this.
+#[derive(Debug)]
+pub enum ViewInput {
+    /// A gossip message to judge, which came on `topic`.
+    Gossip {
+        id: MessageId,
+        source: PeerId,
+        topic: Topic,
+        data: Vec<u8>,
+    },
+    /// A page pulled from a peer.
+    Pulled { from: PeerId, ads: Vec<Vec<u8>> },
+    /// A peer asks for a page of the view.
+    ServePull {
+        request: u64,
+        from: PeerId,
+        pull: view::Request,
+    },
+}
+
+/// Where the loop sends [`ViewInput`]: the current view actor.
+pub type ViewRef = ractor::DerivedActorRef<ViewInput>;
+
 /// What actors ask of the network.
 #[derive(Debug)]
 pub enum Command {
@@ -255,7 +279,7 @@ pub enum Command {
         rejects: u64,
     },
     /// Use this view actor from now on (it was restarted).
-    SetView(ActorRef<ViewMsg>),
+    SetView(ViewRef),
     /// Pull the view from a few connected peers again.
     PullAgain,
     /// The ad topics of our domain and these trusted domains only
@@ -299,32 +323,6 @@ pub enum Command {
     },
 }
 
-/// The swarm's behaviours.
-#[derive(NetworkBehaviour)]
-struct Behaviour {
-    limits: connection_limits::Behaviour,
-    blocked: allow_block_list::Behaviour<allow_block_list::BlockedPeers>,
-    identify: identify::Behaviour,
-    ping: ping::Behaviour,
-    kad: kad::Behaviour<kad::store::MemoryStore>,
-    mdns: Toggle<mdns::tokio::Behaviour>,
-    gossipsub: gossipsub::Behaviour,
-    view: request_response::Behaviour<ViewCodec>,
-    claim: request_response::Behaviour<
-        WireCodec<starling_protocol::claim::Request, starling_protocol::claim::Response>,
-    >,
-    transfer: request_response::Behaviour<
-        WireCodec<starling_protocol::transfer::Request, starling_protocol::transfer::Response>,
-    >,
-    store: request_response::Behaviour<
-        WireCodec<starling_protocol::checkpoint::Request, starling_protocol::checkpoint::Response>,
-    >,
-    relay_client: Toggle<relay::client::Behaviour>,
-    relay: Toggle<relay::Behaviour>,
-    dcutr: Toggle<dcutr::Behaviour>,
-    autonat: Toggle<autonat::Behaviour>,
-}
-
 /// Why the network could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -345,7 +343,7 @@ pub struct Network {
 pub fn start(
     key: &starling_protocol::identity::Keypair,
     settings: Settings,
-    view: ActorRef<ViewMsg>,
+    view: ViewRef,
     commands: mpsc::Sender<Command>,
     receiver: mpsc::Receiver<Command>,
 ) -> Result<Network, Error> {
@@ -459,252 +457,12 @@ pub fn peer_of(address: &Multiaddr) -> Option<PeerId> {
     })
 }
 
-fn build_swarm(
-    keypair: libp2p::identity::Keypair,
-    settings: &Settings,
-    admitted: &relays::Admitted,
-    registry: &mut libp2p::metrics::Registry,
-) -> Result<Swarm<Behaviour>, Error> {
-    let build = |e: &dyn std::fmt::Display| Error::Build(e.to_string());
-    let behaviour = |key: &libp2p::identity::Keypair| make_behaviour(key, settings, None, admitted);
-    let idle = settings.idle_timeout;
-    let swarm = match settings.transport {
-        Transport::Tcp => libp2p::SwarmBuilder::with_existing_identity(keypair)
-            .with_tokio()
-            .with_tcp(
-                tcp::Config::default().nodelay(true),
-                noise::Config::new,
-                yamux::Config::default,
-            )
-            .map_err(|e| build(&e))?
-            .with_dns()
-            .map_err(|e| build(&e))?
-            // Relayed connections are noise-authenticated end to end, as
-            // direct ones are.
-            .with_relay_client(noise::Config::new, yamux::Config::default)
-            .map_err(|e| build(&e))?
-            .with_bandwidth_metrics(registry)
-            .with_behaviour(|key, client| make_behaviour(key, settings, Some(client), admitted))
-            .map_err(|e| build(&e))?
-            .with_swarm_config(|c| c.with_idle_connection_timeout(idle))
-            .build(),
-        Transport::Memory | Transport::MemoryPlaintext => {
-            let plain = settings.transport == Transport::MemoryPlaintext;
-            libp2p::SwarmBuilder::with_existing_identity(keypair)
-                .with_tokio()
-                .with_other_transport(
-                    |key| -> Result<_, Box<dyn std::error::Error + Send + Sync>> {
-                        let memory = || MemoryTransport::default().upgrade(Version::V1);
-                        let handshake = Duration::from_secs(20);
-                        Ok(if plain {
-                            memory()
-                                .authenticate(plaintext::Config::new(key))
-                                .multiplex(yamux::Config::default())
-                                .timeout(handshake)
-                                .boxed()
-                        } else {
-                            memory()
-                                .authenticate(noise::Config::new(key)?)
-                                .multiplex(yamux::Config::default())
-                                .timeout(handshake)
-                                .boxed()
-                        })
-                    },
-                )
-                .map_err(|e| build(&e))?
-                .with_bandwidth_metrics(registry)
-                .with_behaviour(behaviour)
-                .map_err(|e| build(&e))?
-                .with_swarm_config(|c| c.with_idle_connection_timeout(idle))
-                .build()
-        }
-    };
-    Ok(swarm)
-}
-
-/// The swarm's behaviours; `relay_client` is given on TCP, and with it come
-/// DCUtR, AutoNAT and (when configured) the relay server, which have no use
-/// on the memory transport.
-fn make_behaviour(
-    key: &libp2p::identity::Keypair,
-    settings: &Settings,
-    relay_client: Option<relay::client::Behaviour>,
-    admitted: &relays::Admitted,
-) -> Result<Behaviour, Box<dyn std::error::Error + Send + Sync>> {
-    let peer_id = key.public().to_peer_id();
-    let tcp = relay_client.is_some();
-    let relay = settings
-        .relay_server
-        .filter(|_| tcp)
-        .map(|limits| relay::Behaviour::new(peer_id, limits.config(admitted)));
-    let dcutr = tcp.then(|| dcutr::Behaviour::new(peer_id));
-    let autonat = tcp.then(|| autonat::Behaviour::new(peer_id, relays::autonat_config()));
-    let limits = connection_limits::ConnectionLimits::default()
-        .with_max_established(Some(settings.max_connections))
-        .with_max_established_per_peer(Some(2))
-        .with_max_pending_incoming(Some(64))
-        .with_max_pending_outgoing(Some(64));
-    let identify = identify::Behaviour::new(
-        identify::Config::new(IDENTIFY_PROTOCOL.to_owned(), key.public())
-            .with_agent_version(format!("starling/{}", env!("CARGO_PKG_VERSION")))
-            // A reservation on a relay gives us a new address after peers
-            // first identified us: they learn it at once, not at the next
-            // periodic identify.
-            .with_push_listen_addr_updates(true),
-    );
-    let mut kad_config = kad::Config::new(StreamProtocol::new(KAD_PROTOCOL));
-    // The loop decides when to look peers up (see [`KAD_REFRESH`]); a full
-    // bootstrap every five minutes is a lookup per bucket, dozens of
-    // connections opened and then closed again by the peer limit.
-    kad_config.set_periodic_bootstrap_interval(None);
-    // Peers enter the routing table through the loop (`learn_address`),
-    // never by connecting alone.
-    kad_config.set_kbucket_inserts(kad::BucketInserts::Manual);
-    // A lookup ends once this many closest peers answered. We store no
-    // records; we look peers up only to find some to connect to, and each
-    // peer contacted is a connection (a handshake) on both sides.
-    kad_config.set_replication_factor(KAD_LOOKUP_PEERS);
-    let mut kad =
-        kad::Behaviour::with_config(peer_id, kad::store::MemoryStore::new(peer_id), kad_config);
-    kad.set_mode(Some(kad::Mode::Server));
-    let mdns = if settings.mdns {
-        Some(mdns::tokio::Behaviour::new(
-            mdns::Config::default(),
-            peer_id,
-        )?)
-    } else {
-        None
-    };
-    let config = gossipsub::ConfigBuilder::default()
-        .mesh_n(GOSSIP_MESH)
-        .mesh_n_low(GOSSIP_MESH - 1)
-        .mesh_n_high(TARGET_PEERS)
-        .mesh_outbound_min(GOSSIP_MESH / 2)
-        .gossip_lazy(GOSSIP_MESH)
-        .idontwant_message_size_threshold(GOSSIP_IDONTWANT_MIN)
-        .validation_mode(gossipsub::ValidationMode::Anonymous)
-        .validate_messages()
-        .message_id_fn(|m: &gossipsub::Message| {
-            MessageId::from(blake3::hash(&m.data).as_bytes()[..20].to_vec())
-        })
-        .max_transmit_size(GOSSIP_MAX_TRANSMIT)
-        .connection_handler_queue_len(GOSSIP_QUEUE_LEN)
-        .duplicate_cache_time(Duration::from_secs(120))
-        // Anonymous messages name no source, so peers cannot tell who
-        // published one and honestly forward it back to us; by default
-        // gossipsub counts that copy as an invalid message and penalises the
-        // forwarder, which splits the mesh. It is a duplicate, no more.
-        .allow_self_origin(true)
-        .build()?;
-    let mut gossipsub =
-        gossipsub::Behaviour::new(gossipsub::MessageAuthenticity::Anonymous, config)?;
-    gossipsub.with_peer_score(
-        score_params(&followed(&settings.domains)),
-        score_thresholds(),
-    )?;
-    let view = request_response::Behaviour::with_codec(
-        ViewCodec,
-        [(StreamProtocol::new(VIEW_V1), ProtocolSupport::Full)],
-        request_response::Config::default().with_request_timeout(Duration::from_secs(20)),
-    );
-    let claim = request_response::Behaviour::with_codec(
-        WireCodec::default(),
-        [(StreamProtocol::new(CLAIM_V1), ProtocolSupport::Full)],
-        request_response::Config::default().with_request_timeout(Duration::from_secs(20)),
-    );
-    let transfer = request_response::Behaviour::with_codec(
-        WireCodec::default(),
-        [(StreamProtocol::new(TRANSFER_V1), ProtocolSupport::Full)],
-        request_response::Config::default()
-            .with_request_timeout(Duration::from_secs(30))
-            .with_max_concurrent_streams(256),
-    );
-    let store = request_response::Behaviour::with_codec(
-        WireCodec::default(),
-        [(StreamProtocol::new(STORE_V1), ProtocolSupport::Full)],
-        request_response::Config::default()
-            .with_request_timeout(Duration::from_secs(30))
-            .with_max_concurrent_streams(256),
-    );
-    Ok(Behaviour {
-        limits: connection_limits::Behaviour::new(limits),
-        blocked: allow_block_list::Behaviour::default(),
-        identify,
-        ping: ping::Behaviour::new(ping::Config::new()),
-        kad,
-        mdns: Toggle::from(mdns),
-        gossipsub,
-        view,
-        claim,
-        transfer,
-        store,
-        relay_client: Toggle::from(relay_client),
-        relay: Toggle::from(relay),
-        dcutr: Toggle::from(dcutr),
-        autonat: Toggle::from(autonat),
-    })
-}
-
-/// Peer scoring: invalid messages on our topics weigh heavily, and so does
-/// the view's reject count (the application score). Ads are rare (one a
-/// minute per agent), so the mesh-delivery penalties that suit busy topics
-/// would punish honest peers here and are off; so is the IP colocation
-/// penalty, since a testnet runs many agents on one address.
-fn score_params(topics: &[Topic]) -> gossipsub::PeerScoreParams {
-    let mut params = gossipsub::PeerScoreParams {
-        app_specific_weight: 1.0,
-        ip_colocation_factor_weight: 0.0,
-        // Good behaviour earns a little (at most this much per topic), so
-        // that a few rejected messages outweigh hours of seniority.
-        topic_score_cap: 20.0,
-        ..Default::default()
-    };
-    for topic in topics {
-        params.topics.insert(
-            IdentTopic::new(topic.to_string()).hash(),
-            topic_score_params(),
-        );
-    }
-    params
-}
-
-/// The score parameters of each ad topic (see [`score_params`]).
-fn topic_score_params() -> gossipsub::TopicScoreParams {
-    gossipsub::TopicScoreParams {
-        topic_weight: 1.0,
-        time_in_mesh_weight: 0.1,
-        time_in_mesh_quantum: Duration::from_secs(1),
-        time_in_mesh_cap: 60.0,
-        first_message_deliveries_weight: 0.5,
-        first_message_deliveries_cap: 20.0,
-        mesh_message_deliveries_weight: 0.0,
-        mesh_failure_penalty_weight: 0.0,
-        invalid_message_deliveries_weight: -100.0,
-        invalid_message_deliveries_decay: 0.99,
-        ..Default::default()
-    }
-}
-
-/// Far below anything an honest peer reaches: gossipsub's own behaviour
-/// penalty (a promised message not delivered in time, common on a loaded
-/// machine) costs tens per incident and must not cut an honest peer off;
-/// rejected messages, at [`REJECT_PENALTY`] each, do.
-fn score_thresholds() -> gossipsub::PeerScoreThresholds {
-    gossipsub::PeerScoreThresholds {
-        gossip_threshold: -4000.0,
-        publish_threshold: -8000.0,
-        graylist_threshold: -16000.0,
-        accept_px_threshold: 10.0,
-        opportunistic_graft_threshold: 20.0,
-    }
-}
-
 struct Loop {
     swarm: Swarm<Behaviour>,
     /// Counts the bytes of every stream on every connection (the payload
     /// that noise and yamux carry).
     registry: libp2p::metrics::Registry,
-    view: ActorRef<ViewMsg>,
+    view: ViewRef,
     /// The topics followed.
     topics: HashMap<TopicHash, Topic>,
     certificates: Vec<Envelope>,
@@ -962,20 +720,6 @@ impl Loop {
         }
     }
 
-    fn penalise(&mut self, peer: PeerId, rejects: u64) {
-        let score = REJECT_PENALTY * rejects.min(1000) as f64;
-        self.swarm
-            .behaviour_mut()
-            .gossipsub
-            .set_application_score(&peer, score);
-        if rejects >= BAN_AFTER_REJECTS && !self.bans.contains_key(&peer) {
-            tracing::warn!(%peer, rejects, "blocking a peer that keeps sending bad messages");
-            self.swarm.behaviour_mut().blocked.block_peer(peer);
-            self.bans
-                .insert(peer, tokio::time::Instant::now() + BAN_DURATION);
-        }
-    }
-
     /// Sums libp2p's bandwidth counters by direction.
     fn traffic(&self) -> Traffic {
         let mut text = String::new();
@@ -1002,187 +746,6 @@ impl Loop {
             }
         }
         traffic
-    }
-
-    fn peers(&self) -> Vec<PeerInfo> {
-        let gossipsub = &self.swarm.behaviour().gossipsub;
-        let mut peers: Vec<PeerInfo> = self
-            .swarm
-            .connected_peers()
-            .map(|&peer| PeerInfo {
-                peer,
-                addresses: self.addresses.get(&peer).cloned().unwrap_or_default(),
-                rtt: self.rtt.get(&peer).copied(),
-                score: gossipsub.peer_score(&peer),
-            })
-            .collect();
-        peers.sort_by_key(|p| p.peer.to_bytes());
-        peers
-    }
-
-    /// Dials known peers while fewer than [`TARGET_PEERS`] are connected,
-    /// and lifts bans that have run out.
-    /// Closes connections above [`MAX_PEERS`], down to [`TARGET_PEERS`]:
-    /// never a gossip mesh peer, a peer with job traffic in the last
-    /// [`JOB_ACTIVITY_KEEPS`], one we are pulling the view from or serving
-    /// it to, or one connected less than [`PRUNE_GRACE`] ago.
-    fn prune(&mut self) {
-        let now = tokio::time::Instant::now();
-        self.job_activity
-            .retain(|_, at| now.duration_since(*at) < JOB_ACTIVITY_KEEPS);
-        let connected: Vec<PeerId> = self.swarm.connected_peers().copied().collect();
-        if connected.len() <= MAX_PEERS {
-            return;
-        }
-        let mut keep: HashSet<PeerId> = self
-            .swarm
-            .behaviour()
-            .gossipsub
-            .all_mesh_peers()
-            .copied()
-            .collect();
-        keep.extend(self.job_activity.keys().copied());
-        // We are reachable through our relays only while connected to them.
-        keep.extend(self.relays.addresses().map(|(peer, _)| peer));
-        // Nor, serving as a relay, the peers we relay for.
-        keep.extend(self.served.peers());
-        // A young connection is most likely a Kademlia lookup (ours or a
-        // peer's) under way: closing it would make the lookup fail and the
-        // next one dial again, a handshake each time.
-        keep.extend(
-            self.connected_at
-                .iter()
-                .filter(|(_, since)| now.duration_since(**since) < PRUNE_GRACE)
-                .map(|(peer, _)| *peer),
-        );
-        keep.extend(self.pulls.values().map(|(peer, _)| *peer));
-        keep.extend(self.serving.values().map(|(peer, _)| *peer));
-        let excess = connected.len() - TARGET_PEERS;
-        let mut closed = 0;
-        for peer in connected {
-            if closed >= excess {
-                break;
-            }
-            if !keep.contains(&peer) && self.swarm.disconnect_peer_id(peer).is_ok() {
-                closed += 1;
-            }
-        }
-        if closed > 0 {
-            tracing::debug!(closed, "closed idle connections above the peer limit");
-        }
-    }
-
-    /// Starts a Kademlia lookup of our own id, if the routing table holds
-    /// anyone to ask.
-    fn look_up_self(&mut self) {
-        let own = *self.swarm.local_peer_id();
-        let kad = &mut self.swarm.behaviour_mut().kad;
-        if kad.kbuckets().any(|bucket| bucket.num_entries() > 0) {
-            kad.get_closest_peers(own);
-        }
-    }
-
-    /// Puts a peer's address in the routing table if the peer is there
-    /// already or its bucket has room. Kademlia would otherwise make room in
-    /// a full bucket by dialling its oldest disconnected entry to see if it
-    /// is alive, and with connections closed by [`Loop::prune`] most are
-    /// disconnected: every peer heard of would cost a connection, and the
-    /// peer dialled hears of us in turn. Dead entries leave the table when
-    /// a dial to them fails.
-    fn learn_address(&mut self, peer: PeerId, address: Multiaddr) {
-        let kad = &mut self.swarm.behaviour_mut().kad;
-        let room = kad.kbucket(peer).is_none_or(|bucket| {
-            bucket.num_entries() < kad::K_VALUE.get()
-                || bucket.iter().any(|e| *e.node.key.preimage() == peer)
-        });
-        if room {
-            kad.add_address(&peer, address);
-        }
-    }
-
-    fn note_job_traffic(&mut self, peer: PeerId) {
-        self.job_activity.insert(peer, tokio::time::Instant::now());
-    }
-
-    fn keep_connected(&mut self) {
-        let now = tokio::time::Instant::now();
-        let expired: Vec<PeerId> = self
-            .bans
-            .iter()
-            .filter(|(_, until)| **until <= now)
-            .map(|(p, _)| *p)
-            .collect();
-        for peer in expired {
-            self.bans.remove(&peer);
-            self.swarm.behaviour_mut().blocked.unblock_peer(peer);
-        }
-        let connected: HashSet<PeerId> = self.swarm.connected_peers().copied().collect();
-        // Our relays, whatever the number of peers: through them we are
-        // reachable.
-        let relays: Vec<(PeerId, Multiaddr)> = self
-            .relays
-            .addresses()
-            .filter(|(peer, _)| !connected.contains(peer))
-            .map(|(peer, address)| (peer, address.clone()))
-            .collect();
-        for (peer, address) in relays {
-            let opts = libp2p::swarm::dial_opts::DialOpts::peer_id(peer)
-                .condition(libp2p::swarm::dial_opts::PeerCondition::DisconnectedAndNotDialing)
-                .addresses(vec![address.clone()])
-                .build();
-            if let Err(e) = self.swarm.dial(opts) {
-                tracing::debug!(%address, error = %e, "cannot dial a relay");
-            }
-        }
-        // A relay that refused our pull (busy, or not trusting our domain
-        // yet: a policy on its way) is asked again.
-        for peer in self.relays.to_pull(&connected) {
-            self.pull(peer, None, 0);
-        }
-        self.listen_through_relays();
-        if connected.len() >= TARGET_PEERS {
-            return;
-        }
-        let local = *self.swarm.local_peer_id();
-        let mut candidates = Vec::new();
-        for bucket in self.swarm.behaviour_mut().kad.kbuckets() {
-            for entry in bucket.iter() {
-                let peer = *entry.node.key.preimage();
-                if peer != local && !connected.contains(&peer) && !self.bans.contains_key(&peer) {
-                    candidates.push(peer);
-                }
-            }
-        }
-        for peer in candidates.into_iter().take(TARGET_PEERS - connected.len()) {
-            // Kademlia knows its addresses; a failed dial is retried next tick.
-            let _ = self.swarm.dial(peer);
-        }
-    }
-
-    /// Dials `peer` at the addresses Kademlia knows and, behind NAT, also
-    /// through each of our relays: a peer behind another NAT that listens
-    /// through the same relay is reachable there even before we learnt its
-    /// relayed address.
-    fn dial_with_circuits(&mut self, peer: PeerId) {
-        let circuits = self.relays.circuits_to(peer);
-        let opts = libp2p::swarm::dial_opts::DialOpts::peer_id(peer)
-            .addresses(circuits)
-            .extend_addresses_through_behaviour()
-            .build();
-        if let Err(e) = self.swarm.dial(opts) {
-            tracing::trace!(%peer, error = %e, "cannot dial");
-        }
-    }
-
-    /// Listens through every relay not listened through yet (a reservation
-    /// refused, or lost with its connection, is asked for again here).
-    fn listen_through_relays(&mut self) {
-        for address in self.relays.to_listen() {
-            match self.swarm.listen_on(address.clone()) {
-                Ok(id) => self.relays.listening(&address, id),
-                Err(e) => tracing::warn!(%address, error = %e, "cannot listen through a relay"),
-            }
-        }
     }
 
     fn pull(&mut self, peer: PeerId, after: Option<view::Cursor>, page: u32) {
@@ -1307,7 +870,7 @@ impl Loop {
                 }
                 self.pending_validations += 1;
                 let Some(topic) = topic else { return };
-                let sent = self.view.cast(ViewMsg::Gossip {
+                let sent = self.view.send_message(ViewInput::Gossip {
                     id: message_id.clone(),
                     source: propagation_source,
                     topic,
@@ -1456,7 +1019,7 @@ impl Loop {
                 self.next_serve += 1;
                 let id = self.next_serve;
                 self.serving.insert(id, (peer, channel));
-                let _ = self.view.cast(ViewMsg::ServePull {
+                let _ = self.view.send_message(ViewInput::ServePull {
                     request: id,
                     from: peer,
                     pull: request,
@@ -1478,7 +1041,7 @@ impl Loop {
                             self.listen_through_relays();
                         }
                         let ads = ads.iter().map(Envelope::to_bytes).collect();
-                        let _ = self.view.cast(ViewMsg::Pulled { from, ads });
+                        let _ = self.view.send_message(ViewInput::Pulled { from, ads });
                         if let Some(next) = next {
                             if page + 1 < MAX_PULL_PAGES {
                                 self.pull(from, Some(next), page + 1);
@@ -1494,11 +1057,6 @@ impl Loop {
         }
     }
 }
-
-/// Reads and writes view messages with the protocol crate's bounded
-/// encoding: at most `MAX_LEN` bytes are read, then decoded.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ViewCodec;
 
 async fn read_bounded<T, M>(io: &mut T) -> std::io::Result<M>
 where
@@ -1522,55 +1080,6 @@ where
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
     io.write_all(&bytes).await?;
     io.close().await
-}
-
-#[async_trait::async_trait]
-impl request_response::Codec for ViewCodec {
-    type Protocol = StreamProtocol;
-    type Request = Request;
-    type Response = Response;
-
-    async fn read_request<T>(&mut self, _: &StreamProtocol, io: &mut T) -> std::io::Result<Request>
-    where
-        T: futures::AsyncRead + Unpin + Send,
-    {
-        read_bounded(io).await
-    }
-
-    async fn read_response<T>(
-        &mut self,
-        _: &StreamProtocol,
-        io: &mut T,
-    ) -> std::io::Result<Response>
-    where
-        T: futures::AsyncRead + Unpin + Send,
-    {
-        read_bounded(io).await
-    }
-
-    async fn write_request<T>(
-        &mut self,
-        _: &StreamProtocol,
-        io: &mut T,
-        request: Request,
-    ) -> std::io::Result<()>
-    where
-        T: futures::AsyncWrite + Unpin + Send,
-    {
-        write_message(io, &request).await
-    }
-
-    async fn write_response<T>(
-        &mut self,
-        _: &StreamProtocol,
-        io: &mut T,
-        response: Response,
-    ) -> std::io::Result<()>
-    where
-        T: futures::AsyncWrite + Unpin + Send,
-    {
-        write_message(io, &response).await
-    }
 }
 
 /// The bytes of a signed ad, for a gossip payload.

@@ -4,8 +4,11 @@
 //! terms set on trusted domains (shares).
 
 pub mod advertiser;
+pub mod handle;
 pub mod shares;
 pub mod trust;
 pub mod usage;
 pub mod view;
 pub mod view_actor;
+
+pub use handle::{Pool, PoolRequest};

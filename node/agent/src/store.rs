@@ -97,6 +97,20 @@ pub fn limits_of(config: &StoreConfig, policy_quotas: &BTreeMap<String, u64>) ->
     }
 }
 
+/// The store's figures as machine ad attributes (KiB, as `Disk`).
+pub fn attributes(stats: &Stats) -> BTreeMap<&'static str, i64> {
+    let kib = |bytes: u64| i64::try_from(bytes / 1024).unwrap_or(i64::MAX);
+    BTreeMap::from([
+        ("StarlingStoreLent", kib(stats.lend_bytes)),
+        ("StarlingStoreUsed", kib(stats.used_bytes)),
+        ("StarlingStoreFree", kib(stats.free_bytes)),
+        (
+            "StarlingStoreChunks",
+            i64::try_from(stats.chunks).unwrap_or(i64::MAX),
+        ),
+    ])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

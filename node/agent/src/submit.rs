@@ -4,8 +4,7 @@
 //! brings the output back and reconnects after a restart, and the job's
 //! files are read and placed with its owner's rights. The submit agent
 //! owns its jobs' checkpoints: it records them, hands them to the next
-//! machine, and keeps them replicated ([`checkpoints`]). A running job's
-//! output is read from its machine under its claim ([`tail`]). Scheduler-
+//! machine, and keeps them replicated ([`checkpoints`]). Scheduler-
 //! and local-universe jobs are matched to no machine: the agent runs them
 //! itself, as their owners, in their directories ([`local`]). The procs of
 //! a parallel-universe cluster are one job whose nodes start together on
@@ -17,4 +16,3 @@ pub mod local;
 pub mod negotiator;
 pub mod parallel;
 pub mod shadow;
-pub mod tail;

@@ -22,6 +22,7 @@ use crate::ask::{ask_network, QUERY_TIMEOUT};
 use crate::config::Config;
 use crate::machine::{Identity, Probe};
 use crate::network::Command;
+use crate::pool::handle::{Pool, PoolRequest};
 use crate::trust::Trust;
 use crate::view_actor::{ViewActor, ViewArgs, ViewMsg};
 use crate::{
@@ -116,8 +117,8 @@ fn ip_and_port(addr: &Multiaddr) -> Option<(std::net::IpAddr, u16)> {
 /// Messages the supervisor handles.
 #[derive(Debug)]
 pub enum SupervisorMsg {
-    /// The current view actor.
-    View(RpcReplyPort<ActorRef<ViewMsg>>),
+    /// What the other sides ask of the pool's actors ([`Pool`]).
+    Pool(PoolRequest),
     /// The domain's policy changed on disk and reads well: put it in
     /// force ([`watch_policy`]).
     PolicyChanged(Box<Trust>),
@@ -138,10 +139,6 @@ pub enum SupervisorMsg {
         value: Option<String>,
         reply: RpcReplyPort<Result<u64, String>>,
     },
-    /// The machine ad as the advertiser would publish it now.
-    MachineAd(RpcReplyPort<Option<starling_protocol::classad::ClassAd>>),
-    /// What the machine's claims hold (from the startd, for the advertiser).
-    Occupancy(advertiser::Occupancy),
     /// The job queue.
     Queue(RpcReplyPort<starling_queue::Queue>),
     /// The negotiator (for `why`).
@@ -151,14 +148,76 @@ pub enum SupervisorMsg {
     /// The usage books and what priorities need besides the view (for
     /// `userprio`).
     Accounting(RpcReplyPort<AccountingSetup>),
-    /// Publish the machine ad now (accounting changed).
-    Republish,
     /// The data directory filled up or has room again ([`disk`]): rebuild
     /// the ad and evaluate the owner policy now.
     DiskChanged,
     /// Hand the network loop's channel and task to the agent (once).
     #[allow(clippy::type_complexity)]
     TakeNetwork(RpcReplyPort<Option<(mpsc::Sender<Command>, tokio::task::JoinHandle<()>)>>),
+}
+
+impl From<disk::Changed> for SupervisorMsg {
+    fn from(_: disk::Changed) -> SupervisorMsg {
+        SupervisorMsg::DiskChanged
+    }
+}
+
+/// Only for ractor's `DerivedActorRef` (see [`PoolRequest`]'s).
+impl TryFrom<SupervisorMsg> for disk::Changed {
+    type Error = ();
+
+    fn try_from(message: SupervisorMsg) -> Result<disk::Changed, ()> {
+        match message {
+            SupervisorMsg::DiskChanged => Ok(disk::Changed),
+            _ => Err(()),
+        }
+    }
+}
+
+impl From<PoolRequest> for SupervisorMsg {
+    fn from(request: PoolRequest) -> SupervisorMsg {
+        SupervisorMsg::Pool(request)
+    }
+}
+
+/// Only for ractor's `DerivedActorRef`, which hands back a message it
+/// could not deliver.
+impl TryFrom<SupervisorMsg> for PoolRequest {
+    type Error = ();
+
+    fn try_from(message: SupervisorMsg) -> Result<PoolRequest, ()> {
+        match message {
+            SupervisorMsg::Pool(request) => Ok(request),
+            _ => Err(()),
+        }
+    }
+}
+
+impl From<ActorRef<SupervisorMsg>> for Pool {
+    fn from(supervisor: ActorRef<SupervisorMsg>) -> Pool {
+        Pool::new(supervisor.get_derived())
+    }
+}
+
+impl SupervisorMsg {
+    /// The pool's actors as the other sides reach them, through `supervisor`.
+    pub fn pool(supervisor: &ActorRef<SupervisorMsg>) -> Pool {
+        Pool::new(supervisor.get_derived())
+    }
+}
+
+/// The current view actor, through the supervisor (see [`crate::pool::Pool`]).
+pub(crate) async fn current_view(
+    supervisor: &ActorRef<SupervisorMsg>,
+) -> Result<ActorRef<ViewMsg>, String> {
+    SupervisorMsg::pool(supervisor).view().await
+}
+
+/// The machine ads of the view (empty when the agent is stopping).
+pub(crate) async fn machine_ads(
+    supervisor: &ActorRef<SupervisorMsg>,
+) -> Vec<crate::view_actor::MachineAd> {
+    SupervisorMsg::pool(supervisor).machine_ads().await
 }
 
 pub(crate) struct Supervisor;
@@ -309,7 +368,7 @@ impl Actor for Supervisor {
         let net = network::start(
             &args.key,
             args.settings,
-            view.clone(),
+            view.get_derived(),
             network_tx,
             network_rx,
         )?;
@@ -346,7 +405,7 @@ impl Actor for Supervisor {
                 .await??,
             )
         };
-        let (disk, disk_task) = disk::watch(args.disk, myself.clone());
+        let (disk, disk_task) = disk::watch(args.disk, myself.get_derived());
         let mut machine_extras = BTreeMap::new();
         machine_extras.extend(isolation.attributes());
         let place = store::place_of_this(&args.config.store, &args.trust.domain);
@@ -377,13 +436,13 @@ impl Actor for Supervisor {
                     &args.trust.domain,
                     live_trust.clone(),
                     args.config.concurrency_limits.to_limits(),
-                    myself.clone(),
+                    SupervisorMsg::pool(&myself),
                     args.data_dir.as_deref(),
                 )
             });
         let shares = pool::shares::Client {
             network: net.commands.clone(),
-            supervisor: myself.clone(),
+            pool: SupervisorMsg::pool(&myself),
             me: net.peer_id,
             domain: args.trust.domain.clone(),
             keeper: shares_keeper.clone(),
@@ -417,7 +476,7 @@ impl Actor for Supervisor {
             metrics: metrics.clone(),
             network: net.commands.clone(),
             owner: link_owner.clone(),
-            supervisor: myself.clone(),
+            pool: SupervisorMsg::pool(&myself),
             me: net.peer_id,
             domain: args.trust.domain.clone(),
         };
@@ -430,7 +489,7 @@ impl Actor for Supervisor {
             accounting: accounting.clone(),
             checkpoints: Arc::new(execute::checkpoint::Context {
                 network: net.commands.clone(),
-                supervisor: myself.clone(),
+                pool: SupervisorMsg::pool(&myself),
                 key: args.key.clone(),
                 place,
                 lease_secs: args.config.store.lease_secs,
@@ -468,7 +527,7 @@ impl Actor for Supervisor {
             router_rx,
             args.jobs,
             net.commands.clone(),
-            startd.clone(),
+            startd.get_derived(),
             store_server,
             Some((link_owner.clone(), view.clone())),
             shares_keeper,
@@ -496,7 +555,7 @@ impl Actor for Supervisor {
         let keeper_task = submit::checkpoints::spawn_keeper(submit::checkpoints::Keeper {
             queue: queue.clone(),
             network: net.commands.clone(),
-            supervisor: myself.clone(),
+            pool: SupervisorMsg::pool(&myself),
             me: args.key.agent_id(),
             place: startd_args.checkpoints.place.clone(),
             domain: args.trust.domain.clone(),
@@ -538,7 +597,7 @@ impl Actor for Supervisor {
                 disk,
                 place: startd_args.checkpoints.place.clone(),
                 checkpoint_gets: Arc::new(tokio::sync::Semaphore::new(
-                    crate::control::checkpoints::MAX_GETS,
+                    crate::control::MAX_CHECKPOINT_GETS,
                 )),
                 links: link_owner.clone(),
                 http: args.config.http.listen_addr(),
@@ -609,7 +668,7 @@ impl Actor for Supervisor {
         state: &mut SupervisorState,
     ) -> Result<(), ActorProcessingErr> {
         match message {
-            SupervisorMsg::View(reply) => {
+            SupervisorMsg::Pool(PoolRequest::View(reply)) => {
                 let _ = reply.send(state.view.clone());
             }
             SupervisorMsg::PolicyChanged(trust) => {
@@ -669,7 +728,7 @@ impl Actor for Supervisor {
                     });
                 });
             }
-            SupervisorMsg::MachineAd(reply) => {
+            SupervisorMsg::Pool(PoolRequest::MachineAd(reply)) => {
                 let advertiser = state.advertiser.clone();
                 tokio::spawn(async move {
                     let answer = advertiser
@@ -681,7 +740,7 @@ impl Actor for Supervisor {
                     });
                 });
             }
-            SupervisorMsg::Occupancy(occupancy) => {
+            SupervisorMsg::Pool(PoolRequest::Occupancy(occupancy)) => {
                 state.occupancy = occupancy.clone();
                 let _ = state.advertiser.cast(AdvertiserMsg::Occupancy(occupancy));
             }
@@ -697,7 +756,7 @@ impl Actor for Supervisor {
             SupervisorMsg::Accounting(reply) => {
                 let _ = reply.send(state.negotiator_args.accounting.clone());
             }
-            SupervisorMsg::Republish => {
+            SupervisorMsg::Pool(PoolRequest::Republish) => {
                 let _ = state.advertiser.cast(AdvertiserMsg::Republish);
             }
             SupervisorMsg::DiskChanged => {
@@ -758,7 +817,10 @@ impl Actor for Supervisor {
                 )
                 .await?;
                 state.view = view.clone();
-                let _ = state.network.send(Command::SetView(view.clone())).await;
+                let _ = state
+                    .network
+                    .send(Command::SetView(view.get_derived()))
+                    .await;
                 let _ = state.network.send(Command::PullAgain).await;
                 // The advertiser follows the view, so its ad is in the new one.
                 state.advertiser_args.view = view;
@@ -785,7 +847,7 @@ impl Actor for Supervisor {
                 let _ = state
                     .router
                     .commands
-                    .send(transfers::RouterCmd::SetStartd(state.startd.clone()))
+                    .send(transfers::RouterCmd::SetStartd(state.startd.get_derived()))
                     .await;
             }
             "negotiator" => {
@@ -842,7 +904,7 @@ async fn spawn_negotiator(
         negotiator::Negotiator,
         negotiator::NegotiatorArgs {
             queue,
-            supervisor: supervisor.clone(),
+            pool: SupervisorMsg::pool(supervisor),
             network,
             router,
             key: setup.key.clone(),
@@ -892,7 +954,7 @@ async fn spawn_startd(
             freshness: setup.freshness,
             network,
             store: setup.store.clone(),
-            supervisor: supervisor.clone(),
+            pool: SupervisorMsg::pool(supervisor),
             router,
             sandboxes: setup.sandboxes.clone(),
             isolation: setup.isolation.clone(),

@@ -34,7 +34,6 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::network::jobs::{Answer, Inbound};
 use super::network::Command;
-use super::startd::StartdMsg;
 
 /// Offers kept at once, at most.
 pub const MAX_OFFERS: usize = 4096;
@@ -119,8 +118,34 @@ pub enum RouterCmd {
     /// The shadow of `claim` is gone.
     Unshadow { claim: ClaimId },
     /// Send claims and jobs to this startd (it was restarted).
-    SetStartd(ActorRef<StartdMsg>),
+    SetStartd(StartdRef),
 }
+
+/// What the router hands the startd: claim requests, and jobs handed over
+/// under a claim. The startd takes it as its own messages (through a
+/// ractor `DerivedActorRef`), so the router needs nothing of it but this.
+#[derive(Debug)]
+pub enum StartdInput {
+    /// A claim-protocol request from `peer`; answer with `id`.
+    Claim {
+        peer: PeerId,
+        id: u64,
+        request: claim::Request,
+    },
+    /// A job handed over under a claim.
+    Job {
+        peer: PeerId,
+        id: u64,
+        claim: ClaimId,
+        job: Box<starling_protocol::identity::Envelope>,
+        transfer: TransferId,
+        files: Vec<File>,
+        checkpoint: Option<Box<transfer::Restore>>,
+    },
+}
+
+/// Where the router sends [`StartdInput`]: the current startd.
+pub type StartdRef = ractor::DerivedActorRef<StartdInput>;
 
 /// Handles for the agent's tasks.
 #[derive(Clone)]
@@ -181,7 +206,7 @@ pub fn spawn(
     commands: mpsc::Receiver<RouterCmd>,
     inbound: mpsc::Receiver<Inbound>,
     network: mpsc::Sender<Command>,
-    startd: ActorRef<StartdMsg>,
+    startd: StartdRef,
     store: Option<mpsc::Sender<super::store::server::Inbound>>,
     links: Option<(
         std::sync::Arc<super::links::Owner>,
@@ -209,7 +234,7 @@ pub fn spawn(
 
 struct RouterLoop {
     network: mpsc::Sender<Command>,
-    startd: ActorRef<StartdMsg>,
+    startd: StartdRef,
     /// The store server, when this agent is a store peer.
     store: Option<mpsc::Sender<super::store::server::Inbound>>,
     /// The links this agent owns, and the view that says whom it trusts.
@@ -348,7 +373,9 @@ impl RouterLoop {
                 });
             }
             Inbound::Claim { peer, id, request } => {
-                let _ = self.startd.cast(StartdMsg::Claim { peer, id, request });
+                let _ = self
+                    .startd
+                    .send_message(StartdInput::Claim { peer, id, request });
             }
             Inbound::Store { peer, id, request } => self.on_store(peer, id, request).await,
             Inbound::Transfer { peer, id, request } => match request {
@@ -359,7 +386,7 @@ impl RouterLoop {
                     files,
                     checkpoint,
                 } => {
-                    let _ = self.startd.cast(StartdMsg::Job {
+                    let _ = self.startd.send_message(StartdInput::Job {
                         peer,
                         id,
                         claim,
@@ -711,6 +738,7 @@ mod tests {
     use starling_protocol::transfer::FileName;
 
     use super::*;
+    use crate::startd::StartdMsg;
 
     /// A startd that takes every message and does nothing: these tests are
     /// about offers.
@@ -774,7 +802,7 @@ mod tests {
             commands,
             inbound,
             network,
-            startd,
+            startd.get_derived(),
             None,
             None,
             None,

@@ -74,7 +74,6 @@ pub use super::runs::{Status, STATUS_FILE};
 /// [`super::spawn_retrying_busy_text`]).
 const BUSY_TEXT_TRIES: u32 = 8;
 
-
 /// A no-op handler: unlike `SIG_IGN`, a handler does not survive `exec`, so
 /// the job starts with every signal at its default.
 extern "C" fn ignore(_: libc::c_int) {}

@@ -312,9 +312,7 @@ impl Runs {
             let lease = self.lease(&name);
             let pids = read_bounded(&dir.join("pids"))
                 .and_then(|bytes| serde_json::from_slice::<Pids>(&bytes).ok());
-            let status = Status::read(&dir.join("status"))
-                .ok()
-                .flatten();
+            let status = Status::read(&dir.join("status")).ok().flatten();
             found.insert(
                 name.clone(),
                 Found {

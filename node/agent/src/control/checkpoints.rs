@@ -46,7 +46,7 @@ use starling_queue::{Queue, Selection, Target};
 
 /// Checkpoint fetches (`ckpt get`) one agent runs at once; more are told
 /// to try again.
-pub const MAX_GETS: usize = 4;
+pub const MAX_GETS: usize = super::MAX_CHECKPOINT_GETS;
 
 /// How long one fetch may take, chunks and placing together.
 pub const GET_TIMEOUT: Duration = Duration::from_secs(30 * 60);
@@ -172,7 +172,7 @@ async fn select(
             queue
                 .jobs(&Selection::default())
                 .into_iter()
-                .filter(|(_, ad)| shadow::integer(ad, "NumCkpts").unwrap_or(0) > 0)
+                .filter(|(_, ad)| crate::ad::integer(ad, "NumCkpts").unwrap_or(0) > 0)
                 .map(|(id, _)| id),
         );
     }
@@ -241,17 +241,17 @@ fn describe(found: &Found, live: &HashSet<String>, files: bool) -> JobCheckpoint
     let ad = found.ad.as_ref();
     let mut job = JobCheckpoints {
         job: found.id.to_string(),
-        owner: ad.and_then(|ad| shadow::text(ad, "Owner")),
+        owner: ad.and_then(|ad| crate::ad::text(ad, "Owner")),
         status: ad
             .and_then(starling_queue::status_of)
             .map(|code| starling_queue::name_of(code).to_owned()),
         in_queue: found.in_queue,
         num_ckpts: ad
-            .and_then(|ad| shadow::integer(ad, "NumCkpts"))
+            .and_then(|ad| crate::ad::integer(ad, "NumCkpts"))
             .and_then(|n| u64::try_from(n).ok())
             .unwrap_or(0),
         local_only: ad
-            .and_then(|ad| shadow::boolean(ad, starling_queue::CKPT_LOCAL_ONLY))
+            .and_then(|ad| crate::ad::boolean(ad, starling_queue::CKPT_LOCAL_ONLY))
             .unwrap_or(false),
         latest: None,
         problem: None,
@@ -311,10 +311,10 @@ fn checkpoint_of(record: &[u8], live: &HashSet<String>, files: bool) -> Result<C
 fn no_checkpoint(found: &Found) -> String {
     let ad = found.ad.as_ref();
     let count = ad
-        .and_then(|ad| shadow::integer(ad, "NumCkpts"))
+        .and_then(|ad| crate::ad::integer(ad, "NumCkpts"))
         .unwrap_or(0);
     let local_only =
-        ad.and_then(|ad| shadow::boolean(ad, starling_queue::CKPT_LOCAL_ONLY)) == Some(true);
+        ad.and_then(|ad| crate::ad::boolean(ad, starling_queue::CKPT_LOCAL_ONLY)) == Some(true);
     let id = found.id;
     if count > 0 && local_only {
         format!(
@@ -358,7 +358,10 @@ async fn get(
     let Some(found) = find(queue, id).await else {
         return Err(format!("job {id}: no such job in the queue or the history"));
     };
-    let owner = found.ad.as_ref().and_then(|ad| shadow::text(ad, "Owner"));
+    let owner = found
+        .ad
+        .as_ref()
+        .and_then(|ad| crate::ad::text(ad, "Owner"));
     control_access::checkpoint_access(&ctx.access.asker(), &ctx.access.agent(), owner.as_deref())
         .map_err(|refusal| format!("job {id}: {refusal}"))?;
     let Some(mut bytes) = found.record.clone() else {

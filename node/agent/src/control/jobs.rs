@@ -57,7 +57,7 @@ impl<'a> Access<'a> {
 
     /// What the caller may do to one job `selection` selected.
     fn job(&self, selection: &Selection, id: starling_storage::JobId, ad: &ClassAd) -> JobAccess {
-        let owner = crate::shadow::text(ad, "Owner");
+        let owner = crate::ad::text(ad, "Owner");
         control_access::job_access(
             &self.asker(),
             &self.agent(),
@@ -492,7 +492,7 @@ async fn user_prio(
             ));
         }
         // The setting goes out with the machine ad at once.
-        let _ = supervisor.cast(SupervisorMsg::Republish);
+        SupervisorMsg::pool(supervisor).republish();
     }
     let ads = crate::machine_ads(supervisor).await;
     let (priorities, factors) = crate::usage::priorities(

@@ -49,7 +49,7 @@ impl Barrier {
     /// Whether `job` waits at a barrier before it starts: a parallel
     /// universe node (`JobUniverse` 11).
     pub fn wanted(job: &ClassAd) -> bool {
-        crate::shadow::integer(job, "JobUniverse") == Some(11)
+        crate::ad::integer(job, "JobUniverse") == Some(11)
     }
 
     pub fn status(&self) -> Status {
@@ -120,7 +120,7 @@ pub fn write_contacts(sandbox: &Path, contacts: &[Contact]) -> std::io::Result<(
 /// of its ad), the node count, the contact file and the hosts in node
 /// order.
 pub fn environment(job: &ClassAd, sandbox: &Path, contacts: &[Contact]) -> Vec<(String, String)> {
-    let node = crate::shadow::integer(job, "StarlingNode").unwrap_or(0);
+    let node = crate::ad::integer(job, "StarlingNode").unwrap_or(0);
     let mut sorted: Vec<&Contact> = contacts.iter().collect();
     sorted.sort_by_key(|c| c.node);
     let hosts: Vec<&str> = sorted.iter().map(|c| c.host.as_str()).collect();

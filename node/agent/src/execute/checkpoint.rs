@@ -32,7 +32,6 @@ use std::time::{Duration, Instant};
 
 use futures::FutureExt as _;
 use libp2p::PeerId;
-use ractor::ActorRef;
 use starling_policies::replicas::{self, Place};
 use starling_protocol::checkpoint::{JobKey, Manifest, ManifestFile, Owner, Replica, CHUNK_LEN};
 use starling_protocol::claim::ClaimId;
@@ -43,7 +42,6 @@ use tokio::sync::mpsc;
 
 use crate::network::Command;
 use crate::store::{client, place};
-use crate::SupervisorMsg;
 use starling_process::Sandbox;
 
 /// How often the submit agent is asked to record a checkpoint before the
@@ -55,7 +53,7 @@ pub const RECORD_TRIES: u32 = 5;
 pub struct Context {
     pub network: mpsc::Sender<Command>,
     /// For the current view (it may be restarted).
-    pub supervisor: ActorRef<SupervisorMsg>,
+    pub pool: crate::pool::Pool,
     pub key: Arc<Keypair>,
     /// Where this machine stands.
     pub place: Place,
@@ -270,7 +268,7 @@ pub async fn restore(
 /// The replicas' peers: those in the view nearest first, then the others
 /// (they may be back).
 async fn order(ctx: &Context, replicas: &[Replica]) -> Vec<PeerId> {
-    let known = match crate::current_view(&ctx.supervisor).await {
+    let known = match ctx.pool.view().await {
         Ok(view) => place::store_peers(&view, &ctx.network, &ctx.me).await,
         Err(_) => Vec::new(),
     };
@@ -425,7 +423,7 @@ async fn replicate(
     manifest: &Manifest,
     source: &client::Source,
 ) -> (Vec<Replica>, u64) {
-    let peers = match crate::current_view(&ctx.supervisor).await {
+    let peers = match ctx.pool.view().await {
         Ok(view) => place::store_peers(&view, &ctx.network, &ctx.me).await,
         Err(_) => Vec::new(),
     };

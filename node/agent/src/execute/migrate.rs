@@ -102,7 +102,7 @@ pub fn candidates(job: &ClassAd, machines: &[MachineAd], me: &str) -> Vec<Candid
     let others: Vec<&MachineAd> = machines
         .iter()
         .filter(|m| m.signer.to_string() != me)
-        .filter(|m| crate::shadow::text(&m.ad, "StarlingAgentId").as_deref() != Some(me))
+        .filter(|m| crate::ad::text(&m.ad, "StarlingAgentId").as_deref() != Some(me))
         .collect();
     let asked: Vec<negotiation::Machine<'_>> = others
         .iter()
@@ -117,7 +117,7 @@ pub fn candidates(job: &ClassAd, machines: &[MachineAd], me: &str) -> Vec<Candid
         .into_iter()
         .filter_map(|i| {
             let ad = others[i].ad.as_ref();
-            let name = crate::shadow::text(ad, "Name")?;
+            let name = crate::ad::text(ad, "Name")?;
             Some(Candidate {
                 machine: machine_facts(ad)?,
                 rtt_ms: None,

@@ -412,7 +412,7 @@ async fn run_in(
         .max(INPUT_FLOOR);
     let purpose = crate::links::Purpose::of_job(crate::links::Kind::InputIn, &args.job);
     let pulled = tokio::select! {
-        pulled = crate::links::pull(
+        pulled = crate::transfers::fetch::pull_reserved(
             &args.links,
             args.peer,
             args.transfer,
@@ -653,7 +653,7 @@ async fn start_once(
 /// `cluster.proc` of the job's ad, for the log.
 fn job_id(ad: &ClassAd) -> String {
     let number =
-        |name: &str| crate::shadow::integer(ad, name).map_or("?".to_owned(), |n| n.to_string());
+        |name: &str| crate::ad::integer(ad, name).map_or("?".to_owned(), |n| n.to_string());
     format!("{}.{}", number("ClusterId"), number("ProcId"))
 }
 

@@ -593,7 +593,7 @@ impl AdvertiserState {
             }
         }
         if let Some(stats) = self.args.lent.as_ref().and_then(|l| l.borrow().clone()) {
-            for (name, kib) in crate::store::server::attributes(&stats) {
+            for (name, kib) in crate::store::attributes(&stats) {
                 ad.insert(
                     starling_protocol::classad::Name::known(name),
                     starling_protocol::classad::Expr::from(starling_protocol::classad::Value::Int(
@@ -898,7 +898,7 @@ async fn capped_copy(
         exported.granted.remove(audience);
         return Some((copy, ttl));
     }
-    let free = crate::shadow::integer(ad, "Cpus")
+    let free = crate::ad::integer(ad, "Cpus")
         .and_then(|n| u32::try_from(n).ok())
         .unwrap_or(0);
     let had = exported.granted.get(audience).copied().unwrap_or(0);

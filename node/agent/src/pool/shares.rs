@@ -26,7 +26,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use libp2p::PeerId;
-use ractor::ActorRef;
 use starling_policies::shares::{Asked, Holder, Ledger, Limits};
 use starling_protocol::claim::{self, ClaimId};
 use starling_protocol::identity::{AgentId, Role};
@@ -35,7 +34,6 @@ use tokio::sync::mpsc;
 use crate::network::Command;
 use crate::trust::LiveTrust;
 use crate::view_actor::{agent_of, MachineAd};
-use crate::SupervisorMsg;
 
 /// The lease a keeper grants a share for.
 pub const LEASE: Duration = Duration::from_secs(30);
@@ -71,7 +69,7 @@ pub struct Keeper {
     trust: LiveTrust,
     /// The domain's concurrency limits (`[concurrency_limits]`).
     limits: Limits,
-    supervisor: ActorRef<SupervisorMsg>,
+    pool: crate::pool::Pool,
     ledger: Mutex<Ledger>,
     machines: tokio::sync::Mutex<(Vec<MachineAd>, Option<Instant>)>,
     /// The file that says shares may be held ([`HELD_MARKER`]), and
@@ -101,7 +99,7 @@ impl Keeper {
         domain: &str,
         trust: LiveTrust,
         limits: Limits,
-        supervisor: ActorRef<SupervisorMsg>,
+        pool: crate::pool::Pool,
         data_dir: Option<&std::path::Path>,
     ) -> Arc<Keeper> {
         let marker = data_dir.map(|d| d.join(HELD_MARKER));
@@ -115,7 +113,7 @@ impl Keeper {
             domain: domain.to_owned(),
             trust,
             limits,
-            supervisor,
+            pool,
             ledger: Mutex::new(Ledger::new(domain, now_ms(), recovery, advertise_recovery)),
             machines: tokio::sync::Mutex::new((Vec::new(), None)),
             marker: tokio::sync::Mutex::new((marker, held_before)),
@@ -158,7 +156,7 @@ impl Keeper {
     async fn machines(&self) -> Vec<MachineAd> {
         let mut cached = self.machines.lock().await;
         if cached.1.is_none_or(|at| at.elapsed() >= MACHINES_FOR) {
-            cached.0 = crate::machine_ads(&self.supervisor).await;
+            cached.0 = self.pool.machine_ads().await;
             cached.1 = Some(Instant::now());
         }
         cached.0.clone()
@@ -221,7 +219,7 @@ impl Keeper {
                 let total_cpus: u64 = machines
                     .iter()
                     .filter(|m| m.domain == self.domain)
-                    .filter_map(|m| crate::shadow::integer(&m.ad, "TotalCpus"))
+                    .filter_map(|m| crate::ad::integer(&m.ad, "TotalCpus"))
                     .map(|n| u64::try_from(n).unwrap_or(0))
                     .sum();
                 let lease_ms = (*lease_ms).min(millis(LEASE));
@@ -332,7 +330,7 @@ pub fn keeper_of(machines: &[MachineAd], domain: &str) -> Option<AgentId> {
         .iter()
         .filter(|m| m.domain == domain)
         .filter(|m| {
-            crate::shadow::text(&m.ad, ROLES)
+            crate::ad::text(&m.ad, ROLES)
                 .is_some_and(|roles| roles.split(',').any(|r| r.trim() == Role::Netmgr.name()))
         })
         .map(|m| m.signer)
@@ -343,7 +341,7 @@ pub fn keeper_of(machines: &[MachineAd], domain: &str) -> Option<AgentId> {
 #[derive(Clone)]
 pub struct Client {
     pub network: mpsc::Sender<Command>,
-    pub supervisor: ActorRef<SupervisorMsg>,
+    pub pool: crate::pool::Pool,
     pub me: PeerId,
     pub domain: String,
     /// This agent's own keeper, when it is its domain's netmgr.
@@ -449,7 +447,7 @@ impl Client {
     }
 
     async fn send(&self, request: claim::Request) -> Result<claim::Response, String> {
-        let machines = crate::machine_ads(&self.supervisor).await;
+        let machines = self.pool.machine_ads().await;
         let keeper = keeper_of(&machines, &self.domain).ok_or_else(|| {
             format!(
                 "{} caps this domain's slots or the job uses concurrency limits, and no share \

@@ -36,9 +36,8 @@ use starling_protocol::classad::{
 use starling_protocol::identity::Timestamp;
 use starling_storage::{Factor, Favours, Store, Usage};
 
+use crate::pool::Pool;
 use crate::view_actor::MachineAd;
-use crate::SupervisorMsg;
-use ractor::ActorRef;
 
 /// How often changed figures are written to the store.
 pub const SAVE_EVERY: Duration = Duration::from_secs(5);
@@ -331,7 +330,8 @@ impl Accounting {
 
     /// Takes up the factor settings in force off the caller's thread and
     /// republishes the machine ad if any was new.
-    pub fn adopt_in_background(&self, in_force: &Factors, supervisor: ActorRef<SupervisorMsg>) {
+    pub fn adopt_in_background(&self, in_force: &Factors, pool: impl Into<Pool>) {
+        let pool = pool.into();
         if !self.has_news(in_force) {
             return;
         }
@@ -339,7 +339,7 @@ impl Accounting {
         tokio::spawn(async move {
             if let Ok(true) = tokio::task::spawn_blocking(move || accounting.adopt(&in_force)).await
             {
-                let _ = supervisor.cast(SupervisorMsg::Republish);
+                pool.republish();
             }
         });
     }

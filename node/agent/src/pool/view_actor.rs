@@ -16,19 +16,37 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use libp2p::gossipsub::{MessageAcceptance, MessageId};
+use libp2p::gossipsub::MessageAcceptance;
 use libp2p::PeerId;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use starling_protocol::classad::{parse_expr, unparse_ad, ClassAd, Expr};
-use starling_protocol::gossip::Topic;
 use starling_protocol::identity::{
     AgentId, Certificate, Envelope, Freshness, Kind, Timestamp, TrustAnchors,
 };
 use starling_protocol::view::{Request as PullRequest, Response as PullResponse};
 use tokio::sync::mpsc;
 
-use crate::network::Command;
+use crate::network::{Command, ViewInput};
 use crate::view::{Rejection, Verdict, View};
+
+impl From<ViewInput> for ViewMsg {
+    fn from(input: ViewInput) -> ViewMsg {
+        ViewMsg::Network(input)
+    }
+}
+
+/// Only for ractor's `DerivedActorRef`, which hands back a message it
+/// could not deliver.
+impl TryFrom<ViewMsg> for ViewInput {
+    type Error = ();
+
+    fn try_from(message: ViewMsg) -> Result<ViewInput, ()> {
+        match message {
+            ViewMsg::Network(input) => Ok(input),
+            _ => Err(()),
+        }
+    }
+}
 
 /// How often expired ads are dropped.
 pub const EXPIRY_TICK: Duration = Duration::from_secs(1);
@@ -42,21 +60,8 @@ pub enum ViewMsg {
         anchors: TrustAnchors,
         domains: Vec<String>,
     },
-    /// A gossip message to judge, which came on `topic`.
-    Gossip {
-        id: MessageId,
-        source: PeerId,
-        topic: Topic,
-        data: Vec<u8>,
-    },
-    /// A page pulled from a peer.
-    Pulled { from: PeerId, ads: Vec<Vec<u8>> },
-    /// A peer asks for a page of the view.
-    ServePull {
-        request: u64,
-        from: PeerId,
-        pull: PullRequest,
-    },
+    /// What the network loop hands the view ([`ViewInput`]).
+    Network(ViewInput),
     /// This agent's own ad, signed: its internal ad (`audience` `None`)
     /// or its copy for a trusted domain.
     Own {
@@ -158,12 +163,12 @@ impl Actor for ViewActor {
                     tracing::info!(ads = gone, "dropped the ads of domains no longer trusted");
                 }
             }
-            ViewMsg::Gossip {
+            ViewMsg::Network(ViewInput::Gossip {
                 id,
                 source,
                 topic,
                 data,
-            } => {
+            }) => {
                 let from = agent_of(&source);
                 let before = from.map_or(0, |a| state.view.rejects(&a));
                 let verdict = state.view.offer(&data, Some(&topic), from, now);
@@ -196,7 +201,7 @@ impl Actor for ViewActor {
                     })
                     .await;
             }
-            ViewMsg::Pulled { from, ads } => {
+            ViewMsg::Network(ViewInput::Pulled { from, ads }) => {
                 let agent = agent_of(&from);
                 let before = agent.map_or(0, |a| state.view.rejects(&a));
                 let mut taken = 0;
@@ -224,11 +229,11 @@ impl Actor for ViewActor {
                         .await;
                 }
             }
-            ViewMsg::ServePull {
+            ViewMsg::Network(ViewInput::ServePull {
                 request,
                 from,
                 pull,
-            } => {
+            }) => {
                 let response = serve_pull(state, from, &pull, now);
                 let _ = state
                     .network

@@ -17,7 +17,7 @@
 //! besides (free space moves with the filesystem), so that `starling status
 //! -store` follows within seconds.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -441,20 +441,6 @@ fn refusal(refusal: Refusal) -> Response {
     let mut reason = refusal.to_string();
     reason.truncate(starling_protocol::wire::MAX_REASON_LEN);
     refused(code, &reason)
-}
-
-/// The store's figures as machine ad attributes (KiB, as `Disk`).
-pub fn attributes(stats: &Stats) -> BTreeMap<&'static str, i64> {
-    let kib = |bytes: u64| i64::try_from(bytes / 1024).unwrap_or(i64::MAX);
-    BTreeMap::from([
-        ("StarlingStoreLent", kib(stats.lend_bytes)),
-        ("StarlingStoreUsed", kib(stats.used_bytes)),
-        ("StarlingStoreFree", kib(stats.free_bytes)),
-        (
-            "StarlingStoreChunks",
-            i64::try_from(stats.chunks).unwrap_or(i64::MAX),
-        ),
-    ])
 }
 
 #[cfg(test)]

@@ -26,7 +26,6 @@ use std::time::{Duration, Instant};
 
 use futures::FutureExt as _;
 use libp2p::PeerId;
-use ractor::ActorRef;
 use serde::{Deserialize, Serialize};
 use starling_policies::replicas::{self, Place};
 use starling_protocol::checkpoint::{JobKey, Manifest, Owner, Replica};
@@ -37,7 +36,6 @@ use tokio::sync::mpsc;
 
 use crate::network::Command;
 use crate::store::{client, place};
-use crate::SupervisorMsg;
 use starling_queue::Queue;
 
 /// How often the keeper looks at the checkpoints.
@@ -182,7 +180,7 @@ pub async fn release_older(
 pub struct Keeper {
     pub queue: Queue,
     pub network: mpsc::Sender<Command>,
-    pub supervisor: ActorRef<SupervisorMsg>,
+    pub pool: crate::pool::Pool,
     pub me: AgentId,
     pub place: Place,
     pub domain: String,
@@ -230,7 +228,7 @@ impl Keeper {
         if records.is_empty() {
             return;
         }
-        let peers = match crate::current_view(&self.supervisor).await {
+        let peers = match self.pool.view().await {
             Ok(view) => place::store_peers(&view, &self.network, &self.me.to_string()).await,
             Err(_) => return,
         };
@@ -318,7 +316,7 @@ impl Keeper {
         let Some(ad) = self.queue.job(id) else {
             return record;
         };
-        let wanted = replicas::replicas_for(crate::shadow::integer(&ad, "CheckpointReplicas"));
+        let wanted = replicas::replicas_for(crate::ad::integer(&ad, "CheckpointReplicas"));
         if gone.is_empty() && survivors.len() >= wanted {
             return record;
         }
@@ -331,8 +329,8 @@ impl Keeper {
             .iter()
             .filter_map(|s| candidates.iter().find(|c| c.peer == s.peer).cloned())
             .collect();
-        let running_on = crate::shadow::text(&ad, starling_queue::EXECUTE_AGENT)
-            .filter(|_| crate::shadow::integer(&ad, "JobStatus") == Some(2));
+        let running_on = crate::ad::text(&ad, starling_queue::EXECUTE_AGENT)
+            .filter(|_| crate::ad::integer(&ad, "JobStatus") == Some(2));
         let exclude: Vec<String> = gone
             .iter()
             .map(|g| g.peer.clone())
@@ -402,7 +400,7 @@ impl Keeper {
         };
         let owner = Owner {
             domain: self.domain.clone(),
-            user: crate::shadow::text(&ad, "Owner").unwrap_or_else(|| "nobody".to_owned()),
+            user: crate::ad::text(&ad, "Owner").unwrap_or_else(|| "nobody".to_owned()),
         };
         let checkpoint = client::Checkpoint {
             job: key,

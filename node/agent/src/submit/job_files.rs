@@ -27,7 +27,7 @@ use starling_protocol::classad::ClassAd;
 use starling_protocol::transfer::{File, FileName, MODE_MASK};
 
 use crate::shadow::{boolean, iwd, resolve, text};
-use crate::starter::{STDERR_FILE, STDOUT_FILE};
+use starling_process::sandbox::{STDERR_FILE, STDOUT_FILE};
 use starling_process::users::Rights;
 
 /// Most input files one job may name.

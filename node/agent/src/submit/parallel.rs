@@ -67,12 +67,12 @@ pub use starling_protocol::submit::NODE_MARKER;
 
 /// Whether `ad` is a parallel-universe proc (`JobUniverse` 11).
 pub fn is_parallel(ad: &ClassAd) -> bool {
-    shadow::integer(ad, "JobUniverse") == Some(11)
+    crate::ad::integer(ad, "JobUniverse") == Some(11)
 }
 
 /// How many nodes a parallel proc asks for (`MaxHosts`).
 pub fn nodes_of(ad: &ClassAd) -> u32 {
-    shadow::integer(ad, "MaxHosts")
+    crate::ad::integer(ad, "MaxHosts")
         .and_then(|n| u32::try_from(n).ok())
         .unwrap_or(1)
         .clamp(1, starling_protocol::claim::MAX_NODES as u32)
@@ -88,7 +88,7 @@ pub enum Shutdown {
 impl Shutdown {
     /// `ParallelShutdownPolicy` of the job's first proc.
     pub fn of(ad: &ClassAd) -> Shutdown {
-        match shadow::text(ad, "ParallelShutdownPolicy") {
+        match crate::ad::text(ad, "ParallelShutdownPolicy") {
             Some(p) if p.eq_ignore_ascii_case("WAIT_FOR_ALL") => Shutdown::WaitForAll,
             _ => Shutdown::NodeZero,
         }
@@ -507,7 +507,7 @@ pub async fn release_left(
     ad: ClassAd,
     within: Duration,
 ) {
-    let Some(recorded) = shadow::text(&ad, "StarlingParallelClaims") else {
+    let Some(recorded) = crate::ad::text(&ad, "StarlingParallelClaims") else {
         return;
     };
     let deadline = tokio::time::Instant::now() + within;
@@ -553,10 +553,10 @@ mod tests {
         )
         .unwrap();
         let two = node_ad(&ad, 2);
-        assert_eq!(shadow::text(&two, "Arguments").as_deref(), Some("-n 2"));
-        assert_eq!(shadow::text(&two, "Out").as_deref(), Some("/d/out.2"));
-        assert_eq!(shadow::integer(&two, "StarlingNode"), Some(2));
-        assert_eq!(shadow::text(&two, "Cmd").as_deref(), Some("/bin/x"));
+        assert_eq!(crate::ad::text(&two, "Arguments").as_deref(), Some("-n 2"));
+        assert_eq!(crate::ad::text(&two, "Out").as_deref(), Some("/d/out.2"));
+        assert_eq!(crate::ad::integer(&two, "StarlingNode"), Some(2));
+        assert_eq!(crate::ad::text(&two, "Cmd").as_deref(), Some("/bin/x"));
         assert!(is_parallel(&ad));
         assert_eq!(nodes_of(&ad), 3);
         assert_eq!(Shutdown::of(&ad), Shutdown::NodeZero);

@@ -44,7 +44,7 @@ use std::time::Duration;
 
 use libp2p::PeerId;
 use starling_protocol::claim::{self, ClaimId, RejectCode, ReleaseReason, RequestId};
-use starling_protocol::classad::{ClassAd, Evaluator, Name, Side, Value};
+use starling_protocol::classad::{ClassAd, Evaluator, Value};
 use starling_protocol::gossip::{self, AdKind};
 use starling_protocol::identity::{Envelope, Keypair, Timestamp};
 use starling_protocol::transfer::{self, Report, TransferId};
@@ -1129,33 +1129,7 @@ async fn hand_over(
     }
 }
 
-/// The string value of `name` in the job ad.
-pub fn text(job: &ClassAd, name: &str) -> Option<String> {
-    let Ok(name) = Name::new(name) else {
-        return None;
-    };
-    match Evaluator::with_ads(Some(job), None).eval_attr(Side::My, name.folded()) {
-        Value::String(s) => Some(s.to_string()),
-        _ => None,
-    }
-}
-
-/// The integer value of `name` in the job ad.
-pub(crate) fn integer(job: &ClassAd, name: &str) -> Option<i64> {
-    let name = Name::new(name).ok()?;
-    match Evaluator::with_ads(Some(job), None).eval_attr(Side::My, name.folded()) {
-        Value::Int(i) => Some(i),
-        _ => None,
-    }
-}
-
-pub(crate) fn boolean(job: &ClassAd, name: &str) -> Option<bool> {
-    let name = Name::new(name).ok()?;
-    match Evaluator::with_ads(Some(job), None).eval_attr(Side::My, name.folded()) {
-        Value::Bool(b) => Some(b),
-        _ => None,
-    }
-}
+pub use crate::ad::{boolean, integer, text};
 
 /// The job's initial directory.
 pub(crate) fn iwd(job: &ClassAd) -> PathBuf {
@@ -1241,7 +1215,7 @@ async fn receive(args: &ShadowArgs, offer: OutputOffer, ad: &ClassAd) -> Result<
         None => (offer.files.clone(), None),
     };
     let budget = files.iter().map(|f| f.size).sum::<u64>();
-    let pulled = crate::links::pull(
+    let pulled = crate::transfers::fetch::pull_reserved(
         &args.links,
         offer.peer,
         offer.transfer,

@@ -18,12 +18,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use ractor::ActorRef;
+use ractor::DerivedActorRef;
 use starling_storage::space::{Guarded, Space};
 use tokio::sync::watch;
 use tracing::Instrument as _;
 
-use crate::supervisor::SupervisorMsg;
+/// The message the supervisor gets when the disk state changed.
+#[derive(Debug)]
+pub struct Changed;
 
 /// How often the disk state is checked: a `statvfs` each time, and while
 /// full a trial write once there seems to be room again.
@@ -37,7 +39,7 @@ pub type Receiver = watch::Receiver<Space>;
 /// is gone; abort it on the way out (it holds the store open).
 pub fn watch(
     store: Option<Arc<Guarded>>,
-    supervisor: ActorRef<SupervisorMsg>,
+    supervisor: DerivedActorRef<Changed>,
 ) -> (Receiver, Option<tokio::task::JoinHandle<()>>) {
     let Some(store) = store else {
         let (_, receiver) = watch::channel(Space::Ok);
@@ -70,7 +72,7 @@ pub fn watch(
                     }
                 }
                 sender.send_replace(now);
-                if supervisor.cast(SupervisorMsg::DiskChanged).is_err() {
+                if supervisor.send_message(Changed).is_err() {
                     return;
                 }
             }

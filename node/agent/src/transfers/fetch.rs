@@ -8,12 +8,13 @@
 //! is renamed into place, so a half-pulled or corrupted file is never seen.
 
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use libp2p::PeerId;
 use starling_protocol::transfer::{self, File, TransferId};
 use tokio::sync::mpsc;
 
+use crate::links;
 use crate::network::Command;
 use starling_process::files::Assembler;
 
@@ -173,4 +174,82 @@ async fn chunk(
         }
     }
     Err(format!("no chunk after {CHUNK_ATTEMPTS} attempts: {last}"))
+}
+
+/// Pulls `files` from `peer` as [`pull`] does, having
+/// first reserved the path (waiting, as admission control says, until a
+/// slot is free within the horizon) and then paced at the reserved rate;
+/// without a reservation, at its share of what reservations leave on this
+/// agent's host link ([`links::Owner::gate`]).
+pub async fn pull_reserved(
+    client: &links::Client,
+    peer: PeerId,
+    transfer: TransferId,
+    files: &[transfer::File],
+    dir: &std::path::Path,
+    budget: u64,
+    purpose: &links::Purpose,
+) -> Result<u64, PullError> {
+    let bytes: u64 = files.iter().map(|f| f.size).sum();
+    let flight = client
+        .owner
+        .flights()
+        .register(purpose.kind, peer, purpose.job, bytes);
+    let asked = Instant::now();
+    let reserved = links::admit(
+        client,
+        peer,
+        bytes,
+        links::ADMISSION_WAIT,
+        purpose.user.as_deref(),
+    )
+    .await;
+    let mut pace = match &reserved {
+        Some(reserved) => {
+            flight.admitted(reserved.slot.rate);
+            links::until_start(&reserved.slot).await;
+            links::Pace::new(reserved.slot.rate)
+        }
+        None => {
+            flight.unreserved();
+            links::Pace::unreserved(&client.owner, peer)
+        }
+    }
+    .counting(flight);
+    let started = Instant::now();
+    let pulled = pull(
+        &client.network,
+        peer,
+        transfer,
+        files,
+        dir,
+        budget,
+        Some(&mut pace),
+    )
+    .await;
+    if let Ok(n) = &pulled {
+        client
+            .metrics
+            .transferred(starling_web::metrics::Direction::received, *n);
+    }
+    let took = started.elapsed().as_secs_f64();
+    let achieved = (bytes as f64 / took.max(1e-3)).round();
+    let Some(reserved) = reserved else {
+        tracing::debug!(bytes, achieved, "moved the files unreserved");
+        return pulled;
+    };
+    client.release(&reserved).await;
+    tracing::info!(
+        bytes,
+        rate = reserved.slot.rate.round(),
+        achieved,
+        waited_ms = asked
+            .elapsed()
+            .as_millis()
+            .saturating_sub(started.elapsed().as_millis()),
+        negotiated_ms = reserved.negotiated.as_millis(),
+        hops = reserved.path.len(),
+        "moved the files in a reserved slot"
+    );
+    pulled
 }

@@ -30,7 +30,8 @@ use starling_protocol::claim::ReleaseReason;
 use starling_protocol::classad::ClassAd;
 use starling_storage::JobId;
 
-use super::{lease_of, machine_name, peer_of, record_end, NegotiatorMsg, NegotiatorState};
+use super::reports::record_end;
+use super::{lease_of, machine_name, peer_of, NegotiatorMsg, NegotiatorState};
 use crate::shadow::{self, Placement};
 use crate::submit::parallel::{self, GangArgs, GangEvent, GangHandle, NodeAt, ShadowTemplate};
 use crate::view_actor::MachineAd;
@@ -122,7 +123,7 @@ impl NegotiatorState {
         self.gang_book.avoid.retain(|_, until| *until > now);
         let mut by_cluster: BTreeMap<i64, Vec<(JobId, ClassAd)>> = BTreeMap::new();
         for (id, ad) in idle {
-            let cluster = shadow::integer(&ad, "ClusterId").unwrap_or(-1);
+            let cluster = crate::ad::integer(&ad, "ClusterId").unwrap_or(-1);
             by_cluster.entry(cluster).or_default().push((id, ad));
         }
         if let Some((&newest, _)) = by_cluster.last_key_value() {
@@ -138,7 +139,7 @@ impl NegotiatorState {
             if self.gangs.contains_key(&cluster) {
                 continue;
             }
-            procs.sort_by_key(|(_, ad)| shadow::integer(ad, "ProcId").unwrap_or(0));
+            procs.sort_by_key(|(_, ad)| crate::ad::integer(ad, "ProcId").unwrap_or(0));
             if self.gang_book.backoff.contains_key(&cluster) {
                 // It waits its turn: under FCFS those behind it wait too.
                 if queueing == Queueing::Fcfs {
@@ -161,12 +162,12 @@ impl NegotiatorState {
                 .map(|(_, ad)| Part {
                     ad,
                     nodes: parallel::nodes_of(ad),
-                    cluster: shadow::text(ad, "StarlingComponentDomain"),
+                    cluster: crate::ad::text(ad, "StarlingComponentDomain"),
                 })
                 .collect();
             let rule = procs
                 .first()
-                .and_then(|(_, ad)| shadow::text(ad, "StarlingCoallocation"))
+                .and_then(|(_, ad)| crate::ad::text(ad, "StarlingCoallocation"))
                 .and_then(|r| r.parse::<Rule>().ok())
                 .unwrap_or_else(|| self.args.coallocation.rule());
             match coallocation::place(&parts, &view, &domains, rule) {

@@ -111,7 +111,7 @@ impl NegotiatorState {
             machines.iter().filter(|m| m.signer != source).collect();
         let named = |m: &crate::view_actor::MachineAd, name: &str| {
             machine_name(&m.ad).as_deref() == Some(name)
-                || shadow::text(&m.ad, "Machine").as_deref() == Some(name)
+                || crate::ad::text(&m.ad, "Machine").as_deref() == Some(name)
         };
         let choices: Vec<&crate::view_actor::MachineAd> = if to.is_empty() {
             others.clone()

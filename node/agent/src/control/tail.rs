@@ -11,9 +11,8 @@ use starling_policies::control_access;
 use starling_protocol::claim::{self, ClaimId, OutputStream};
 use tokio::sync::mpsc;
 
-use crate::control::jobs::Access;
+use super::jobs::Access;
 use crate::network::Command;
-use crate::shadow;
 use starling_control::Response;
 use starling_queue::{Queue, Target};
 
@@ -38,12 +37,12 @@ pub async fn tail(
     let Some(ad) = queue.job(id) else {
         return Err(format!("job {id} is not in the queue"));
     };
-    let owner = shadow::text(&ad, "Owner");
+    let owner = crate::ad::text(&ad, "Owner");
     control_access::output_access(&access.asker(), &access.agent(), owner.as_deref())
         .map_err(|refusal| format!("job {id}: {refusal}"))?;
-    let running = shadow::integer(&ad, "JobStatus") == Some(starling_queue::status::RUNNING);
-    let machine = shadow::text(&ad, starling_queue::EXECUTE_AGENT);
-    let claim = shadow::text(&ad, "ClaimId").and_then(|c| c.parse::<ClaimId>().ok());
+    let running = crate::ad::integer(&ad, "JobStatus") == Some(starling_queue::status::RUNNING);
+    let machine = crate::ad::text(&ad, starling_queue::EXECUTE_AGENT);
+    let claim = crate::ad::text(&ad, "ClaimId").and_then(|c| c.parse::<ClaimId>().ok());
     let (Some(machine), Some(claim), true) = (machine, claim, running) else {
         return Err(format!(
             "job {id} is not running: its output is in its output file once it ends"
@@ -67,7 +66,7 @@ pub async fn tail(
         request,
         reply,
     });
-    let host = shadow::text(&ad, "RemoteHost").unwrap_or(machine);
+    let host = crate::ad::text(&ad, "RemoteHost").unwrap_or(machine);
     match tokio::time::timeout(PEEK_TIMEOUT, asked).await {
         Ok(Ok(claim::Response::Peeked {
             offset,

@@ -1,0 +1,223 @@
+//! The loop's peers: which it knows, dials, keeps connected, closes and
+//! bans.
+//!
+//! ```text
+//! every 5 s ──▶ keep_connected: bans run out; our relays dialled and
+//!               listened through; fewer than TARGET_PEERS: dial peers
+//!               from the Kademlia table
+//!           ──▶ prune: above MAX_PEERS, idle connections closed
+//! every KAD_REFRESH ──▶ look_up_self (how an agent joins, and stays known)
+//! identify, mDNS ──▶ learn_address (only where its bucket has room)
+//! rejected messages ──▶ penalise: gossip score, then a ban
+//! ```
+//!
+//! It owns the peer bookkeeping of [`Loop`] (addresses, round-trip times,
+//! bans, job activity) as connections come and go; it carries no message
+//! and judges none: gossip goes to the view, job requests to
+//! [`super::jobs`].
+
+use std::collections::HashSet;
+
+use libp2p::{kad, Multiaddr, PeerId};
+
+use super::{
+    Loop, PeerInfo, BAN_AFTER_REJECTS, BAN_DURATION, JOB_ACTIVITY_KEEPS, MAX_PEERS, PRUNE_GRACE,
+    REJECT_PENALTY, TARGET_PEERS,
+};
+
+impl Loop {
+    pub(super) fn penalise(&mut self, peer: PeerId, rejects: u64) {
+        let score = REJECT_PENALTY * rejects.min(1000) as f64;
+        self.swarm
+            .behaviour_mut()
+            .gossipsub
+            .set_application_score(&peer, score);
+        if rejects >= BAN_AFTER_REJECTS && !self.bans.contains_key(&peer) {
+            tracing::warn!(%peer, rejects, "blocking a peer that keeps sending bad messages");
+            self.swarm.behaviour_mut().blocked.block_peer(peer);
+            self.bans
+                .insert(peer, tokio::time::Instant::now() + BAN_DURATION);
+        }
+    }
+
+    pub(super) fn peers(&self) -> Vec<PeerInfo> {
+        let gossipsub = &self.swarm.behaviour().gossipsub;
+        let mut peers: Vec<PeerInfo> = self
+            .swarm
+            .connected_peers()
+            .map(|&peer| PeerInfo {
+                peer,
+                addresses: self.addresses.get(&peer).cloned().unwrap_or_default(),
+                rtt: self.rtt.get(&peer).copied(),
+                score: gossipsub.peer_score(&peer),
+            })
+            .collect();
+        peers.sort_by_key(|p| p.peer.to_bytes());
+        peers
+    }
+
+    /// Closes connections above [`MAX_PEERS`], down to [`TARGET_PEERS`]:
+    /// never a gossip mesh peer, a peer with job traffic in the last
+    /// [`JOB_ACTIVITY_KEEPS`], one we are pulling the view from or serving
+    /// it to, or one connected less than [`PRUNE_GRACE`] ago.
+    pub(super) fn prune(&mut self) {
+        let now = tokio::time::Instant::now();
+        self.job_activity
+            .retain(|_, at| now.duration_since(*at) < JOB_ACTIVITY_KEEPS);
+        let connected: Vec<PeerId> = self.swarm.connected_peers().copied().collect();
+        if connected.len() <= MAX_PEERS {
+            return;
+        }
+        let mut keep: HashSet<PeerId> = self
+            .swarm
+            .behaviour()
+            .gossipsub
+            .all_mesh_peers()
+            .copied()
+            .collect();
+        keep.extend(self.job_activity.keys().copied());
+        // We are reachable through our relays only while connected to them.
+        keep.extend(self.relays.addresses().map(|(peer, _)| peer));
+        // Nor, serving as a relay, the peers we relay for.
+        keep.extend(self.served.peers());
+        // A young connection is most likely a Kademlia lookup (ours or a
+        // peer's) under way: closing it would make the lookup fail and the
+        // next one dial again, a handshake each time.
+        keep.extend(
+            self.connected_at
+                .iter()
+                .filter(|(_, since)| now.duration_since(**since) < PRUNE_GRACE)
+                .map(|(peer, _)| *peer),
+        );
+        keep.extend(self.pulls.values().map(|(peer, _)| *peer));
+        keep.extend(self.serving.values().map(|(peer, _)| *peer));
+        let excess = connected.len() - TARGET_PEERS;
+        let mut closed = 0;
+        for peer in connected {
+            if closed >= excess {
+                break;
+            }
+            if !keep.contains(&peer) && self.swarm.disconnect_peer_id(peer).is_ok() {
+                closed += 1;
+            }
+        }
+        if closed > 0 {
+            tracing::debug!(closed, "closed idle connections above the peer limit");
+        }
+    }
+
+    /// Starts a Kademlia lookup of our own id, if the routing table holds
+    /// anyone to ask.
+    pub(super) fn look_up_self(&mut self) {
+        let own = *self.swarm.local_peer_id();
+        let kad = &mut self.swarm.behaviour_mut().kad;
+        if kad.kbuckets().any(|bucket| bucket.num_entries() > 0) {
+            kad.get_closest_peers(own);
+        }
+    }
+
+    /// Puts a peer's address in the routing table if the peer is there
+    /// already or its bucket has room. Kademlia would otherwise make room in
+    /// a full bucket by dialling its oldest disconnected entry to see if it
+    /// is alive, and with connections closed by [`Loop::prune`] most are
+    /// disconnected: every peer heard of would cost a connection, and the
+    /// peer dialled hears of us in turn. Dead entries leave the table when
+    /// a dial to them fails.
+    pub(super) fn learn_address(&mut self, peer: PeerId, address: Multiaddr) {
+        let kad = &mut self.swarm.behaviour_mut().kad;
+        let room = kad.kbucket(peer).is_none_or(|bucket| {
+            bucket.num_entries() < kad::K_VALUE.get()
+                || bucket.iter().any(|e| *e.node.key.preimage() == peer)
+        });
+        if room {
+            kad.add_address(&peer, address);
+        }
+    }
+
+    pub(super) fn note_job_traffic(&mut self, peer: PeerId) {
+        self.job_activity.insert(peer, tokio::time::Instant::now());
+    }
+
+    /// Dials known peers while fewer than [`TARGET_PEERS`] are connected,
+    /// and lifts bans that have run out.
+    pub(super) fn keep_connected(&mut self) {
+        let now = tokio::time::Instant::now();
+        let expired: Vec<PeerId> = self
+            .bans
+            .iter()
+            .filter(|(_, until)| **until <= now)
+            .map(|(p, _)| *p)
+            .collect();
+        for peer in expired {
+            self.bans.remove(&peer);
+            self.swarm.behaviour_mut().blocked.unblock_peer(peer);
+        }
+        let connected: HashSet<PeerId> = self.swarm.connected_peers().copied().collect();
+        // Our relays, whatever the number of peers: through them we are
+        // reachable.
+        let relays: Vec<(PeerId, Multiaddr)> = self
+            .relays
+            .addresses()
+            .filter(|(peer, _)| !connected.contains(peer))
+            .map(|(peer, address)| (peer, address.clone()))
+            .collect();
+        for (peer, address) in relays {
+            let opts = libp2p::swarm::dial_opts::DialOpts::peer_id(peer)
+                .condition(libp2p::swarm::dial_opts::PeerCondition::DisconnectedAndNotDialing)
+                .addresses(vec![address.clone()])
+                .build();
+            if let Err(e) = self.swarm.dial(opts) {
+                tracing::debug!(%address, error = %e, "cannot dial a relay");
+            }
+        }
+        // A relay that refused our pull (busy, or not trusting our domain
+        // yet: a policy on its way) is asked again.
+        for peer in self.relays.to_pull(&connected) {
+            self.pull(peer, None, 0);
+        }
+        self.listen_through_relays();
+        if connected.len() >= TARGET_PEERS {
+            return;
+        }
+        let local = *self.swarm.local_peer_id();
+        let mut candidates = Vec::new();
+        for bucket in self.swarm.behaviour_mut().kad.kbuckets() {
+            for entry in bucket.iter() {
+                let peer = *entry.node.key.preimage();
+                if peer != local && !connected.contains(&peer) && !self.bans.contains_key(&peer) {
+                    candidates.push(peer);
+                }
+            }
+        }
+        for peer in candidates.into_iter().take(TARGET_PEERS - connected.len()) {
+            // Kademlia knows its addresses; a failed dial is retried next tick.
+            let _ = self.swarm.dial(peer);
+        }
+    }
+
+    /// Dials `peer` at the addresses Kademlia knows and, behind NAT, also
+    /// through each of our relays: a peer behind another NAT that listens
+    /// through the same relay is reachable there even before we learnt its
+    /// relayed address.
+    pub(super) fn dial_with_circuits(&mut self, peer: PeerId) {
+        let circuits = self.relays.circuits_to(peer);
+        let opts = libp2p::swarm::dial_opts::DialOpts::peer_id(peer)
+            .addresses(circuits)
+            .extend_addresses_through_behaviour()
+            .build();
+        if let Err(e) = self.swarm.dial(opts) {
+            tracing::trace!(%peer, error = %e, "cannot dial");
+        }
+    }
+
+    /// Listens through every relay not listened through yet (a reservation
+    /// refused, or lost with its connection, is asked for again here).
+    pub(super) fn listen_through_relays(&mut self) {
+        for address in self.relays.to_listen() {
+            match self.swarm.listen_on(address.clone()) {
+                Ok(id) => self.relays.listening(&address, id),
+                Err(e) => tracing::warn!(%address, error = %e, "cannot listen through a relay"),
+            }
+        }
+    }
+}
