@@ -13,8 +13,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use starling_control::{
-    self as control, server, Caller, Client, Handler, Info, PidFile, Request, Response, MAX_REQUEST_LEN,
-    MAX_RESPONSE_LEN,
+    self as control, server, Caller, Client, Handler, Info, PidFile, Request, Response,
+    MAX_REQUEST_LEN, MAX_RESPONSE_LEN,
 };
 use starling_protocol::classad::{formats, unparse_ad};
 

@@ -1,7 +1,9 @@
-//! The README's walk-through, run as written: the shell block after the
+//! The book's walk-through, run as written: the shell block after the
 //! marker `<!-- tests/tests/readme.rs runs the next block -->` in
-//! README.md, run with bash (`-euo pipefail`, as a careful reader would)
-//! in an empty directory with this build's `starling` first on the `PATH`.
+//! [`WALKTHROUGH`] (the chapter "From one machine to two organisations",
+//! which the README points newcomers to), run with bash (`-euo pipefail`,
+//! as a careful reader would) in an empty directory with this build's
+//! `starling` first on the `PATH`.
 //! It makes two domains, admits three machines, starts their agents on
 //! loopback, joins them by address, trusts each domain with a signed
 //! policy and runs a chem job on a physics machine; the test checks what
@@ -16,14 +18,17 @@ use std::time::{Duration, Instant};
 
 mod support;
 
+/// The chapter holding the tested block, from the repository's root.
+const WALKTHROUGH: &str = "docs/book/src/operating/two-organisations.md";
+
 /// The marker that precedes the tested block.
 const MARKER: &str = "<!-- tests/tests/readme.rs runs the next block -->";
 
-/// The shell block after [`MARKER`] in `readme`.
-fn walkthrough(readme: &str) -> String {
-    let after = readme
+/// The shell block after [`MARKER`] in `chapter`.
+fn walkthrough(chapter: &str) -> String {
+    let after = chapter
         .split_once(MARKER)
-        .unwrap_or_else(|| panic!("README.md has no line {MARKER}"))
+        .unwrap_or_else(|| panic!("{WALKTHROUGH} has no line {MARKER}"))
         .1;
     let body = after
         .split_once("```sh\n")
@@ -50,9 +55,12 @@ impl Drop for Agents<'_> {
 
 #[test]
 fn the_readme_walkthrough_runs_a_job_across_two_organisations_as_written() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
-        .expect("README.md reads");
-    let script = walkthrough(&readme);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(WALKTHROUGH);
+    let chapter = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{} does not read: {e}", path.display()));
+    let script = walkthrough(&chapter);
     let work = tempfile::tempdir().unwrap();
     let bin = work.path().join("bin");
     std::fs::create_dir(&bin).unwrap();
