@@ -22,6 +22,7 @@ from pathlib import Path
 
 MAX_LINES = 1500
 ROOT = Path(__file__).resolve().parent.parent
+
 SKIP = {"target", ".git", "book"}
 
 
