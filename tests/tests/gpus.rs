@@ -217,7 +217,7 @@ fn four_gpus_run_four_one_gpu_jobs_at_once_each_seeing_only_its_own() {
 /// `nvidia-smi`'s answers on a machine with one NVIDIA H200, as captured.
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../node/tests/fixtures/nvidia-smi")
+        .join("../node/agent/tests/fixtures/nvidia-smi")
         .join(name)
 }
 
