@@ -83,10 +83,9 @@ use starling_control::DrainStatus;
 use starling_policies::owner_policy::{DrainHow, SlotState, State};
 use starling_policies::priority::Factors;
 use starling_policies::slots::{self, Partitionable, Resources};
-use starling_protocol::claim::{self, ClaimId, RejectCode, RequestId};
+use starling_protocol::claim::{ClaimId, RejectCode, RequestId};
 use starling_protocol::classad::ClassAd;
 use starling_protocol::identity::{AgentId, Envelope, Freshness, Timestamp};
-use starling_protocol::transfer::{self, File, TransferId};
 use starling_storage::{Side, Store};
 use tokio::sync::mpsc;
 
@@ -127,22 +126,9 @@ pub const PRIORITIES_FRESH: Duration = Duration::from_millis(500);
 /// Messages the startd handles.
 #[derive(Debug)]
 pub enum StartdMsg {
-    /// A claim-protocol request from `peer`; answer with `id`.
-    Claim {
-        peer: PeerId,
-        id: u64,
-        request: claim::Request,
-    },
-    /// A job handed over under a claim.
-    Job {
-        peer: PeerId,
-        id: u64,
-        claim: ClaimId,
-        job: Box<Envelope>,
-        transfer: TransferId,
-        files: Vec<File>,
-        checkpoint: Option<Box<transfer::Restore>>,
-    },
+    /// A claim request or a job handed over, from the job router
+    /// ([`StartdInput`]).
+    Input(StartdInput),
     /// A claim's starter finished (its report was delivered or given up).
     Ended { claim: ClaimId, run: u64 },
     /// Check leases.
@@ -166,26 +152,7 @@ pub enum StartdMsg {
 
 impl From<StartdInput> for StartdMsg {
     fn from(input: StartdInput) -> StartdMsg {
-        match input {
-            StartdInput::Claim { peer, id, request } => StartdMsg::Claim { peer, id, request },
-            StartdInput::Job {
-                peer,
-                id,
-                claim,
-                job,
-                transfer,
-                files,
-                checkpoint,
-            } => StartdMsg::Job {
-                peer,
-                id,
-                claim,
-                job,
-                transfer,
-                files,
-                checkpoint,
-            },
-        }
+        StartdMsg::Input(input)
     }
 }
 
@@ -196,24 +163,7 @@ impl TryFrom<StartdMsg> for StartdInput {
 
     fn try_from(message: StartdMsg) -> Result<StartdInput, ()> {
         match message {
-            StartdMsg::Claim { peer, id, request } => Ok(StartdInput::Claim { peer, id, request }),
-            StartdMsg::Job {
-                peer,
-                id,
-                claim,
-                job,
-                transfer,
-                files,
-                checkpoint,
-            } => Ok(StartdInput::Job {
-                peer,
-                id,
-                claim,
-                job,
-                transfer,
-                files,
-                checkpoint,
-            }),
+            StartdMsg::Input(input) => Ok(input),
             _ => Err(()),
         }
     }
@@ -497,12 +447,12 @@ impl Actor for Startd {
         state: &mut StartdState,
     ) -> Result<(), ActorProcessingErr> {
         match message {
-            StartdMsg::Claim { peer, id, request } => {
+            StartdMsg::Input(StartdInput::Claim { peer, id, request }) => {
                 if let Some(response) = state.on_claim(&myself, peer, id, request).await {
                     respond(&state.args.network, id, Answer::Claim(response)).await;
                 }
             }
-            StartdMsg::Job {
+            StartdMsg::Input(StartdInput::Job {
                 peer,
                 id,
                 claim,
@@ -510,7 +460,7 @@ impl Actor for Startd {
                 transfer,
                 files,
                 checkpoint,
-            } => {
+            }) => {
                 if let Some(finished) = state.take_finished(peer, claim) {
                     // Its end crossed the next job on the way here.
                     state.account_end(&finished);
