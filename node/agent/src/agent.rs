@@ -121,6 +121,8 @@ impl Agent {
             domain: Some(setup.trust.domain.clone()),
             roles: setup.trust.roles.to_string(),
             version: env!("CARGO_PKG_VERSION").to_owned(),
+            // The advertiser fills them in once the network listens.
+            addresses: Vec::new(),
         };
         let (supervisor, supervisor_task) = Actor::spawn(
             None,

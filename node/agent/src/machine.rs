@@ -13,7 +13,9 @@
 //! `LoadAvg` a real, `KeyboardIdle`/`ConsoleIdle` in seconds (left out where
 //! the OS does not expose them), `EnteredCurrentState` in unix seconds.
 //! Starling's own facts are `StarlingAgentId`, `StarlingDomain`,
-//! `StarlingRoles` and `StarlingVersion`.
+//! `StarlingRoles`, `StarlingVersion` and `StarlingAddresses` (where peers
+//! dial the agent: what lets an agent that sees the ad connect to it
+//! without a lookup, see `crate::network::directory`).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
@@ -110,7 +112,13 @@ pub struct Identity {
     pub roles: String,
     /// The Starling version.
     pub version: String,
+    /// The addresses peers dial the agent at (`/ip4/…/tcp/…/p2p/<id>`),
+    /// at most [`MAX_ADDRESSES`]; empty until it listens.
+    pub addresses: Vec<String>,
 }
+
+/// Addresses a machine ad names at most (`StarlingAddresses`).
+pub const MAX_ADDRESSES: usize = 4;
 
 /// The machine's state, as HTCondor's startd state machine names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -301,6 +309,10 @@ pub fn build_ad(
     }
     set(&mut ad, "StarlingRoles", text(&identity.roles))?;
     set(&mut ad, "StarlingVersion", text(&identity.version))?;
+    if !identity.addresses.is_empty() {
+        let shown = &identity.addresses[..identity.addresses.len().min(MAX_ADDRESSES)];
+        set(&mut ad, "StarlingAddresses", text(&shown.join(", ")))?;
+    }
     Ok(ad)
 }
 
@@ -659,6 +671,10 @@ mod tests {
             domain: Some("physics.example.org".to_owned()),
             roles: "execute,submit".to_owned(),
             version: "0.1.0".to_owned(),
+            addresses: vec![
+                "/ip4/10.0.0.7/tcp/4001/p2p/12D3KooWabc".to_owned(),
+                "/ip4/192.168.1.7/tcp/4001/p2p/12D3KooWabc".to_owned(),
+            ],
         }
     }
 
@@ -768,6 +784,7 @@ mod tests {
             ("StarlingDomain", ValueType::String),
             ("StarlingRoles", ValueType::String),
             ("StarlingVersion", ValueType::String),
+            ("StarlingAddresses", ValueType::String),
             ("StarlingDiskFull", ValueType::Bool),
             ("HasJava", ValueType::Bool),
             ("JavaVendor", ValueType::String),
@@ -784,6 +801,10 @@ mod tests {
         );
         let s = |name| eval(&ad, name).as_str().map(str::to_owned);
         assert_eq!(s("MyType").as_deref(), Some("Machine"));
+        assert_eq!(
+            s("StarlingAddresses").as_deref(),
+            Some("/ip4/10.0.0.7/tcp/4001/p2p/12D3KooWabc, /ip4/192.168.1.7/tcp/4001/p2p/12D3KooWabc")
+        );
         assert_eq!(s("Name").as_deref(), Some("slot1@worker7.example.org"));
         assert_eq!(s("Machine").as_deref(), Some("worker7.example.org"));
         assert_eq!(s("OpSysAndVer").as_deref(), Some("Ubuntu22"));

@@ -67,6 +67,7 @@ use starling_protocol::view::{self, Request, Response, MAX_PAGE_ADS};
 use tokio::sync::{mpsc, oneshot};
 
 mod behaviour;
+pub mod directory;
 pub mod jobs;
 mod peers;
 pub mod relays;
@@ -120,6 +121,19 @@ pub const KAD_REFRESH: Duration = Duration::from_secs(300);
 /// The closest peers a Kademlia lookup looks for (the protocol's default
 /// is 20).
 pub const KAD_LOOKUP_PEERS: std::num::NonZeroUsize = std::num::NonZeroUsize::new(8).unwrap();
+
+/// How long after a change in the directory the peer set is arranged
+/// again (see [`directory`]).
+pub const ARRANGE_DELAY: Duration = Duration::from_millis(200);
+
+/// The first wait between Kademlia walks to random ids, made while the
+/// directory knows no agent of our domain to connect to; it doubles after
+/// each, up to [`KAD_REFRESH`].
+pub const WALK_FIRST: Duration = Duration::from_secs(5);
+
+/// How long a peer the loop failed to dial is not dialled again for the
+/// directory's sake.
+pub const DIAL_BACKOFF: Duration = Duration::from_secs(30);
 
 /// A connection younger than this is not closed for being above
 /// [`MAX_PEERS`].
@@ -282,6 +296,10 @@ pub enum Command {
     SetView(ViewRef),
     /// Pull the view from a few connected peers again.
     PullAgain,
+    /// What the view learnt of agents from their machine ads (domain,
+    /// addresses), or that their ads left it: where the loop finds the
+    /// peers of each domain ([`directory`]).
+    Directory(Vec<directory::Update>),
     /// The ad topics of our domain and these trusted domains only
     /// ([`Topic::followed`]), from now on (the domain's policy changed
     /// what it trusts): our domain first.
@@ -422,6 +440,14 @@ pub fn start(
         served: relays::Served::default(),
         shown_to: HashSet::new(),
         reachability: relays::Reachability::Unknown,
+        directory: directory::Directory::default(),
+        domains: settings.domains.clone(),
+        explicit: HashSet::new(),
+        arrange_due: None,
+        dial_failures: HashMap::new(),
+        pulled_own: false,
+        walk_backoff: Duration::ZERO,
+        next_walk: tokio::time::Instant::now(),
     };
     let task = tokio::spawn(tracing::Instrument::in_current_span(state.run(receiver)));
     Ok(Network {
@@ -438,6 +464,24 @@ fn followed(domains: &[String]) -> Vec<Topic> {
         Some((own, trusted)) => Topic::followed(own, trusted),
         None => Vec::new(),
     }
+}
+
+/// The listen addresses a machine ad names (`StarlingAddresses`): direct
+/// ones before relayed ones, loopback ones only where there are no others
+/// (a testnet on one host), at most [`crate::machine::MAX_ADDRESSES`].
+pub fn advertised_addresses(listen: &[Multiaddr]) -> Vec<String> {
+    let relayed = |a: &Multiaddr| a.iter().any(|p| matches!(p, AddrProtocol::P2pCircuit));
+    let all_loopback = listen.iter().filter(|a| !relayed(a)).all(is_loopback);
+    let mut chosen: Vec<&Multiaddr> = listen
+        .iter()
+        .filter(|a| !relayed(a) && (all_loopback || !is_loopback(a)))
+        .collect();
+    chosen.extend(listen.iter().filter(|a| relayed(a)));
+    chosen
+        .into_iter()
+        .take(crate::machine::MAX_ADDRESSES)
+        .map(Multiaddr::to_string)
+        .collect()
 }
 
 /// Whether `address` is on the loopback interface.
@@ -501,6 +545,22 @@ struct Loop {
     reachability: relays::Reachability,
     /// Every configured listen address is a loopback one (a testnet).
     loopback_only: bool,
+    /// The agents known by domain, and which to connect to.
+    directory: directory::Directory,
+    /// Our domain, then the domains it trusts.
+    domains: Vec<String>,
+    /// The peers made gossipsub explicit peers (bridges to other domains).
+    explicit: HashSet<PeerId>,
+    /// When the peer set is to be arranged by domain next, if sooner than
+    /// the next dial tick.
+    arrange_due: Option<tokio::time::Instant>,
+    /// Peers a dial to failed lately (see [`DIAL_BACKOFF`]).
+    dial_failures: HashMap<PeerId, tokio::time::Instant>,
+    /// We pulled the view from a peer of our own domain.
+    pulled_own: bool,
+    /// The wait before the next walk to a random id, and when it may be.
+    walk_backoff: Duration,
+    next_walk: tokio::time::Instant,
 }
 
 impl Loop {
@@ -514,8 +574,14 @@ impl Loop {
             tokio::time::interval_at(tokio::time::Instant::now() + KAD_REFRESH, KAD_REFRESH);
         kad_timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
+            let arrange_due = self.arrange_due;
             tokio::select! {
                 event = self.swarm.select_next_some() => self.on_swarm(event),
+                _ = async {
+                    if let Some(due) = arrange_due {
+                        tokio::time::sleep_until(due).await;
+                    }
+                }, if arrange_due.is_some() => self.arrange(),
                 command = commands.recv() => match command {
                     Some(Command::Shutdown { grace, done }) => {
                         self.drain(grace).await;
@@ -528,6 +594,7 @@ impl Loop {
                 },
                 _ = dial_timer.tick() => {
                     self.keep_connected();
+                    self.arrange();
                     self.prune();
                 }
                 _ = kad_timer.tick() => {
@@ -544,8 +611,14 @@ impl Loop {
         let deadline = tokio::time::sleep(grace);
         tokio::pin!(deadline);
         loop {
+            let arrange_due = self.arrange_due;
             tokio::select! {
                 event = self.swarm.select_next_some() => self.on_swarm(event),
+                _ = async {
+                    if let Some(due) = arrange_due {
+                        tokio::time::sleep_until(due).await;
+                    }
+                }, if arrange_due.is_some() => self.arrange(),
                 _ = &mut deadline => return,
             }
         }
@@ -586,7 +659,17 @@ impl Loop {
             }
             Command::Penalise { peer, rejects } => self.penalise(peer, rejects),
             Command::SetView(view) => self.view = view,
-            Command::SetDomains(domains) => self.set_domains(&domains),
+            Command::SetDomains(domains) => {
+                self.set_domains(&domains);
+                self.domains = domains;
+                self.arrange();
+            }
+            Command::Directory(updates) => {
+                for update in updates {
+                    self.directory.update(update);
+                }
+                self.arrange_soon();
+            }
             Command::PullAgain => {
                 self.pulled_from.clear();
                 let peers: Vec<PeerId> = self.swarm.connected_peers().copied().collect();
@@ -829,6 +912,12 @@ impl Loop {
                     self.pull(peer_id, None, 0);
                 }
             }
+            SwarmEvent::OutgoingConnectionError {
+                peer_id: Some(peer),
+                ..
+            } if !self.swarm.is_connected(&peer) => {
+                self.dial_failures.insert(peer, tokio::time::Instant::now());
+            }
             SwarmEvent::ConnectionClosed {
                 peer_id,
                 num_established: 0,
@@ -844,6 +933,14 @@ impl Loop {
                 self.rtt.remove(&peer_id);
                 self.addresses.remove(&peer_id);
                 self.connected_at.remove(&peer_id);
+                self.directory.disconnected(&peer_id);
+                // gossipsub would dial an explicit peer again by itself.
+                if self.explicit.remove(&peer_id) {
+                    self.swarm
+                        .behaviour_mut()
+                        .gossipsub
+                        .remove_explicit_peer(&peer_id);
+                }
             }
             _ => {}
         }
@@ -889,7 +986,21 @@ impl Loop {
                         );
                 }
             }
-            BehaviourEvent::Gossipsub(gossipsub::Event::Subscribed { topic, .. }) => {
+            BehaviourEvent::Gossipsub(gossipsub::Event::Subscribed { peer_id, topic }) => {
+                if let Some(Topic::Ads { domain }) = Topic::parse(topic.as_str()) {
+                    self.directory.subscribed(peer_id, &domain);
+                    if Some(&domain) == self.domains.first() {
+                        // The first peer of our own domain we meet holds
+                        // the domain's full ads: pull them, rather than
+                        // wait for each to be republished.
+                        if !self.pulled_own && !self.pulled_from.contains(&peer_id) {
+                            self.pulled_own = true;
+                            self.pull(peer_id, None, 0);
+                        }
+                    } else {
+                        self.arrange_soon();
+                    }
+                }
                 if let Some((topic, bytes)) = self.pending_publish.remove(&topic) {
                     self.publish(topic, bytes);
                 }

@@ -52,6 +52,7 @@ pub const AGENT_ATTRIBUTES: &[&str] = &[
     "StarlingDomain",
     "StarlingRoles",
     "StarlingVersion",
+    "StarlingAddresses",
     "StarlingDiskFull",
     "StarlingDiskFullReason",
     "MachineResources",

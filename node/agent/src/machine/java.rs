@@ -6,6 +6,13 @@
 //! the `TARGET.HasJava` clause of a java job's Requirements matches it to
 //! no such machine. `JavaMFlops` (HTCondor's benchmark run in the JVM) is
 //! not measured.
+//!
+//! Starting a JVM costs about a CPU-second, and every agent of a host asks
+//! the same JVM the same question: the answer is kept in a file of the
+//! agent's user in the temporary directory ([`detect_cached`]), keyed by
+//! the program's real path, size and change times, so that an agent that
+//! restarts, or the hundreds of a testnet, start one JVM between them. A
+//! file owned by anyone else, or writable by others, is never believed.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -47,6 +54,91 @@ pub fn detect(settings: &config::Java) -> Result<Jvm, String> {
         vendor,
         version,
     })
+}
+
+/// [`detect`], through the host's cache of answers (see the module's
+/// doc): a JVM asked before, unchanged since, is not started again.
+pub fn detect_cached(settings: &config::Java) -> Result<Jvm, String> {
+    let uid = rustix::process::geteuid().as_raw();
+    let cache = std::env::temp_dir().join(format!("starling-jvm-{uid}"));
+    let key = resolve(&settings.program).and_then(|p| identity_of(&p));
+    if let Some(key) = &key {
+        if let Some(jvm) = read_cache(&cache, key, uid, &settings.program) {
+            return Ok(jvm);
+        }
+    }
+    let jvm = detect(settings)?;
+    if let Some(key) = &key {
+        write_cache(&cache, key, &jvm);
+    }
+    Ok(jvm)
+}
+
+/// What identifies an installed JVM: its real path, size and times.
+fn identity_of(program: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt as _;
+    let real = std::fs::canonicalize(program).ok()?;
+    let meta = std::fs::metadata(&real).ok()?;
+    Some(format!(
+        "{} {} {}.{} {}.{}",
+        real.display(),
+        meta.len(),
+        meta.mtime(),
+        meta.mtime_nsec(),
+        meta.ctime(),
+        meta.ctime_nsec()
+    ))
+}
+
+/// The cached answer for `key`: three lines (key, vendor or empty,
+/// version), in a file `uid` owns that no one else may write.
+fn read_cache(cache: &Path, key: &str, uid: u32, program: &Path) -> Option<Jvm> {
+    use std::io::Read as _;
+    use std::os::unix::fs::MetadataExt as _;
+    let file = std::fs::File::open(cache).ok()?;
+    let meta = file.metadata().ok()?;
+    if meta.uid() != uid || meta.mode() & 0o022 != 0 || !meta.is_file() {
+        return None;
+    }
+    let mut text = String::new();
+    file.take(4096).read_to_string(&mut text).ok()?;
+    let mut lines = text.lines();
+    if lines.next()? != key {
+        return None;
+    }
+    let vendor = lines.next()?;
+    let version = lines.next().filter(|v| !v.is_empty())?;
+    Some(Jvm {
+        program: program.to_path_buf(),
+        vendor: (!vendor.is_empty()).then(|| vendor.to_owned()),
+        version: version.to_owned(),
+    })
+}
+
+/// Keeps an answer for the next agent (atomically: written aside, then
+/// renamed); a cache that cannot be written is only a slower next start.
+fn write_cache(cache: &Path, key: &str, jvm: &Jvm) {
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let clean = |s: &str| s.replace(['\n', '\r'], " ");
+    let aside = cache.with_extension(format!("{}.tmp", std::process::id()));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&aside)
+        .and_then(|mut f| {
+            writeln!(
+                f,
+                "{}\n{}\n{}",
+                clean(key),
+                clean(jvm.vendor.as_deref().unwrap_or("")),
+                clean(&jvm.version)
+            )
+        });
+    if written.is_err() || std::fs::rename(&aside, cache).is_err() {
+        let _ = std::fs::remove_file(&aside);
+    }
 }
 
 /// The program as a path: a bare name (`java`) is looked up on the agent's
@@ -130,6 +222,38 @@ fn run(program: &Path, args: &[&str]) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cached_answer_is_believed_only_for_the_same_jvm_in_our_own_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = dir.path().join("jvm");
+        let uid = rustix::process::geteuid().as_raw();
+        let jvm = Jvm {
+            program: PathBuf::from("java"),
+            vendor: Some("Debian".to_owned()),
+            version: "17.0.15".to_owned(),
+        };
+        write_cache(&cache, "/usr/lib/jvm/java 10 1.2 3.4", &jvm);
+        let read = |key: &str| read_cache(&cache, key, uid, Path::new("java"));
+        assert_eq!(read("/usr/lib/jvm/java 10 1.2 3.4"), Some(jvm.clone()));
+        // Another JVM, or the same one changed: ask it again.
+        assert_eq!(read("/usr/lib/jvm/java 10 1.2 3.5"), None);
+        // A file others may write is not believed.
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&cache, std::fs::Permissions::from_mode(0o666)).unwrap();
+        assert_eq!(read("/usr/lib/jvm/java 10 1.2 3.4"), None);
+        // Nor one that is not ours.
+        std::fs::set_permissions(&cache, std::fs::Permissions::from_mode(0o600)).unwrap();
+        assert_eq!(
+            read_cache(
+                &cache,
+                "/usr/lib/jvm/java 10 1.2 3.4",
+                uid + 1,
+                Path::new("java")
+            ),
+            None
+        );
+    }
 
     #[test]
     fn properties_give_vendor_and_version() {

@@ -5,6 +5,9 @@
 //! every 5 s ──▶ keep_connected: bans run out; our relays dialled and
 //!               listened through; fewer than TARGET_PEERS: dial peers
 //!               from the Kademlia table
+//!           ──▶ arrange: peers of our domain and bridges to the others
+//!               dialled as the directory says; bridges made explicit
+//!               gossip peers (also soon after the directory changes)
 //!           ──▶ prune: above MAX_PEERS, idle connections closed
 //! every KAD_REFRESH ──▶ look_up_self (how an agent joins, and stays known)
 //! identify, mDNS ──▶ learn_address (only where its bucket has room)
@@ -20,9 +23,13 @@ use std::collections::HashSet;
 
 use libp2p::{kad, Multiaddr, PeerId};
 
+use libp2p::swarm::dial_opts::{DialOpts, PeerCondition};
+
+use super::directory::DOMAIN_PEERS;
 use super::{
-    Loop, PeerInfo, BAN_AFTER_REJECTS, BAN_DURATION, JOB_ACTIVITY_KEEPS, MAX_PEERS, PRUNE_GRACE,
-    REJECT_PENALTY, TARGET_PEERS,
+    Loop, PeerInfo, ARRANGE_DELAY, BAN_AFTER_REJECTS, BAN_DURATION, DIAL_BACKOFF,
+    JOB_ACTIVITY_KEEPS, KAD_REFRESH, MAX_PEERS, PRUNE_GRACE, REJECT_PENALTY, TARGET_PEERS,
+    WALK_FIRST,
 };
 
 impl Loop {
@@ -68,11 +75,16 @@ impl Loop {
         if connected.len() <= MAX_PEERS {
             return;
         }
+        // Mesh peers of our own domain (or not known to be of another):
+        // a peer of another domain in a mesh got there by chance, and
+        // the bridges carry what it would.
+        let own = self.domains.first().map(String::as_str);
         let mut keep: HashSet<PeerId> = self
             .swarm
             .behaviour()
             .gossipsub
             .all_mesh_peers()
+            .filter(|p| self.directory.domain_of(p).is_none_or(|d| Some(d) == own))
             .copied()
             .collect();
         keep.extend(self.job_activity.keys().copied());
@@ -91,6 +103,15 @@ impl Loop {
         );
         keep.extend(self.pulls.values().map(|(peer, _)| *peer));
         keep.extend(self.serving.values().map(|(peer, _)| *peer));
+        // The overlay by domain: bridges, and enough of our own domain.
+        keep.extend(self.explicit.iter().copied());
+        keep.extend(
+            connected
+                .iter()
+                .filter(|p| own.is_some() && self.directory.domain_of(p) == own)
+                .take(DOMAIN_PEERS)
+                .copied(),
+        );
         let excess = connected.len() - TARGET_PEERS;
         let mut closed = 0;
         for peer in connected {
@@ -103,6 +124,49 @@ impl Loop {
         }
         if closed > 0 {
             tracing::debug!(closed, "closed idle connections above the peer limit");
+        }
+    }
+
+    /// Dials what the directory says is missing (peers of our domain,
+    /// bridges to others; see [`super::directory`]) and makes the
+    /// connected bridges gossipsub's explicit peers.
+    pub(super) fn arrange(&mut self) {
+        self.arrange_due = None;
+        let now = tokio::time::Instant::now();
+        self.dial_failures
+            .retain(|_, at| now.duration_since(*at) < DIAL_BACKOFF);
+        let me = *self.swarm.local_peer_id();
+        let connected: HashSet<PeerId> = self.swarm.connected_peers().copied().collect();
+        let mut excluded: HashSet<PeerId> = self.bans.keys().copied().collect();
+        excluded.extend(self.dial_failures.keys().copied());
+        let plan = self
+            .directory
+            .plan(&me, &self.domains, &connected, &excluded);
+        for (peer, addresses) in plan.dial {
+            let opts = DialOpts::peer_id(peer)
+                .condition(PeerCondition::DisconnectedAndNotDialing)
+                .addresses(addresses)
+                .extend_addresses_through_behaviour()
+                .build();
+            if let Err(e) = self.swarm.dial(opts) {
+                tracing::trace!(%peer, error = %e, "cannot dial");
+            }
+        }
+        let gossip = &mut self.swarm.behaviour_mut().gossipsub;
+        for peer in plan.bridges.difference(&self.explicit) {
+            gossip.add_explicit_peer(peer);
+        }
+        for peer in self.explicit.difference(&plan.bridges) {
+            gossip.remove_explicit_peer(peer);
+        }
+        self.explicit = plan.bridges;
+    }
+
+    /// Arranges the peer set shortly (changes come in bursts: a pulled
+    /// page, a peer's subscriptions).
+    pub(super) fn arrange_soon(&mut self) {
+        if self.arrange_due.is_none() {
+            self.arrange_due = Some(tokio::time::Instant::now() + ARRANGE_DELAY);
         }
     }
 
@@ -176,7 +240,34 @@ impl Loop {
             self.pull(peer, None, 0);
         }
         self.listen_through_relays();
-        if connected.len() >= TARGET_PEERS {
+        // Where the directory knows enough agents of our domain, `arrange`
+        // picks the peers; Kademlia's random ones would only be pruned.
+        // Where it knows none we are not connected to yet and we have too
+        // few of our own, we walk Kademlia to random ids (backing off),
+        // and every peer met says its domain by its subscriptions.
+        let own = self.domains.first().cloned().unwrap_or_default();
+        let own_known = self.directory.count(&own);
+        let own_connected = connected
+            .iter()
+            .filter(|p| self.directory.domain_of(p) == Some(own.as_str()))
+            .count();
+        let lost = own_connected < DOMAIN_PEERS && own_known <= own_connected;
+        if lost && now >= self.next_walk {
+            self.walk_backoff = (self.walk_backoff * 2).clamp(WALK_FIRST, KAD_REFRESH);
+            self.next_walk = now + self.walk_backoff;
+            let kad = &mut self.swarm.behaviour_mut().kad;
+            if kad.kbuckets().any(|bucket| bucket.num_entries() > 0) {
+                kad.get_closest_peers(PeerId::random());
+            }
+        }
+        let limit = if lost {
+            MAX_PEERS
+        } else if own_known >= DOMAIN_PEERS {
+            0
+        } else {
+            TARGET_PEERS
+        };
+        if connected.len() >= limit {
             return;
         }
         let local = *self.swarm.local_peer_id();
@@ -189,7 +280,7 @@ impl Loop {
                 }
             }
         }
-        for peer in candidates.into_iter().take(TARGET_PEERS - connected.len()) {
+        for peer in candidates.into_iter().take(limit - connected.len()) {
             // Kademlia knows its addresses; a failed dial is retried next tick.
             let _ = self.swarm.dial(peer);
         }

@@ -269,7 +269,7 @@ impl Actor for Advertiser {
                     let found = machine::gpus::discover(&settings);
                     log_gpus(&found);
                     probe.gpus = found.gpus;
-                    probe.java = match machine::java::detect(&java) {
+                    probe.java = match machine::java::detect_cached(&java) {
                         Ok(jvm) => {
                             tracing::info!(program = %jvm.program.display(), version = %jvm.version, vendor = ?jvm.vendor, "JVM found: java jobs run here");
                             Some(jvm)
@@ -370,6 +370,7 @@ impl Actor for Advertiser {
             }
             AdvertiserMsg::Check => {
                 state.refresh_probe();
+                state.refresh_addresses().await;
                 let ad = state.build()?;
                 let stable = stable_text(&ad);
                 let due = match &state.published {
@@ -390,6 +391,7 @@ impl Actor for Advertiser {
             AdvertiserMsg::Republish => {
                 state.publish_pending = false;
                 if state.last.is_some() {
+                    state.refresh_addresses().await;
                     let ad = state.build()?;
                     if publish(&state.args, &ad, state.args.lifetime, &mut state.exported)
                         .await?
@@ -543,6 +545,17 @@ impl AdvertiserState {
             self.vanished.remove(id);
         }
         self.probe.gpus.retain(|g| !freed.contains(&g.id));
+    }
+
+    /// Where peers dial us now (`StarlingAddresses`), as the network loop
+    /// listens; kept as it was when the loop does not answer.
+    async fn refresh_addresses(&mut self) {
+        if let Some(listen) = crate::ask_network(&self.args.network, Command::ListenAddrs).await {
+            let addresses = crate::network::advertised_addresses(&listen);
+            if !addresses.is_empty() {
+                self.args.identity.addresses = addresses;
+            }
+        }
     }
 
     /// Re-reads the cheap, changing parts of the machine (unless a probe

@@ -455,8 +455,9 @@ impl View {
     /// One page of live envelopes of `kinds` (all when empty) after
     /// `after`, at most `max`, and the cursor of the next page: of the
     /// view proper for an agent of this domain (`audience` `None`), else of
-    /// this domain's ads meant for `audience`'s agents (nothing else of
-    /// the view is theirs to see).
+    /// this domain's ads meant for `audience`'s agents and the ads
+    /// `audience`'s own agents sent us (nothing else of the view is theirs
+    /// to see).
     pub fn page(
         &self,
         audience: Option<&str>,
@@ -466,10 +467,18 @@ impl View {
     ) -> (Vec<Envelope>, Option<Cursor>) {
         match audience {
             None => self.main.page(kinds, after, max),
-            Some(a) => self
-                .exports
-                .get(a)
-                .map_or((Vec::new(), None), |shelf| shelf.page(kinds, after, max)),
+            Some(a) => {
+                // What this domain exports to `a`, and what `a` exports to
+                // us: its own agents' ads, which tell a newcomer of `a`
+                // where its own domain's agents are before it meets any.
+                let ours = self
+                    .exports
+                    .get(a)
+                    .into_iter()
+                    .flat_map(|shelf| shelf.after(after));
+                let theirs = self.main.after(after).filter(|(_, h)| h.domain == a);
+                page_of(merged(ours, theirs), kinds, max)
+            }
         }
     }
 
@@ -484,6 +493,18 @@ impl View {
             .get(&key)
             .filter(|h| !h.withdrawn)
             .map(|h| (h.envelope.header().seq, h.received))
+    }
+
+    /// `signer`'s live machine ad: the one in the view proper, else any
+    /// copy of it meant for another domain.
+    pub fn machine_of(&self, signer: &AgentId) -> Option<&Held> {
+        let key = Key {
+            signer: *signer.public_key().as_bytes(),
+            kind: Kind::MACHINE_AD.as_u16(),
+        };
+        std::iter::once(&self.main)
+            .chain(self.exports.values())
+            .find_map(|shelf| shelf.ads.get(&key).filter(|h| !h.withdrawn))
     }
 
     /// How many messages from `peer` were rejected.
@@ -588,31 +609,57 @@ impl Shelf {
         after: Option<&Cursor>,
         max: usize,
     ) -> (Vec<Envelope>, Option<Cursor>) {
+        page_of(self.after(after), kinds, max)
+    }
+
+    /// The ads after the cursor, in key order.
+    fn after<'a>(&'a self, after: Option<&Cursor>) -> impl Iterator<Item = (&'a Key, &'a Held)> {
         let start = after.and_then(Key::from_cursor);
-        let range = match start {
+        match start {
             Some(k) => self
                 .ads
                 .range((std::ops::Bound::Excluded(k), std::ops::Bound::Unbounded)),
             None => self.ads.range(..),
-        };
-        let mut page = Vec::new();
-        let mut budget = starling_protocol::view::MAX_RESPONSE_LEN.saturating_sub(1024);
-        let mut last = None;
-        for (key, held) in range {
-            if held.withdrawn || !(kinds.is_empty() || kinds.contains(&held.envelope.header().kind))
-            {
-                continue;
-            }
-            let len = held.envelope.to_bytes().len() + 16;
-            if page.len() >= max || len > budget {
-                return (page, last.map(Key::to_cursor));
-            }
-            budget -= len;
-            page.push((*held.envelope).clone());
-            last = Some(*key);
         }
-        (page, None)
     }
+}
+
+/// One page of the live envelopes of `kinds` among `ads` (in key order):
+/// at most `max`, within a response's size, and the cursor of the next.
+fn page_of<'a>(
+    ads: impl Iterator<Item = (&'a Key, &'a Held)>,
+    kinds: &[Kind],
+    max: usize,
+) -> (Vec<Envelope>, Option<Cursor>) {
+    let mut page = Vec::new();
+    let mut budget = starling_protocol::view::MAX_RESPONSE_LEN.saturating_sub(1024);
+    let mut last = None;
+    for (key, held) in ads {
+        if held.withdrawn || !(kinds.is_empty() || kinds.contains(&held.envelope.header().kind)) {
+            continue;
+        }
+        let len = held.envelope.to_bytes().len() + 16;
+        if page.len() >= max || len > budget {
+            return (page, last.map(Key::to_cursor));
+        }
+        budget -= len;
+        page.push((*held.envelope).clone());
+        last = Some(*key);
+    }
+    (page, None)
+}
+
+/// Two key-ordered runs of ads with no key in common, as one.
+fn merged<'a>(
+    a: impl Iterator<Item = (&'a Key, &'a Held)>,
+    b: impl Iterator<Item = (&'a Key, &'a Held)>,
+) -> impl Iterator<Item = (&'a Key, &'a Held)> {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    std::iter::from_fn(move || match (a.peek(), b.peek()) {
+        (Some((ka, _)), Some((kb, _))) if kb < ka => b.next(),
+        (Some(_), _) => a.next(),
+        (None, _) => b.next(),
+    })
 }
 
 /// A string attribute of `ad`, evaluated in the ad alone.
@@ -1093,6 +1140,28 @@ mod tests {
         far.sort();
         assert_eq!(far, ["m1:far.test", "m2:far.test"]);
         assert!(v.page(Some("third.test"), &[], None, 100).0.is_empty());
+        // What far.test's own agents export to us goes back to far.test's
+        // agents too (where their own domain is, for a newcomer), page by
+        // page in one order with our copies.
+        let theirs = addressed(9, FOREIGN, &foreign_key(), Some("\"lab.test\""), 1);
+        let for_us = Topic::export(FOREIGN, DOMAIN).unwrap();
+        assert!(matches!(
+            v.offer(&theirs, Some(&for_us), Some(peer()), T0),
+            Verdict::Accepted { .. }
+        ));
+        let mut far = Vec::new();
+        let mut after = None;
+        loop {
+            let (page, next) = v.page(Some(FOREIGN), &[], after.as_ref(), 1);
+            far.extend(signers(page));
+            match next {
+                Some(n) => after = Some(n),
+                None => break,
+            }
+        }
+        far.sort();
+        assert_eq!(far, ["m1:far.test", "m2:far.test", "m9:lab.test"]);
+        assert_eq!(signers(v.page(None, &[], None, 100).0).len(), 2);
         // On the internal topic, a copy is misaddressed.
         assert!(matches!(
             offer(
@@ -1125,11 +1194,14 @@ mod tests {
             v.offer(&withdrawal, Some(&to_far), Some(peer()), at),
             Verdict::Accepted { .. }
         ));
+        let mut far = signers(v.page(Some(FOREIGN), &[], None, 100).0);
+        far.sort();
+        assert_eq!(far, ["m2:far.test", "m9:lab.test"]);
         assert_eq!(
-            signers(v.page(Some(FOREIGN), &[], None, 100).0),
-            ["m2:far.test"]
+            names(&v),
+            ["m1", "m9"],
+            "the internal ad and far.test's stay"
         );
-        assert_eq!(names(&v), ["m1"], "the internal ad stays");
         // When the domain stops trusting the audience, its shelf goes.
         let mut anchors = TrustAnchors::default();
         anchors.insert(DOMAIN, domain_key().public());

@@ -7,25 +7,34 @@
 //! never held against the peer: a peer may simply have missed an update.
 //! A timer drops expired ads every second.
 //!
+//! Whenever the view takes in an agent's machine ad that says something
+//! new of where the agent is (its domain, `StarlingAddresses`), or the
+//! last ad of an agent leaves it, the network loop is told
+//! ([`Command::Directory`]): that is how it finds the peers of each
+//! domain to connect to.
+//!
 //! A pull is answered by what the asking agent's domain may see: an agent
 //! of this domain gets the view; an agent of a trusted domain gets only
 //! this domain's ads meant for its domain (what the domain's `export` term
-//! advertises to it, as their signers published them); a stranger gets a
-//! refusal.
+//! advertises to it, as their signers published them) and the ads its own
+//! domain exports to us (its own, which tell a newcomer where its
+//! domain's agents are before it has met any); a stranger gets a refusal.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
 use libp2p::gossipsub::MessageAcceptance;
 use libp2p::PeerId;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use starling_protocol::classad::{parse_expr, unparse_ad, ClassAd, Expr};
+use starling_protocol::gossip::AdKind;
 use starling_protocol::identity::{
     AgentId, Certificate, Envelope, Freshness, Kind, Timestamp, TrustAnchors,
 };
 use starling_protocol::view::{Request as PullRequest, Response as PullResponse};
 use tokio::sync::mpsc;
 
+use crate::network::directory::{Known, Update};
 use crate::network::{Command, ViewInput};
 use crate::view::{Rejection, Verdict, View};
 
@@ -125,6 +134,8 @@ pub struct ViewState {
     freshness: Freshness,
     network: mpsc::Sender<Command>,
     metrics: starling_web::metrics::Metrics,
+    /// What the network loop was last told of each agent.
+    announced: HashMap<AgentId, Known>,
 }
 
 impl Actor for ViewActor {
@@ -145,6 +156,7 @@ impl Actor for ViewActor {
             freshness: args.freshness,
             network: args.network,
             metrics: args.metrics,
+            announced: HashMap::new(),
         })
     }
 
@@ -188,6 +200,13 @@ impl Actor for ViewActor {
                         MessageAcceptance::Reject
                     }
                 };
+                if let Verdict::Accepted {
+                    signer,
+                    kind: AdKind::Machine,
+                } = &verdict
+                {
+                    state.announce(&[*signer]).await;
+                }
                 let after = from.map_or(0, |a| state.view.rejects(&a));
                 // The loop waits for this answer; if it has stopped, so
                 // has the agent.
@@ -205,9 +224,15 @@ impl Actor for ViewActor {
                 let agent = agent_of(&from);
                 let before = agent.map_or(0, |a| state.view.rejects(&a));
                 let mut taken = 0;
+                let mut machines = Vec::new();
                 for bytes in &ads {
                     match state.view.offer(bytes, None, None, now) {
-                        Verdict::Accepted { .. } => taken += 1,
+                        Verdict::Accepted { signer, kind } => {
+                            taken += 1;
+                            if kind == AdKind::Machine {
+                                machines.push(signer);
+                            }
+                        }
                         Verdict::Rejected(Rejection::Replayed { .. }) | Verdict::Ignored(_) => {}
                         Verdict::Rejected(why) => {
                             tracing::info!(peer = %from, %why, "rejected an ad in a pulled page");
@@ -218,6 +243,7 @@ impl Actor for ViewActor {
                     }
                 }
                 tracing::debug!(peer = %from, offered = ads.len(), taken, "pulled a page of the view");
+                state.announce(&machines).await;
                 let after = agent.map_or(0, |a| state.view.rejects(&a));
                 if after > before {
                     let _ = state
@@ -285,12 +311,75 @@ impl Actor for ViewActor {
                 let gone = state.view.expire(now);
                 if gone > 0 {
                     tracing::debug!(gone, "expired ads");
+                    let agents: Vec<AgentId> = state.announced.keys().copied().collect();
+                    state.announce(&agents).await;
                 }
             }
         }
         Ok(())
     }
 }
+
+impl ViewState {
+    /// Tells the network loop what changed in what the view knows of
+    /// `agents` (their machine ads' domain and addresses, or that none is
+    /// held any more).
+    async fn announce(&mut self, agents: &[AgentId]) {
+        let mut updates = Vec::new();
+        for agent in agents {
+            let Some(peer) = PeerId::from_bytes(&agent.to_peer_id_bytes()).ok() else {
+                continue;
+            };
+            match self.view.machine_of(agent) {
+                Some(held) => {
+                    let known = Known {
+                        peer,
+                        domain: held.domain.clone(),
+                        addresses: addresses_of(&held.ad, &peer),
+                    };
+                    if self.announced.get(agent) != Some(&known) {
+                        self.announced.insert(*agent, known.clone());
+                        updates.push(Update::Known(known));
+                    }
+                }
+                None => {
+                    if self.announced.remove(agent).is_some() {
+                        updates.push(Update::Gone(peer));
+                    }
+                }
+            }
+        }
+        if !updates.is_empty() {
+            let _ = self.network.send(Command::Directory(updates)).await;
+        }
+    }
+}
+
+/// The addresses a machine ad names for its agent (`StarlingAddresses`,
+/// comma-separated): at most [`crate::machine::MAX_ADDRESSES`], each a
+/// multiaddr of at most [`MAX_ADDRESS_LEN`] bytes that ends in the
+/// agent's own `/p2p/` id or gets it appended. Any other is left out: a
+/// signed ad may only say where its own agent is.
+pub fn addresses_of(ad: &ClassAd, peer: &PeerId) -> Vec<libp2p::Multiaddr> {
+    use libp2p::multiaddr::Protocol;
+    let Some(text) = crate::ad::text(ad, "StarlingAddresses") else {
+        return Vec::new();
+    };
+    text.split(',')
+        .map(str::trim)
+        .filter(|a| !a.is_empty() && a.len() <= MAX_ADDRESS_LEN)
+        .filter_map(|a| a.parse::<libp2p::Multiaddr>().ok())
+        .filter_map(|a| match a.iter().last() {
+            Some(Protocol::P2p(id)) if id == *peer => Some(a),
+            Some(Protocol::P2p(_)) => None,
+            _ => Some(a.with(Protocol::P2p(*peer))),
+        })
+        .take(crate::machine::MAX_ADDRESSES)
+        .collect()
+}
+
+/// The longest address a machine ad may name.
+pub const MAX_ADDRESS_LEN: usize = 256;
 
 fn query(
     view: &View,
