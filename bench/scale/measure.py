@@ -6,7 +6,8 @@ trusting all the others, on loopback): `starling testnet up` is timed from
 its start until every agent sees every machine ad it should (the
 command's own "joined in X s"), --runs times on a fresh testnet. After the
 last run of each size the settled pool is watched for --idle-window
-seconds: CPU per agent (from /proc, the agent and its job watchdog) and
+seconds, --settle seconds after it formed (the agents republish their ads
+a few times in their first 15 s): CPU per agent (from /proc, the agent and its job watchdog) and
 resident memory per agent (the same two processes). Then the testnet is
 stopped.
 
@@ -16,7 +17,8 @@ log-log; N log N is k a little above 1). Writes formation.csv and
 idle.csv in --out.
 
 Usage: bench/scale/measure.py [--sizes 25,50,100,200,300] [--domains 10]
-       [--runs 3] [--idle-window 30] [--out DIR] [--starling PATH]
+       [--runs 3] [--idle-window 30] [--settle 20] [--out DIR]
+       [--starling PATH]
 """
 import argparse, csv, math, os, re, shutil, statistics, subprocess, sys, time
 
@@ -137,6 +139,7 @@ def main():
     ap.add_argument("--domains", type=int, default=10)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--idle-window", type=int, default=30)
+    ap.add_argument("--settle", type=int, default=20)
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     ap.add_argument("--dir", default="/tmp/starling-scale")
@@ -156,6 +159,7 @@ def main():
                 times.append(t)
             last = run == args.runs - 1
             if last and t is not None and args.idle_window > 0:
+                time.sleep(args.settle)
                 cpu, rss, thr = idle(directory, args.idle_window)
                 idles.append((n, statistics.median(cpu), min(cpu), max(cpu),
                               statistics.median(rss), min(rss), max(rss),

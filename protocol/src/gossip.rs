@@ -74,10 +74,25 @@ pub enum AdKind {
     Submitter,
     /// A job, signed by the agent it was submitted to. Sent in claims.
     Job,
+    /// That an agent seems dead: signed by an agent of the same domain
+    /// that lost its connection to it and could not dial it again, and
+    /// gossiped on the topics the suspect's ads travel on. Its ad names
+    /// the suspect ([`SUSPECT_ATTR`]); a view hides the suspect's machine
+    /// ad issued before the suspicion, and the suspect, alive after all,
+    /// refutes it by publishing its ad again. Never held in a view.
+    Suspicion,
 }
 
+/// The attribute of a suspicion's ad that names the suspect's agent id.
+pub const SUSPECT_ATTR: &str = "StarlingSuspect";
+
 impl AdKind {
-    pub const ALL: [AdKind; 3] = [AdKind::Machine, AdKind::Submitter, AdKind::Job];
+    pub const ALL: [AdKind; 4] = [
+        AdKind::Machine,
+        AdKind::Submitter,
+        AdKind::Job,
+        AdKind::Suspicion,
+    ];
 
     /// The envelope kind.
     pub const fn kind(self) -> Kind {
@@ -85,6 +100,7 @@ impl AdKind {
             AdKind::Machine => Kind::MACHINE_AD,
             AdKind::Submitter => Kind::SUBMITTER_AD,
             AdKind::Job => Kind::JOB,
+            AdKind::Suspicion => Kind::SUSPICION,
         }
     }
 

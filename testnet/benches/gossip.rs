@@ -15,7 +15,9 @@
 //!   how many connections they opened meanwhile.
 //!
 //! `cargo bench -p starling-testnet --bench gossip`. Environment:
-//! `STARLING_BENCH_AGENTS` (default 500), `STARLING_BENCH_ROUNDS` (ad
+//! `STARLING_BENCH_AGENTS` (default 500), `STARLING_BENCH_DOMAINS` (how
+//! many domains they are dealt to, each trusting all the others; default
+//! 2), `STARLING_BENCH_ROUNDS` (ad
 //! changes, default 7), `STARLING_BENCH_WINDOW_SECS` (traffic window,
 //! default 120: two refresh intervals), `STARLING_BENCH_REFRESH_SECS` (the
 //! agents' ad refresh interval, default the agents' own default; the
@@ -128,7 +130,8 @@ fn main() {
     runtime.block_on(pair.shutdown());
 
     let started = Instant::now();
-    let mut options = Options::new(agents, 2, 2);
+    let domains = env("STARLING_BENCH_DOMAINS", 2).max(1);
+    let mut options = Options::new(agents, domains, 2);
     options.plaintext = plaintext;
     let refresh = env(
         "STARLING_BENCH_REFRESH_SECS",
@@ -144,7 +147,7 @@ fn main() {
     let complete = runtime.block_on(testnet.wait_converged(Duration::from_secs(600)));
     let converge_secs = started.elapsed().as_secs_f64();
     println!(
-        "start-up ({transport}): {agents} agents started in {start_secs:.1} s; {complete}/{agents} saw every ad after {converge_secs:.1} s"
+        "start-up ({transport}): {agents} agents in {domains} domains started in {start_secs:.1} s; {complete}/{agents} saw every ad after {converge_secs:.1} s"
     );
     let opened: u64 = testnet
         .agents

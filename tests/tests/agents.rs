@@ -494,7 +494,7 @@ fn ten_agents_on_loopback_see_each_others_ads_within_seconds() {
 }
 
 #[test]
-fn a_killed_agent_drops_out_of_every_view_after_its_ad_expires_and_comes_back_when_restarted() {
+fn a_killed_agent_drops_out_of_every_view_within_seconds_and_comes_back_when_restarted() {
     const KILLED: usize = 3;
     let mut pool = Pool::new(5, LIFETIME);
     pool.start();
@@ -503,9 +503,9 @@ fn a_killed_agent_drops_out_of_every_view_after_its_ad_expires_and_comes_back_wh
     let others: Vec<usize> = (0..5).filter(|&i| i != KILLED).collect();
 
     // Kill just after a fresh ad of the agent reached every other view, so
-    // that its ad expires about a lifetime after the kill everywhere, and
-    // an early drop (on the connection closing, say) cannot pass for an
-    // expiry.
+    // that its ad would live about a lifetime after the kill everywhere:
+    // leaving every view before that is the work of its peers, which lost
+    // their connections to it, could not dial it again and said so.
     let built_at = |pool: &Pool, i: usize| -> Option<i64> {
         let ads = pool.agents[i].machine_ads().ok()?;
         ads.into_iter().find(|(n, _)| *n == killed).map(|(_, t)| t)
@@ -516,9 +516,6 @@ fn a_killed_agent_drops_out_of_every_view_after_its_ad_expires_and_comes_back_wh
         &[0],
         |pool| built_at(pool, 0),
     );
-    // For each remaining view: the newest ad of the killed agent it showed
-    // (when the advertiser built it, in unix seconds), and when it was
-    // first seen without one.
     let mut newest = [i64::MIN; 5];
     pool.wait_for(
         "a newer ad reaches every view",
@@ -537,49 +534,30 @@ fn a_killed_agent_drops_out_of_every_view_after_its_ad_expires_and_comes_back_wh
     let killed_at = Instant::now();
     pool.agents[KILLED].proc = None;
 
-    let mut gone_at = [None::<f64>; 5];
     let lifetime = pool.lifetime;
     pool.wait_for(
-        "no view holds the killed agent",
-        Duration::from_secs(lifetime + 14),
+        "no view holds the killed agent, within 10 s",
+        Duration::from_secs(10),
         &[0, 1, 2, 4],
         |pool| {
-            for &i in &others {
-                if gone_at[i].is_some() {
-                    continue;
-                }
-                let Ok(ads) = pool.agents[i].machine_ads() else {
-                    continue;
-                };
-                match ads.iter().find(|(n, _)| *n == killed) {
-                    Some(&(_, built)) => newest[i] = newest[i].max(built),
-                    None => gone_at[i] = Some(unix_secs_now()),
-                }
-            }
-            others.iter().all(|&i| gone_at[i].is_some()).then_some(())
+            others
+                .iter()
+                .all(|&i| {
+                    pool.agents[i]
+                        .machine_ads()
+                        .is_ok_and(|ads| !ads.iter().any(|(n, _)| *n == killed))
+                })
+                .then_some(())
         },
     );
-    let mut slack = Vec::new();
-    for &i in &others {
-        let gone = gone_at[i].expect("seen gone");
-        // An ad expires `lifetime` after it was signed, which is after its
-        // `MyCurrentTime` (whole seconds, rounded down): a view that was
-        // first seen without it earlier dropped it before it expired.
-        let expiry = newest[i] as f64 + lifetime as f64;
-        if gone < expiry {
-            let name = &pool.agents[i].name;
-            let early = expiry - gone;
-            pool.fail(
-                &format!("{name} dropped {killed} {early:.1} s before its ad expired"),
-                &[i],
-            );
-        }
-        slack.push(format!("{:.1}", gone - expiry));
-    }
+    let left = killed_at.elapsed();
+    let expiry = newest.iter().copied().max().unwrap_or(0) as f64 + lifetime as f64;
+    assert!(
+        unix_secs_now() < expiry,
+        "{killed} left the views only when its ad expired"
+    );
     eprintln!(
-        "{killed} left every view {:?} after SIGKILL; each view {} s after the ad expired",
-        killed_at.elapsed(),
-        slack.join(", ")
+        "{killed} left every view {left:?} after SIGKILL (its ad would have lived {lifetime} s)"
     );
 
     // The killed agent left its pid file and socket behind; they must not

@@ -240,11 +240,14 @@ fn progress_shows_on_a_terminal() {
 }
 
 #[test]
-fn a_larger_pool_keeps_few_connections_and_still_sees_everything() {
+fn a_larger_pool_of_many_domains_keeps_few_connections_and_still_sees_everything() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("net");
     let _cleanup = Cleanup(&dir);
     let d = dir.to_str().unwrap();
+    // Six domains of four, each trusting the others: a random choice of
+    // peers would leave most agents with no peer of their own domain (and
+    // its ads unseen); the agents pick peers by domain instead.
     let agents = 24;
     ok(&[
         "testnet",
@@ -253,6 +256,8 @@ fn a_larger_pool_keeps_few_connections_and_still_sees_everything() {
         d,
         "--agents",
         &agents.to_string(),
+        "--domains",
+        "6",
         "--timeout",
         "180",
     ]);
@@ -277,6 +282,43 @@ fn a_larger_pool_keeps_few_connections_and_still_sees_everything() {
             "peers {peers:?}, all ads seen: {all_seen}\n{status}"
         );
         std::thread::sleep(Duration::from_millis(500));
+    }
+
+    // An agent killed as in a crash leaves every other view within
+    // seconds (its domain's peers suspect it), not after its ad's
+    // lifetime (three minutes); started again, it is back as fast.
+    ok(&["testnet", "kill", "--dir", d, "agent-05"]);
+    let others_show = |ads: &str| {
+        // `status` fails while an agent is down; its table is still there.
+        let status = String::from_utf8_lossy(&starling(&["testnet", "status", "--dir", d]).stdout)
+            .into_owned();
+        let all = status
+            .lines()
+            .filter(|l| l.starts_with("agent-") && !l.starts_with("agent-05 "))
+            .all(|l| l.split_whitespace().nth(6) == Some(ads));
+        (all, status)
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let (all, status) = others_show("23/24");
+        if all {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "agent-05 still in some views 10 s after it was killed:\n{status}"
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    ok(&["testnet", "start", "--dir", d, "agent-05"]);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (all, status) = others_show("24/24");
+        if all {
+            break;
+        }
+        assert!(Instant::now() < deadline, "agent-05 not back:\n{status}");
+        std::thread::sleep(Duration::from_millis(250));
     }
     ok(&["testnet", "down", "--dir", d]);
 }

@@ -803,7 +803,9 @@ mod tests {
         assert_eq!(s("MyType").as_deref(), Some("Machine"));
         assert_eq!(
             s("StarlingAddresses").as_deref(),
-            Some("/ip4/10.0.0.7/tcp/4001/p2p/12D3KooWabc, /ip4/192.168.1.7/tcp/4001/p2p/12D3KooWabc")
+            Some(
+                "/ip4/10.0.0.7/tcp/4001/p2p/12D3KooWabc, /ip4/192.168.1.7/tcp/4001/p2p/12D3KooWabc"
+            )
         );
         assert_eq!(s("Name").as_deref(), Some("slot1@worker7.example.org"));
         assert_eq!(s("Machine").as_deref(), Some("worker7.example.org"));

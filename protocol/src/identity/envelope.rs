@@ -111,6 +111,9 @@ impl Kind {
     pub const JOB: Kind = Kind(5);
     /// A checkpoint manifest, signed by the agent that took it.
     pub const MANIFEST: Kind = Kind(6);
+    /// A suspicion that an agent is dead, signed by an agent of its
+    /// domain that lost it ([`crate::gossip::AdKind::Suspicion`]).
+    pub const SUSPICION: Kind = Kind(7);
 
     pub const fn from_u16(tag: u16) -> Self {
         Self(tag)
@@ -126,6 +129,7 @@ impl Kind {
             Self::POLICY => "domain policy",
             Self::JOB => "job",
             Self::MANIFEST => "checkpoint manifest",
+            Self::SUSPICION => "suspicion",
             _ => return None,
         })
     }

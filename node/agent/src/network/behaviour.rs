@@ -27,7 +27,7 @@ use super::jobs::WireCodec;
 use super::{
     followed, read_bounded, relays, write_message, Error, Settings, Transport,
     GOSSIP_IDONTWANT_MIN, GOSSIP_MAX_TRANSMIT, GOSSIP_MESH, GOSSIP_QUEUE_LEN, IDENTIFY_PROTOCOL,
-    KAD_LOOKUP_PEERS, KAD_PROTOCOL, TARGET_PEERS,
+    KAD_LOOKUP_PEERS, KAD_PROTOCOL, PING_INTERVAL, TARGET_PEERS,
 };
 
 /// The swarm's behaviours.
@@ -227,7 +227,7 @@ fn make_behaviour(
         limits: connection_limits::Behaviour::new(limits),
         blocked: allow_block_list::Behaviour::default(),
         identify,
-        ping: ping::Behaviour::new(ping::Config::new()),
+        ping: ping::Behaviour::new(ping::Config::new().with_interval(PING_INTERVAL)),
         kad,
         mdns: Toggle::from(mdns),
         gossipsub,

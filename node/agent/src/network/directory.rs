@@ -112,6 +112,14 @@ impl Directory {
             .or_else(|| self.subscribed.get(peer).map(String::as_str))
     }
 
+    /// Where the view says `peer` listens.
+    pub fn addresses_of(&self, peer: &PeerId) -> Vec<Multiaddr> {
+        self.known
+            .get(peer)
+            .map(|k| k.addresses.clone())
+            .unwrap_or_default()
+    }
+
     /// How many agents the directory knows.
     pub fn len(&self) -> usize {
         self.known.len()
@@ -208,6 +216,37 @@ impl Directory {
             .filter(|k| weight_for(&k.peer, toward) < mine)
             .count();
         ahead < BRIDGES
+    }
+
+    /// Whether `peer` is one of the [`DOMAIN_PEERS`] agents of `domain`
+    /// (ours) that `me` prefers: those [`Directory::plan`] dials first.
+    pub fn chosen_in_domain(&self, me: &PeerId, domain: &str, peer: &PeerId) -> bool {
+        if self.known.get(peer).is_none_or(|k| k.domain != domain) {
+            return false;
+        }
+        let mine = weight(me, peer);
+        let ahead = self
+            .known
+            .values()
+            .filter(|k| k.domain == domain && k.peer != *me && k.peer != *peer)
+            .filter(|k| weight(me, &k.peer) < mine)
+            .count();
+        ahead < DOMAIN_PEERS
+    }
+
+    /// The agents of `domain` connected now that `me` prefers, best first.
+    pub fn preferred<'a>(
+        &self,
+        me: &PeerId,
+        domain: &str,
+        connected: impl Iterator<Item = &'a PeerId>,
+    ) -> Vec<PeerId> {
+        let mut ours: Vec<PeerId> = connected
+            .filter(|p| self.domain_of(p) == Some(domain))
+            .copied()
+            .collect();
+        ours.sort_by_key(|p| weight(me, p));
+        ours
     }
 
     /// How many agents of `domain` the directory knows.

@@ -105,13 +105,15 @@ impl Loop {
         keep.extend(self.serving.values().map(|(peer, _)| *peer));
         // The overlay by domain: bridges, and enough of our own domain.
         keep.extend(self.explicit.iter().copied());
-        keep.extend(
-            connected
-                .iter()
-                .filter(|p| own.is_some() && self.directory.domain_of(p) == own)
-                .take(DOMAIN_PEERS)
-                .copied(),
-        );
+        if let Some(own) = own {
+            let me = *self.swarm.local_peer_id();
+            keep.extend(
+                self.directory
+                    .preferred(&me, own, connected.iter())
+                    .into_iter()
+                    .take(DOMAIN_PEERS),
+            );
+        }
         let excess = connected.len() - TARGET_PEERS;
         let mut closed = 0;
         for peer in connected {
@@ -240,18 +242,18 @@ impl Loop {
             self.pull(peer, None, 0);
         }
         self.listen_through_relays();
-        // Where the directory knows enough agents of our domain, `arrange`
-        // picks the peers; Kademlia's random ones would only be pruned.
-        // Where it knows none we are not connected to yet and we have too
-        // few of our own, we walk Kademlia to random ids (backing off),
-        // and every peer met says its domain by its subscriptions.
+        // Where the directory knows agents, `arrange` picks the peers;
+        // Kademlia's random ones would only be pruned. Where it knows no
+        // agent of our domain and we have no peer of it, we walk Kademlia
+        // to random ids (backing off): every peer met says its domain by
+        // its subscriptions, and the first of ours gives us the rest.
         let own = self.domains.first().cloned().unwrap_or_default();
         let own_known = self.directory.count(&own);
         let own_connected = connected
             .iter()
             .filter(|p| self.directory.domain_of(p) == Some(own.as_str()))
             .count();
-        let lost = own_connected < DOMAIN_PEERS && own_known <= own_connected;
+        let lost = own_known == 0 && own_connected == 0;
         if lost && now >= self.next_walk {
             self.walk_backoff = (self.walk_backoff * 2).clamp(WALK_FIRST, KAD_REFRESH);
             self.next_walk = now + self.walk_backoff;
@@ -260,12 +262,10 @@ impl Loop {
                 kad.get_closest_peers(PeerId::random());
             }
         }
-        let limit = if lost {
-            MAX_PEERS
-        } else if own_known >= DOMAIN_PEERS {
-            0
-        } else {
+        let limit = if lost || self.directory.is_empty() {
             TARGET_PEERS
+        } else {
+            0
         };
         if connected.len() >= limit {
             return;

@@ -233,6 +233,8 @@ pub struct AdvertiserState {
     /// Devices no longer found that stay in the ad because a claim holds
     /// them; each leaves once its claim ends.
     vanished: BTreeSet<String>,
+    /// The ad was withdrawn (the agent is stopping): publish no more.
+    stopping: bool,
 }
 
 impl Actor for Advertiser {
@@ -306,6 +308,7 @@ impl Actor for Advertiser {
             probed: tokio::time::Instant::now(),
             exported,
             vanished: BTreeSet::new(),
+            stopping: false,
         })
     }
 
@@ -369,6 +372,9 @@ impl Actor for Advertiser {
                 let _ = reply.send(ad);
             }
             AdvertiserMsg::Check => {
+                if state.stopping {
+                    return Ok(());
+                }
                 state.refresh_probe();
                 state.refresh_addresses().await;
                 let ad = state.build()?;
@@ -378,7 +384,8 @@ impl Actor for Advertiser {
                     Some((text, at)) => {
                         *text != stable || at.elapsed() >= refresh_due(state.args.refresh)
                     }
-                } || audiences(&state.args, &ad) != state.exported.to;
+                } || audiences(&state.args, &ad) != state.exported.to
+                    || state.suspected().await;
                 if due
                     && publish(&state.args, &ad, state.args.lifetime, &mut state.exported)
                         .await?
@@ -390,7 +397,7 @@ impl Actor for Advertiser {
             }
             AdvertiserMsg::Republish => {
                 state.publish_pending = false;
-                if state.last.is_some() {
+                if state.last.is_some() && !state.stopping {
                     state.refresh_addresses().await;
                     let ad = state.build()?;
                     if publish(&state.args, &ad, state.args.lifetime, &mut state.exported)
@@ -417,6 +424,7 @@ impl Actor for Advertiser {
                 let _ = reply.send(state.rediscover(*gpus).await?);
             }
             AdvertiserMsg::Withdraw(reply) => {
+                state.stopping = true;
                 if let Some(ad) = &state.last {
                     publish(&state.args, ad, Duration::ZERO, &mut state.exported).await?;
                 }
@@ -545,6 +553,32 @@ impl AdvertiserState {
             self.vanished.remove(id);
         }
         self.probe.gpus.retain(|g| !freed.contains(&g.id));
+    }
+
+    /// Whether a peer suspected us dead: our own view no longer shows the
+    /// ad we published (a suspicion hides it everywhere it arrives,
+    /// ours included). Publishing again refutes it: the new ad is issued
+    /// after the suspicion.
+    async fn suspected(&self) -> bool {
+        if self.published.is_none() {
+            return false;
+        }
+        let Ok(me) = self.args.identity.agent_id.parse() else {
+            return false;
+        };
+        let held = self
+            .args
+            .view
+            .call(
+                |reply| ViewMsg::Holding { signer: me, reply },
+                Some(crate::QUERY_TIMEOUT),
+            )
+            .await;
+        let suspected = matches!(held, Ok(ractor::rpc::CallResult::Success(None)));
+        if suspected {
+            tracing::info!("a peer suspected this agent dead: publishing the ad again");
+        }
+        suspected
     }
 
     /// Where peers dial us now (`StarlingAddresses`), as the network loop

@@ -340,6 +340,9 @@ impl View {
             Ok(a) => a,
             Err(why) => return Verdict::Rejected(Rejection::NotAdmitted(why.to_string())),
         };
+        if signed.kind == AdKind::Suspicion {
+            return self.suspicion(&signed.ad, signer, &domain, addressed, header.issued_at);
+        }
         let exported_ads: usize = self.exports.values().map(|s| s.ads.len()).sum();
         let viewed_ads = self.main.ads.len();
         let (shelf, held_already) = match addressed {
@@ -376,6 +379,56 @@ impl View {
         let kind = signed.kind;
         shelf.store(key, envelope, signed.ad, domain, now);
         Verdict::Accepted { signer, kind }
+    }
+
+    /// A suspicion from `reporter`, of `domain`, issued at `issued_at`:
+    /// the suspect's machine ad on the shelf it is addressed to, if it is
+    /// of the reporter's domain and older than the suspicion, is hidden
+    /// (as a withdrawal hides it: a later ad of the suspect, its
+    /// refutation, takes its place). Accepted, and so passed on, only when
+    /// it hid something: a suspicion of an agent already gone, or about
+    /// one that has spoken since, goes no further.
+    fn suspicion(
+        &mut self,
+        ad: &ClassAd,
+        reporter: AgentId,
+        domain: &str,
+        addressed: Addressed,
+        issued_at: Timestamp,
+    ) -> Verdict {
+        let Some(suspect) =
+            text_attr(ad, gossip::SUSPECT_ATTR).and_then(|s| s.parse::<AgentId>().ok())
+        else {
+            return Verdict::Rejected(Rejection::Malformed(format!(
+                "a suspicion whose {} is not an agent id",
+                gossip::SUSPECT_ATTR
+            )));
+        };
+        if suspect == reporter {
+            return Verdict::Rejected(Rejection::Malformed("an agent suspects itself".to_owned()));
+        }
+        let shelf = match addressed {
+            Addressed::View => &mut self.main,
+            Addressed::Export { audience } => match self.exports.get_mut(&audience) {
+                Some(shelf) => shelf,
+                None => return Verdict::Ignored(Ignored::Stale),
+            },
+        };
+        let key = Key {
+            signer: *suspect.public_key().as_bytes(),
+            kind: Kind::MACHINE_AD.as_u16(),
+        };
+        let older = shelf.ads.get(&key).is_some_and(|held| {
+            !held.withdrawn && held.domain == domain && held.envelope.header().issued_at < issued_at
+        });
+        if !older {
+            return Verdict::Ignored(Ignored::Stale);
+        }
+        shelf.hide(&key);
+        Verdict::Accepted {
+            signer: suspect,
+            kind: AdKind::Suspicion,
+        }
     }
 
     /// Trusts `anchors` from now on (the domain's policy changed): ads of
@@ -562,6 +615,19 @@ impl Shelf {
                 received: now,
             },
         );
+    }
+
+    /// Hides a live ad as a withdrawal would, until it would have expired.
+    fn hide(&mut self, key: &Key) {
+        if let Some(held) = self.ads.get_mut(key) {
+            held.withdrawn = true;
+            if let Some(keys) = self.by_type.get_mut(&held.my_type) {
+                keys.remove(key);
+                if keys.is_empty() {
+                    self.by_type.remove(&held.my_type);
+                }
+            }
+        }
     }
 
     fn remove(&mut self, key: &Key) -> Option<Held> {
@@ -769,6 +835,101 @@ mod tests {
         assert_eq!(v.len(), 2, "still one ad per signer");
         assert_eq!(v.counts().get("Machine"), Some(&2));
         assert_eq!(v.rejects(&peer()), 0);
+    }
+
+    /// A suspicion of agent `suspect` by agent `by` (certified in
+    /// `domain`), issued at `at`.
+    fn suspicion(by: u8, domain: &str, suspect: u8, at: Timestamp) -> Vec<u8> {
+        let key = agent(by);
+        let cert = certificate(domain, &domain_key(), &key);
+        let ad = parse_ad(&format!(
+            "[ MyType = \"Suspicion\"; StarlingDomain = \"{domain}\"; StarlingSuspect = \"{}\" ]",
+            agent(suspect).agent_id()
+        ))
+        .unwrap();
+        gossip::seal(&key, 1, at, MINUTE, AdKind::Suspicion, &ad, &[cert])
+            .unwrap()
+            .to_bytes()
+    }
+
+    #[test]
+    fn a_suspicion_hides_the_suspects_older_ad_until_it_speaks_again() {
+        let mut v = view();
+        offer(&mut v, &signed(1, 1, T0), T0);
+        offer(&mut v, &signed(2, 1, T0), T0);
+        let at = T0.saturating_add_millis(1_000);
+        // Agent 2 lost agent 1 and says so: agent 1 leaves the view.
+        assert_eq!(
+            offer(&mut v, &suspicion(2, DOMAIN, 1, at), at),
+            Verdict::Accepted {
+                signer: agent(1).agent_id(),
+                kind: AdKind::Suspicion
+            }
+        );
+        assert_eq!(names(&v), ["m2"]);
+        assert!(v.machine_of(&agent(1).agent_id()).is_none());
+        // The same ad again (a late copy, a pulled page) does not bring it
+        // back; a second suspicion has nothing left to hide and goes no
+        // further.
+        assert_eq!(
+            offer(&mut v, &signed(1, 1, T0), at),
+            Verdict::Ignored(Ignored::Duplicate)
+        );
+        assert_eq!(
+            offer(&mut v, &suspicion(3, DOMAIN, 1, at), at),
+            Verdict::Ignored(Ignored::Stale)
+        );
+        // Agent 1 was alive after all: its next ad refutes the suspicion.
+        let later = at.saturating_add_millis(1_000);
+        assert!(matches!(
+            offer(&mut v, &signed(1, 2, later), later),
+            Verdict::Accepted { .. }
+        ));
+        assert_eq!(names(&v), ["m1", "m2"]);
+        // A suspicion older than the ad it would hide changes nothing.
+        assert_eq!(
+            offer(&mut v, &suspicion(2, DOMAIN, 1, at), later),
+            Verdict::Ignored(Ignored::Stale)
+        );
+        assert_eq!(names(&v), ["m1", "m2"]);
+        assert_eq!(v.rejects(&peer()), 0);
+    }
+
+    #[test]
+    fn a_suspicion_that_names_no_agent_or_its_own_signer_is_refused() {
+        let mut v = view();
+        offer(&mut v, &signed(1, 1, T0), T0);
+        let key = agent(2);
+        let cert = certificate(DOMAIN, &domain_key(), &key);
+        for text in [
+            "[ MyType = \"Suspicion\"; StarlingDomain = \"lab.test\" ]".to_owned(),
+            "[ MyType = \"Suspicion\"; StarlingDomain = \"lab.test\"; StarlingSuspect = 42 ]"
+                .to_owned(),
+            "[ MyType = \"Suspicion\"; StarlingDomain = \"lab.test\"; StarlingSuspect = \"x\" ]"
+                .to_owned(),
+            format!(
+                "[ MyType = \"Suspicion\"; StarlingDomain = \"lab.test\"; StarlingSuspect = \"{}\" ]",
+                key.agent_id()
+            ),
+        ] {
+            let bytes = gossip::seal(
+                &key,
+                1,
+                T0,
+                MINUTE,
+                AdKind::Suspicion,
+                &parse_ad(&text).unwrap(),
+                std::slice::from_ref(&cert),
+            )
+            .unwrap()
+            .to_bytes();
+            assert!(
+                matches!(offer(&mut v, &bytes, T0), Verdict::Rejected(Rejection::Malformed(_))),
+                "{text}"
+            );
+        }
+        assert_eq!(names(&v), ["m1"]);
+        assert_eq!(v.rejects(&peer()), 4);
     }
 
     #[test]

@@ -202,10 +202,17 @@ impl Actor for ViewActor {
                 };
                 if let Verdict::Accepted {
                     signer,
-                    kind: AdKind::Machine,
+                    kind: AdKind::Machine | AdKind::Suspicion,
                 } = &verdict
                 {
                     state.announce(&[*signer]).await;
+                }
+                if let Verdict::Accepted {
+                    signer,
+                    kind: AdKind::Suspicion,
+                } = &verdict
+                {
+                    tracing::info!(peer = %source, suspect = %signer.short(), "an agent is suspected dead: its machine ad is hidden");
                 }
                 let after = from.map_or(0, |a| state.view.rejects(&a));
                 // The loop waits for this answer; if it has stopped, so
@@ -455,6 +462,48 @@ pub fn agent_of(peer: &PeerId) -> Option<AgentId> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_ad_names_only_its_own_agents_addresses_and_a_bounded_few() {
+        let key = |i: u8| libp2p::identity::Keypair::ed25519_from_bytes([i; 32]).unwrap();
+        let me = key(1).public().to_peer_id();
+        let other = key(2).public().to_peer_id();
+        let ad_with = |text: &str| {
+            let mut ad = ClassAd::new();
+            ad.insert(
+                starling_protocol::classad::Name::new("StarlingAddresses").unwrap(),
+                Expr::from(starling_protocol::classad::Value::string(text)),
+            );
+            ad
+        };
+        let long = format!("/dns4/{}/tcp/1", "a".repeat(300));
+        let text = format!(
+            "/ip4/10.0.0.1/tcp/4001/p2p/{me}, /ip4/10.0.0.2/tcp/4001, \
+             /ip4/10.0.0.3/tcp/4001/p2p/{other}, not an address, {long}, \
+             /ip4/10.0.0.4/tcp/1, /ip4/10.0.0.5/tcp/1, /ip4/10.0.0.6/tcp/1"
+        );
+        let got: Vec<String> = addresses_of(&ad_with(&text), &me)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            got,
+            [
+                format!("/ip4/10.0.0.1/tcp/4001/p2p/{me}"),
+                format!("/ip4/10.0.0.2/tcp/4001/p2p/{me}"),
+                format!("/ip4/10.0.0.4/tcp/1/p2p/{me}"),
+                format!("/ip4/10.0.0.5/tcp/1/p2p/{me}"),
+            ],
+            "another agent's address, junk and an overlong one are left out; at most four"
+        );
+        assert!(addresses_of(&ClassAd::new(), &me).is_empty());
+        let mut not_text = ClassAd::new();
+        not_text.insert(
+            starling_protocol::classad::Name::new("StarlingAddresses").unwrap(),
+            Expr::from(starling_protocol::classad::Value::Int(7)),
+        );
+        assert!(addresses_of(&not_text, &me).is_empty());
+    }
 
     #[test]
     fn a_pull_is_answered_with_what_the_asking_domain_may_see() {
