@@ -456,6 +456,7 @@ pub fn start(
         key: starling_protocol::identity::Keypair::from_seed(&key.seed()),
         confirming: HashSet::new(),
         confirmed_at: HashMap::new(),
+        suspected: HashMap::new(),
         walk_backoff: Duration::ZERO,
         next_walk: tokio::time::Instant::now(),
     };
@@ -575,6 +576,8 @@ struct Loop {
     confirming: HashSet<PeerId>,
     /// When each peer was last dialled to see whether it is alive.
     confirmed_at: HashMap<PeerId, tokio::time::Instant>,
+    /// The peers we suspected lately, and when.
+    suspected: HashMap<PeerId, tokio::time::Instant>,
     /// The wait before the next walk to a random id, and when it may be.
     walk_backoff: Duration,
     next_walk: tokio::time::Instant,

@@ -17,7 +17,10 @@
 //! ad until the suspect speaks again. An agent wrongly suspected (a
 //! network cut, a malicious colleague) sees its own ad hidden in its own
 //! view and publishes it again (`pool::advertiser`), which every view
-//! takes in place of the hidden one: that is its refutation. Only
+//! takes in place of the hidden one: that is its refutation. A suspect
+//! that was cut off while it was suspected hears nothing of it, so a peer
+//! that suspected it says it again, on the domain's topic, when the
+//! suspect connects to it again. Only
 //! peers of the suspect's own domain suspect it, at most once per
 //! connection lost.
 //!
@@ -86,7 +89,7 @@ impl Loop {
             .build();
         if self.swarm.dial(opts).is_err() {
             self.confirming.remove(&peer);
-            self.suspect(peer);
+            self.suspect(peer, true);
         }
     }
 
@@ -94,27 +97,46 @@ impl Loop {
     /// is not.
     pub(super) fn unreachable(&mut self, peer: PeerId) {
         if self.confirming.remove(&peer) {
-            self.suspect(peer);
+            self.suspect(peer, true);
         }
     }
 
-    /// `peer` is connected: alive, whatever we feared.
+    /// `peer` is connected: alive, whatever we feared. If we suspected it
+    /// lately it may never have heard (it was cut off while we said so):
+    /// we say it again on our domain's topic, where it hears it from us
+    /// and refutes it, and where views that hid its ad already let the
+    /// repeat go no further.
     pub(super) fn reached(&mut self, peer: &PeerId) {
         self.confirming.remove(peer);
+        let now = tokio::time::Instant::now();
+        if let Some(at) = self.suspected.remove(peer) {
+            if now.duration_since(at) < SUSPICION_TTL {
+                tracing::info!(%peer, "a peer we suspected is back: telling it, so that it refutes");
+                self.suspect(*peer, false);
+            }
+        }
     }
 
-    /// Publishes a suspicion of `peer` on our domain's topic and on each
-    /// of its export topics we follow.
-    fn suspect(&mut self, peer: PeerId) {
+    /// Publishes a suspicion of `peer` on our domain's topic and, when
+    /// `everywhere`, on each of its export topics we follow.
+    fn suspect(&mut self, peer: PeerId, everywhere: bool) {
         let Some(own) = self.domains.first().cloned() else {
             return;
         };
-        tracing::info!(%peer, "a peer of our domain is gone (connection lost, dial failed): suspecting it");
+        if everywhere {
+            tracing::info!(%peer, "a peer of our domain is gone (connection lost, dial failed): suspecting it");
+            let now = tokio::time::Instant::now();
+            self.suspected
+                .retain(|_, at| now.duration_since(*at) < SUSPICION_TTL);
+            if self.suspected.len() < MAX_CONFIRMING {
+                self.suspected.insert(peer, now);
+            }
+        }
         let mut topics: Vec<(Topic, Option<String>)> = Vec::new();
         if let Ok(topic) = Topic::ads(&own) {
             topics.push((topic, None));
         }
-        for topic in self.topics.values() {
+        for topic in self.topics.values().filter(|_| everywhere) {
             if let Topic::Export { domain, audience } = topic {
                 if *domain == own {
                     topics.push((topic.clone(), Some(audience.clone())));
