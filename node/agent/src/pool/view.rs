@@ -621,25 +621,26 @@ impl Shelf {
     fn hide(&mut self, key: &Key) {
         if let Some(held) = self.ads.get_mut(key) {
             held.withdrawn = true;
-            if let Some(keys) = self.by_type.get_mut(&held.my_type) {
-                keys.remove(key);
-                if keys.is_empty() {
-                    self.by_type.remove(&held.my_type);
-                }
-            }
+            let my_type = held.my_type.clone();
+            self.unindex(&my_type, key);
         }
     }
 
     fn remove(&mut self, key: &Key) -> Option<Held> {
         let held = self.ads.remove(key)?;
         self.expiry.remove(&(held.until, *key));
-        if let Some(keys) = self.by_type.get_mut(&held.my_type) {
+        self.unindex(&held.my_type, key);
+        Some(held)
+    }
+
+    /// Takes `key` out of the index of its `MyType`.
+    fn unindex(&mut self, my_type: &str, key: &Key) {
+        if let Some(keys) = self.by_type.get_mut(my_type) {
             keys.remove(key);
             if keys.is_empty() {
-                self.by_type.remove(&held.my_type);
+                self.by_type.remove(my_type);
             }
         }
-        Some(held)
     }
 
     /// Drops every ad whose time is up; returns how many live ads left.
