@@ -466,6 +466,21 @@ mod tests {
             },
         );
         let (mut left, mut other) = (sleeper(mine), sleeper(theirs));
+        // A child's environment shows in /proc only once its exec has set
+        // it up, a moment after spawn returns; a leftover of a dead agent
+        // is long past that.
+        let marked = |job: JobId| {
+            let prefix = format!("{}.", marker_name("agent", job));
+            !family::processes_marked(|tag| tag.starts_with(prefix.as_bytes())).is_empty()
+        };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !(marked(mine) && marked(theirs)) {
+            assert!(
+                Instant::now() < deadline,
+                "the sleepers never showed their marker"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
         let ad = job("[JobUniverse = 12]");
         assert_eq!(end_leftovers(&ad, &marker_name("agent", mine)), 1);
         let status = left.wait().expect("wait");
