@@ -92,10 +92,14 @@ def cpu_ticks(pid):
         return 0
 
 
-def rss_kib(pid):
+def kib(pid, name, field):
+    """A KiB figure of /proc/PID/<name>: VmRSS in `status`, or Pss in
+    `smaps_rollup` (proportional set size: pages shared with other
+    processes, such as the binary's text every agent maps, count as a
+    share)."""
     try:
-        for line in open(f"/proc/{pid}/status"):
-            if line.startswith("VmRSS:"):
+        for line in open(f"/proc/{pid}/{name}"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1])
     except OSError:
         pass
@@ -110,16 +114,26 @@ def threads(pid):
 
 
 def idle(directory, window):
-    """Per agent: share of one core over `window` s, RSS MiB, threads."""
+    """Per agent: share of one core over `window` s, RSS and PSS MiB,
+    threads."""
     pids = agent_pids(directory)
     hz = os.sysconf("SC_CLK_TCK")
     before = {p: sum(cpu_ticks(q) for q in family(p)) for p in pids}
     time.sleep(window)
     after = {p: sum(cpu_ticks(q) for q in family(p)) for p in pids}
     cpu = [(after[p] - before[p]) / hz / window * 100 for p in pids]
-    rss = [sum(rss_kib(q) for q in family(p)) / 1024 for p in pids]
+    rss = [sum(kib(q, "status", "VmRSS") for q in family(p)) / 1024 for p in pids]
+    pss = [sum(kib(q, "smaps_rollup", "Pss") for q in family(p)) / 1024 for p in pids]
     thr = [threads(p) for p in pids]
-    return cpu, rss, thr
+    return cpu, rss, pss, thr
+
+
+def formation_cpu(directory):
+    """CPU-seconds the agents (and watchdogs) used so far, per agent."""
+    pids = agent_pids(directory)
+    hz = os.sysconf("SC_CLK_TCK")
+    total = sum(cpu_ticks(q) for p in pids for q in family(p)) / hz
+    return total / max(len(pids), 1)
 
 
 def fit_exponent(points):
@@ -138,8 +152,10 @@ def main():
     ap.add_argument("--sizes", default="25,50,100,200,300")
     ap.add_argument("--domains", type=int, default=10)
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--idle-window", type=int, default=30)
-    ap.add_argument("--settle", type=int, default=20)
+    # A whole refresh interval (60 s): a shorter window catches a pool's
+    # refresh wave or misses it, and read 0.18-0.65% for the same pool.
+    ap.add_argument("--idle-window", type=int, default=60)
+    ap.add_argument("--settle", type=int, default=30)
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     ap.add_argument("--dir", default="/tmp/starling-scale")
@@ -150,45 +166,52 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     formation, idles, medians = [], [], []
     for n in sizes:
-        times = []
+        times, cpus = [], []
         for run in range(args.runs):
             directory = os.path.join(args.dir, f"n{n}")
             t = up(starling, directory, n, args.domains, args.timeout)
-            formation.append((n, run, t if t is not None else ""))
+            spent = formation_cpu(directory) if t is not None else None
+            formation.append((n, run, t if t is not None else "",
+                              f"{spent:.3f}" if spent is not None else ""))
             if t is not None:
                 times.append(t)
+                cpus.append(spent)
             last = run == args.runs - 1
             if last and t is not None and args.idle_window > 0:
                 time.sleep(args.settle)
-                cpu, rss, thr = idle(directory, args.idle_window)
+                cpu, rss, pss, thr = idle(directory, args.idle_window)
                 idles.append((n, statistics.median(cpu), min(cpu), max(cpu),
                               statistics.median(rss), min(rss), max(rss),
+                              statistics.median(pss), min(pss), max(pss),
                               statistics.median(thr)))
             down(starling, directory)
         if times:
             med = statistics.median(times)
             medians.append((n, med))
             print(f"N={n:4d} in {args.domains} domains: formation median {med:6.1f} s "
-                  f"(range {min(times):.1f}-{max(times):.1f}, {len(times)}/{args.runs} joined)",
+                  f"(range {min(times):.1f}-{max(times):.1f}, {len(times)}/{args.runs} joined); "
+                  f"{statistics.median(cpus):.2f} CPU-s per agent to form",
                   flush=True)
         else:
             print(f"N={n:4d}: no run joined within {args.timeout} s", flush=True)
-    for (n, cpu, cpu_lo, cpu_hi, rss, rss_lo, rss_hi, thr) in idles:
+    for (n, cpu, cpu_lo, cpu_hi, rss, rss_lo, rss_hi, pss, pss_lo, pss_hi, thr) in idles:
         print(f"N={n:4d} idle over {args.idle_window} s, per agent (with its watchdog): "
               f"CPU median {cpu:.2f}% of a core ({cpu_lo:.2f}-{cpu_hi:.2f}), "
-              f"RSS median {rss:.1f} MiB ({rss_lo:.1f}-{rss_hi:.1f}), {thr:.0f} threads")
+              f"RSS median {rss:.1f} MiB ({rss_lo:.1f}-{rss_hi:.1f}), "
+              f"PSS median {pss:.1f} MiB ({pss_lo:.1f}-{pss_hi:.1f}), {thr:.0f} threads")
     if len(medians) >= 2:
         print(f"fitted exponent of formation time over N: {fit_exponent(medians):.2f} "
               f"(1 is linear; N log N over this range is about 1.2)")
     with open(os.path.join(args.out, "formation.csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["agents", "domains", "run", "seconds"])
-        for n, run, t in formation:
-            w.writerow([n, args.domains, run, t])
+        w.writerow(["agents", "domains", "run", "seconds", "cpu_s_per_agent"])
+        for n, run, t, spent in formation:
+            w.writerow([n, args.domains, run, t, spent])
     with open(os.path.join(args.out, "idle.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["agents", "cpu_pct_median", "cpu_pct_min", "cpu_pct_max",
-                    "rss_mib_median", "rss_mib_min", "rss_mib_max", "threads_median"])
+                    "rss_mib_median", "rss_mib_min", "rss_mib_max",
+                    "pss_mib_median", "pss_mib_min", "pss_mib_max", "threads_median"])
         for row in idles:
             w.writerow([f"{v:.3f}" if isinstance(v, float) else v for v in row])
 

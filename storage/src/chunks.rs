@@ -1134,6 +1134,7 @@ fn open_db(path: &Path) -> Result<sled::Db, Error> {
             sled::Config::new()
                 .path(path)
                 .cache_capacity(64 << 20)
+                .flush_every_ms(Some(crate::sled_store::BACKGROUND_FLUSH_MS))
                 .open()
         }))
         .map_err(|_| Error::Damaged {

@@ -628,18 +628,29 @@ fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
 /// same process was dropped.
 const LOCK_WAIT: Duration = Duration::from_secs(2);
 
+/// How often sled's own thread flushes and cleans its log. Every
+/// acknowledged write is flushed before it returns, so this only bounds
+/// what an unacknowledged one may lose; sled's default (500 ms, with an
+/// fsync each time even when nothing changed) made the flusher the most
+/// frequent wake-up of an idle agent.
+pub(crate) const BACKGROUND_FLUSH_MS: u64 = 5_000;
+
 fn open_db(path: &Path) -> Result<sled::Db, Error> {
     let started = Instant::now();
     loop {
         // sled may panic on some damaged files rather than return an error.
-        let opened = catch_unwind(|| sled::Config::new().path(path).open()).map_err(|panic| {
-            Error::Damaged {
-                path: path.to_path_buf(),
-                damage: Damage::new(vec![Problem::new(
-                    "store",
-                    format!("sled cannot read its files: {}", panic_text(&panic)),
-                )]),
-            }
+        let opened = catch_unwind(|| {
+            sled::Config::new()
+                .path(path)
+                .flush_every_ms(Some(BACKGROUND_FLUSH_MS))
+                .open()
+        })
+        .map_err(|panic| Error::Damaged {
+            path: path.to_path_buf(),
+            damage: Damage::new(vec![Problem::new(
+                "store",
+                format!("sled cannot read its files: {}", panic_text(&panic)),
+            )]),
         })?;
         match opened {
             Ok(db) => return Ok(db),

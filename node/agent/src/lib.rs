@@ -42,7 +42,8 @@
 //! the libp2p swarm), [`links`] (bandwidth as a negotiated resource),
 //! [`transfers`] (the job router, file offers and pulls), the [`control`]
 //! actor and its answers to job and checkpoint requests, the [`supervisor`]
-//! and the [`agent`] handle, the [`config`]uration and the [`machine`] probe.
+//! and the [`agent`] handle, the [`config`]uration, the [`machine`] probe
+//! and the [`ticker`] that wakes an actor only when it has work.
 //! No module of the agent decides policy: each gathers inputs, calls a
 //! `starling_policies` function and carries out its answer.
 //!
@@ -67,6 +68,7 @@ pub mod pool;
 pub mod store;
 pub mod submit;
 pub mod supervisor;
+pub mod ticker;
 pub mod transfers;
 
 pub use agent::{Agent, Error, Setup, StaticInfo, Stopped, WITHDRAW_GRACE};

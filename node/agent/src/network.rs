@@ -13,10 +13,13 @@
 //!   measure of "nearby");
 //! - **Kademlia** in server mode on `/starling/kad/1`, seeded with the
 //!   bootstrap peers; its routing table is where the loop finds peers to
-//!   dial when it has fewer than [`TARGET_PEERS`]. The loop looks up its
-//!   own id at start and every [`KAD_REFRESH`] after, and cuts the
-//!   bootstraps Kademlia starts by itself to that same lookup; a peer
-//!   enters the table only where its bucket has room, so that Kademlia
+//!   dial while the directory knows no agent of its domain. Kademlia looks
+//!   up our own id when the table is young (how an agent meets agents of
+//!   domains no pull tells it of); beyond that the loop walks it (a lookup
+//!   of a random id) only while it knows no one of its domain, backing off
+//!   up to [`WALK_MAX`], and cuts Kademlia's own bootstraps to their first
+//!   step: each lookup opens a connection to every peer it asks. A
+//!   peer enters the table only where its bucket has room, so that Kademlia
 //!   never dials to check a full bucket (see `Loop::learn_address`);
 //! - **mDNS**, when configured (on for a LAN install, off in testnets);
 //! - **gossipsub** on the topics of [`Topic::followed`] (the domain's own
@@ -110,14 +113,14 @@ pub const MAX_PEERS: usize = 16;
 /// connected (a claim's keepalives, a transfer in progress).
 pub const JOB_ACTIVITY_KEEPS: Duration = Duration::from_secs(60);
 
-/// How often the routing table is refreshed: one lookup of our own id
-/// (Kademlia's paper refreshes hourly; peers here come and go faster). The
-/// same lookup is how an agent joins: it finds the peers nearest to it and
-/// they learn of it. Kademlia's full bootstrap (a lookup per bucket as
-/// well) would fill a routing table we use only to find [`TARGET_PEERS`],
-/// at the cost of a connection to every peer each lookup asks: in a
-/// 200-agent pool a third more connections while it formed.
-pub const KAD_REFRESH: Duration = Duration::from_secs(300);
+/// The longest wait between Kademlia walks of an agent that knows no
+/// agent of its domain. A settled agent that knows its domain makes no
+/// lookup: it learns of newcomers by their ads (which name their
+/// addresses), and a lookup costs a connection to every peer it asks,
+/// closed again by the peer limit. With a lookup of its own id every five
+/// minutes, a settled 100-agent pool opened and closed about 20
+/// connections per agent each time, all at once.
+pub const WALK_MAX: Duration = Duration::from_secs(300);
 
 /// The closest peers a Kademlia lookup looks for (the protocol's default
 /// is 20).
@@ -128,8 +131,9 @@ pub const KAD_LOOKUP_PEERS: std::num::NonZeroUsize = std::num::NonZeroUsize::new
 pub const ARRANGE_DELAY: Duration = Duration::from_millis(200);
 
 /// The first wait between Kademlia walks to random ids, made while the
-/// directory knows no agent of our domain to connect to; it doubles after
-/// each, up to [`KAD_REFRESH`].
+/// directory knows no agent of our domain to connect to (the first pull,
+/// from a bootstrap peer, usually fills it before); it doubles after each,
+/// up to [`WALK_MAX`].
 pub const WALK_FIRST: Duration = Duration::from_secs(5);
 
 /// How long a peer the loop failed to dial is not dialled again for the
@@ -404,6 +408,9 @@ pub fn start(
                 .add_address(&peer, address.clone());
         }
     }
+    // A bootstrap peer entering Kademlia's table starts a lookup of our
+    // own id (see the `Bootstrap` event below): how an agent meets agents
+    // of the domains no pull tells it of.
     for address in &settings.bootstrap {
         if let Some(peer) = peer_of(address) {
             swarm
@@ -458,7 +465,7 @@ pub fn start(
         confirmed_at: HashMap::new(),
         suspected: HashMap::new(),
         walk_backoff: Duration::ZERO,
-        next_walk: tokio::time::Instant::now(),
+        next_walk: tokio::time::Instant::now() + WALK_FIRST,
     };
     let task = tokio::spawn(tracing::Instrument::in_current_span(state.run(receiver)));
     Ok(Network {
@@ -587,12 +594,6 @@ impl Loop {
     async fn run(mut self, mut commands: mpsc::Receiver<Command>) {
         let mut dial_timer = tokio::time::interval(Duration::from_secs(5));
         dial_timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        // With no bootstrap peer the table is empty and there is no one to
-        // ask yet: the refresh below tries again.
-        self.look_up_self();
-        let mut kad_timer =
-            tokio::time::interval_at(tokio::time::Instant::now() + KAD_REFRESH, KAD_REFRESH);
-        kad_timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             let arrange_due = self.arrange_due;
             tokio::select! {
@@ -616,11 +617,6 @@ impl Loop {
                     self.keep_connected();
                     self.arrange();
                     self.prune();
-                }
-                _ = kad_timer.tick() => {
-                    // Our closest peers learn we are still here, and we
-                    // learn of any newcomer near us.
-                    self.look_up_self();
                 }
             }
         }
@@ -1037,10 +1033,12 @@ impl Loop {
                 // Kademlia starts a full bootstrap of its own whenever a peer
                 // enters a table of fewer than 20 (it cannot be switched off
                 // in this libp2p). Its first step, the lookup of our own id,
-                // is how we join; the rest is a lookup per bucket, dozens of
-                // connections that `prune` closes again: at 200 agents, most
-                // of the connections a forming pool opened. Finishing each
-                // step as it starts ends it without a request sent.
+                // is how we join: besides the directory's peers, it meets
+                // agents of domains that no pull tells of (a domain that
+                // exports only to another, say). The rest is a lookup per
+                // bucket, dozens of connections that `prune` closes again.
+                // Finishing each step as it starts ends it without a
+                // request sent.
                 if let Some(mut query) = self.swarm.behaviour_mut().kad.query_mut(&id) {
                     query.finish();
                 }

@@ -92,6 +92,7 @@ use tokio::sync::mpsc;
 use crate::network::jobs::Answer;
 use crate::network::Command;
 use crate::starter::{self, StarterHandle};
+use crate::ticker::Ticker;
 use crate::transfers::{Router, StartdInput};
 use crate::usage::{Accounting, Priorities};
 use policy::idle_slot;
@@ -102,8 +103,12 @@ pub const MIN_LEASE: Duration = Duration::from_secs(2);
 /// Longest lease granted.
 pub const MAX_LEASE: Duration = Duration::from_secs(3600);
 
-/// How often leases are checked.
+/// How often leases are checked while there are claims or waiting
+/// requests (see [`crate::ticker`]).
 pub const LEASE_CHECK: Duration = Duration::from_millis(500);
+
+/// How often an idle startd (no claims, nothing waiting) looks anyway.
+pub const IDLE_LOOK: Duration = Duration::from_secs(30);
 
 /// Claims held at once, at most (besides the machine's own limits).
 pub const MAX_CLAIMS: usize = 1024;
@@ -267,6 +272,11 @@ pub struct StartdState {
     /// User priorities and factors, and when they were computed.
     priorities: Option<(Priorities, Factors, tokio::time::Instant)>,
     saved: tokio::time::Instant,
+    /// The next [`StartdMsg::Tick`]: soon while there are claims or
+    /// waiting requests, and until the usage they left is saved.
+    ticker: Ticker,
+    /// When there were last claims or waiting requests.
+    last_busy: tokio::time::Instant,
     /// When the running jobs were last looked at for a move.
     moves_looked: tokio::time::Instant,
     /// The task renewing the shares foreign claims hold, and its orders.
@@ -396,7 +406,6 @@ impl Actor for Startd {
         // No job outlives a startd but those taken on again: what the books
         // say is in use is not.
         args.accounting.nothing_in_use(unix_now());
-        myself.send_interval(LEASE_CHECK, || StartdMsg::Tick);
         myself.send_interval(args.policy_interval, || StartdMsg::Policy);
         // The supervisor is starting too and cannot answer yet: the totals
         // come with the first claim's machine ad.
@@ -431,12 +440,15 @@ impl Actor for Startd {
             next_arrival: 0,
             priorities: None,
             saved: tokio::time::Instant::now(),
+            ticker: Ticker::new(),
+            last_busy: tokio::time::Instant::now(),
             moves_looked: tokio::time::Instant::now(),
             renewals: (renew_tx, renewals),
         };
         for found in adopted {
             state.take_on(&myself, found);
         }
+        state.pace(&myself);
         Ok(state)
     }
 
@@ -504,6 +516,7 @@ impl Actor for Startd {
             }
             StartdMsg::ShareLost(lost) => state.on_share_lost(lost).await,
             StartdMsg::Tick => {
+                state.ticker.fired();
                 state.learn_totals().await;
                 state.expire().await;
                 state.expire_waiting().await;
@@ -529,6 +542,7 @@ impl Actor for Startd {
                 let _ = reply.send(status);
             }
         }
+        state.pace(&myself);
         Ok(())
     }
 

@@ -150,7 +150,7 @@ fn make_behaviour(
             .with_push_listen_addr_updates(true),
     );
     let mut kad_config = kad::Config::new(StreamProtocol::new(KAD_PROTOCOL));
-    // The loop decides when to look peers up (see [`KAD_REFRESH`]); a full
+    // The loop decides when to look peers up (see [`WALK_MAX`]); a full
     // bootstrap every five minutes is a lookup per bucket, dozens of
     // connections opened and then closed again by the peer limit.
     kad_config.set_periodic_bootstrap_interval(None);

@@ -9,7 +9,8 @@
 //!               dialled as the directory says; bridges made explicit
 //!               gossip peers (also soon after the directory changes)
 //!           ──▶ prune: above MAX_PEERS, idle connections closed
-//! every KAD_REFRESH ──▶ look_up_self (how an agent joins, and stays known)
+//!           ──▶ walk: a Kademlia lookup of a random id, only while the
+//!               directory knows no agent of our domain (backing off)
 //! identify, mDNS ──▶ learn_address (only where its bucket has room)
 //! rejected messages ──▶ penalise: gossip score, then a ban
 //! ```
@@ -28,8 +29,7 @@ use libp2p::swarm::dial_opts::{DialOpts, PeerCondition};
 use super::directory::DOMAIN_PEERS;
 use super::{
     Loop, PeerInfo, ARRANGE_DELAY, BAN_AFTER_REJECTS, BAN_DURATION, DIAL_BACKOFF,
-    JOB_ACTIVITY_KEEPS, KAD_REFRESH, MAX_PEERS, PRUNE_GRACE, REJECT_PENALTY, TARGET_PEERS,
-    WALK_FIRST,
+    JOB_ACTIVITY_KEEPS, MAX_PEERS, PRUNE_GRACE, REJECT_PENALTY, TARGET_PEERS, WALK_FIRST, WALK_MAX,
 };
 
 impl Loop {
@@ -172,16 +172,6 @@ impl Loop {
         }
     }
 
-    /// Starts a Kademlia lookup of our own id, if the routing table holds
-    /// anyone to ask.
-    pub(super) fn look_up_self(&mut self) {
-        let own = *self.swarm.local_peer_id();
-        let kad = &mut self.swarm.behaviour_mut().kad;
-        if kad.kbuckets().any(|bucket| bucket.num_entries() > 0) {
-            kad.get_closest_peers(own);
-        }
-    }
-
     /// Puts a peer's address in the routing table if the peer is there
     /// already or its bucket has room. Kademlia would otherwise make room in
     /// a full bucket by dialling its oldest disconnected entry to see if it
@@ -198,6 +188,16 @@ impl Loop {
         if room {
             kad.add_address(&peer, address);
         }
+    }
+
+    /// Whether the agent knows no agent of its domain and is connected to
+    /// none: the one case in which it needs Kademlia to find peers.
+    pub(super) fn without_domain(&self, connected: &HashSet<PeerId>) -> bool {
+        let own = self.domains.first().map_or("", String::as_str);
+        connected
+            .iter()
+            .all(|p| self.directory.domain_of(p) != Some(own))
+            && self.directory.count(own) == 0
     }
 
     pub(super) fn note_job_traffic(&mut self, peer: PeerId) {
@@ -247,15 +247,9 @@ impl Loop {
         // agent of our domain and we have no peer of it, we walk Kademlia
         // to random ids (backing off): every peer met says its domain by
         // its subscriptions, and the first of ours gives us the rest.
-        let own = self.domains.first().cloned().unwrap_or_default();
-        let own_known = self.directory.count(&own);
-        let own_connected = connected
-            .iter()
-            .filter(|p| self.directory.domain_of(p) == Some(own.as_str()))
-            .count();
-        let lost = own_known == 0 && own_connected == 0;
+        let lost = self.without_domain(&connected);
         if lost && now >= self.next_walk {
-            self.walk_backoff = (self.walk_backoff * 2).clamp(WALK_FIRST, KAD_REFRESH);
+            self.walk_backoff = (self.walk_backoff * 2).clamp(WALK_FIRST, WALK_MAX);
             self.next_walk = now + self.walk_backoff;
             let kad = &mut self.swarm.behaviour_mut().kad;
             if kad.kbuckets().any(|bucket| bucket.num_entries() > 0) {

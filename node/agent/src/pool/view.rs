@@ -453,6 +453,15 @@ impl View {
             .count()
     }
 
+    /// When the next ad's time is up (the view's own or an export
+    /// shelf's), if any is held.
+    pub fn next_expiry(&self) -> Option<Timestamp> {
+        std::iter::once(&self.main)
+            .chain(self.exports.values())
+            .filter_map(|shelf| shelf.expiry.first().map(|(until, _)| *until))
+            .min()
+    }
+
     /// Drops every ad whose time is up; returns how many live ads left the
     /// view proper.
     pub fn expire(&mut self, now: Timestamp) -> usize {

@@ -5,7 +5,8 @@
 //! the sender's reject count when it rose). Pages pulled from peers are
 //! offered the same way, except that an older or duplicate ad in a page is
 //! never held against the peer: a peer may simply have missed an update.
-//! A timer drops expired ads every second.
+//! A timer drops expired ads when the next one's time is up (and looks at
+//! least every [`EXPIRY_LOOK`]).
 //!
 //! Whenever the view takes in an agent's machine ad that says something
 //! new of where the agent is (its domain, `StarlingAddresses`), or the
@@ -36,6 +37,7 @@ use tokio::sync::mpsc;
 
 use crate::network::directory::{Known, Update};
 use crate::network::{Command, ViewInput};
+use crate::ticker::Ticker;
 use crate::view::{Rejection, Verdict, View};
 
 impl From<ViewInput> for ViewMsg {
@@ -57,8 +59,9 @@ impl TryFrom<ViewMsg> for ViewInput {
     }
 }
 
-/// How often expired ads are dropped.
-pub const EXPIRY_TICK: Duration = Duration::from_secs(1);
+/// The longest the view goes without looking for expired ads; it looks
+/// when the next ad's time is up (see [`crate::ticker`]).
+pub const EXPIRY_LOOK: Duration = Duration::from_secs(60);
 
 /// Messages the view actor handles.
 #[derive(Debug)]
@@ -136,6 +139,8 @@ pub struct ViewState {
     metrics: starling_web::metrics::Metrics,
     /// What the network loop was last told of each agent.
     announced: HashMap<AgentId, Known>,
+    /// The next [`ViewMsg::Tick`]: when the next ad's time is up.
+    ticker: Ticker,
 }
 
 impl Actor for ViewActor {
@@ -145,10 +150,9 @@ impl Actor for ViewActor {
 
     async fn pre_start(
         &self,
-        myself: ActorRef<ViewMsg>,
+        _myself: ActorRef<ViewMsg>,
         args: ViewArgs,
     ) -> Result<ViewState, ActorProcessingErr> {
-        myself.send_interval(EXPIRY_TICK, || ViewMsg::Tick);
         Ok(ViewState {
             view: View::new(&args.domain, args.anchors.clone(), args.freshness),
             domain: args.domain,
@@ -157,12 +161,13 @@ impl Actor for ViewActor {
             network: args.network,
             metrics: args.metrics,
             announced: HashMap::new(),
+            ticker: Ticker::new(),
         })
     }
 
     async fn handle(
         &self,
-        _myself: ActorRef<ViewMsg>,
+        myself: ActorRef<ViewMsg>,
         message: ViewMsg,
         state: &mut ViewState,
     ) -> Result<(), ActorProcessingErr> {
@@ -315,6 +320,7 @@ impl Actor for ViewActor {
                 let _ = reply.send(state.view.holding(&signer, Kind::MACHINE_AD));
             }
             ViewMsg::Tick => {
+                state.ticker.fired();
                 let gone = state.view.expire(now);
                 if gone > 0 {
                     tracing::debug!(gone, "expired ads");
@@ -323,6 +329,13 @@ impl Actor for ViewActor {
                 }
             }
         }
+        // Milliseconds as the clock reads them, at least one: a tick a hair
+        // early finds nothing and is armed again.
+        let next = state.view.next_expiry().map_or(EXPIRY_LOOK, |until| {
+            Duration::from_millis(until.as_unix_millis().saturating_sub(now.as_unix_millis()))
+                .clamp(Duration::from_millis(1), EXPIRY_LOOK)
+        });
+        state.ticker.arm(&myself, next, || ViewMsg::Tick);
         Ok(())
     }
 }

@@ -68,6 +68,7 @@ use super::local;
 
 use crate::network::Command;
 use crate::shadow::{self, Placement, ShadowArgs, ShadowEvent, ShadowHandle};
+use crate::ticker::Ticker;
 use crate::transfers::Router;
 use crate::view_actor::MachineAd;
 use starling_policies::job_policy::{self, Periodic};
@@ -78,8 +79,12 @@ use starling_queue::{Action, Event, Queue, Selection, Target};
 pub const LOCAL_EVENTS: usize = 256;
 
 /// How often idle jobs are negotiated without a queue event (the view may
-/// have changed).
+/// have changed), while there are any.
 pub const TICK: Duration = Duration::from_secs(1);
+
+/// How often a negotiator with no idle job looks anyway (every queue
+/// event that may leave one idle asks for a round at once).
+pub const IDLE_TICK: Duration = Duration::from_secs(10);
 
 /// How often the jobs' periodic policy (`periodic_hold`, `_release`,
 /// `_remove`) is evaluated (HTCondor's PERIODIC_EXPR_INTERVAL is 60 s).
@@ -216,6 +221,11 @@ pub struct NegotiatorState {
     waiting: HashMap<String, VecDeque<JobId>>,
     /// A negotiation is already queued.
     negotiate_queued: bool,
+    /// The next round without a queue event: every [`TICK`] while there
+    /// are idle, placed or running jobs, every [`IDLE_TICK`] when none.
+    ticker: Ticker,
+    /// The last round found idle jobs.
+    had_idle: bool,
     /// Jobs moving to another machine.
     migrations: HashMap<JobId, migration::Moving>,
     /// Scheduler- and local-universe jobs running on this machine.
@@ -341,7 +351,6 @@ impl Actor for Negotiator {
                 }
             }
         });
-        myself.send_interval(TICK, || NegotiatorMsg::Negotiate);
         myself.send_interval(POLICY_INTERVAL, || NegotiatorMsg::Policy);
         let _ = myself.cast(NegotiatorMsg::Negotiate);
         let mut state = NegotiatorState {
@@ -354,6 +363,8 @@ impl Actor for Negotiator {
             rejections: HashMap::new(),
             waiting: HashMap::new(),
             negotiate_queued: true,
+            ticker: Ticker::new(),
+            had_idle: true,
             migrations: HashMap::new(),
             local,
             host: crate::machine::hostname(),
@@ -399,6 +410,7 @@ impl Actor for Negotiator {
     ) -> Result<(), ActorProcessingErr> {
         match message {
             NegotiatorMsg::Negotiate => {
+                state.ticker.fired();
                 state.negotiate_queued = false;
                 state.negotiate().await;
             }
@@ -435,6 +447,16 @@ impl Actor for Negotiator {
                 let _ = reply.send(list);
             }
         }
+        // A job placed or running may come back idle without a queue event
+        // (its claim refused, its machine gone): only a negotiator with
+        // nothing at all to look after slows down.
+        let busy = state.had_idle
+            || !state.placed.is_empty()
+            || !state.shadows.is_empty()
+            || !state.gangs.is_empty()
+            || !state.migrations.is_empty();
+        let next = if busy { TICK } else { IDLE_TICK };
+        state.ticker.arm(&myself, next, || NegotiatorMsg::Negotiate);
         Ok(())
     }
 

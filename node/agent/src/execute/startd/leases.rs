@@ -4,6 +4,9 @@
 //! either lapsing ends it. Dropping a claim stops its job, frees its slot,
 //! gives its share back and removes it from the store.
 //!
+//! Leases are checked every [`super::LEASE_CHECK`] while there are
+//! claims, and every [`super::IDLE_LOOK`] when there are none.
+//!
 //! Keepalives are answered in `requests`; the shares' renewal task and
 //! protocol are [`crate::pool::shares`]'. A job that must leave is sent
 //! its control here only when its share is lost.
@@ -12,10 +15,26 @@ use starling_policies::shares::Asked;
 use starling_protocol::claim::ClaimId;
 use starling_protocol::classad::{ClassAd, Expr, Value};
 
-use super::StartdState;
+use ractor::ActorRef;
+
+use super::{StartdMsg, StartdState, IDLE_LOOK, LEASE_CHECK};
 use crate::starter::Control;
 
 impl StartdState {
+    /// Arms the next lease check ([`StartdMsg::Tick`]): soon while claims
+    /// or waiting requests need looking after (and for a while after the
+    /// last, so that the usage it left is saved), seldom when the machine
+    /// is idle.
+    pub(super) fn pace(&mut self, myself: &ActorRef<StartdMsg>) {
+        let now = tokio::time::Instant::now();
+        if !self.claims.is_empty() || !self.waiting.is_empty() {
+            self.last_busy = now;
+        }
+        let settling = now.duration_since(self.last_busy) <= crate::usage::SAVE_EVERY + LEASE_CHECK;
+        let after = if settling { LEASE_CHECK } else { IDLE_LOOK };
+        self.ticker.arm(myself, after, || StartdMsg::Tick);
+    }
+
     /// Kills the jobs of lapsed leases and frees their slots. A claim
     /// whose job's input or output moved within its lease is alive,
     /// keepalive or not: on a thin link the submit agent's keepalives

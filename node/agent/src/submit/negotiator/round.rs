@@ -65,7 +65,8 @@ impl NegotiatorState {
             .into_iter()
             .partition(|(_, ad)| crate::submit::parallel::is_parallel(ad));
         self.waiting.clear();
-        if idle.is_empty() && parallel.is_empty() {
+        self.had_idle = !(idle.is_empty() && parallel.is_empty());
+        if !self.had_idle {
             return;
         }
         let machines = self.machines().await;
