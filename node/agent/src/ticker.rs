@@ -55,11 +55,6 @@ impl Ticker {
         self.due = None;
         self.timer = None;
     }
-
-    /// When the next tick is due, if one is armed.
-    pub fn due(&self) -> Option<Instant> {
-        self.due
-    }
 }
 
 impl Drop for Ticker {
