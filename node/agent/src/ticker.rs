@@ -8,8 +8,12 @@
 //!
 //! The actor calls [`Ticker::arm`] after each message with how soon it
 //! wants to look again; a tick already due sooner stands, a later one is
-//! replaced. When the tick's message arrives the actor calls
-//! [`Ticker::fired`] first.
+//! replaced. Whenever the tick's message arrives, from the timer or from
+//! anyone else (a negotiator is also asked for a round at once by queue
+//! events), the actor calls [`Ticker::fired`] first: the look it is about
+//! to take covers whatever was armed, so the timer is cancelled. (Merely
+//! forgetting it would leave it running: each message from elsewhere would
+//! start one more timer that re-arms itself forever.)
 
 use std::time::Duration;
 
@@ -48,12 +52,15 @@ impl Ticker {
         }));
     }
 
-    /// The tick arrived: nothing is armed until the next [`Ticker::arm`].
-    /// (A tick replaced just as it fired may still arrive; it is one look
-    /// too many, never one too few.)
+    /// The tick's message arrived (from the timer or not): the armed
+    /// timer, if any, is cancelled, and nothing is armed until the next
+    /// [`Ticker::arm`]. (A timer cancelled just as it fired may still
+    /// deliver; that is one look too many, never one too few.)
     pub fn fired(&mut self) {
         self.due = None;
-        self.timer = None;
+        if let Some(timer) = self.timer.take() {
+            timer.abort();
+        }
     }
 }
 
@@ -77,6 +84,9 @@ mod tests {
     enum Msg {
         Tick,
         Arm(Duration),
+        /// A tick after which the actor arms again (as the negotiator does
+        /// after each round), whoever sent it.
+        Round,
     }
 
     struct State {
@@ -112,6 +122,13 @@ mod tests {
                     let _ = state.ticks.send(Instant::now());
                 }
                 Msg::Arm(after) => state.ticker.arm(&myself, after, || Msg::Tick),
+                Msg::Round => {
+                    state.ticker.fired();
+                    let _ = state.ticks.send(Instant::now());
+                    state
+                        .ticker
+                        .arm(&myself, Duration::from_secs(1), || Msg::Round);
+                }
             }
             Ok(())
         }
@@ -130,6 +147,31 @@ mod tests {
         // Nothing else was left armed: the 10 s and 5 s asks were covered.
         let none = tokio::time::timeout(Duration::from_secs(60), ticks.recv()).await;
         assert!(none.is_err(), "a tick came that nobody armed");
+        actor.stop(None);
+        handle.await.expect("stopped");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn ticks_sent_by_others_do_not_start_more_timers() {
+        let (tx, mut ticks) = mpsc::unbounded_channel();
+        let (actor, handle) = Actor::spawn(None, Counter, tx).await.expect("spawn");
+        // Ten rounds asked from outside within a tenth of a second, as queue
+        // events ask a negotiator.
+        for _ in 0..10 {
+            actor.cast(Msg::Round).expect("round");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let start = Instant::now();
+        while ticks.try_recv().is_ok() {}
+        // Then one timer, ticking once a second: ten rounds in ten seconds,
+        // not ten timers' worth.
+        tokio::time::sleep(Duration::from_millis(10_500)).await;
+        let mut after = 0;
+        while let Ok(at) = ticks.try_recv() {
+            assert!(at > start);
+            after += 1;
+        }
+        assert_eq!(after, 10, "rounds in the ten seconds after");
         actor.stop(None);
         handle.await.expect("stopped");
     }
