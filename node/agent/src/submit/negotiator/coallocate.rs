@@ -147,12 +147,13 @@ impl NegotiatorState {
                 }
                 continue;
             }
+            let held = self.pending(now);
             let view: Vec<Machine<'_>> = machines
                 .iter()
                 .map(|m| Machine {
                     ad: m.ad.as_ref(),
                     rtt_ms: None,
-                    pending: self.pending_on(m.signer, now),
+                    pending: held.get(&m.signer).copied().unwrap_or_default(),
                     avoid: machine_name(&m.ad)
                         .is_some_and(|name| self.gang_book.avoid.contains_key(&(cluster, name))),
                 })
@@ -253,16 +254,21 @@ impl NegotiatorState {
 
     /// What the parallel jobs' nodes ask of `machine` that its ad may not
     /// show yet.
-    pub(super) fn gang_pending_on(&self, machine: AgentId, now: Instant) -> Request {
-        self.gangs
+    pub(super) fn gangs_pending(&self, now: Instant) -> HashMap<AgentId, Request> {
+        let mut pending: HashMap<AgentId, Request> = HashMap::new();
+        let nodes = self
+            .gangs
             .values()
             .filter(|g| {
                 g.started
                     .is_none_or(|at| now.duration_since(at) < super::GRANT_SETTLES)
             })
-            .flat_map(|g| g.nodes.iter())
-            .filter(|(m, _)| *m == machine)
-            .fold(Request::default(), |sum, (_, r)| sum.plus(*r))
+            .flat_map(|g| g.nodes.iter());
+        for (machine, request) in nodes {
+            let sum = pending.entry(*machine).or_default();
+            *sum = sum.plus(*request);
+        }
+        pending
     }
 
     /// Stops the parallel job `id` belongs to, if it does: every node ends

@@ -131,12 +131,13 @@ impl NegotiatorState {
             });
         }
         let now_i = Instant::now();
+        let held = self.pending(now_i);
         let asks: Vec<negotiation::Machine<'_>> = choices
             .iter()
             .map(|m| negotiation::Machine {
                 ad: m.ad.as_ref(),
                 rtt_ms: None,
-                pending: self.pending_on(m.signer, now_i),
+                pending: held.get(&m.signer).copied().unwrap_or_default(),
                 avoid: false,
             })
             .collect();

@@ -21,7 +21,7 @@
 //!
 //! [`coallocate`]: super::coallocate
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
 use libp2p::PeerId;
@@ -107,22 +107,34 @@ impl NegotiatorState {
             .collect();
         let ads_by_job: HashMap<JobId, &ClassAd> = idle.iter().map(|(id, ad)| (*id, ad)).collect();
         // Resources asked of each machine and not yet in its ad.
+        let held = self.pending(now);
         let mut pending: Vec<Request> = machines
             .iter()
-            .map(|m| self.pending_on(m.signer, now))
+            .map(|m| held.get(&m.signer).copied().unwrap_or_default())
             .collect();
         // Where this agent's requests already wait, per autocluster.
-        let waiting_at: std::collections::HashSet<(AgentId, String)> = self
+        let mut waiting_at: HashMap<AgentId, HashSet<String>> = HashMap::new();
+        for s in self
             .shadows
             .values()
             .filter(|s| s.waits && s.granted.is_none())
-            .map(|s| (s.machine, s.cluster.clone()))
-            .collect();
+        {
+            waiting_at
+                .entry(s.machine)
+                .or_default()
+                .insert(s.cluster.clone());
+        }
         // Whether each machine's path would admit a transfer now, asked
         // once per machine and round.
         let mut admissible: HashMap<(AgentId, u64), Result<(), String>> = HashMap::new();
         for cluster in clusters {
             let key = cluster_key(&cluster.representative, &cluster.key);
+            let avoided: HashSet<AgentId> = self
+                .avoid
+                .keys()
+                .filter(|(_, k)| *k == key)
+                .map(|(machine, _)| *machine)
+                .collect();
             let mut candidates: Vec<Machine<'_>> = machines
                 .iter()
                 .enumerate()
@@ -132,7 +144,7 @@ impl NegotiatorState {
                         .and_then(|p| rtts.get(&p))
                         .map(|d| d.as_secs_f64() * 1000.0),
                     pending: pending[i],
-                    avoid: self.avoid.contains_key(&(m.signer, key.clone())),
+                    avoid: avoided.contains(&m.signer),
                 })
                 .collect();
             let mut asks =
@@ -189,14 +201,21 @@ impl NegotiatorState {
                 }
             }
             // The rest wait at busy machines, one request per machine.
-            let asked: Vec<usize> = asks.iter().map(|a| a.machine).collect();
             let mut busy = candidates.clone();
-            for (i, m) in busy.iter_mut().enumerate() {
-                m.avoid |=
-                    asked.contains(&i) || waiting_at.contains(&(machines[i].signer, key.clone()));
+            for ask in &asks {
+                busy[ask.machine].avoid = true;
             }
-            let room = MAX_WAITS_PER_CLUSTER
-                .saturating_sub(waiting_at.iter().filter(|(_, c)| *c == key).count());
+            for (i, m) in busy.iter_mut().enumerate() {
+                m.avoid |= waiting_at
+                    .get(&machines[i].signer)
+                    .is_some_and(|keys| keys.contains(&key));
+            }
+            let room = MAX_WAITS_PER_CLUSTER.saturating_sub(
+                waiting_at
+                    .values()
+                    .filter(|keys| keys.contains(&key))
+                    .count(),
+            );
             let mut left_over = Vec::new();
             for i in negotiation::plan_waits(&cluster.representative, &busy, room) {
                 let Some(job) = members.next() else { break };
@@ -342,19 +361,20 @@ impl NegotiatorState {
         }
     }
 
-    /// What this agent's claims on `machine` hold that its ad may not show
-    /// yet: claims asked for, and claims granted moments ago.
-    pub(super) fn pending_on(&self, machine: AgentId, now: Instant) -> Request {
-        self.shadows
-            .values()
-            .filter(|s| s.machine == machine)
-            .filter(|s| {
-                s.granted
-                    .is_none_or(|at| now.duration_since(at) < GRANT_SETTLES)
-            })
-            .fold(self.gang_pending_on(machine, now), |sum, s| {
-                sum.plus(s.request)
-            })
+    /// What this agent's claims hold on each machine that its ad may not
+    /// show yet: claims asked for, and claims granted moments ago. One
+    /// pass over the shadows and gangs (a view of thousands of machines
+    /// must not cost a pass per machine).
+    pub(super) fn pending(&self, now: Instant) -> HashMap<AgentId, Request> {
+        let mut pending = self.gangs_pending(now);
+        for s in self.shadows.values().filter(|s| {
+            s.granted
+                .is_none_or(|at| now.duration_since(at) < GRANT_SETTLES)
+        }) {
+            let sum = pending.entry(s.machine).or_default();
+            *sum = sum.plus(s.request);
+        }
+        pending
     }
 
     pub(super) async fn machines(&self) -> Vec<MachineAd> {
