@@ -27,7 +27,7 @@
 use std::borrow::Cow;
 
 use starling_protocol::classad::matching::Matcher;
-use starling_protocol::classad::{ClassAd, Evaluator, Name, Side, Value};
+use starling_protocol::classad::{attr_references, ClassAd, Evaluator, Expr, Name, Side, Value};
 
 /// A machine of the view, with what this agent knows about it beyond its ad.
 #[derive(Debug, Clone, Copy)]
@@ -135,20 +135,60 @@ pub struct Ask {
     pub jobs: usize,
 }
 
+/// What one job alike a representative asks of a machine: worked out once
+/// when its requests do not look at the machine (the usual case), else for
+/// each machine. Knowing it before matching lets a plan pass over machines
+/// without room for the job at the cost of three lookups, not a match: on
+/// a view of thousands of machines most are full.
+struct Asking<'j> {
+    job: &'j ClassAd,
+    same_everywhere: Option<Request>,
+}
+
+impl<'j> Asking<'j> {
+    const REQUESTS: [&'static str; 4] =
+        ["RequestCpus", "RequestMemory", "RequestDisk", "RequestGPUs"];
+
+    fn new(job: &'j ClassAd) -> Asking<'j> {
+        let independent = Self::REQUESTS.iter().all(|name| {
+            let refs = attr_references(job, name);
+            refs.target.is_empty() && refs.unscoped.iter().all(|n| job.get(n).is_some())
+        });
+        Asking {
+            job,
+            same_everywhere: independent.then(|| Request::of_job(job, &ClassAd::new())),
+        }
+    }
+
+    fn of(&self, machine: &ClassAd) -> Request {
+        self.same_everywhere
+            .unwrap_or_else(|| Request::of_job(self.job, machine))
+    }
+
+    /// How many such jobs fit in what `machine`'s ad says is free, less
+    /// what is pending there.
+    fn fit(&self, machine: &Machine<'_>) -> usize {
+        Request::free_in(machine.ad)
+            .minus(machine.pending)
+            .times(self.of(machine.ad))
+    }
+}
+
 /// Plans claims for `jobs` jobs alike `representative` over `machines`.
 /// The asks are in preference order and never total more than `jobs`.
 pub fn plan(representative: &ClassAd, jobs: usize, machines: &[Machine<'_>]) -> Vec<Ask> {
-    let candidates = ranked(representative, machines, |ad| Some(Cow::Borrowed(ad)));
+    let asking = Asking::new(representative);
+    // Only machines with room are asked, so only those are matched.
+    let candidates = ranked(representative, machines, |m| {
+        (asking.fit(m) > 0).then_some(Cow::Borrowed(m.ad))
+    });
     let mut left = jobs;
     let mut asks = Vec::new();
     for i in candidates {
         if left == 0 {
             break;
         }
-        let machine = &machines[i];
-        let each = Request::of_job(representative, machine.ad);
-        let free = Request::free_in(machine.ad).minus(machine.pending);
-        let fit = free.times(each).min(left);
+        let fit = asking.fit(&machines[i]).min(left);
         if fit > 0 {
             asks.push(Ask {
                 machine: i,
@@ -183,30 +223,52 @@ pub fn as_idle(machine: &ClassAd) -> ClassAd {
 /// reaches the others (where a job may move: the candidates of a
 /// migration).
 pub fn fitting(representative: &ClassAd, machines: &[Machine<'_>]) -> Vec<usize> {
-    ranked(representative, machines, |ad| Some(Cow::Borrowed(ad)))
-        .into_iter()
-        .filter(|&i| {
-            let machine = &machines[i];
-            let each = Request::of_job(representative, machine.ad);
-            Request::free_in(machine.ad)
-                .minus(machine.pending)
-                .times(each)
-                > 0
-        })
-        .collect()
+    let asking = Asking::new(representative);
+    ranked(representative, machines, |m| {
+        (asking.fit(m) > 0).then_some(Cow::Borrowed(m.ad))
+    })
 }
 
 /// The busy machines worth waiting at for a job alike `representative`,
 /// best first and at most `max`: those not avoided that match it both ways
 /// once idle (their totals fit it), ordered as [`plan`] orders.
 pub fn plan_waits(representative: &ClassAd, machines: &[Machine<'_>], max: usize) -> Vec<usize> {
-    let mut waits = ranked(representative, machines, |ad| {
-        let idle = as_idle(ad);
+    let asking = Asking::new(representative);
+    let mut waits = ranked(representative, machines, |m| {
+        // A machine too small for the job even when idle is passed over
+        // before its idle ad is made and matched.
+        if let (Some(each), Some(totals)) = (asking.same_everywhere, totals_in(m.ad)) {
+            if totals.times(each) == 0 {
+                return None;
+            }
+        }
+        let idle = as_idle(m.ad);
         let each = Request::of_job(representative, &idle);
         (Request::free_in(&idle).times(each) > 0).then_some(Cow::Owned(idle))
     });
     waits.truncate(max);
     waits
+}
+
+/// What `machine` would have free with nothing claimed ([`as_idle`]'s
+/// `Cpus`, `Memory`, `Disk`), when what that takes is plain numbers.
+fn totals_in(machine: &ClassAd) -> Option<Request> {
+    // As `as_idle` then `Request::free_in`: the total if the ad has one,
+    // else what is free now, else the default.
+    let idle = |free: &str, total: &str, default: f64| match machine
+        .get(total)
+        .or_else(|| machine.get(free))
+    {
+        Some(Expr::Literal(Value::Int(n))) => Some(*n as f64),
+        Some(Expr::Literal(Value::Real(r))) if r.is_finite() => Some(*r),
+        Some(_) => None,
+        None => Some(default),
+    };
+    Some(Request {
+        cpus: idle("Cpus", "TotalCpus", 0.0)?,
+        memory_mib: idle("Memory", "TotalMemory", f64::INFINITY)?,
+        disk_kib: idle("Disk", "TotalDisk", f64::INFINITY)?,
+    })
 }
 
 /// The machines not avoided that match `representative` both ways, as
@@ -215,7 +277,7 @@ pub fn plan_waits(representative: &ClassAd, machines: &[Machine<'_>], max: usize
 fn ranked<'a>(
     representative: &ClassAd,
     machines: &[Machine<'a>],
-    view: impl Fn(&'a ClassAd) -> Option<Cow<'a, ClassAd>>,
+    view: impl Fn(&Machine<'a>) -> Option<Cow<'a, ClassAd>>,
 ) -> Vec<usize> {
     let matcher = Matcher::default();
     let now = std::time::SystemTime::now()
@@ -230,7 +292,7 @@ fn ranked<'a>(
         .enumerate()
         .filter(|(_, m)| !m.avoid)
         .filter_map(|(i, m)| {
-            let ad = view(m.ad)?;
+            let ad = view(m)?;
             let ranks = matcher.pair(representative, &ad)?;
             if refused_by_terms(&ad) {
                 return None;
@@ -433,5 +495,100 @@ mod tests {
         assert_eq!(plan_waits(&job(2, 100), &machines, 1), vec![3]);
         // Nothing fits them now, so a plain plan asks none.
         assert!(plan(&job(2, 100), 4, &machines).is_empty());
+    }
+
+    /// The plans as they were made before machines without room were
+    /// passed over unmatched: every machine matched and ranked, then
+    /// filled in order.
+    fn plan_matching_all(
+        representative: &ClassAd,
+        jobs: usize,
+        machines: &[Machine<'_>],
+    ) -> Vec<Ask> {
+        let mut left = jobs;
+        let mut asks = Vec::new();
+        for i in ranked(representative, machines, |m| Some(Cow::Borrowed(m.ad))) {
+            let m = &machines[i];
+            let each = Request::of_job(representative, m.ad);
+            let fit = Request::free_in(m.ad)
+                .minus(m.pending)
+                .times(each)
+                .min(left);
+            if fit > 0 && left > 0 {
+                asks.push(Ask {
+                    machine: i,
+                    jobs: fit,
+                });
+                left -= fit;
+            }
+        }
+        asks
+    }
+
+    fn waits_matching_all(
+        representative: &ClassAd,
+        machines: &[Machine<'_>],
+        max: usize,
+    ) -> Vec<usize> {
+        let mut waits = ranked(representative, machines, |m| {
+            let idle = as_idle(m.ad);
+            let each = Request::of_job(representative, &idle);
+            (Request::free_in(&idle).times(each) > 0).then_some(Cow::Owned(idle))
+        });
+        waits.truncate(max);
+        waits
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn passing_over_full_machines_changes_no_plan(
+            shapes in proptest::collection::vec((0i64..6, 0i64..5, 0i64..8, 0i64..3, 0i64..4), 1..24),
+            cpus in 1i64..4,
+            memory in 0i64..3,
+            jobs in 1usize..12,
+            looks_at_machine in proptest::bool::ANY,
+        ) {
+            let ads: Vec<ClassAd> = shapes
+                .iter()
+                .map(|&(free, total_extra, gib, rank, pending)| {
+                    let total = free + total_extra;
+                    parse_ad(&format!(
+                        "[ Cpus = {free}; TotalCpus = {total}; Memory = {}; TotalMemory = {}; \
+                         Disk = 1000000; Requirements = true; Rank = {rank}; Pending = {pending} ]",
+                        gib * 1024,
+                        (gib + total_extra) * 1024,
+                    ))
+                    .unwrap()
+                })
+                .collect();
+            let mut view = of(&ads);
+            for (m, shape) in view.iter_mut().zip(&shapes) {
+                m.pending = Request { cpus: (shape.4 % 2) as f64, memory_mib: 0.0, disk_kib: 0.0 };
+                m.avoid = shape.3 == 3;
+            }
+            // A job whose memory request is the machine's own half, or a
+            // fixed amount.
+            let request_memory = if looks_at_machine {
+                "TARGET.TotalMemory / 2".to_owned()
+            } else {
+                (memory * 1024).to_string()
+            };
+            let job = parse_ad(&format!(
+                "[ RequestCpus = {cpus}; RequestMemory = {request_memory}; RequestDisk = 10; \
+                   Requirements = TARGET.Cpus >= 0; Rank = TARGET.Rank ]"
+            ))
+            .unwrap();
+            proptest::prop_assert_eq!(plan(&job, jobs, &view), plan_matching_all(&job, jobs, &view));
+            proptest::prop_assert_eq!(plan_waits(&job, &view, 5), waits_matching_all(&job, &view, 5));
+            let fits: Vec<usize> = plan_matching_all(&job, usize::MAX, &view)
+                .iter()
+                .map(|a| a.machine)
+                .collect();
+            let mut listed = fitting(&job, &view);
+            listed.sort_unstable();
+            let mut expected = fits;
+            expected.sort_unstable();
+            proptest::prop_assert_eq!(listed, expected);
+        }
     }
 }
