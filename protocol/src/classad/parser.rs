@@ -514,6 +514,9 @@ impl<'a> Parser<'a> {
             let (name, key) = match &self.tok {
                 Tok::Punct("]") => {
                     self.advance()?;
+                    // Parsed ads are mostly held, not grown: a view of
+                    // thousands keeps each one as long as it lives.
+                    ad.shrink_to_fit();
                     return Ok(ad);
                 }
                 Tok::Ident { text, .. } => self.interned(text)?,

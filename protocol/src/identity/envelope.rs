@@ -208,7 +208,10 @@ pub struct Envelope {
     signed: Vec<u8>,
     signature: [u8; 64],
     header: Header,
-    body: Vec<u8>,
+    /// Where the body starts in `signed`: it is the signed part's last
+    /// field, so its bytes end the signed bytes and are not kept twice (a
+    /// view of thousands of ads holds one envelope each).
+    body_at: usize,
     /// The signer's key, decompressed once when the envelope was read.
     verifying_key: ed25519_dalek::VerifyingKey,
 }
@@ -268,12 +271,14 @@ impl Envelope {
             kind,
             body.clone(),
         ));
+        let body_at = signed.len() - body.len();
+        debug_assert!(signed.ends_with(&body));
         let signature = key.sign(&signing_message(&signed));
         Self {
             signed,
             signature,
             header,
-            body,
+            body_at,
             verifying_key: key.verifying_key(),
         }
     }
@@ -339,6 +344,17 @@ impl Envelope {
                 supported: VERSION,
             });
         }
+        // The body is the last field, one definite-length byte string: its
+        // bytes end the signed part (anything else is not the one encoding
+        // a signer makes).
+        if !signed.ends_with(&body) {
+            return Err(cbor::DecodeError::Malformed {
+                what: "envelope",
+                reason: "the signed part does not end with its body".to_owned(),
+            }
+            .into());
+        }
+        let body_at = signed.len() - body.len();
         let verifying_key = key_for(&signer).ok_or_else(|| cbor::DecodeError::Malformed {
             what: "envelope",
             reason: "the signer is not an ed25519 public key".to_owned(),
@@ -354,7 +370,7 @@ impl Envelope {
                 expires_at,
                 kind,
             },
-            body,
+            body_at,
         })
     }
 
@@ -475,8 +491,13 @@ impl Envelope {
     fn opened(&self) -> Opened {
         Opened {
             header: self.header.clone(),
-            body: self.body.clone(),
+            body: self.body().to_vec(),
         }
+    }
+
+    /// The body as claimed, not trusted until opened.
+    fn body(&self) -> &[u8] {
+        &self.signed[self.body_at..]
     }
 }
 
@@ -484,7 +505,7 @@ impl fmt::Debug for Envelope {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Envelope")
             .field("header", &self.header)
-            .field("body_len", &self.body.len())
+            .field("body_len", &self.body().len())
             .finish_non_exhaustive()
     }
 }
@@ -695,6 +716,27 @@ mod tests {
     }
 
     #[test]
+    fn a_signed_part_that_does_not_end_with_its_body_is_refused() {
+        let env = sealed(3, 1);
+        assert_eq!(env.body(), b"ad 3 1");
+        // Bytes after the body, and the body as an indefinite-length byte
+        // string (its bytes not contiguous in the signed part): neither is
+        // what a signer makes.
+        let mut trailing = env.signed.clone();
+        trailing.push(0);
+        let mut chunked = env.signed[..env.body_at - 1].to_vec();
+        chunked.extend([0x5f, 0x43]);
+        chunked.extend(b"ad ");
+        chunked.push(0x43);
+        chunked.extend(b"3 1");
+        chunked.push(0xff);
+        for signed in [trailing, chunked] {
+            let bytes = cbor::encode(&Outer(signed, env.signature.to_vec()));
+            assert!(Envelope::decode(&bytes).is_err());
+        }
+    }
+
+    #[test]
     fn tampered_body_is_a_bad_signature() {
         let env = sealed(3, 1);
         let mut signed = env.signed.clone();
@@ -793,7 +835,7 @@ mod tests {
             match i {
                 7 => assert!(matches!(result, Err(Error::BadSignature { .. }))),
                 11 => assert!(matches!(result, Err(Error::Expired { .. }))),
-                _ => assert_eq!(result.as_ref().unwrap().body, envelopes[i].body),
+                _ => assert_eq!(result.as_ref().unwrap().body, envelopes[i].body()),
             }
         }
     }
