@@ -123,6 +123,8 @@ fn machines(samples: &str, n: usize, policies: bool) -> Vec<ClassAd> {
                 ad.insert(Name::known("Start"), start.clone());
                 ad.insert(Name::known("Rank"), rank.clone());
             }
+            // As the view holds an ad it parsed.
+            ad.shrink_to_fit();
             ad
         })
         .collect()
