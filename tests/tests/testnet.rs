@@ -320,6 +320,22 @@ fn a_larger_pool_of_many_domains_keeps_few_connections_and_still_sees_everything
         assert!(Instant::now() < deadline, "agent-05 not back:\n{status}");
         std::thread::sleep(Duration::from_millis(250));
     }
+    // Killed again minutes later, it leaves as fast: its colleagues dialled
+    // it after the first crash, so they do not dial it again at once, but at
+    // their next tick (every 5 s), and suspect it when that dial fails.
+    ok(&["testnet", "kill", "--dir", d, "agent-05"]);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let (all, status) = others_show("23/24");
+        if all {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "agent-05, killed a second time, still in some views 20 s later:\n{status}"
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
     ok(&["testnet", "down", "--dir", d]);
 }
 

@@ -264,6 +264,10 @@ pub enum ViewInput {
         topic: Topic,
         data: Vec<u8>,
     },
+    /// One of this agent's own publications (a suspicion), which gossipsub
+    /// never hands back to its publisher: offered to our own view as if it
+    /// had come on `topic`, so that we hide what we tell others to hide.
+    Published { topic: Topic, data: Vec<u8> },
     /// A page pulled from a peer.
     Pulled { from: PeerId, ads: Vec<Vec<u8>> },
     /// A peer asks for a page of the view.
@@ -461,7 +465,7 @@ pub fn start(
         dial_failures: HashMap::new(),
         pulled_own: false,
         key: starling_protocol::identity::Keypair::from_seed(&key.seed()),
-        confirming: HashSet::new(),
+        confirming: HashMap::new(),
         confirmed_at: HashMap::new(),
         suspected: HashMap::new(),
         walk_backoff: Duration::ZERO,
@@ -578,9 +582,10 @@ struct Loop {
     pulled_own: bool,
     /// The agent's key, to sign suspicions ([`liveness`]).
     key: starling_protocol::identity::Keypair,
-    /// Peers of our domain lost with an error, dialled to see whether
-    /// they are alive.
-    confirming: HashSet<PeerId>,
+    /// Peers of our domain lost with an error, to see whether they are
+    /// alive: since when, and whether the dial is made (else it waits for
+    /// the next tick, [`liveness`]).
+    confirming: HashMap<PeerId, (tokio::time::Instant, bool)>,
     /// When each peer was last dialled to see whether it is alive.
     confirmed_at: HashMap<PeerId, tokio::time::Instant>,
     /// The peers we suspected lately, and when.
@@ -614,6 +619,7 @@ impl Loop {
                     None => return,
                 },
                 _ = dial_timer.tick() => {
+                    self.confirm_deferred();
                     self.keep_connected();
                     self.arrange();
                     self.prune();
@@ -910,6 +916,9 @@ impl Loop {
                     tracing::info!(peer = %peer_id, address = %endpoint.get_remote_address(), "peer connected");
                 }
                 self.connections_opened += 1;
+                // It answers: a dial that failed before (it was down) no
+                // longer keeps the directory from dialling it.
+                self.dial_failures.remove(&peer_id);
                 self.reached(&peer_id);
                 self.connected_at
                     .entry(peer_id)

@@ -30,7 +30,9 @@
 //! [`super::directory`] chooses for us, whom we would dial again in any
 //! case) are dialled to tell the two apart, each at most once per
 //! [`CONFIRM_COOLDOWN`]: every agent is among the chosen peers of about
-//! five of its colleagues, and they are the ones that notice it die.
+//! five of its colleagues, and they are the ones that notice it die. A
+//! peer lost again within the cooldown is dialled at the loop's next tick
+//! (a few seconds) instead of at once.
 
 use std::time::Duration;
 
@@ -74,12 +76,29 @@ impl Loop {
         let now = tokio::time::Instant::now();
         self.confirmed_at
             .retain(|_, at| now.duration_since(*at) < CONFIRM_COOLDOWN);
-        if self.confirmed_at.contains_key(&peer)
-            || self.confirming.len() >= MAX_CONFIRMING
-            || !self.confirming.insert(peer)
-        {
+        self.confirming
+            .retain(|_, (since, _)| now.duration_since(*since) < CONFIRM_COOLDOWN);
+        if self.confirming.contains_key(&peer) || self.confirming.len() >= MAX_CONFIRMING {
             return;
         }
+        if self.confirmed_at.contains_key(&peer) {
+            // Dialled lately: not again at once (a peer that keeps closing
+            // our connection would have us dial it in a loop), but at the
+            // loop's next tick ([`Loop::confirm_deferred`]). Without that
+            // dial an agent lost once (a connection closed while the pool
+            // formed) and killed within the cooldown was never suspected:
+            // its ad stayed in every view until it expired.
+            tracing::debug!(%peer, "lost a peer of our domain again: dialling it at the next tick");
+            self.confirming.insert(peer, (now, false));
+            return;
+        }
+        self.confirm(peer, now);
+    }
+
+    /// Dials `peer`, lost with an error, to see whether it is alive; if it
+    /// cannot even be dialled it is not.
+    fn confirm(&mut self, peer: PeerId, now: tokio::time::Instant) {
+        self.confirming.insert(peer, (now, true));
         self.confirmed_at.insert(peer, now);
         tracing::debug!(%peer, "lost a peer of our domain: dialling it again");
         let opts = DialOpts::peer_id(peer)
@@ -93,10 +112,25 @@ impl Loop {
         }
     }
 
+    /// Dials the peers lost again within the cooldown ([`Loop::lost`]) and
+    /// not connected since; called every few seconds.
+    pub(super) fn confirm_deferred(&mut self) {
+        let now = tokio::time::Instant::now();
+        let due: Vec<PeerId> = self
+            .confirming
+            .iter()
+            .filter(|(peer, (_, dialled))| !dialled && !self.swarm.is_connected(peer))
+            .map(|(peer, _)| *peer)
+            .collect();
+        for peer in due {
+            self.confirm(peer, now);
+        }
+    }
+
     /// A dial to `peer` failed: if it was to see whether it is alive, it
     /// is not.
     pub(super) fn unreachable(&mut self, peer: PeerId) {
-        if self.confirming.remove(&peer) {
+        if self.confirming.remove(&peer).is_some() {
             self.suspect(peer, true);
         }
     }
@@ -155,7 +189,14 @@ impl Loop {
                 &ad,
                 &self.certificates,
             ) {
-                Ok(envelope) => self.publish(topic, envelope.to_bytes()),
+                Ok(envelope) => {
+                    let bytes = envelope.to_bytes();
+                    let _ = self.view.send_message(super::ViewInput::Published {
+                        topic: topic.clone(),
+                        data: bytes.clone(),
+                    });
+                    self.publish(topic, bytes);
+                }
                 Err(e) => tracing::warn!(error = %e, "cannot sign a suspicion"),
             }
         }

@@ -232,6 +232,18 @@ impl Actor for ViewActor {
                     })
                     .await;
             }
+            ViewMsg::Network(ViewInput::Published { topic, data }) => {
+                if let Verdict::Accepted {
+                    signer,
+                    kind: kind @ (AdKind::Machine | AdKind::Suspicion),
+                } = state.view.offer(&data, Some(&topic), None, now)
+                {
+                    state.announce(&[signer]).await;
+                    if kind == AdKind::Suspicion {
+                        tracing::info!(suspect = %signer.short(), "we suspect an agent dead: its machine ad is hidden here too");
+                    }
+                }
+            }
             ViewMsg::Network(ViewInput::Pulled { from, ads }) => {
                 let agent = agent_of(&from);
                 let before = agent.map_or(0, |a| state.view.rejects(&a));
