@@ -288,54 +288,42 @@ fn a_larger_pool_of_many_domains_keeps_few_connections_and_still_sees_everything
     // seconds (its domain's peers suspect it), not after its ad's
     // lifetime (three minutes); started again, it is back as fast.
     ok(&["testnet", "kill", "--dir", d, "agent-05"]);
-    let others_show = |ads: &str| {
-        // `status` fails while an agent is down; its table is still there.
-        let status = String::from_utf8_lossy(&starling(&["testnet", "status", "--dir", d]).stdout)
-            .into_owned();
-        let all = status
-            .lines()
-            .filter(|l| l.starts_with("agent-") && !l.starts_with("agent-05 "))
-            .all(|l| l.split_whitespace().nth(6) == Some(ads));
-        (all, status)
+    // Waits until every other agent shows `ads` machine ads, at most
+    // `within`; `what` says what did not happen.
+    let others_show = |ads: &str, within: Duration, what: &str| {
+        let deadline = Instant::now() + within;
+        loop {
+            // `status` fails while an agent is down; its table is still there.
+            let status =
+                String::from_utf8_lossy(&starling(&["testnet", "status", "--dir", d]).stdout)
+                    .into_owned();
+            if status
+                .lines()
+                .filter(|l| l.starts_with("agent-") && !l.starts_with("agent-05 "))
+                .all(|l| l.split_whitespace().nth(6) == Some(ads))
+            {
+                return;
+            }
+            assert!(Instant::now() < deadline, "{what}:\n{status}");
+            std::thread::sleep(Duration::from_millis(250));
+        }
     };
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let (all, status) = others_show("23/24");
-        if all {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "agent-05 still in some views 10 s after it was killed:\n{status}"
-        );
-        std::thread::sleep(Duration::from_millis(250));
-    }
+    others_show(
+        "23/24",
+        Duration::from_secs(10),
+        "agent-05 still in some views 10 s after it was killed",
+    );
     ok(&["testnet", "start", "--dir", d, "agent-05"]);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let (all, status) = others_show("24/24");
-        if all {
-            break;
-        }
-        assert!(Instant::now() < deadline, "agent-05 not back:\n{status}");
-        std::thread::sleep(Duration::from_millis(250));
-    }
+    others_show("24/24", Duration::from_secs(30), "agent-05 not back");
     // Killed again minutes later, it leaves as fast: its colleagues dialled
     // it after the first crash, so they do not dial it again at once, but at
     // their next tick (every 5 s), and suspect it when that dial fails.
     ok(&["testnet", "kill", "--dir", d, "agent-05"]);
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let (all, status) = others_show("23/24");
-        if all {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "agent-05, killed a second time, still in some views 20 s later:\n{status}"
-        );
-        std::thread::sleep(Duration::from_millis(250));
-    }
+    others_show(
+        "23/24",
+        Duration::from_secs(20),
+        "agent-05, killed a second time, still in some views 20 s later",
+    );
     ok(&["testnet", "down", "--dir", d]);
 }
 
