@@ -9,18 +9,26 @@
 //! same body in an envelope of kind [`Kind::JOB`], signed by the agent it was
 //! submitted to; it travels in claim and transfer requests, never by gossip.
 //!
-//! A gossip message's payload is the envelope's bytes, nothing around them:
-//! [`decode`] reads one (bounded by [`MAX_SIGNED_AD_LEN`]), [`open`] checks
-//! signature and window and parses the ad with the bounded ClassAd parser.
+//! [`decode`] reads one envelope (bounded by [`MAX_SIGNED_AD_LEN`]),
+//! [`open`] checks signature and window and parses the ad with the bounded
+//! ClassAd parser.
 //!
 //! Topics: full machine ads go to their domain's own topic
-//! (`starling/ads/<domain>/1`, [`Topic::Ads`]), which only the domain's own
+//! (`starling/ads/<domain>/2`, [`Topic::Ads`]), which only the domain's own
 //! agents follow. What a domain exports to a trusted domain goes to a topic
 //! of its own, one per audience (`starling/ads/<domain>/for/<audience>/1`,
 //! [`Topic::Export`]), which only the audience's agents and the domain's
-//! own follow: gossipsub hands a message only to peers that follow its
-//! topic, so an ad not exported to a domain is never sent, nor relayed,
-//! to that domain's agents. The audience is also signed inside the ad
+//! bridges to it follow: gossipsub hands a message only to peers that
+//! follow its topic, so an ad not exported to a domain is never sent, nor
+//! relayed, to that domain's agents.
+//!
+//! A message on an export topic is one envelope's bytes, nothing around
+//! them. A message on a domain's own topic is a [`bundle`]: all that one
+//! publication of an agent signs (its internal ad and its copy for each
+//! trusted domain), so that the domain's agents handle one message per
+//! publication, not one per audience, and keep the copies for their
+//! audiences' pulls; the agents that bridge to an audience hand its copy
+//! on to the audience's topic, as signed. The audience is also signed inside the ad
 //! ([`AUDIENCE_ATTR`]), so an ad copied onto another topic is refused by
 //! its receivers ([`Topic::admits`]). [`Topic::Flock`] (`starling/flock/1`)
 //! is reserved and not used. gossipsub payloads stay a few KiB in
@@ -211,11 +219,13 @@ impl Topic {
         if name == FLOCK_TOPIC {
             return Some(Topic::Flock);
         }
-        let inner = name.strip_prefix("starling/ads/")?.strip_suffix("/1")?;
-        match inner.split_once("/for/") {
-            Some((domain, audience)) => Self::export(domain, audience).ok(),
-            None => Self::ads(inner).ok(),
+        let rest = name.strip_prefix("starling/ads/")?;
+        if let Some((domain, audience)) =
+            rest.strip_suffix("/1").and_then(|r| r.split_once("/for/"))
+        {
+            return Self::export(domain, audience).ok();
         }
+        Self::ads(rest.strip_suffix("/2")?).ok()
     }
 
     /// The domain whose ads travel here.
@@ -235,19 +245,43 @@ impl Topic {
     }
 
     /// The topics an agent of `own` follows when its domain trusts
-    /// `trusted`: its domain's own, what each trusted domain exports to
-    /// it, and what its domain exports to each (which it relays, so that
-    /// the mesh of an export topic forms among the agents of both ends).
-    /// Never a trusted domain's own topic: that carries ads not exported.
-    pub fn followed(own: &str, trusted: &[String]) -> Vec<Topic> {
+    /// `trusted` and it bridges to `bridging`: its domain's own, what each
+    /// trusted domain exports to it, and what its domain exports to each
+    /// domain it bridges to (where it hands on the copies its colleagues'
+    /// bundles carry). Never a trusted domain's own topic: that carries
+    /// ads not exported.
+    pub fn followed(own: &str, trusted: &[String], bridging: &[String]) -> Vec<Topic> {
         let mut topics: Vec<Topic> = Self::ads(own).into_iter().collect();
         for other in trusted.iter().filter(|t| *t != own) {
             topics.extend(Self::export(other, own));
-            topics.extend(Self::export(own, other));
+            if bridging.contains(other) {
+                topics.extend(Self::export(own, other));
+            }
         }
         topics.sort();
         topics.dedup();
         topics
+    }
+
+    /// Whether an ad of `domain` meant for `audience` may travel in a
+    /// [`bundle`] on this topic, and be held by an agent of `receiver`: a
+    /// bundle travels only on a domain's own topic and carries only that
+    /// domain's ads, for its own agents or for any of their audiences.
+    pub fn admits_bundled(
+        &self,
+        receiver: &str,
+        domain: &str,
+        audience: Option<&str>,
+    ) -> Result<Addressed, Misaddressed> {
+        match self {
+            Topic::Ads { domain: of } if of == domain => {
+                Topic::admits(None, receiver, domain, audience)
+            }
+            _ => Err(Misaddressed::Domain {
+                ad: domain.to_owned(),
+                topic: self.to_string(),
+            }),
+        }
     }
 
     /// Whether an ad of `domain` meant for `audience` may travel on this
@@ -289,7 +323,7 @@ impl Topic {
 impl fmt::Display for Topic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Topic::Ads { domain } => write!(f, "starling/ads/{domain}/1"),
+            Topic::Ads { domain } => write!(f, "starling/ads/{domain}/2"),
             Topic::Export { domain, audience } => {
                 write!(f, "starling/ads/{domain}/for/{audience}/1")
             }
@@ -458,6 +492,66 @@ pub fn open_kind(
     })
 }
 
+/// Most signed ads one bundle carries: an agent's internal ad and one copy
+/// per trusted domain, with room to spare.
+pub const MAX_BUNDLE_ADS: usize = 256;
+
+/// Largest bundle, as CBOR bytes (120 KiB): one ad of the largest size
+/// always fits, and gossipsub's `max_transmit_size` must leave room for
+/// its own framing around it.
+pub const MAX_BUNDLE_LEN: usize = 120 << 10;
+
+/// Bytes CBOR adds around each ad in a bundle (a byte string's header) and
+/// around the list (an array's header), at most.
+const BUNDLE_OVERHEAD: usize = 9;
+
+/// Packs signed ads (envelope bytes) into bundles: the payload of a message
+/// on a domain's own topic ([`Topic::Ads`]). One publication of an agent
+/// goes out as one bundle (its internal ad and each trusted domain's copy
+/// together), so the domain's agents handle one message where they would
+/// handle one per audience; the domain's bridges hand each copy on to its
+/// audience's topic. More than fit in [`MAX_BUNDLE_LEN`] or
+/// [`MAX_BUNDLE_ADS`] go in several bundles, in order; an ad too large for
+/// any bundle goes alone, and its receivers refuse it as they would alone.
+pub fn bundle<B: AsRef<[u8]>>(ads: &[B]) -> Vec<Vec<u8>> {
+    let mut bundles = Vec::new();
+    let mut start = 0;
+    while start < ads.len() {
+        let mut end = start;
+        let mut size = BUNDLE_OVERHEAD;
+        while end < ads.len() && end - start < MAX_BUNDLE_ADS {
+            let next = ads[end].as_ref().len() + BUNDLE_OVERHEAD;
+            if end > start && size + next > MAX_BUNDLE_LEN {
+                break;
+            }
+            size += next;
+            end += 1;
+        }
+        let chunk: Vec<&serde_bytes::Bytes> = ads[start..end]
+            .iter()
+            .map(|a| serde_bytes::Bytes::new(a.as_ref()))
+            .collect();
+        bundles.push(cbor::encode(&chunk));
+        start = end;
+    }
+    bundles
+}
+
+/// Reads the signed ads (envelope bytes, not yet decoded) of a bundle:
+/// refuses one over [`MAX_BUNDLE_LEN`], not a CBOR list of byte strings,
+/// empty, or of more than [`MAX_BUNDLE_ADS`] ads.
+pub fn unbundle(bytes: &[u8]) -> Result<Vec<serde_bytes::ByteBuf>, Error> {
+    let ads: Vec<serde_bytes::ByteBuf> = cbor::decode(bytes, MAX_BUNDLE_LEN, "bundle of ads")?;
+    wire::check_count("bundle of ads", &ads, MAX_BUNDLE_ADS)?;
+    if ads.is_empty() {
+        return Err(Error::Invalid {
+            field: "bundle of ads",
+            reason: "it holds no ad".to_owned(),
+        });
+    }
+    Ok(ads)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -587,10 +681,12 @@ mod tests {
     #[test]
     fn topics_name_their_domain_and_parse_back() {
         let topic = Topic::ads("physics.example.org").unwrap();
-        assert_eq!(topic.to_string(), "starling/ads/physics.example.org/1");
+        assert_eq!(topic.to_string(), "starling/ads/physics.example.org/2");
         assert_eq!(Topic::parse(&topic.to_string()), Some(topic));
+        // Version 1 carried single ads, not bundles.
+        assert_eq!(Topic::parse("starling/ads/physics.example.org/1"), None);
         assert_eq!(Topic::parse("starling/flock/1"), Some(Topic::Flock));
-        assert_eq!(Topic::parse("starling/ads/a b/1"), None);
+        assert_eq!(Topic::parse("starling/ads/a b/2"), None);
         assert!(Topic::ads("bad/domain").is_err());
     }
 
@@ -618,20 +714,24 @@ mod tests {
     }
 
     #[test]
-    fn an_agent_follows_its_own_topic_and_both_ends_of_each_export_never_a_foreign_domains_own() {
-        let followed = Topic::followed("d0", &["d0".to_owned(), "d1".to_owned(), "d2".to_owned()]);
+    fn an_agent_follows_its_own_topic_its_audiences_and_the_exports_it_bridges_never_a_foreign_domains_own(
+    ) {
+        let trusted = ["d0".to_owned(), "d1".to_owned(), "d2".to_owned()];
+        let followed = Topic::followed("d0", &trusted, &["d2".to_owned()]);
         let names: Vec<String> = followed.iter().map(ToString::to_string).collect();
         assert_eq!(
             names,
             [
-                "starling/ads/d0/1",
-                "starling/ads/d0/for/d1/1",
+                "starling/ads/d0/2",
                 "starling/ads/d0/for/d2/1",
                 "starling/ads/d1/for/d0/1",
                 "starling/ads/d2/for/d0/1",
             ]
         );
         assert!(!followed.contains(&Topic::ads("d1").unwrap()));
+        // A bridge to a domain not trusted follows nothing for it.
+        let alone = Topic::followed("d0", &["d0".to_owned()], &["d1".to_owned()]);
+        assert_eq!(alone, vec![Topic::ads("d0").unwrap()]);
     }
 
     #[test]
@@ -684,5 +784,96 @@ mod tests {
             Topic::admits(Some(&Topic::Flock), "d0", "d0", None),
             Err(Misaddressed::Domain { .. })
         ));
+    }
+
+    #[test]
+    fn a_bundle_on_a_domains_topic_carries_its_ads_for_any_audience_and_nothing_else() {
+        let d0 = Topic::ads("d0").unwrap();
+        assert_eq!(d0.admits_bundled("d0", "d0", None), Ok(Addressed::View));
+        assert_eq!(
+            d0.admits_bundled("d0", "d0", Some("d1")),
+            Ok(Addressed::Export {
+                audience: "d1".to_owned()
+            })
+        );
+        // Another domain's ad, even one meant for us, never rides in d0's
+        // bundles; nor does anything on an export topic.
+        assert!(d0.admits_bundled("d0", "d1", Some("d0")).is_err());
+        let d0_for_d1 = Topic::export("d0", "d1").unwrap();
+        assert!(d0_for_d1.admits_bundled("d1", "d0", Some("d1")).is_err());
+        // An agent of d1 that follows d0's own topic is not its audience.
+        assert!(d0.admits_bundled("d1", "d0", None).is_err());
+    }
+
+    #[test]
+    fn a_bundle_gives_back_its_ads_in_order_and_splits_where_they_do_not_fit() {
+        let small: Vec<Vec<u8>> = (0..3u8).map(|i| vec![i; 2_000]).collect();
+        let bundles = bundle(&small);
+        assert_eq!(bundles.len(), 1);
+        let back: Vec<Vec<u8>> = unbundle(&bundles[0])
+            .unwrap()
+            .into_iter()
+            .map(|b| b.into_vec())
+            .collect();
+        assert_eq!(back, small);
+        // Three ads of the largest size take three bundles, each within
+        // the limit; so do more ads than one bundle may count.
+        let large = vec![vec![7u8; MAX_SIGNED_AD_LEN]; 3];
+        let bundles = bundle(&large);
+        assert_eq!(bundles.len(), 3);
+        assert!(bundles.iter().all(|b| b.len() <= MAX_BUNDLE_LEN));
+        let many = vec![vec![1u8; 10]; MAX_BUNDLE_ADS + 1];
+        let bundles = bundle(&many);
+        assert_eq!(bundles.len(), 2);
+        let count: usize = bundles.iter().map(|b| unbundle(b).unwrap().len()).sum();
+        assert_eq!(count, MAX_BUNDLE_ADS + 1);
+    }
+
+    #[test]
+    fn a_bundle_that_is_empty_too_long_or_not_a_list_of_byte_strings_is_refused() {
+        let empty = cbor::encode(&Vec::<serde_bytes::ByteBuf>::new());
+        assert_eq!(
+            unbundle(&empty).unwrap_err().to_string(),
+            "invalid bundle of ads: it holds no ad"
+        );
+        let too_many = cbor::encode(&vec![
+            serde_bytes::ByteBuf::from(vec![0u8]);
+            MAX_BUNDLE_ADS + 1
+        ]);
+        assert_eq!(
+            unbundle(&too_many).unwrap_err().to_string(),
+            format!(
+                "bundle of ads holds {} entries, more than the limit of {MAX_BUNDLE_ADS}",
+                MAX_BUNDLE_ADS + 1
+            )
+        );
+        let huge = vec![0u8; MAX_BUNDLE_LEN + 1];
+        assert!(unbundle(&huge)
+            .unwrap_err()
+            .to_string()
+            .contains("more than the limit"));
+        let numbers = cbor::encode(&vec![1u32, 2, 3]);
+        assert!(unbundle(&numbers)
+            .unwrap_err()
+            .to_string()
+            .starts_with("bundle of ads is malformed"));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn unbundling_any_bytes_never_panics(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..512)) {
+            let _ = unbundle(&bytes);
+        }
+
+        #[test]
+        fn every_ad_bundled_comes_back_once_in_order(sizes in proptest::collection::vec(0usize..40_000, 1..12)) {
+            let ads: Vec<Vec<u8>> = sizes.iter().enumerate().map(|(i, n)| vec![i as u8; *n]).collect();
+            let mut back: Vec<Vec<u8>> = Vec::new();
+            for b in bundle(&ads) {
+                proptest::prop_assert!(b.len() <= MAX_BUNDLE_LEN);
+                back.extend(unbundle(&b).unwrap().into_iter().map(|b| b.into_vec()));
+            }
+            proptest::prop_assert_eq!(back, ads);
+        }
     }
 }

@@ -307,16 +307,19 @@ impl Agent {
         }
     }
 
-    /// Publishes `bytes` as they are on `domain`'s ad topic, bypassing this
-    /// agent's own view. For tests and experiments that play a misbehaving
-    /// peer; an agent never does this to its own ads.
+    /// Publishes `bytes` as they are, as the one ad of a bundle, on
+    /// `domain`'s ad topic, bypassing this agent's own view. For tests and
+    /// experiments that play a misbehaving peer; an agent never does this
+    /// to its own ads.
     pub async fn publish_raw(&self, domain: &str, bytes: Vec<u8>) {
         if let Ok(topic) = starling_protocol::gossip::Topic::ads(domain) {
-            self.publish_raw_on(topic, bytes).await;
+            for bundle in starling_protocol::gossip::bundle(&[bytes]) {
+                self.publish_raw_on(topic.clone(), bundle).await;
+            }
         }
     }
 
-    /// [`Agent::publish_raw`] on any topic.
+    /// Publishes `bytes` as they are on `topic` (no bundle around them).
     pub async fn publish_raw_on(&self, topic: starling_protocol::gossip::Topic, bytes: Vec<u8>) {
         let _ = self.network.send(Command::Publish { topic, bytes }).await;
     }

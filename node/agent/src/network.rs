@@ -55,7 +55,7 @@
 //! swarm events. How the swarm is built is `behaviour`'s; which peers it
 //! dials, keeps and bans, `peers`'.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::Duration;
 
 use futures::{AsyncReadExt as _, AsyncWriteExt as _, StreamExt as _};
@@ -77,7 +77,7 @@ mod peers;
 pub mod relays;
 
 pub use behaviour::ViewCodec;
-use behaviour::{build_swarm, topic_score_params, Behaviour, BehaviourEvent};
+use behaviour::{build_swarm, message_id, topic_score_params, Behaviour, BehaviourEvent};
 use jobs::WireCodec;
 
 /// Commands waiting for the loop at most (senders wait when it is full).
@@ -95,6 +95,12 @@ pub const GOSSIP_MAX_TRANSMIT: usize = 128 << 10;
 /// of an idle agent's heap in a 50-agent testnet. 512 is still hundreds of
 /// ads per peer in flight, seconds of a large pool's whole traffic.
 pub const GOSSIP_QUEUE_LEN: usize = 512;
+
+/// Messages kept per topic while no peer follows it yet
+/// ([`Loop::publish`]): a bridge's relays before its link to the audience
+/// is up. Older ones are dropped; the audience's pulls and the ads' next
+/// publication make up for them.
+pub const MAX_PENDING_PER_TOPIC: usize = 64;
 
 /// Gossip messages handed to the view and not yet judged, at most. Beyond
 /// this the loop ignores new messages (the view's mailbox stays bounded).
@@ -264,9 +270,10 @@ pub enum ViewInput {
         topic: Topic,
         data: Vec<u8>,
     },
-    /// One of this agent's own publications (a suspicion), which gossipsub
-    /// never hands back to its publisher: offered to our own view as if it
-    /// had come on `topic`, so that we hide what we tell others to hide.
+    /// One of this agent's own publications (a bundle of suspicions),
+    /// which gossipsub never hands back to its publisher: offered to our
+    /// own view as if it had come on `topic`, so that we hide what we tell
+    /// others to hide.
     Published { topic: Topic, data: Vec<u8> },
     /// A page pulled from a peer.
     Pulled { from: PeerId, ads: Vec<Vec<u8>> },
@@ -284,11 +291,21 @@ pub type ViewRef = ractor::DerivedActorRef<ViewInput>;
 /// What actors ask of the network.
 #[derive(Debug)]
 pub enum Command {
-    /// Publish a signed ad on `topic`.
+    /// Publish `bytes` as they are on `topic` (a test playing a peer
+    /// that misbehaves; an agent publishes its ads with
+    /// [`Command::PublishAds`]).
     Publish {
         topic: Topic,
         bytes: Vec<u8>,
     },
+    /// Publish one publication of ours: signed ads of our domain, each for
+    /// our domain's own agents (`None`) or a copy for a trusted domain. They
+    /// go out as one bundle on our domain's topic ([`signed_ads::bundle`]),
+    /// where our colleagues that bridge to each audience hand its copy on;
+    /// a copy also goes straight to its audience's topic where we bridge to
+    /// it ourselves, or where the audience is trusted no more (its
+    /// withdrawal, to whoever follows that topic still).
+    PublishAds(Vec<(Option<String>, Vec<u8>)>),
     /// The view's judgement of a gossip message.
     Validated {
         id: MessageId,
@@ -296,6 +313,10 @@ pub enum Command {
         acceptance: MessageAcceptance,
         /// The source's reject count after this message, when it rose.
         rejects: Option<u64>,
+        /// Copies for trusted domains that the message (a bundle) carried
+        /// and the view accepted: audience and signed ad, handed on to the
+        /// audience's topic where we bridge to it.
+        relay: Vec<(String, Vec<u8>)>,
     },
     /// The view's answer to a pull a peer made.
     Serve {
@@ -393,7 +414,11 @@ pub fn start(
                 reason: e.to_string(),
             })?;
     }
-    let followed = followed(&settings.domains);
+    // Until the directory knows its domain's agents, an agent bridges to
+    // every trusted domain: its exports then reach their audiences
+    // whoever else does.
+    let bridging: Vec<String> = settings.domains.iter().skip(1).cloned().collect();
+    let followed = followed(&settings.domains, &bridging);
     for topic in &followed {
         // Subscribing only fails for a topic refused by a filter; we have
         // none.
@@ -460,6 +485,8 @@ pub fn start(
         reachability: relays::Reachability::Unknown,
         directory: directory::Directory::default(),
         domains: settings.domains.clone(),
+        bridging,
+        exports_seen: RecentIds::default(),
         explicit: HashSet::new(),
         arrange_due: None,
         dial_failures: HashMap::new(),
@@ -480,10 +507,10 @@ pub fn start(
 }
 
 /// The topics an agent follows: `domains` is its own domain, then those
-/// it trusts.
-fn followed(domains: &[String]) -> Vec<Topic> {
+/// it trusts; `bridging` the trusted domains it bridges to.
+fn followed(domains: &[String], bridging: &[String]) -> Vec<Topic> {
     match domains.split_first() {
-        Some((own, trusted)) => Topic::followed(own, trusted),
+        Some((own, trusted)) => Topic::followed(own, trusted, bridging),
         None => Vec::new(),
     }
 }
@@ -523,6 +550,34 @@ pub fn peer_of(address: &Multiaddr) -> Option<PeerId> {
     })
 }
 
+/// The last [`RECENT_IDS`] message ids seen, oldest dropped first.
+#[derive(Debug, Default)]
+struct RecentIds {
+    order: VecDeque<MessageId>,
+    set: HashSet<MessageId>,
+}
+
+/// How many message ids [`RecentIds`] keeps: a few minutes of a large
+/// pool's exports through one bridge.
+const RECENT_IDS: usize = 4096;
+
+impl RecentIds {
+    fn insert(&mut self, id: MessageId) {
+        if self.set.insert(id.clone()) {
+            self.order.push_back(id);
+            if self.order.len() > RECENT_IDS {
+                if let Some(old) = self.order.pop_front() {
+                    self.set.remove(&old);
+                }
+            }
+        }
+    }
+
+    fn contains(&self, id: &MessageId) -> bool {
+        self.set.contains(id)
+    }
+}
+
 struct Loop {
     swarm: Swarm<Behaviour>,
     /// Counts the bytes of every stream on every connection (the payload
@@ -536,8 +591,9 @@ struct Loop {
     jobs: mpsc::Sender<jobs::Inbound>,
     pending_jobs: jobs::Pending,
     pending_validations: usize,
-    /// The latest ad per topic that found no peer to go to yet.
-    pending_publish: HashMap<TopicHash, (Topic, Vec<u8>)>,
+    /// Messages per topic that found no peer to go to yet, newest last, at
+    /// most [`MAX_PENDING_PER_TOPIC`].
+    pending_publish: HashMap<TopicHash, (Topic, VecDeque<Vec<u8>>)>,
     /// Pulls of our view being served: to whom, and where the answer goes.
     serving: HashMap<u64, (PeerId, ResponseChannel<Response>)>,
     next_serve: u64,
@@ -571,6 +627,12 @@ struct Loop {
     directory: directory::Directory,
     /// Our domain, then the domains it trusts.
     domains: Vec<String>,
+    /// The trusted domains we bridge to ([`directory::Plan::bridging`]):
+    /// we follow our domain's export topic for each.
+    bridging: Vec<String>,
+    /// Messages that reached us on our domain's export topics lately: not
+    /// to be handed on again ([`Loop::relay`]).
+    exports_seen: RecentIds,
     /// The peers made gossipsub explicit peers (bridges to other domains).
     explicit: HashSet<PeerId>,
     /// When the peer set is to be arranged by domain next, if sooner than
@@ -648,13 +710,18 @@ impl Loop {
 
     fn on_command(&mut self, command: Command) {
         match command {
-            Command::Publish { topic, bytes } => self.publish(topic, bytes),
+            Command::Publish { topic, bytes } => self.publish(topic, vec![bytes]),
+            Command::PublishAds(ads) => {
+                self.publish_ads(ads);
+            }
             Command::Validated {
                 id,
                 source,
                 acceptance,
                 rejects,
+                relay,
             } => {
+                self.relay(relay);
                 self.pending_validations = self.pending_validations.saturating_sub(1);
                 self.swarm
                     .behaviour_mut()
@@ -683,7 +750,6 @@ impl Loop {
             Command::SetView(view) => self.view = view,
             Command::SetDomains(domains) => {
                 self.set_domains(&domains);
-                self.domains = domains;
                 self.arrange();
             }
             Command::Directory(updates) => {
@@ -767,13 +833,23 @@ impl Loop {
     /// Subscribes to the ad topics of `domains` (ours first, then the
     /// trusted) not yet followed, and leaves those no longer among them.
     fn set_domains(&mut self, domains: &[String]) {
-        let wanted: HashMap<TopicHash, (IdentTopic, Topic)> = followed(domains)
-            .into_iter()
-            .map(|t| {
-                let ident = IdentTopic::new(t.to_string());
-                (ident.hash(), (ident, t))
-            })
-            .collect();
+        self.domains = domains.to_vec();
+        let trusted = domains.get(1..).unwrap_or_default();
+        self.bridging.retain(|d| trusted.contains(d));
+        self.follow();
+    }
+
+    /// Follows the topics of [`Loop::domains`] and [`Loop::bridging`]
+    /// ([`followed`]) and no others.
+    fn follow(&mut self) {
+        let wanted: HashMap<TopicHash, (IdentTopic, Topic)> =
+            followed(&self.domains, &self.bridging)
+                .into_iter()
+                .map(|t| {
+                    let ident = IdentTopic::new(t.to_string());
+                    (ident.hash(), (ident, t))
+                })
+                .collect();
         let left: Vec<TopicHash> = self
             .topics
             .keys()
@@ -787,7 +863,7 @@ impl Loop {
                     .behaviour_mut()
                     .gossipsub
                     .unsubscribe(&IdentTopic::new(topic.to_string()));
-                tracing::info!(%topic, "left an ad topic");
+                tracing::debug!(%topic, "left an ad topic");
             }
         }
         for (hash, (ident, topic)) in wanted {
@@ -796,32 +872,98 @@ impl Loop {
                 let _ = gossip.subscribe(&ident);
                 // Scored as the topics followed from the start.
                 let _ = gossip.set_topic_params(ident, topic_score_params());
-                tracing::info!(%topic, "following an ad topic");
+                tracing::debug!(%topic, "following an ad topic");
                 entry.insert(topic);
             }
         }
     }
 
-    /// Publishes on `topic`: to its mesh when we follow it, else (an ad
-    /// withdrawn from an audience no longer trusted) to the peers that do.
-    fn publish(&mut self, topic: Topic, bytes: Vec<u8>) {
+    /// Publishes one publication of ours ([`Command::PublishAds`]);
+    /// returns the bundles that went on our domain's topic.
+    fn publish_ads(&mut self, ads: Vec<(Option<String>, Vec<u8>)>) -> Vec<Vec<u8>> {
+        let Some(own) = self.domains.first().cloned() else {
+            return Vec::new();
+        };
+        let trusted = self.domains.get(1..).unwrap_or_default().to_vec();
+        let bundled: Vec<&[u8]> = ads
+            .iter()
+            .filter(|(audience, _)| audience.as_ref().is_none_or(|a| trusted.contains(a)))
+            .map(|(_, bytes)| bytes.as_slice())
+            .collect();
+        let bundles = signed_ads::bundle(&bundled);
+        if let Ok(topic) = Topic::ads(&own) {
+            self.publish(topic, bundles.clone());
+        }
+        for (audience, bytes) in ads {
+            let Some(audience) = audience else { continue };
+            let Ok(topic) = Topic::export(&own, &audience) else {
+                continue;
+            };
+            let bridged = self
+                .topics
+                .contains_key(&IdentTopic::new(topic.to_string()).hash());
+            if bridged || !trusted.contains(&audience) {
+                self.publish(topic, vec![bytes]);
+            }
+        }
+        bundles
+    }
+
+    /// Hands each copy our colleagues' bundles carried for a trusted
+    /// domain on to its topic, where we bridge to that domain.
+    fn relay(&mut self, copies: Vec<(String, Vec<u8>)>) {
+        let Some(own) = self.domains.first().cloned() else {
+            return;
+        };
+        for (audience, bytes) in copies {
+            let Ok(topic) = Topic::export(&own, &audience) else {
+                continue;
+            };
+            // The other bridge may have handed it on already, and it
+            // reached us on the export topic before we read the bundle:
+            // gossipsub would refuse it again, with a warning.
+            if self
+                .topics
+                .contains_key(&IdentTopic::new(topic.to_string()).hash())
+                && !self.exports_seen.contains(&message_id(&bytes))
+            {
+                self.publish(topic, vec![bytes]);
+            }
+        }
+    }
+
+    /// Publishes `messages` on `topic`: to its mesh when we follow it,
+    /// else (an ad withdrawn from an audience no longer trusted) to the
+    /// peers that do. Those that find no peer wait for one to follow the
+    /// topic (a bridge not yet linked to its audience), the newest
+    /// [`MAX_PENDING_PER_TOPIC`] of them.
+    fn publish(&mut self, topic: Topic, messages: Vec<Vec<u8>>) {
         let ident = IdentTopic::new(topic.to_string());
-        match self
-            .swarm
-            .behaviour_mut()
-            .gossipsub
-            .publish(ident.clone(), bytes.clone())
-        {
-            Ok(_) => {
-                self.pending_publish.remove(&ident.hash());
+        let mut waiting = Vec::new();
+        for bytes in messages {
+            match self
+                .swarm
+                .behaviour_mut()
+                .gossipsub
+                .publish(ident.clone(), bytes.clone())
+            {
+                Ok(_) | Err(gossipsub::PublishError::Duplicate) => {}
+                Err(gossipsub::PublishError::NoPeersSubscribedToTopic)
+                | Err(gossipsub::PublishError::AllQueuesFull(_)) => waiting.push(bytes),
+                Err(e) => tracing::warn!(%topic, error = %e, "cannot publish the ad"),
             }
-            Err(gossipsub::PublishError::NoPeersSubscribedToTopic)
-            | Err(gossipsub::PublishError::AllQueuesFull(_)) => {
-                tracing::debug!(%topic, "no peer to publish to yet; will retry");
-                self.pending_publish.insert(ident.hash(), (topic, bytes));
-            }
-            Err(gossipsub::PublishError::Duplicate) => {}
-            Err(e) => tracing::warn!(%topic, error = %e, "cannot publish the ad"),
+        }
+        if waiting.is_empty() {
+            return;
+        }
+        tracing::debug!(%topic, messages = waiting.len(), "no peer to publish to yet; will retry");
+        let (_, queue) = self
+            .pending_publish
+            .entry(ident.hash())
+            .or_insert_with(|| (topic, VecDeque::new()));
+        queue.extend(waiting);
+        while queue.len() > MAX_PENDING_PER_TOPIC {
+            queue.pop_front();
         }
     }
 
@@ -983,6 +1125,10 @@ impl Loop {
                 message,
             }) => {
                 let topic = self.topics.get(&message.topic).cloned();
+                if matches!(&topic, Some(Topic::Export { domain, .. }) if Some(domain) == self.domains.first())
+                {
+                    self.exports_seen.insert(message_id.clone());
+                }
                 if self.pending_validations >= MAX_PENDING_VALIDATIONS || topic.is_none() {
                     self.swarm
                         .behaviour_mut()
@@ -1030,8 +1176,8 @@ impl Loop {
                         self.arrange_soon();
                     }
                 }
-                if let Some((topic, bytes)) = self.pending_publish.remove(&topic) {
-                    self.publish(topic, bytes);
+                if let Some((topic, waiting)) = self.pending_publish.remove(&topic) {
+                    self.publish(topic, waiting.into());
                 }
             }
             BehaviourEvent::Kad(kad::Event::OutboundQueryProgressed {
@@ -1229,4 +1375,24 @@ pub fn payload(envelope: &Envelope) -> Vec<u8> {
     let bytes = envelope.to_bytes();
     debug_assert!(bytes.len() <= signed_ads::MAX_SIGNED_AD_LEN);
     bytes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recent_ids_forget_the_oldest_beyond_their_bound() {
+        let id = |n: usize| MessageId::from(n.to_be_bytes().to_vec());
+        let mut seen = RecentIds::default();
+        for n in 0..RECENT_IDS + 10 {
+            seen.insert(id(n));
+            seen.insert(id(n));
+        }
+        assert_eq!(seen.set.len(), RECENT_IDS);
+        assert_eq!(seen.order.len(), RECENT_IDS);
+        assert!(!seen.contains(&id(9)));
+        assert!(seen.contains(&id(10)));
+        assert!(seen.contains(&id(RECENT_IDS + 9)));
+    }
 }

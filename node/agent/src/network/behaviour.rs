@@ -181,9 +181,7 @@ fn make_behaviour(
         .idontwant_message_size_threshold(GOSSIP_IDONTWANT_MIN)
         .validation_mode(gossipsub::ValidationMode::Anonymous)
         .validate_messages()
-        .message_id_fn(|m: &gossipsub::Message| {
-            MessageId::from(blake3::hash(&m.data).as_bytes()[..20].to_vec())
-        })
+        .message_id_fn(|m: &gossipsub::Message| message_id(&m.data))
         .max_transmit_size(GOSSIP_MAX_TRANSMIT)
         .connection_handler_queue_len(GOSSIP_QUEUE_LEN)
         .duplicate_cache_time(Duration::from_secs(120))
@@ -196,7 +194,12 @@ fn make_behaviour(
     let mut gossipsub =
         gossipsub::Behaviour::new(gossipsub::MessageAuthenticity::Anonymous, config)?;
     gossipsub.with_peer_score(
-        score_params(&followed(&settings.domains)),
+        // Every topic an agent may follow: its domain's export topics too,
+        // which it follows while it bridges to their audiences.
+        score_params(&followed(
+            &settings.domains,
+            settings.domains.get(1..).unwrap_or_default(),
+        )),
         score_thresholds(),
     )?;
     let view = request_response::Behaviour::with_codec(
@@ -348,4 +351,11 @@ impl request_response::Codec for ViewCodec {
     {
         write_message(io, &response).await
     }
+}
+
+/// A gossip message's id: a hash of its bytes, so that the same signed ad
+/// published by two agents (a domain's two bridges handing it on) is one
+/// message.
+pub(super) fn message_id(data: &[u8]) -> MessageId {
+    MessageId::from(blake3::hash(data).as_bytes()[..20].to_vec())
 }

@@ -12,8 +12,8 @@
 //!
 //! - **inside the domain**, at least [`DOMAIN_PEERS`] connections to agents
 //!   of our own domain, so that the domain's topics form a connected mesh
-//!   among its agents (every agent of a domain follows all of its
-//!   domain's topics: its own ads, what it exports, what it is exported);
+//!   among its agents (every agent of a domain follows its domain's own
+//!   topic and what each trusted domain exports to it);
 //! - **between domains**, [`BRIDGES`] agents of each domain keep a
 //!   connection to an agent of each domain it shares topics with (it
 //!   trusts them, or they it). Which agents bridge to which domain is
@@ -22,7 +22,12 @@
 //!   every domain's bridge, and every agent computes the same choice from
 //!   its view without asking anyone. A bridge is a gossipsub *explicit*
 //!   peer: every message on the topics both follow crosses it at once,
-//!   whatever the mesh does.
+//!   whatever the mesh does. Only a domain's bridges to an audience follow
+//!   the domain's export topic for it ([`Plan::bridging`]): they hand on
+//!   the copies for it that their colleagues' bundles carry, so the other
+//!   agents of the domain never handle an export message. An agent that
+//!   knows too few of its colleagues counts itself a bridge: during a
+//!   pool's formation more agents hand copies on, never fewer.
 //!
 //! Where agents are comes from the ads themselves: each machine ad names
 //! its agent's addresses (`StarlingAddresses`), so the view tells the loop
@@ -81,6 +86,10 @@ pub struct Plan {
     pub dial: Vec<(PeerId, Vec<Multiaddr>)>,
     /// Connected peers that are bridges to another domain.
     pub bridges: HashSet<PeerId>,
+    /// The domains we are one of our domain's bridges to, in the order
+    /// given: we follow our domain's export topic for each and hand our
+    /// colleagues' copies on to it.
+    pub bridging: Vec<String>,
 }
 
 impl Directory {
@@ -171,6 +180,9 @@ impl Directory {
         // is the same choice on every agent that knows the same agents.
         for other in others.iter().filter(|d| *d != own) {
             let bridging = self.bridges_to(me, own, other);
+            if bridging {
+                plan.bridging.push(other.clone());
+            }
             let mut linked: Vec<PeerId> = connected
                 .iter()
                 .filter(|p| self.domain_of(p) == Some(other.as_str()))
@@ -342,6 +354,15 @@ mod tests {
         // to all.
         assert_eq!(bridges_per_domain_pair.len(), 90);
         assert!(bridges_per_domain_pair.values().all(|&n| n == BRIDGES));
+        // The same agents follow their domain's export topic for it, and
+        // no others.
+        let mut following: HashMap<(String, String), usize> = HashMap::new();
+        for (me, own) in &agents {
+            for other in directory.plan(me, &domains_of(own), &none, &none).bridging {
+                *following.entry((own.clone(), other)).or_default() += 1;
+            }
+        }
+        assert_eq!(following, bridges_per_domain_pair);
     }
 
     #[test]

@@ -6,9 +6,10 @@
 //! to it notice first. When a connection to a peer of our own domain ends
 //! with an error (a crash or a `kill -9` closes the socket without
 //! libp2p's goodbye), the loop dials the peer once; if that dial fails
-//! too, it publishes a signed **suspicion** ([`AdKind::Suspicion`]) on
-//! every topic the suspect's ads travel on: the domain's own and each
-//! export topic. Every view that holds the suspect's ad, issued before the
+//! too, it publishes a signed **suspicion** ([`AdKind::Suspicion`])
+//! wherever the suspect's ads travel: a bundle on the domain's own topic
+//! holding one for the domain and a copy for each trusted domain, which
+//! the domain's bridges hand on to each export topic. Every view that holds the suspect's ad, issued before the
 //! suspicion, hides it at once and passes the suspicion on; its directory
 //! entry goes with it.
 //!
@@ -151,8 +152,9 @@ impl Loop {
         }
     }
 
-    /// Publishes a suspicion of `peer` on our domain's topic and, when
-    /// `everywhere`, on each of its export topics we follow.
+    /// Publishes a suspicion of `peer` in a bundle on our domain's topic:
+    /// for our domain and, when `everywhere`, a copy for each trusted
+    /// domain.
     fn suspect(&mut self, peer: PeerId, everywhere: bool) {
         let Some(own) = self.domains.first().cloned() else {
             return;
@@ -166,19 +168,22 @@ impl Loop {
                 self.suspected.insert(peer, now);
             }
         }
-        let mut topics: Vec<(Topic, Option<String>)> = Vec::new();
-        if let Ok(topic) = Topic::ads(&own) {
-            topics.push((topic, None));
-        }
-        for topic in self.topics.values().filter(|_| everywhere) {
-            if let Topic::Export { domain, audience } = topic {
-                if *domain == own {
-                    topics.push((topic.clone(), Some(audience.clone())));
-                }
-            }
+        // Everywhere: on each audience's copy too, as the suspect's ads
+        // went (our colleagues that bridge to each hand it on).
+        let mut audiences: Vec<Option<String>> = vec![None];
+        if everywhere {
+            audiences.extend(
+                self.domains
+                    .iter()
+                    .skip(1)
+                    .filter(|d| **d != own)
+                    .cloned()
+                    .map(Some),
+            );
         }
         let now = Timestamp::now();
-        for (topic, audience) in topics {
+        let mut ads = Vec::new();
+        for audience in audiences {
             let ad = suspicion_ad(&own, audience.as_deref(), &peer);
             match gossip::seal(
                 &self.key,
@@ -189,16 +194,16 @@ impl Loop {
                 &ad,
                 &self.certificates,
             ) {
-                Ok(envelope) => {
-                    let bytes = envelope.to_bytes();
-                    let _ = self.view.send_message(super::ViewInput::Published {
-                        topic: topic.clone(),
-                        data: bytes.clone(),
-                    });
-                    self.publish(topic, bytes);
-                }
+                Ok(envelope) => ads.push((audience, envelope.to_bytes())),
                 Err(e) => tracing::warn!(error = %e, "cannot sign a suspicion"),
             }
+        }
+        let Ok(topic) = Topic::ads(&own) else { return };
+        for bundle in self.publish_ads(ads) {
+            let _ = self.view.send_message(super::ViewInput::Published {
+                topic: topic.clone(),
+                data: bundle,
+            });
         }
     }
 }

@@ -162,6 +162,10 @@ impl Loop {
             gossip.remove_explicit_peer(peer);
         }
         self.explicit = plan.bridges;
+        if plan.bridging != self.bridging {
+            self.bridging = plan.bridging;
+            self.follow();
+        }
     }
 
     /// Arranges the peer set shortly (changes come in bursts: a pulled

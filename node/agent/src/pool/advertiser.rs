@@ -19,15 +19,19 @@
 //!
 //! ## Exports
 //!
-//! Each publication goes out once for the domain's own agents (on
-//! `starling/ads/<domain>/1`) and once more for each trusted domain whose
-//! `export` term ([`starling_policies::terms::exported`], evaluated on
-//! this very ad) advertises the machine to it: the same ad with
-//! `StarlingAudience = "<that domain>"` added and signed, on that
-//! audience's topic `starling/ads/<domain>/for/<audience>/1`, with the
+//! Each publication is signed once for the domain's own agents and once
+//! more for each trusted domain whose `export` term
+//! ([`starling_policies::terms::exported`], evaluated on this very ad)
+//! advertises the machine to it: the same ad with `StarlingAudience =
+//! "<that domain>"` added and signed, for that audience's topic
+//! `starling/ads/<domain>/for/<audience>/1`, with the
 //! domain's `accept` term for that audience published in it
 //! ([`starling_policies::terms::ACCEPT_ATTR`]), so that its submit agents
-//! do not ask for claims the machine would refuse. The
+//! do not ask for claims the machine would refuse. All of them go out
+//! together, as one bundle on the domain's topic `starling/ads/<domain>/2`
+//! (see [`crate::network::Command::PublishAds`]): the domain's agents
+//! handle one message per publication, and the two that bridge to each
+//! audience hand its copy on to the audience's topic. The
 //! filtering happens here, at the source, because this is the only agent
 //! that signs the ad: no relay can make a copy for an audience it was not
 //! signed for, and receivers refuse a copy on any other topic or meant
@@ -58,7 +62,7 @@ use std::time::Duration;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use starling_protocol::classad::{unparse_ad, ClassAd};
-use starling_protocol::gossip::{self, AdKind, Topic};
+use starling_protocol::gossip::{self, AdKind};
 use starling_protocol::identity::{Envelope, Keypair, Kind, Timestamp};
 use starling_storage::space::Space;
 use starling_storage::Store;
@@ -835,7 +839,7 @@ async fn publish(
     let ttl = u64::try_from(lifetime.as_millis()).unwrap_or(u64::MAX);
     tracing::debug!(seq, withdrawal = ttl == 0, "publishing the machine ad");
     let signed = Signed { seq, now, ttl };
-    sign_and_send(args, signed, ad.clone(), None).await?;
+    let mut ads = vec![sign(args, signed, ad.clone(), None)?];
     let withdrawing = ttl == 0;
     let trust = args.trust.current();
     let mut now_exported = BTreeSet::new();
@@ -872,8 +876,9 @@ async fn publish(
         copies.push((audience.clone(), bare, 0));
     }
     for (audience, copy, ttl) in copies {
-        sign_and_send(args, Signed { ttl, ..signed }, copy, Some(audience)).await?;
+        ads.push(sign(args, Signed { ttl, ..signed }, copy, Some(audience))?);
     }
+    send(args, ads).await?;
     exported.to = now_exported;
     Ok(Some(seq))
 }
@@ -887,15 +892,15 @@ struct Signed {
     ttl: u64,
 }
 
-/// Signs `ad` as `signed` says, puts it in our own view and hands it to
-/// the network: on the domain's topic, or on `audience`'s topic for a copy
-/// meant for that trusted domain.
-async fn sign_and_send(
+/// Signs `ad` as `signed` says and puts it in our own view: our internal
+/// ad, or with `audience` the copy meant for that trusted domain. Returns
+/// it as it goes to the network.
+fn sign(
     args: &AdvertiserArgs,
     signed: Signed,
     ad: ClassAd,
     audience: Option<String>,
-) -> Result<(), ActorProcessingErr> {
+) -> Result<(Option<String>, Vec<u8>), ActorProcessingErr> {
     let envelope = gossip::seal(
         &args.key,
         signed.seq,
@@ -906,17 +911,13 @@ async fn sign_and_send(
         &args.certificates,
     )?;
     let bytes = envelope.to_bytes();
-    let topic = match &audience {
-        Some(audience) => Topic::export(&args.domain, audience)?,
-        None => Topic::ads(&args.domain)?,
-    };
     let _ = args.view.cast(ViewMsg::Own {
         envelope: Box::new(envelope),
         ad,
         domain: args.domain.clone(),
-        audience,
+        audience: audience.clone(),
     });
-    send(args, topic, bytes).await
+    Ok((audience, bytes))
 }
 
 /// The copy of `ad` for `audience`, living `ttl` (milliseconds), when the
@@ -976,14 +977,14 @@ async fn capped_copy(
     Some((copy, ttl))
 }
 
-/// Hands a signed ad to the network for `topic`.
+/// Hands one publication to the network: our internal ad and the copies
+/// for trusted domains, which go out together ([`Command::PublishAds`]).
 async fn send(
     args: &AdvertiserArgs,
-    topic: Topic,
-    bytes: Vec<u8>,
+    ads: Vec<(Option<String>, Vec<u8>)>,
 ) -> Result<(), ActorProcessingErr> {
     args.network
-        .send(Command::Publish { topic, bytes })
+        .send(Command::PublishAds(ads))
         .await
         .map_err(|_| "the network loop has stopped")?;
     Ok(())

@@ -28,7 +28,7 @@ use libp2p::gossipsub::MessageAcceptance;
 use libp2p::PeerId;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use starling_protocol::classad::{parse_expr, unparse_ad, ClassAd, Expr};
-use starling_protocol::gossip::AdKind;
+use starling_protocol::gossip::{AdKind, Topic};
 use starling_protocol::identity::{
     AgentId, Certificate, Envelope, Freshness, Kind, Timestamp, TrustAnchors,
 };
@@ -38,7 +38,7 @@ use tokio::sync::mpsc;
 use crate::network::directory::{Known, Update};
 use crate::network::{Command, ViewInput};
 use crate::ticker::Ticker;
-use crate::view::{Rejection, Verdict, View};
+use crate::view::{bundle_verdict, BundledVerdict, Rejection, Verdict, View};
 
 impl From<ViewInput> for ViewMsg {
     fn from(input: ViewInput) -> ViewMsg {
@@ -188,37 +188,39 @@ impl Actor for ViewActor {
             }) => {
                 let from = agent_of(&source);
                 let before = from.map_or(0, |a| state.view.rejects(&a));
-                let verdict = state.view.offer(&data, Some(&topic), from, now);
-                state.metrics.ad_judged(match &verdict {
-                    Verdict::Accepted { .. } => starling_web::metrics::Judged::accepted,
-                    Verdict::Ignored(_) => starling_web::metrics::Judged::ignored,
-                    Verdict::Rejected(_) => starling_web::metrics::Judged::rejected,
-                });
-                let acceptance = match &verdict {
-                    Verdict::Accepted { signer, .. } => {
-                        tracing::debug!(peer = %source, signer = %signer.short(), "accepted a gossiped ad");
-                        MessageAcceptance::Accept
+                let verdicts = offer_message(&mut state.view, &data, &topic, from, now);
+                let mut announced = Vec::new();
+                for judged in &verdicts {
+                    state.metrics.ad_judged(match &judged.verdict {
+                        Verdict::Accepted { .. } => starling_web::metrics::Judged::accepted,
+                        Verdict::Ignored(_) => starling_web::metrics::Judged::ignored,
+                        Verdict::Rejected(_) => starling_web::metrics::Judged::rejected,
+                    });
+                    match &judged.verdict {
+                        Verdict::Accepted { signer, kind } => {
+                            tracing::debug!(peer = %source, signer = %signer.short(), "accepted a gossiped ad");
+                            if matches!(kind, AdKind::Machine | AdKind::Suspicion) {
+                                announced.push(*signer);
+                            }
+                            if *kind == AdKind::Suspicion && judged.relay.is_none() {
+                                tracing::info!(peer = %source, suspect = %signer.short(), "an agent is suspected dead: its machine ad is hidden");
+                            }
+                        }
+                        Verdict::Rejected(why) => {
+                            tracing::info!(peer = %source, %topic, %why, "rejected a gossiped ad");
+                        }
+                        Verdict::Ignored(_) => {}
                     }
+                }
+                if !announced.is_empty() {
+                    state.announce(&announced).await;
+                }
+                let acceptance = match bundle_verdict(&verdicts) {
+                    Verdict::Accepted { .. } => MessageAcceptance::Accept,
                     Verdict::Ignored(_) => MessageAcceptance::Ignore,
-                    Verdict::Rejected(why) => {
-                        tracing::info!(peer = %source, %topic, %why, "rejected a gossiped ad");
-                        MessageAcceptance::Reject
-                    }
+                    Verdict::Rejected(_) => MessageAcceptance::Reject,
                 };
-                if let Verdict::Accepted {
-                    signer,
-                    kind: AdKind::Machine | AdKind::Suspicion,
-                } = &verdict
-                {
-                    state.announce(&[*signer]).await;
-                }
-                if let Verdict::Accepted {
-                    signer,
-                    kind: AdKind::Suspicion,
-                } = &verdict
-                {
-                    tracing::info!(peer = %source, suspect = %signer.short(), "an agent is suspected dead: its machine ad is hidden");
-                }
+                let relay = verdicts.into_iter().filter_map(|v| v.relay).collect();
                 let after = from.map_or(0, |a| state.view.rejects(&a));
                 // The loop waits for this answer; if it has stopped, so
                 // has the agent.
@@ -229,19 +231,26 @@ impl Actor for ViewActor {
                         source,
                         acceptance,
                         rejects: (after > before).then_some(after),
+                        relay,
                     })
                     .await;
             }
             ViewMsg::Network(ViewInput::Published { topic, data }) => {
-                if let Verdict::Accepted {
-                    signer,
-                    kind: kind @ (AdKind::Machine | AdKind::Suspicion),
-                } = state.view.offer(&data, Some(&topic), None, now)
-                {
-                    state.announce(&[signer]).await;
-                    if kind == AdKind::Suspicion {
-                        tracing::info!(suspect = %signer.short(), "we suspect an agent dead: its machine ad is hidden here too");
+                let mut announced = Vec::new();
+                for judged in offer_message(&mut state.view, &data, &topic, None, now) {
+                    if let Verdict::Accepted {
+                        signer,
+                        kind: kind @ (AdKind::Machine | AdKind::Suspicion),
+                    } = judged.verdict
+                    {
+                        announced.push(signer);
+                        if kind == AdKind::Suspicion && judged.relay.is_none() {
+                            tracing::info!(suspect = %signer.short(), "we suspect an agent dead: its machine ad is hidden here too");
+                        }
                     }
+                }
+                if !announced.is_empty() {
+                    state.announce(&announced).await;
                 }
             }
             ViewMsg::Network(ViewInput::Pulled { from, ads }) => {
@@ -482,6 +491,24 @@ fn audience_of(own: &str, domains: &[String]) -> Option<Option<String>> {
 /// The agent id of a libp2p peer (every Starling peer has an ed25519 key).
 pub fn agent_of(peer: &PeerId) -> Option<AgentId> {
     AgentId::from_peer_id_bytes(&peer.to_bytes())
+}
+
+/// Offers a gossip message to the view: a bundle on a domain's own topic,
+/// one ad on an export topic.
+fn offer_message(
+    view: &mut View,
+    data: &[u8],
+    topic: &Topic,
+    from: Option<AgentId>,
+    now: Timestamp,
+) -> Vec<BundledVerdict> {
+    match topic {
+        Topic::Ads { .. } => view.offer_bundle(data, topic, from, now),
+        _ => vec![BundledVerdict {
+            verdict: view.offer(data, Some(topic), from, now),
+            relay: None,
+        }],
+    }
 }
 
 #[cfg(test)]
