@@ -6,8 +6,9 @@ trusting all the others, on loopback): `starling testnet up` is timed from
 its start until every agent sees every machine ad it should (the
 command's own "joined in X s"), --runs times on a fresh testnet. After the
 last run of each size the settled pool is watched for --idle-window
-seconds, --settle seconds after it formed (the agents republish their ads
-a few times in their first 15 s): CPU per agent (from /proc, the agent and its job watchdog) and
+seconds (default 300: the agents' refresh interval, so that every agent's
+refresh falls in it once), --settle seconds after it formed (the agents
+republish their ads a few times in their first 15 s): CPU per agent (from /proc, the agent and its job watchdog) and
 resident memory per agent (the same two processes). Then the testnet is
 stopped.
 
@@ -17,8 +18,8 @@ log-log; N log N is k a little above 1). Writes formation.csv and
 idle.csv in --out.
 
 Usage: bench/scale/measure.py [--sizes 25,50,100,200,300] [--domains 10]
-       [--runs 3] [--idle-window 30] [--settle 20] [--out DIR]
-       [--starling PATH]
+       [--runs 3] [--idle-window 300] [--settle 30] [--out DIR]
+       [--starling PATH] [--refresh-secs S]
 """
 import argparse, csv, math, os, re, shutil, statistics, subprocess, sys, time
 
@@ -35,14 +36,15 @@ def starling_binary(given):
     return path
 
 
-def up(starling, directory, agents, domains, timeout):
+def up(starling, directory, agents, domains, timeout, refresh=None):
     """Seconds `testnet up` reports, or None when it gave up."""
     shutil.rmtree(directory, ignore_errors=True)
     started = time.monotonic()
-    run = subprocess.run(
-        [starling, "testnet", "up", "--dir", directory, "--agents", str(agents),
-         "--domains", str(domains), "--timeout", str(timeout)],
-        capture_output=True, text=True)
+    command = [starling, "testnet", "up", "--dir", directory, "--agents", str(agents),
+               "--domains", str(domains), "--timeout", str(timeout)]
+    if refresh:
+        command += ["--refresh-secs", str(refresh), "--lifetime-secs", str(3 * refresh)]
+    run = subprocess.run(command, capture_output=True, text=True)
     wall = time.monotonic() - started
     found = re.search(r"joined in ([0-9.]+) s", run.stdout + run.stderr)
     if run.returncode != 0 or not found:
@@ -154,7 +156,10 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     # A whole refresh interval (60 s): a shorter window catches a pool's
     # refresh wave or misses it, and read 0.18-0.65% for the same pool.
-    ap.add_argument("--idle-window", type=int, default=60)
+    ap.add_argument("--idle-window", type=int, default=300)
+    ap.add_argument("--refresh-secs", type=int, default=None,
+                    help="the agents' ad refresh interval (lifetime three times it); "
+                         "default the agents' own (300 s)")
     ap.add_argument("--settle", type=int, default=30)
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
@@ -169,7 +174,7 @@ def main():
         times, cpus = [], []
         for run in range(args.runs):
             directory = os.path.join(args.dir, f"n{n}")
-            t = up(starling, directory, n, args.domains, args.timeout)
+            t = up(starling, directory, n, args.domains, args.timeout, args.refresh_secs)
             spent = formation_cpu(directory) if t is not None else None
             formation.append((n, run, t if t is not None else "",
                               f"{spent:.3f}" if spent is not None else ""))

@@ -19,7 +19,7 @@
 //! many domains they are dealt to, each trusting all the others; default
 //! 2), `STARLING_BENCH_ROUNDS` (ad
 //! changes, default 7), `STARLING_BENCH_WINDOW_SECS` (traffic window,
-//! default 120: two refresh intervals), `STARLING_BENCH_REFRESH_SECS` (the
+//! default one refresh interval), `STARLING_BENCH_REFRESH_SECS` (the
 //! agents' ad refresh interval, default the agents' own default; the
 //! lifetime is three refreshes), `STARLING_BENCH_PLAINTEXT=1` (connections
 //! without noise, see `Options::plaintext`; the baseline pair too).
@@ -109,7 +109,6 @@ fn signed_ad_len(testnet: &Testnet) -> usize {
 fn main() {
     let agents = env("STARLING_BENCH_AGENTS", 500);
     let rounds = env("STARLING_BENCH_ROUNDS", 7);
-    let window = env("STARLING_BENCH_WINDOW_SECS", 120);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -140,6 +139,9 @@ fn main() {
     .max(1) as u64;
     options.config.advertise.refresh_secs = refresh;
     options.config.advertise.lifetime_secs = 3 * refresh;
+    // A whole refresh interval, so that the window holds every agent's
+    // refresh once whatever their phase.
+    let window = env("STARLING_BENCH_WINDOW_SECS", refresh as usize);
     let testnet = runtime
         .block_on(Testnet::start(options))
         .expect("the testnet");

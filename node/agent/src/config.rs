@@ -704,19 +704,24 @@ impl Default for Relay {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Advertise {
-    /// Seconds between republications of an unchanged machine ad.
-    /// Default: `60`.
+    /// Seconds between republications of an unchanged machine ad (a
+    /// changed one goes out at once). Default: `300`, HTCondor's
+    /// `UPDATE_INTERVAL`: the refresh only renews the ad and its drifting
+    /// readings, since a dead agent leaves the views by its colleagues'
+    /// suspicion, and every refresh is a message to every agent that sees
+    /// the ad.
     pub refresh_secs: u64,
     /// Seconds a published ad stays valid if not refreshed; must exceed
-    /// `refresh_secs`. Default: `180` (three refreshes).
+    /// `refresh_secs`. Default: `900` (three refreshes, HTCondor's
+    /// `CLASSAD_LIFETIME`).
     pub lifetime_secs: u64,
 }
 
 impl Default for Advertise {
     fn default() -> Self {
         Self {
-            refresh_secs: 60,
-            lifetime_secs: 180,
+            refresh_secs: 300,
+            lifetime_secs: 900,
         }
     }
 }

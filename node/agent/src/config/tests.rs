@@ -64,8 +64,8 @@ fn no_file_and_empty_file_mean_defaults() {
     assert_eq!(load_text("").unwrap(), Config::default());
     assert_eq!(c.network.listen, vec![DEFAULT_LISTEN.to_owned()]);
     assert!(c.network.mdns);
-    assert_eq!(c.advertise.refresh(), Duration::from_secs(60));
-    assert_eq!(c.advertise.lifetime(), Duration::from_secs(180));
+    assert_eq!(c.advertise.refresh(), Duration::from_secs(300));
+    assert_eq!(c.advertise.lifetime(), Duration::from_secs(900));
     assert_eq!(c.machine.start, "true");
     assert_eq!(c.machine.requirements, "START");
     c.validate("defaults").unwrap();

@@ -215,6 +215,9 @@ struct Exports {
     /// The free CPUs the share keeper last let the copy for each capped
     /// domain show.
     granted: BTreeMap<String, u32>,
+    /// The shortest lifetime among the ads the last publication gave out
+    /// (a capped domain's copy lives only as long as its grant).
+    shortest: Option<Duration>,
 }
 
 pub struct AdvertiserState {
@@ -294,6 +297,7 @@ impl Actor for Advertiser {
         let exported = Exports {
             to: args.trust.current().trusted().iter().cloned().collect(),
             granted: BTreeMap::new(),
+            shortest: None,
         };
         myself.send_interval(check_interval(args.refresh), || AdvertiserMsg::Check);
         for after in STARTUP_REPUBLISH {
@@ -386,7 +390,12 @@ impl Actor for Advertiser {
                 let due = match &state.published {
                     None => true,
                     Some((text, at)) => {
-                        *text != stable || at.elapsed() >= refresh_due(state.args.refresh)
+                        *text != stable
+                            || at.elapsed()
+                                >= refresh_due(effective_refresh(
+                                    state.args.refresh,
+                                    state.exported.shortest,
+                                ))
                     }
                 } || audiences(&state.args, &ad) != state.exported.to
                     || state.suspected().await;
@@ -875,9 +884,14 @@ async fn publish(
         let bare = withdrawal_for(ad, &args.domain, audience);
         copies.push((audience.clone(), bare, 0));
     }
+    let mut shortest = ttl;
     for (audience, copy, ttl) in copies {
+        if ttl > 0 {
+            shortest = shortest.min(ttl);
+        }
         ads.push(sign(args, Signed { ttl, ..signed }, copy, Some(audience))?);
     }
+    exported.shortest = Some(Duration::from_millis(shortest));
     send(args, ads).await?;
     exported.to = now_exported;
     Ok(Some(seq))
@@ -998,6 +1012,17 @@ fn check_interval(refresh: Duration) -> Duration {
         .max(Duration::from_millis(100))
 }
 
+/// How often an unchanged ad goes out again: every `refresh`, or a third of
+/// the shortest lifetime the last publication gave (a capped domain's
+/// copy, which lives only as long as its grant), so that it is renewed
+/// twice before it expires, as the ad is with the default lifetime.
+fn effective_refresh(refresh: Duration, shortest: Option<Duration>) -> Duration {
+    match shortest {
+        Some(lifetime) if !lifetime.is_zero() => refresh.min(lifetime / 3),
+        _ => refresh,
+    }
+}
+
 /// When an unchanged ad is due again: half a check early, so that a tick
 /// landing a hair before the refresh time does not put it off a whole
 /// check (timer jitter would otherwise stretch every refresh by one).
@@ -1037,5 +1062,22 @@ mod tests {
             // after it, and refresh_due is half a check before refresh.
             assert!(refresh_due(refresh) + check <= refresh + check / 2 + Duration::from_millis(1));
         }
+    }
+
+    #[test]
+    fn a_copy_that_lives_less_than_three_refreshes_is_renewed_at_a_third_of_its_life() {
+        let refresh = Duration::from_secs(300);
+        assert_eq!(effective_refresh(refresh, None), refresh);
+        assert_eq!(
+            effective_refresh(refresh, Some(Duration::from_secs(900))),
+            refresh
+        );
+        // A capped domain's copy, as long as its grant covers.
+        assert_eq!(
+            effective_refresh(refresh, Some(Duration::from_secs(230))),
+            Duration::from_secs(230) / 3
+        );
+        // A withdrawal gives nothing to renew.
+        assert_eq!(effective_refresh(refresh, Some(Duration::ZERO)), refresh);
     }
 }

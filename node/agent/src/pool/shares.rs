@@ -39,8 +39,9 @@ use crate::view_actor::{agent_of, MachineAd};
 pub const LEASE: Duration = Duration::from_secs(30);
 
 /// The longest lease an advertising share is granted for: the ad it
-/// covers lives at most this less [`ADVERTISE_MARGIN`] (a machine ad's
-/// default lifetime is 180 s).
+/// covers lives at most this less [`ADVERTISE_MARGIN`], shorter than a
+/// machine ad's default lifetime (900 s): the advertiser renews such a copy
+/// at a third of its life.
 pub const ADVERTISE_LEASE: Duration = Duration::from_secs(240);
 
 /// How much longer than the ad it covers an advertising share lasts.
