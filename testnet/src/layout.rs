@@ -1000,8 +1000,10 @@ mod tests {
             write_agent_config(&layout, agent, "/ip4/127.0.0.1/tcp/0", &[], &too_many).is_err()
         );
 
+        // A refresh longer than the default lifetime (900 s) needs a
+        // lifetime of its own.
         let err = check_settings(&AgentSettings {
-            refresh_secs: Some(600),
+            refresh_secs: Some(1000),
             lifetime_secs: None,
             ..AgentSettings::default()
         })
