@@ -235,6 +235,13 @@ async fn a_rogue_agents_bad_ads_enter_no_view_and_it_is_penalised() {
     for bytes in [unsigned, forged, replayed, expired, oversized, unadmitted] {
         rogue.publish_raw(&domain, bytes).await;
     }
+    // 7. No bundle at all on the domain's topic, where every message is one.
+    rogue
+        .publish_raw_on(
+            gossip::Topic::ads(&domain).unwrap(),
+            b"not a bundle of ads".to_vec(),
+        )
+        .await;
     let rogue_id = testnet.id(4).to_string();
     // Every honest agent that is connected to the rogue rejects what it
     // sent (nothing is forwarded, so others never see it) and scores it
@@ -244,7 +251,7 @@ async fn a_rogue_agents_bad_ads_enter_no_view_and_it_is_penalised() {
         for agent in &honest {
             let peers = agent.peers().await;
             if let Some(p) = peers.iter().find(|p| p.agent_id == rogue_id) {
-                if p.rejected >= 6 && p.score.is_some_and(|s| s < 0.0) {
+                if p.rejected >= 7 && p.score.is_some_and(|s| s < 0.0) {
                     penalising += 1;
                 }
             }

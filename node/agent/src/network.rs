@@ -899,10 +899,7 @@ impl Loop {
             let Ok(topic) = Topic::export(&own, &audience) else {
                 continue;
             };
-            let bridged = self
-                .topics
-                .contains_key(&IdentTopic::new(topic.to_string()).hash());
-            if bridged || !trusted.contains(&audience) {
+            if self.bridging.contains(&audience) || !trusted.contains(&audience) {
                 self.publish(topic, vec![bytes]);
             }
         }
@@ -922,10 +919,7 @@ impl Loop {
             // The other bridge may have handed it on already, and it
             // reached us on the export topic before we read the bundle:
             // gossipsub would refuse it again, with a warning.
-            if self
-                .topics
-                .contains_key(&IdentTopic::new(topic.to_string()).hash())
-                && !self.exports_seen.contains(&message_id(&bytes))
+            if self.bridging.contains(&audience) && !self.exports_seen.contains(&message_id(&bytes))
             {
                 self.publish(topic, vec![bytes]);
             }
@@ -936,11 +930,17 @@ impl Loop {
     /// else (an ad withdrawn from an audience no longer trusted) to the
     /// peers that do. Those that find no peer wait for one to follow the
     /// topic (a bridge not yet linked to its audience), the newest
-    /// [`MAX_PENDING_PER_TOPIC`] of them.
+    /// [`MAX_PENDING_PER_TOPIC`] of them, and go first with the topic's
+    /// next publication.
     fn publish(&mut self, topic: Topic, messages: Vec<Vec<u8>>) {
         let ident = IdentTopic::new(topic.to_string());
         let mut waiting = Vec::new();
-        for bytes in messages {
+        let earlier = self
+            .pending_publish
+            .remove(&ident.hash())
+            .map(|(_, queue)| queue)
+            .unwrap_or_default();
+        for bytes in earlier.into_iter().chain(messages) {
             match self
                 .swarm
                 .behaviour_mut()
@@ -1176,8 +1176,8 @@ impl Loop {
                         self.arrange_soon();
                     }
                 }
-                if let Some((topic, waiting)) = self.pending_publish.remove(&topic) {
-                    self.publish(topic, waiting.into());
+                if let Some(topic) = self.pending_publish.get(&topic).map(|(t, _)| t.clone()) {
+                    self.publish(topic, Vec::new());
                 }
             }
             BehaviourEvent::Kad(kad::Event::OutboundQueryProgressed {
