@@ -181,7 +181,7 @@ impl Setup {
         // A job's own mount namespace gives it a private /tmp and hides
         // the GPUs it was not given.
         let mounts = if agent_is_root {
-            confine::probe_private_tmp(sandboxes)
+            private_tmp_works(sandboxes)
         } else {
             Err("needs root".to_owned())
         };
@@ -440,6 +440,27 @@ impl Default for Jobs {
             execute_dir: None,
         }
     }
+}
+
+/// Whether a private `/tmp` works for sandboxes on `sandboxes`' file
+/// system ([`confine::probe_private_tmp`]), probed once per file system
+/// and process. The probe forks the agent: cheap for an agent of its own,
+/// but agents sharing one process (the in-process testnets of hundreds)
+/// would each fork all of the others' memory, and mark it copy-on-write.
+fn private_tmp_works(sandboxes: &Path) -> Result<(), String> {
+    use std::collections::HashMap;
+    use std::os::unix::fs::MetadataExt as _;
+    use std::sync::Mutex;
+    static PROBED: Mutex<Option<HashMap<u64, Result<(), String>>>> = Mutex::new(None);
+    let Ok(device) = std::fs::metadata(sandboxes).map(|m| m.dev()) else {
+        return confine::probe_private_tmp(sandboxes);
+    };
+    let mut probed = PROBED.lock().unwrap_or_else(|e| e.into_inner());
+    probed
+        .get_or_insert_with(HashMap::new)
+        .entry(device)
+        .or_insert_with(|| confine::probe_private_tmp(sandboxes))
+        .clone()
 }
 
 #[cfg(test)]
