@@ -169,6 +169,20 @@ pub const GOSSIP_IDONTWANT_MIN: usize = 16 << 10;
 /// Peers a newcomer pulls the view from.
 pub const INITIAL_PULLS: usize = 3;
 
+/// The kinds of ad a pull asks for, and a digest summarises.
+pub const PULLED_KINDS: [Kind; 2] = [Kind::MACHINE_AD, Kind::SUBMITTER_AD];
+
+/// How often an agent compares its view with a colleague's (a pull that
+/// carries a [`view::Digest`] and gets only the buckets that differ): what
+/// gossip missed, a publication lost while a mesh formed or a page pulled
+/// from a peer that dropped us midway, is repaired within this, not at the
+/// ad's next refresh. memberlist's push-pull is every 30 s as well.
+pub const SYNC_INTERVAL: Duration = Duration::from_secs(30);
+
+/// The first comparison after start: once the first pulls are in and the
+/// meshes formed.
+pub const SYNC_FIRST: Duration = Duration::from_secs(10);
+
 /// Pages one pull may take, at most.
 pub const MAX_PULL_PAGES: u32 = 256;
 
@@ -277,6 +291,9 @@ pub enum ViewInput {
     Published { topic: Topic, data: Vec<u8> },
     /// A page pulled from a peer.
     Pulled { from: PeerId, ads: Vec<Vec<u8>> },
+    /// Time to compare the view with `peer`'s, a colleague: the view
+    /// answers with [`Command::Sync`], carrying its digest.
+    SyncDue { peer: PeerId },
     /// A peer asks for a page of the view.
     ServePull {
         request: u64,
@@ -332,6 +349,12 @@ pub enum Command {
     SetView(ViewRef),
     /// Pull the view from a few connected peers again.
     PullAgain,
+    /// Pull from `peer` what differs from what `holding` summarises (the
+    /// view's answer to [`ViewInput::SyncDue`]).
+    Sync {
+        peer: PeerId,
+        holding: view::Digest,
+    },
     /// What the view learnt of agents from their machine ads (domain,
     /// addresses), or that their ads left it: where the loop finds the
     /// peers of each domain ([`directory`]).
@@ -470,6 +493,7 @@ pub fn start(
         job_activity: HashMap::new(),
         next_serve: 0,
         pulls: HashMap::new(),
+        next_sync: tokio::time::Instant::now() + SYNC_FIRST,
         pulled_from: HashSet::new(),
         connections_opened: 0,
         connected_at: HashMap::new(),
@@ -597,8 +621,11 @@ struct Loop {
     /// Pulls of our view being served: to whom, and where the answer goes.
     serving: HashMap<u64, (PeerId, ResponseChannel<Response>)>,
     next_serve: u64,
-    /// Outbound pulls: which peer, which page number.
-    pulls: HashMap<OutboundRequestId, (PeerId, u32)>,
+    /// Outbound pulls: which peer, which page number, and the digest of a
+    /// comparison (sent again with each page).
+    pulls: HashMap<OutboundRequestId, (PeerId, u32, Option<view::Digest>)>,
+    /// When to compare the view with a colleague's next ([`SYNC_INTERVAL`]).
+    next_sync: tokio::time::Instant,
     pulled_from: HashSet<PeerId>,
     /// Connections established since start (see [`Traffic::connections`]).
     connections_opened: u64,
@@ -681,6 +708,7 @@ impl Loop {
                     None => return,
                 },
                 _ = dial_timer.tick() => {
+                    self.sync_if_due();
                     self.confirm_deferred();
                     self.keep_connected();
                     self.arrange();
@@ -762,7 +790,12 @@ impl Loop {
                 self.pulled_from.clear();
                 let peers: Vec<PeerId> = self.swarm.connected_peers().copied().collect();
                 for peer in peers.into_iter().take(INITIAL_PULLS) {
-                    self.pull(peer, None, 0);
+                    self.pull(peer, None, 0, None);
+                }
+            }
+            Command::Sync { peer, holding } => {
+                if self.swarm.is_connected(&peer) {
+                    self.pull(peer, None, 0, Some(holding));
                 }
             }
             Command::Peers(reply) => {
@@ -995,18 +1028,64 @@ impl Loop {
         traffic
     }
 
-    fn pull(&mut self, peer: PeerId, after: Option<view::Cursor>, page: u32) {
+    fn pull(
+        &mut self,
+        peer: PeerId,
+        after: Option<view::Cursor>,
+        page: u32,
+        holding: Option<view::Digest>,
+    ) {
         if page == 0 {
             self.pulled_from.insert(peer);
         }
         let request = Request::Pull {
-            kinds: vec![Kind::MACHINE_AD, Kind::SUBMITTER_AD],
+            kinds: PULLED_KINDS.to_vec(),
             after,
             max: MAX_PAGE_ADS,
             certificates: self.certificates.clone(),
+            holding: holding.clone(),
         };
         let id = self.swarm.behaviour_mut().view.send_request(&peer, request);
-        self.pulls.insert(id, (peer, page));
+        self.pulls.insert(id, (peer, page, holding));
+    }
+
+    /// Compares the view with a colleague's when it is time: a connected
+    /// peer of our domain, picked at random so that over a few rounds
+    /// every view meets every other.
+    fn sync_if_due(&mut self) {
+        let now = tokio::time::Instant::now();
+        if now < self.next_sync {
+            return;
+        }
+        // A quarter either way, so that the agents of a pool started
+        // together do not all compare at once.
+        let mut noise = [0u8; 8];
+        let _ = getrandom::fill(&mut noise);
+        let noise = u64::from_le_bytes(noise);
+        let quarter = SYNC_INTERVAL.as_millis() as u64 / 4;
+        self.next_sync = now + SYNC_INTERVAL + Duration::from_millis(noise % (2 * quarter + 1))
+            - Duration::from_millis(quarter);
+        let Some(own) = self.domains.first() else {
+            return;
+        };
+        let colleagues: Vec<PeerId> = self
+            .swarm
+            .connected_peers()
+            .filter(|p| self.directory.domain_of(p) == Some(own.as_str()))
+            .copied()
+            .collect();
+        if colleagues.is_empty() {
+            return;
+        }
+        let peer = colleagues[(noise >> 32) as usize % colleagues.len()];
+        let _ = self.view.send_message(ViewInput::SyncDue { peer });
+    }
+
+    /// A pull failed or was refused: what it would have brought is
+    /// compared for at the next tick rather than at the next interval.
+    fn sync_soon(&mut self) {
+        let soon = tokio::time::Instant::now() + Duration::from_secs(1);
+        self.next_sync = self.next_sync.min(soon);
     }
 
     fn on_swarm(&mut self, event: SwarmEvent<BehaviourEvent>) {
@@ -1077,7 +1156,7 @@ impl Loop {
                         && !self.pulled_from.contains(&peer_id))
                         || self.relays.is_relay(&peer_id))
                 {
-                    self.pull(peer_id, None, 0);
+                    self.pull(peer_id, None, 0, None);
                 }
             }
             SwarmEvent::OutgoingConnectionError {
@@ -1170,7 +1249,7 @@ impl Loop {
                         // wait for each to be republished.
                         if !self.pulled_own && !self.pulled_from.contains(&peer_id) {
                             self.pulled_own = true;
-                            self.pull(peer_id, None, 0);
+                            self.pull(peer_id, None, 0, None);
                         }
                     } else {
                         self.arrange_soon();
@@ -1206,7 +1285,7 @@ impl Loop {
                     && !self.relays.is_relay(&peer_id)
                     && self.shown_to.insert(peer_id)
                 {
-                    self.pull(peer_id, None, 0);
+                    self.pull(peer_id, None, 0, None);
                 }
                 for address in info.listen_addrs {
                     self.learn_address(peer_id, address);
@@ -1281,6 +1360,7 @@ impl Loop {
             }) => {
                 self.pulls.remove(&request_id);
                 tracing::debug!(%peer, %error, "view pull failed");
+                self.sync_soon();
             }
             _ => {}
         }
@@ -1317,7 +1397,7 @@ impl Loop {
                 request_id,
                 response,
             } => {
-                let Some((from, page)) = self.pulls.remove(&request_id) else {
+                let Some((from, page, holding)) = self.pulls.remove(&request_id) else {
                     return;
                 };
                 match response {
@@ -1332,12 +1412,13 @@ impl Loop {
                         let _ = self.view.send_message(ViewInput::Pulled { from, ads });
                         if let Some(next) = next {
                             if page + 1 < MAX_PULL_PAGES {
-                                self.pull(from, Some(next), page + 1);
+                                self.pull(from, Some(next), page + 1, holding);
                             }
                         }
                     }
                     Response::Refused { reason } => {
                         tracing::debug!(peer = %from, reason, "peer refused a view pull");
+                        self.sync_soon();
                     }
                     _ => {}
                 }

@@ -111,6 +111,7 @@ fn an_older_peers_message_without_optional_fields_decodes() {
             after: None,
             max: 100,
             certificates: vec![],
+            holding: None,
         }
     );
 }

@@ -51,6 +51,7 @@ pub(crate) fn golden_messages() -> Vec<(&'static str, Vec<u8>)> {
                 after: Some(cursor.clone()),
                 max: 500,
                 certificates: vec![certificate(1)],
+                holding: None,
             }),
         ),
         (

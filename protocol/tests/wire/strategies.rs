@@ -119,13 +119,26 @@ pub(crate) fn view_request() -> impl Strategy<Value = view::Request> {
         prop::option::of(cursor()),
         any::<u32>(),
         envelopes(2),
+        prop::option::of(prop::collection::vec(
+            (any::<[u8; 32]>(), any::<u64>()),
+            0..4,
+        )),
     )
-        .prop_map(|(kinds, after, max, certificates)| view::Request::Pull {
-            kinds,
-            after,
-            max,
-            certificates,
-        })
+        .prop_map(
+            |(kinds, after, max, certificates, held)| view::Request::Pull {
+                kinds,
+                after,
+                max,
+                certificates,
+                holding: held.map(|held| {
+                    let mut digest = view::Digest::default();
+                    for (signer, seq) in held {
+                        digest.add(&signer, Kind::MACHINE_AD, seq);
+                    }
+                    digest
+                }),
+            },
+        )
 }
 
 pub(crate) fn view_response() -> impl Strategy<Value = view::Response> {

@@ -101,7 +101,7 @@ impl Loop {
                 .filter(|(_, since)| now.duration_since(**since) < PRUNE_GRACE)
                 .map(|(peer, _)| *peer),
         );
-        keep.extend(self.pulls.values().map(|(peer, _)| *peer));
+        keep.extend(self.pulls.values().map(|(peer, _, _)| *peer));
         keep.extend(self.serving.values().map(|(peer, _)| *peer));
         // The overlay by domain: bridges, and enough of our own domain.
         keep.extend(self.explicit.iter().copied());
@@ -243,7 +243,7 @@ impl Loop {
         // A relay that refused our pull (busy, or not trusting our domain
         // yet: a policy on its way) is asked again.
         for peer in self.relays.to_pull(&connected) {
-            self.pull(peer, None, 0);
+            self.pull(peer, None, 0, None);
         }
         self.listen_through_relays();
         // Where the directory knows agents, `arrange` picks the peers;

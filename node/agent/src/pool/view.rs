@@ -55,7 +55,7 @@ use starling_protocol::identity::{
     AgentId, CertificateCache, Envelope, Error as IdentityError, Freshness, Kind, Timestamp,
     TrustAnchors, Verifier,
 };
-use starling_protocol::view::Cursor;
+use starling_protocol::view::{Cursor, Digest};
 use starling_protocol::wire;
 
 /// How much older than the newest ad held a lower sequence number may be
@@ -644,6 +644,44 @@ impl View {
                 page_of(merged(ours, theirs), kinds, max)
             }
         }
+    }
+
+    /// What the view proper holds of `kinds` (every kind when empty): the
+    /// live ads a page would send, as a [`Digest`] a pull carries so that a
+    /// colleague sends only what differs. Hidden ads count as absent, as
+    /// pages leave them out.
+    pub fn digest(&self, kinds: &[Kind]) -> Digest {
+        let mut digest = Digest::default();
+        for (key, held) in &self.main.ads {
+            let kind = held.envelope.header().kind;
+            if !held.withdrawn && (kinds.is_empty() || kinds.contains(&kind)) {
+                digest.add(&key.signer, kind, held.envelope.header().seq);
+            }
+        }
+        digest
+    }
+
+    /// A page of the view proper for an agent of our own domain that
+    /// holds what `holding` summarises: only the ads of the buckets where
+    /// the two differ ([`View::page`] otherwise). The requester takes what
+    /// is newer and ignores the rest, as with any page.
+    pub fn page_differing(
+        &self,
+        kinds: &[Kind],
+        after: Option<&Cursor>,
+        max: usize,
+        holding: &Digest,
+    ) -> (Vec<Envelope>, Option<Cursor>) {
+        let mine = self.digest(kinds);
+        let differs = |key: &Key| {
+            let bucket = Digest::bucket(&key.signer);
+            mine.get(bucket) != holding.get(bucket)
+        };
+        page_of(
+            self.main.after(after).filter(|(key, _)| differs(key)),
+            kinds,
+            max,
+        )
     }
 
     /// The sequence number and arrival time of `signer`'s live ad of `kind`.

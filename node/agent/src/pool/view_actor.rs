@@ -288,6 +288,10 @@ impl Actor for ViewActor {
                         .await;
                 }
             }
+            ViewMsg::Network(ViewInput::SyncDue { peer }) => {
+                let holding = state.view.digest(&crate::network::PULLED_KINDS);
+                let _ = state.network.send(Command::Sync { peer, holding }).await;
+            }
             ViewMsg::Network(ViewInput::ServePull {
                 request,
                 from,
@@ -444,6 +448,7 @@ fn serve_pull(state: &ViewState, from: PeerId, pull: &PullRequest, now: Timestam
         kinds,
         after,
         certificates,
+        holding,
         ..
     } = pull
     else {
@@ -467,12 +472,17 @@ fn serve_pull(state: &ViewState, from: PeerId, pull: &PullRequest, now: Timestam
             reason: "no certificate from a domain trusted here".to_owned(),
         };
     };
-    let (ads, next) = state.view.page(
-        audience.as_deref(),
-        kinds,
-        after.as_ref(),
-        pull.page_size() as usize,
-    );
+    let max = pull.page_size() as usize;
+    let (ads, next) = match (&audience, holding) {
+        // A colleague's digest is of the same view; a stranger's share
+        // is a part of ours, which its digest does not summarise.
+        (None, Some(holding)) => state
+            .view
+            .page_differing(kinds, after.as_ref(), max, holding),
+        _ => state
+            .view
+            .page(audience.as_deref(), kinds, after.as_ref(), max),
+    };
     PullResponse::Page { ads, next }
 }
 

@@ -391,6 +391,63 @@ fn pages_cover_every_ad_once_in_order() {
 }
 
 #[test]
+fn a_digest_brings_only_what_differs_from_a_colleagues_view() {
+    let (mut mine, mut theirs) = (view(), view());
+    for n in 1..=40 {
+        offer(&mut mine, &signed(n, 1, T0), T0);
+        // They missed agent 7's ad and hold agent 9's an update behind.
+        match n {
+            7 => {}
+            9 => {
+                offer(&mut theirs, &signed(n, 2, T0), T0);
+            }
+            _ => {
+                offer(&mut theirs, &signed(n, 1, T0), T0);
+            }
+        }
+    }
+    let holding = theirs.digest(&[]);
+    let (page, next) = mine.page_differing(&[], None, 100, &holding);
+    assert!(next.is_none());
+    let sent: Vec<_> = page.iter().map(|e| e.header().signer).collect();
+    for n in [7, 9] {
+        assert!(sent.contains(&agent(n).public()), "agent {n}'s ad is sent");
+    }
+    // Only the two buckets that differ travel, not the view.
+    let buckets = |signers: &[_]| {
+        let mut b: Vec<usize> = signers
+            .iter()
+            .map(|s: &starling_protocol::identity::PublicKey| {
+                starling_protocol::view::Digest::bucket(s.as_bytes())
+            })
+            .collect();
+        b.sort_unstable();
+        b.dedup();
+        b
+    };
+    assert!(
+        buckets(&sent).len() <= 2 && sent.len() < 40,
+        "{}",
+        sent.len()
+    );
+    // Taking the page in brings them to agreement; nothing more is sent.
+    for envelope in &page {
+        offer(&mut theirs, &envelope.to_bytes(), T0);
+    }
+    assert_eq!(names(&theirs).len(), 40);
+    let (rest, _) = mine.page_differing(&[], None, 100, &theirs.digest(&[]));
+    // Agent 9's newer ad is theirs alone: it differs until we take it too.
+    assert!(rest.iter().all(|e| starling_protocol::view::Digest::bucket(
+        e.header().signer.as_bytes()
+    ) == starling_protocol::view::Digest::bucket(
+        agent(9).public().as_bytes()
+    )));
+    offer(&mut mine, &signed(9, 2, T0), T0);
+    let (none, _) = mine.page_differing(&[], None, 100, &theirs.digest(&[]));
+    assert!(none.is_empty());
+}
+
+#[test]
 fn a_constraint_selects_ads() {
     let mut v = view();
     offer(&mut v, &signed(1, 1, T0), T0);
