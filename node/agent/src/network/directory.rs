@@ -41,6 +41,7 @@
 //! agent whose machine ad the view holds, with at most
 //! [`crate::machine::MAX_ADDRESSES`] addresses each.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 use libp2p::{Multiaddr, PeerId};
@@ -77,7 +78,18 @@ pub struct Directory {
     /// From gossip subscriptions: the domain each connected peer follows
     /// the ads topic of.
     subscribed: HashMap<PeerId, String>,
+    /// Per (domain, toward): the [`BRIDGES`] + 1 known agents of the
+    /// domain of least weight toward the other, lightest first: enough to
+    /// say exactly whether any agent bridges ([`Directory::bridges_to`])
+    /// without hashing every agent of the domain again. A plan asks that
+    /// for every domain and every peer across, and a forming pool plans
+    /// at each ad that arrives; computed when first asked, forgotten when
+    /// an agent comes, goes or changes domain.
+    lightest: RefCell<HashMap<(String, String), Lightest>>,
 }
+
+/// Agents with their rendezvous weights toward a domain, lightest first.
+type Lightest = Vec<([u8; 8], PeerId)>;
 
 /// The dials and explicit-peer changes the directory asks of the loop.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -96,10 +108,18 @@ impl Directory {
     pub fn update(&mut self, update: Update) {
         match update {
             Update::Known(known) => {
-                self.known.insert(known.peer, known);
+                let domain = known.domain.clone();
+                if let Some(was) = self.known.insert(known.peer, known) {
+                    if was.domain == domain {
+                        return;
+                    }
+                }
+                self.lightest.get_mut().clear();
             }
             Update::Gone(peer) => {
-                self.known.remove(&peer);
+                if self.known.remove(&peer).is_some() {
+                    self.lightest.get_mut().clear();
+                }
             }
         }
     }
@@ -171,7 +191,7 @@ impl Directory {
                 .into_iter()
                 .filter(|k| !connected.contains(&k.peer) && !excluded.contains(&k.peer))
                 .collect();
-            candidates.sort_by_key(|k| weight(me, &k.peer));
+            candidates.sort_by_cached_key(|k| weight(me, &k.peer));
             for k in candidates.into_iter().take(DOMAIN_PEERS - own_connected) {
                 plan.dial.push((k.peer, k.addresses.clone()));
             }
@@ -193,7 +213,7 @@ impl Directory {
             // that dialled us for that keeps it, and so do we (those
             // first). Any other connection across is left to the peer
             // limit.
-            linked.sort_by_key(|p| (!self.bridges_to(p, other, own), weight(me, p)));
+            linked.sort_by_cached_key(|p| (!self.bridges_to(p, other, own), weight(me, p)));
             plan.bridges.extend(
                 linked
                     .iter()
@@ -206,7 +226,7 @@ impl Directory {
             }
             let mut theirs: Vec<&Known> = in_domain(other);
             theirs.retain(|k| !excluded.contains(&k.peer) && !k.addresses.is_empty());
-            theirs.sort_by_key(|k| weight(me, &k.peer));
+            theirs.sort_by_cached_key(|k| weight(me, &k.peer));
             if let Some(k) = theirs.first() {
                 plan.dial.push((k.peer, k.addresses.clone()));
             }
@@ -221,11 +241,25 @@ impl Directory {
     /// `toward`.
     fn bridges_to(&self, agent: &PeerId, domain: &str, toward: &str) -> bool {
         let mine = weight_for(agent, toward);
-        let ahead = self
-            .known
-            .values()
-            .filter(|k| k.domain == domain && k.peer != *agent)
-            .filter(|k| weight_for(&k.peer, toward) < mine)
+        let mut cache = self.lightest.borrow_mut();
+        let lightest = cache
+            .entry((domain.to_owned(), toward.to_owned()))
+            .or_insert_with(|| {
+                let mut all: Lightest = self
+                    .known
+                    .values()
+                    .filter(|k| k.domain == domain)
+                    .map(|k| (weight_for(&k.peer, toward), k.peer))
+                    .collect();
+                all.sort_unstable();
+                all.truncate(BRIDGES + 1);
+                all
+            });
+        // Exact: were `agent` beyond the lightest, all of them would be
+        // ahead of it, and BRIDGES + 1 is too many.
+        let ahead = lightest
+            .iter()
+            .filter(|(w, p)| p != agent && *w < mine)
             .count();
         ahead < BRIDGES
     }
@@ -257,7 +291,7 @@ impl Directory {
             .filter(|p| self.domain_of(p) == Some(domain))
             .copied()
             .collect();
-        ours.sort_by_key(|p| weight(me, p));
+        ours.sort_by_cached_key(|p| weight(me, p));
         ours
     }
 
@@ -324,6 +358,55 @@ mod tests {
         let mut d = vec![own.to_owned()];
         d.extend((0..10).map(|i| format!("d{i}")).filter(|d| d != own));
         d
+    }
+
+    /// What `bridges_to` means, counted over every known agent.
+    fn bridges_by_counting(d: &Directory, agent: &PeerId, domain: &str, toward: &str) -> bool {
+        let mine = weight_for(agent, toward);
+        d.known
+            .values()
+            .filter(|k| k.domain == domain && k.peer != *agent)
+            .filter(|k| weight_for(&k.peer, toward) < mine)
+            .count()
+            < BRIDGES
+    }
+
+    #[test]
+    fn the_remembered_bridges_are_those_counting_would_choose_as_agents_come_and_go() {
+        let (mut directory, agents) = pool();
+        let stranger = peer(200);
+        let check = |d: &Directory| {
+            for (p, own) in agents.iter().chain([(stranger, "d1".to_owned())].iter()) {
+                for toward in ["d0", "d3", "d9"] {
+                    assert_eq!(
+                        d.bridges_to(p, own, toward),
+                        bridges_by_counting(d, p, own, toward),
+                        "{p} of {own} toward {toward}"
+                    );
+                }
+            }
+        };
+        check(&directory);
+        // The chosen bridges leave, one by one: the next lightest take over.
+        for _ in 0..3 {
+            let chosen = agents
+                .iter()
+                .find(|(p, own)| {
+                    own == "d1"
+                        && directory.known.contains_key(p)
+                        && directory.bridges_to(p, own, "d3")
+                })
+                .map(|(p, _)| *p)
+                .unwrap();
+            directory.update(Update::Gone(chosen));
+            check(&directory);
+        }
+        directory.update(Update::Known(Known {
+            peer: stranger,
+            domain: "d1".to_owned(),
+            addresses: vec![],
+        }));
+        check(&directory);
     }
 
     #[test]
