@@ -78,13 +78,13 @@ pub const CHECK_INTERVAL: Duration = Duration::from_secs(5);
 
 /// When, after start, the ad is published again regardless: the first
 /// publication reaches only the peers connected at that instant, and the
-/// gossip mesh takes a few heartbeats to form. Without these, agents that
-/// started earlier would learn of a newcomer only at its next refresh.
-pub const STARTUP_REPUBLISH: [Duration; 3] = [
-    Duration::from_secs(2),
-    Duration::from_secs(6),
-    Duration::from_secs(15),
-];
+/// gossip mesh takes a few heartbeats to form. Once is enough: whoever
+/// both missed is brought up to date by its next comparison with a
+/// colleague ([`crate::network::SYNC_INTERVAL`], the first 10 s after its
+/// start). Every publication costs each agent of the pool a signature
+/// check; three of them (at 2, 6 and 15 s) were most of what a forming
+/// pool spent on signatures.
+pub const STARTUP_REPUBLISH: [Duration; 1] = [Duration::from_secs(4)];
 
 /// Attributes that change all the time and so do not, alone, make the ad
 /// worth republishing before the refresh interval.
