@@ -107,6 +107,13 @@ fn signed_ad_len(testnet: &Testnet) -> usize {
 }
 
 fn main() {
+    // `RUST_LOG=starling_agent=info` shows what the agents do, with times.
+    if std::env::var_os("RUST_LOG").is_some() {
+        tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+            .with_writer(std::io::stderr)
+            .init();
+    }
     let agents = env("STARLING_BENCH_AGENTS", 500);
     let rounds = env("STARLING_BENCH_ROUNDS", 7);
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -146,11 +153,56 @@ fn main() {
         .block_on(Testnet::start(options))
         .expect("the testnet");
     let start_secs = started.elapsed().as_secs_f64();
-    let complete = runtime.block_on(testnet.wait_converged(Duration::from_secs(600)));
-    let converge_secs = started.elapsed().as_secs_f64();
+    let mut last_said = Instant::now();
+    let formation = runtime.block_on(testnet.watch_formation(
+        Duration::from_secs(env("STARLING_BENCH_FORM_SECS", 600) as u64),
+        |c| {
+            if last_said.elapsed() >= Duration::from_secs(10) {
+                last_said = Instant::now();
+                eprintln!(
+                    "{:.0} s: {} of {agents} agents hold every ad, {} hold 99%; the fewest held: {}",
+                    started.elapsed().as_secs_f64(),
+                    c.complete(),
+                    c.holding(0.99),
+                    c.least()
+                );
+            }
+        },
+    ));
+    let since_start = |d: Option<Duration>| match d {
+        Some(d) => format!("{:.1} s", start_secs + d.as_secs_f64()),
+        None => "not reached".to_owned(),
+    };
     println!(
-        "start-up ({transport}): {agents} agents in {domains} domains started in {start_secs:.1} s; {complete}/{agents} saw every ad after {converge_secs:.1} s"
+        "start-up ({transport}): {agents} agents in {domains} domains started in {start_secs:.1} s; 99% of agents held 99% of the ads after {}, all held all after {} ({}/{agents} complete, the fewest held {})",
+        since_start(formation.mostly),
+        since_start(formation.all),
+        formation.complete(),
+        formation.last.least()
     );
+    if formation.all.is_none() {
+        // Who lacks whose ad says which path failed: an agent's own
+        // domain (its mesh, its pulls) or another's (the bridges).
+        for (i, &held) in formation.last.held.iter().enumerate() {
+            if held >= agents {
+                continue;
+            }
+            let missing = runtime.block_on(testnet.missing(i));
+            let own = testnet.domain_of(i);
+            let same = missing
+                .iter()
+                .filter(|&&j| testnet.domain_of(j) == own)
+                .count();
+            let mut from: Vec<usize> = missing.iter().map(|&j| testnet.domain_of(j)).collect();
+            from.sort_unstable();
+            from.dedup();
+            eprintln!(
+                "agent {i} (domain {own}) lacks {} ads, {same} of its own domain; from domains {from:?}; first few: {:?}",
+                missing.len(),
+                &missing[..missing.len().min(8)]
+            );
+        }
+    }
     let opened: u64 = testnet
         .agents
         .iter()

@@ -241,17 +241,66 @@ impl Testnet {
     /// Waits until every agent's view holds every agent's machine ad, or
     /// `timeout` passes; returns how many agents hold them all.
     pub async fn wait_converged(&self, timeout: Duration) -> usize {
-        let deadline = tokio::time::Instant::now() + timeout;
-        loop {
-            let mut complete = 0;
-            for agent in &self.agents {
-                let counts = agent.counts().await.unwrap_or_default();
-                if counts.get("Machine").copied().unwrap_or(0) >= self.agents.len() {
-                    complete += 1;
-                }
+        self.watch_formation(timeout, |_| {}).await.complete()
+    }
+
+    /// How many machine ads each agent's view holds now (an agent that
+    /// does not answer counts none).
+    pub async fn coverage(&self) -> Coverage {
+        let mut held = Vec::with_capacity(self.agents.len());
+        for agent in &self.agents {
+            let counts = agent.counts().await.unwrap_or_default();
+            held.push(counts.get("Machine").copied().unwrap_or(0));
+        }
+        Coverage {
+            held,
+            pool: self.agents.len(),
+        }
+    }
+
+    /// The agents whose machine ads agent `i`'s view lacks.
+    pub async fn missing(&self, i: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        for j in 0..self.agents.len() {
+            if j != i && self.agents[i].holding(&self.id(j)).await.is_none() {
+                out.push(j);
             }
-            if complete == self.agents.len() || tokio::time::Instant::now() >= deadline {
-                return complete;
+        }
+        out
+    }
+
+    /// The domain agent `i` belongs to (its index in `domains`).
+    pub fn domain_of(&self, i: usize) -> usize {
+        i % self.domains.len()
+    }
+
+    /// Watches the pool form until every agent holds every machine ad or
+    /// `timeout` passes, calling `progress` with each look (about every
+    /// 100 ms, or as often as a look over every agent allows). Returns the
+    /// last look and when the pool first reached 99% of agents holding 99%
+    /// of the ads, and all of them, measured from the call.
+    pub async fn watch_formation(
+        &self,
+        timeout: Duration,
+        mut progress: impl FnMut(&Coverage),
+    ) -> Formation {
+        let started = tokio::time::Instant::now();
+        let deadline = started + timeout;
+        let mut formation = Formation::default();
+        loop {
+            let coverage = self.coverage().await;
+            let now = tokio::time::Instant::now();
+            if formation.mostly.is_none() && coverage.holding(0.99) >= coverage.needed(0.99) {
+                formation.mostly = Some(now - started);
+            }
+            let done = coverage.complete() == coverage.pool;
+            if done {
+                formation.all = Some(now - started);
+            }
+            progress(&coverage);
+            formation.last = coverage;
+            if done || now >= deadline {
+                return formation;
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
@@ -266,6 +315,56 @@ impl Testnet {
             stopping.spawn(agent.shutdown());
         }
         while stopping.join_next().await.is_some() {}
+    }
+}
+
+/// How many machine ads each agent of a testnet holds at one moment.
+#[derive(Debug, Clone, Default)]
+pub struct Coverage {
+    /// Per agent, in start order.
+    pub held: Vec<usize>,
+    /// How many machine ads there are to hold (one per agent).
+    pub pool: usize,
+}
+
+impl Coverage {
+    /// How many `fraction` of `pool` is, rounded up.
+    pub fn needed(&self, fraction: f64) -> usize {
+        ((self.pool as f64) * fraction).ceil() as usize
+    }
+
+    /// Agents that hold at least `fraction` of the machine ads.
+    pub fn holding(&self, fraction: f64) -> usize {
+        let need = self.needed(fraction);
+        self.held.iter().filter(|&&h| h >= need).count()
+    }
+
+    /// Agents that hold every machine ad.
+    pub fn complete(&self) -> usize {
+        self.holding(1.0)
+    }
+
+    /// The fewest ads any agent holds.
+    pub fn least(&self) -> usize {
+        self.held.iter().copied().min().unwrap_or(0)
+    }
+}
+
+/// How a testnet formed ([`Testnet::watch_formation`]).
+#[derive(Debug, Clone, Default)]
+pub struct Formation {
+    /// When 99% of the agents first held 99% of the machine ads.
+    pub mostly: Option<Duration>,
+    /// When every agent first held every machine ad.
+    pub all: Option<Duration>,
+    /// The last look.
+    pub last: Coverage,
+}
+
+impl Formation {
+    /// Agents that held every machine ad at the last look.
+    pub fn complete(&self) -> usize {
+        self.last.complete()
     }
 }
 
