@@ -41,8 +41,8 @@ use serde::{Deserialize, Serialize};
 use crate::cbor;
 use crate::classad::{parse_ad, unparse_ad, ClassAd};
 use crate::identity::{
-    check_domain_name, AgentId, Certificate, CertificateCache, Envelope, Freshness, Header,
-    Keypair, Kind, Timestamp, TrustAnchors, MAX_CERTIFICATE_LEN,
+    check_domain_name, AgentId, Certificate, CertificateCache, Envelope, Error as IdentityError,
+    Freshness, Header, Keypair, Kind, Opened, Timestamp, TrustAnchors, MAX_CERTIFICATE_LEN,
 };
 use crate::wire::{self, envelope_list, Error};
 
@@ -469,6 +469,21 @@ pub fn open_kind(
     freshness: &Freshness,
 ) -> Result<SignedAd, Error> {
     let opened = envelope.open_kind(kind.kind(), now, freshness)?;
+    read_opened(opened, kind)
+}
+
+/// The signed ad of `kind` in an envelope already opened (its signature
+/// and times checked, as [`Envelope::open_batch`] does for many at once):
+/// its body decoded, bounded and parsed. Never call it with an [`Opened`]
+/// built by hand: it checks no signature.
+pub fn read_opened(opened: Opened, kind: AdKind) -> Result<SignedAd, Error> {
+    if opened.header.kind != kind.kind() {
+        return Err(IdentityError::WrongKind {
+            expected: kind.kind(),
+            found: opened.header.kind,
+        }
+        .into());
+    }
     let body: Body = cbor::decode(&opened.body, MAX_SIGNED_AD_LEN, "signed ad body")?;
     if body.ad.len() > MAX_AD_TEXT_LEN {
         return Err(Error::Invalid {

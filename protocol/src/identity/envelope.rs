@@ -15,6 +15,7 @@
 //! verification cost flat in the body size (ed25519's own SHA-512 over a
 //! 4 KiB ad would cost a third of the verification).
 
+use std::borrow::Borrow;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -432,11 +433,12 @@ impl Envelope {
     /// ed25519 batch verification (about twice the speed of one by one); if
     /// the batch fails, each envelope is checked alone to say which failed.
     /// Results are in input order.
-    pub fn open_batch(
-        envelopes: &[Envelope],
+    pub fn open_batch<E: std::borrow::Borrow<Envelope>>(
+        envelopes: &[E],
         now: Timestamp,
         freshness: &Freshness,
     ) -> Vec<Result<Opened, Error>> {
+        let envelopes: Vec<&Envelope> = envelopes.iter().map(Borrow::borrow).collect();
         let mut results: Vec<Option<Result<Opened, Error>>> = Vec::with_capacity(envelopes.len());
         let mut pending = Vec::with_capacity(envelopes.len());
         for (i, envelope) in envelopes.iter().enumerate() {

@@ -52,8 +52,8 @@ use std::sync::Arc;
 use starling_protocol::classad::{ClassAd, Evaluator, Expr, Name, Side, Value};
 use starling_protocol::gossip::{self, AdKind, Addressed, Topic};
 use starling_protocol::identity::{
-    AgentId, CertificateCache, Envelope, Error as IdentityError, Freshness, Kind, Timestamp,
-    TrustAnchors, Verifier,
+    AgentId, CertificateCache, Envelope, Error as IdentityError, Freshness, Kind, Opened,
+    Timestamp, TrustAnchors, Verifier,
 };
 use starling_protocol::view::{Cursor, Digest};
 use starling_protocol::wire;
@@ -277,6 +277,17 @@ impl View {
         verdict
     }
 
+    /// Offers the ads of a page pulled from a peer, each as
+    /// [`View::offer`] would with no topic and no sender (the caller
+    /// decides what a refused one counts against whom), their signatures
+    /// checked as a batch. Verdicts are in order.
+    pub fn offer_page<B: AsRef<[u8]>>(&mut self, ads: &[B], now: Timestamp) -> Vec<Verdict> {
+        self.judge_many(ads, Arrival::Page, now)
+            .into_iter()
+            .map(|(verdict, _)| verdict)
+            .collect()
+    }
+
     /// Offers a bundle that came on our domain's own `topic`, delivered by
     /// `from` ([`gossip::bundle`]): each ad in it is judged as one that
     /// came alone, except that it may be meant for any trusted domain
@@ -291,20 +302,21 @@ impl View {
         now: Timestamp,
     ) -> Vec<BundledVerdict> {
         let verdicts = match gossip::unbundle(bytes) {
-            Ok(ads) => ads
-                .into_iter()
-                .map(|ad| {
-                    let mut audience = None;
-                    let verdict = self.judge(&ad, Arrival::Bundle(topic), now, &mut audience);
-                    let relay = match (&verdict, audience) {
-                        (Verdict::Accepted { .. }, Some(audience)) => {
-                            Some((audience, ad.into_vec()))
-                        }
-                        _ => None,
-                    };
-                    BundledVerdict { verdict, relay }
-                })
-                .collect(),
+            Ok(ads) => {
+                let judged = self.judge_many(&ads, Arrival::Bundle(topic), now);
+                ads.into_iter()
+                    .zip(judged)
+                    .map(|(ad, (verdict, audience))| {
+                        let relay = match (&verdict, audience) {
+                            (Verdict::Accepted { .. }, Some(audience)) => {
+                                Some((audience, ad.into_vec()))
+                            }
+                            _ => None,
+                        };
+                        BundledVerdict { verdict, relay }
+                    })
+                    .collect()
+            }
             Err(e) => vec![BundledVerdict {
                 verdict: Verdict::Rejected(Rejection::Malformed(e.to_string())),
                 relay: None,
@@ -351,39 +363,108 @@ impl View {
         now: Timestamp,
         export_to: &mut Option<String>,
     ) -> Verdict {
+        match self.decode(bytes) {
+            Ok(envelope) if self.holds(&envelope) => Verdict::Ignored(Ignored::Duplicate),
+            Ok(envelope) => self.judge_envelope(envelope, None, arrival, now, export_to),
+            Err(verdict) => verdict,
+        }
+    }
+
+    /// Judges the ads of a bundle or a page: as [`View::judge`] one by
+    /// one, but with the signatures of those not held already checked in
+    /// one batch (about twice as fast; a batch with a bad signature in it
+    /// is checked one by one, to say which). Returns each ad's verdict and
+    /// the audience of a copy for one.
+    fn judge_many<B: AsRef<[u8]>>(
+        &mut self,
+        ads: &[B],
+        arrival: Arrival<'_>,
+        now: Timestamp,
+    ) -> Vec<(Verdict, Option<String>)> {
+        let decoded: Vec<Result<Envelope, Verdict>> = ads
+            .iter()
+            .map(|ad| match self.decode(ad.as_ref()) {
+                Ok(envelope) if self.holds(&envelope) => Err(Verdict::Ignored(Ignored::Duplicate)),
+                other => other,
+            })
+            .collect();
+        let fresh: Vec<&Envelope> = decoded.iter().filter_map(|d| d.as_ref().ok()).collect();
+        let mut opened = Envelope::open_batch(&fresh, now, &self.freshness).into_iter();
+        decoded
+            .into_iter()
+            .map(|d| match d {
+                Ok(envelope) => {
+                    let mut audience = None;
+                    let verdict =
+                        self.judge_envelope(envelope, opened.next(), arrival, now, &mut audience);
+                    (verdict, audience)
+                }
+                Err(verdict) => (verdict, None),
+            })
+            .collect()
+    }
+
+    /// An ad's envelope, decoded and of a kind of ad, or the verdict on it.
+    fn decode(&mut self, bytes: &[u8]) -> Result<Envelope, Verdict> {
         if bytes.len() > gossip::MAX_SIGNED_AD_LEN {
-            return Verdict::Rejected(Rejection::Oversized { size: bytes.len() });
+            return Err(Verdict::Rejected(Rejection::Oversized {
+                size: bytes.len(),
+            }));
         }
         let envelope = match self.verifier.decode(bytes) {
             Ok(e) => e,
             Err(e @ IdentityError::WeakKey { .. }) => {
-                return Verdict::Rejected(Rejection::Forged(e.to_string()))
+                return Err(Verdict::Rejected(Rejection::Forged(e.to_string())))
             }
-            Err(e) => return Verdict::Rejected(Rejection::Malformed(e.to_string())),
+            Err(e) => return Err(Verdict::Rejected(Rejection::Malformed(e.to_string()))),
         };
-        let header = envelope.header().clone();
-        if AdKind::from_kind(header.kind).is_none() {
-            return Verdict::Rejected(Rejection::WrongKind(header.kind));
+        let kind = envelope.header().kind;
+        if AdKind::from_kind(kind).is_none() {
+            return Err(Verdict::Rejected(Rejection::WrongKind(kind)));
         }
+        Ok(envelope)
+    }
+
+    /// Whether the very envelope is held already. It was checked when it
+    /// came in: a second copy (pages pulled from several peers hold the
+    /// same ads) is not worth two signature checks and a parse again.
+    fn holds(&self, envelope: &Envelope) -> bool {
+        let header = envelope.header();
         let key = Key {
             signer: *header.signer.as_bytes(),
             kind: header.kind.as_u16(),
         };
-        // The very envelope already held was checked when it came in: a
-        // second copy (pages pulled from several peers hold the same ads)
-        // is not worth two signature checks and a parse again.
-        if std::iter::once(&self.main)
+        std::iter::once(&self.main)
             .chain(self.exports.values())
             .any(|shelf| {
                 shelf
                     .ads
                     .get(&key)
-                    .is_some_and(|held| *held.envelope == envelope)
+                    .is_some_and(|held| *held.envelope == *envelope)
             })
-        {
-            return Verdict::Ignored(Ignored::Duplicate);
-        }
-        let signed = match gossip::open(&envelope, now, &self.freshness) {
+    }
+
+    /// Judges a decoded envelope not held already; `opened` is its
+    /// signature check when a batch made it ([`View::judge_many`]).
+    fn judge_envelope(
+        &mut self,
+        envelope: Envelope,
+        opened: Option<Result<Opened, IdentityError>>,
+        arrival: Arrival<'_>,
+        now: Timestamp,
+        export_to: &mut Option<String>,
+    ) -> Verdict {
+        let header = envelope.header().clone();
+        let key = Key {
+            signer: *header.signer.as_bytes(),
+            kind: header.kind.as_u16(),
+        };
+        let read = match (opened, AdKind::from_kind(header.kind)) {
+            (Some(Ok(opened)), Some(kind)) => gossip::read_opened(opened, kind),
+            (Some(Err(e)), _) => Err(e.into()),
+            _ => gossip::open(&envelope, now, &self.freshness),
+        };
+        let signed = match read {
             Ok(s) => s,
             Err(wire::Error::Identity(
                 e @ (IdentityError::Expired { .. }

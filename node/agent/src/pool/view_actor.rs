@@ -258,8 +258,8 @@ impl Actor for ViewActor {
                 let before = agent.map_or(0, |a| state.view.rejects(&a));
                 let mut taken = 0;
                 let mut machines = Vec::new();
-                for bytes in &ads {
-                    match state.view.offer(bytes, None, None, now) {
+                for verdict in state.view.offer_page(&ads, now) {
+                    match verdict {
                         Verdict::Accepted { signer, kind } => {
                             taken += 1;
                             if kind == AdKind::Machine {

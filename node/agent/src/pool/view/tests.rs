@@ -261,6 +261,54 @@ fn oversized_garbage_forged_and_expired_ads_are_rejected_and_counted() {
 }
 
 #[test]
+fn a_page_checked_as_a_batch_judges_each_ad_as_if_it_came_alone() {
+    let mut v = view();
+    let mut forged = signed(3, 1, T0);
+    let last = forged.len() - 1;
+    forged[last] ^= 1; // the signature's last byte
+    let long_ago = T0.saturating_sub_millis(60 * MINUTE);
+    let page = vec![
+        signed(1, 1, T0),
+        forged,
+        signed(2, 1, T0),
+        b"not an envelope".to_vec(),
+        signed(4, 1, long_ago),
+        signed(1, 1, T0),
+        signed(5, 1, T0),
+    ];
+    let verdicts = v.offer_page(&page, T0);
+    let kinds: Vec<&str> = verdicts
+        .iter()
+        .map(|v| match v {
+            Verdict::Accepted { .. } => "accepted",
+            Verdict::Rejected(Rejection::Forged(_)) => "forged",
+            Verdict::Rejected(Rejection::Malformed(_)) => "malformed",
+            Verdict::Rejected(Rejection::Expired(_)) => "expired",
+            Verdict::Ignored(Ignored::Duplicate) => "duplicate",
+            _ => "other",
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "accepted",
+            "forged",
+            "accepted",
+            "malformed",
+            "expired",
+            "duplicate",
+            "accepted"
+        ]
+    );
+    assert_eq!(names(&v), ["m1", "m2", "m5"]);
+    // A page of what is held already costs no signature check and is ignored.
+    let again = v.offer_page(&[signed(2, 1, T0), signed(5, 1, T0)], T0);
+    assert!(again
+        .iter()
+        .all(|v| matches!(v, Verdict::Ignored(Ignored::Duplicate))));
+}
+
+#[test]
 fn ads_without_a_certificate_from_a_trusted_domain_are_rejected() {
     let mut v = view();
     let key = agent(1);
