@@ -782,6 +782,19 @@ impl Loop {
             }
             Command::Directory(updates) => {
                 for update in updates {
+                    // Agents the view holds an ad of enter Kademlia's table
+                    // too. Kademlia looks our own id up again each time a
+                    // peer enters a table of fewer than 20 (after a lull
+                    // of 500 ms); filled from identify alone, one
+                    // connection at a time, the table grew through a
+                    // cascade of such lookups, each a connection to every
+                    // peer it asked (112 per agent while 200 formed). The
+                    // first page pulled fills it at once.
+                    if let directory::Update::Known(known) = &update {
+                        if let Some(address) = known.addresses.first() {
+                            self.learn_address(known.peer, address.clone());
+                        }
+                    }
                     self.directory.update(update);
                 }
                 self.arrange_soon();
