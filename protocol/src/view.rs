@@ -6,7 +6,10 @@
 //! pages: each [`Response::Page`] holds signed-ad envelopes exactly as the
 //! peer received them (the receiver opens each with [`crate::gossip::open`]
 //! and its replay guard, as if gossiped) and a [`Cursor`] to ask for the next
-//! page. The responder decides what to share: it may send a stranger less
+//! page. A pull may carry a [`Digest`] of what the requester holds, and a
+//! responder of its domain then sends only the ads of the buckets that
+//! differ (the periodic comparison between colleagues). The responder
+//! decides what to share: it may send a stranger less
 //! than a member of its domain, which is why the request carries the
 //! requester's certificates.
 

@@ -32,7 +32,10 @@
 //!   topic and take the view's reject counts as the application score;
 //! - **request-response** on `/starling/view/1`: a newcomer pulls the
 //!   current view from its first peers instead of waiting a refresh
-//!   interval (anti-entropy), and the loop serves such pulls from the view;
+//!   interval, every agent compares its view with a random colleague's
+//!   every [`SYNC_INTERVAL`] (a pull carrying a digest, answered with only
+//!   what differs: anti-entropy), and the loop serves such pulls from the
+//!   view;
 //! - **request-response** on `/starling/claim/1`, `/starling/transfer/1`
 //!   and `/starling/store/1` for claims, job hand-over, files and
 //!   checkpoint chunks ([`jobs`]): the loop carries them between actors
